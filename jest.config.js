@@ -1,0 +1,10 @@
+/** Jest 30 in ESM mode: the only way it loads the ESM-only Nest 12 on Node 20 (see README, Development). */
+export default {
+  preset: 'ts-jest/presets/default-esm',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+};

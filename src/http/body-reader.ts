@@ -1,0 +1,55 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 400; message: string };
+
+/**
+ * Reads a request body into memory, never past `limit` bytes. A compressed body is counted after inflation,
+ * so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses it.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  let source: Readable = req;
+  switch (encoding) {
+    case 'identity':
+    case '':
+      break;
+    case 'gzip':
+    case 'x-gzip':
+      source = req.pipe(createGunzip());
+      break;
+    case 'deflate':
+      source = req.pipe(createInflate());
+      break;
+    case 'br':
+      source = req.pipe(createBrotliDecompress());
+      break;
+    default:
+      return Promise.resolve({ ok: false, status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (result: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      source.removeAllListeners('data');
+      if (source !== req) source.destroy();
+      resolve(result);
+    };
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        finish({ ok: false, status: 413, message: `Request body exceeds the limit of ${limit} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    source.on('end', () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
+    source.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read or decoded' }));
+    if (source !== req) req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
+    req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
+  });
+}

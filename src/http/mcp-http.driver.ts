@@ -1,0 +1,176 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
+import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
+import { readBody } from './body-reader.js';
+import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
+
+export interface McpHttpOptions extends HostOriginOptions {
+  /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** A refusal decided before the body is parsed. */
+export interface HttpRejection {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
+export type PreparedBody = { raw: Buffer } | { parsed: unknown };
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
+/**
+ * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
+ * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), message shape (-32600),
+ * notification (202), then the classifier's envelope and header rungs, then the kernel. It works on Node's
+ * request and response objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
+ */
+export class McpHttpDriver {
+  readonly maxBodyBytes: number;
+  private readonly hostOrigin: HostOriginPolicy;
+
+  constructor(
+    private readonly kernel: McpKernel,
+    options: McpHttpOptions = {},
+  ) {
+    this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.hostOrigin = new HostOriginPolicy(options);
+  }
+
+  /** The rungs that need only the method and headers, so a refusal never reads the body. */
+  preflight(req: IncomingMessage): HttpRejection | null {
+    const origin = req.headers.origin;
+    const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    if (refused) return { status: 403, message: refused };
+    if (req.method !== 'POST') {
+      return { status: 405, message: 'Method Not Allowed: this MCP endpoint accepts POST only', headers: { allow: 'POST' } };
+    }
+    const mediaError = checkMediaType(req.headers['content-type']);
+    if (mediaError) return { status: 415, message: mediaError };
+    const length = Number(req.headers['content-length']);
+    if (Number.isFinite(length) && length > this.maxBodyBytes) {
+      return { status: 413, message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`, headers: { connection: 'close' } };
+    }
+    return null;
+  }
+
+  /** Reads the body under the preflight's rules; answers the request itself and returns null when refused. */
+  async readPrepared(req: IncomingMessage, res: ServerResponse): Promise<PreparedBody | null> {
+    const rejection = this.preflight(req);
+    if (rejection) {
+      this.reject(res, rejection);
+      return null;
+    }
+    const read = await readBody(req, this.maxBodyBytes);
+    if (!read.ok) {
+      this.reject(res, { status: read.status, message: read.message, headers: read.status === 413 ? { connection: 'close' } : undefined });
+      return null;
+    }
+    return { raw: read.body };
+  }
+
+  /** Serves one HTTP exchange. `prepared` is the body when a front layer already read (and preflighted) it. */
+  async handle(req: IncomingMessage, res: ServerResponse, prepared?: PreparedBody, httpRequest: unknown = req): Promise<void> {
+    const body = prepared ?? (await this.readPrepared(req, res));
+    if (!body) return;
+
+    let message: unknown;
+    if ('raw' in body) {
+      try {
+        message = JSON.parse(body.raw.toString('utf8'));
+      } catch {
+        this.writeJson(res, 400, errorResponse(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'));
+        return;
+      }
+    } else {
+      message = body.parsed;
+    }
+
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') {
+      this.writeJson(res, 400, verdict.response);
+      return;
+    }
+    if (verdict.kind === 'notification') {
+      // This revision defines no client-to-server notifications over HTTP: accept and drop.
+      res.writeHead(202).end();
+      return;
+    }
+    const refused = classifyHttpRequest(verdict.request, req.headers);
+    if (refused) {
+      this.writeJson(res, httpStatusForErrorCode(refused.error.code), refused);
+      return;
+    }
+
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    let streaming = false;
+    const notify = (notification: JsonRpcNotification) => {
+      if (abort.signal.aborted || res.writableEnded) return;
+      if (!streaming) {
+        streaming = true;
+        res.writeHead(200, SSE_HEADERS);
+      }
+      res.write(sseFrame(notification));
+    };
+
+    const response = await this.kernel.handleRequest(verdict.request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
+    res.off('close', onClose);
+    if (!response || abort.signal.aborted || res.writableEnded) return;
+    if (streaming) {
+      res.end(sseFrame(response));
+      return;
+    }
+    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
+    this.writeJson(res, status, response);
+  }
+
+  reject(res: ServerResponse, rejection: HttpRejection): void {
+    const code = rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest;
+    this.writeJson(res, rejection.status, errorResponse(null, code, rejection.message), rejection.headers);
+  }
+
+  private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
+    if (res.headersSent || res.writableEnded) return;
+    let text: string;
+    try {
+      text = JSON.stringify(body);
+    } catch {
+      // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
+      text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
+    }
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  }
+}
+
+function sseFrame(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */
+function checkMediaType(header: string | undefined): string | null {
+  if (!header) return 'Unsupported Media Type: Content-Type must be application/json';
+  const [type, ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') {
+    return `Unsupported Media Type: Content-Type must be application/json, got "${type.trim()}"`;
+  }
+  for (const param of params) {
+    const [name, value] = param.split('=').map((s) => s.trim().toLowerCase());
+    if (name === 'charset' && value.replace(/"/g, '') !== 'utf-8') return `Unsupported charset "${value}": use utf-8`;
+  }
+  return null;
+}

@@ -1,0 +1,32 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { MCP_PREPARED_BODY } from './mcp.constants.js';
+
+interface ExpressLikeApp {
+  use(path: string, handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
+  router?: { stack?: unknown[] };
+}
+
+/**
+ * On Express, Nest's global JSON parser runs before any route, with its own size limit and its own error
+ * pages. The MCP route owns its body instead: this layer, placed first in the app's router, reads the body of
+ * POSTs to the MCP path under the driver's rules (Host/Origin, media type, size, encoding) and leaves it on the
+ * request. The generic parser then finds the stream consumed and skips it. Returns false when the app is not
+ * an Express app it can reach, in which case the controller reads the body itself.
+ */
+export function installExpressBodyLayer(app: unknown, fullPath: string, driver: McpHttpDriver): boolean {
+  const express = app as ExpressLikeApp;
+  if (typeof express?.use !== 'function' || !Array.isArray(express.router?.stack)) return false;
+  express.use(fullPath, (req, res, next) => {
+    const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
+    if (req.method !== 'POST' || path !== fullPath) return next();
+    void driver.readPrepared(req, res).then((prepared) => {
+      if (!prepared) return;
+      (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = prepared;
+      next();
+    });
+  });
+  const stack = express.router!.stack!;
+  stack.unshift(stack.pop());
+  return true;
+}

@@ -1,0 +1,5 @@
+/** The configured endpoint path of one MCP server (before Nest's global prefix). */
+export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
+
+/** Where the Express front layer leaves the body it read for the MCP route. */
+export const MCP_PREPARED_BODY = Symbol('MCP_PREPARED_BODY');

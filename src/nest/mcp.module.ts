@@ -1,0 +1,57 @@
+import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { installExpressBodyLayer } from './mcp-body.layer.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
+import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { MCPServer } from './mcp.server.js';
+
+/**
+ * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).
+ *
+ * ```ts
+ * @Module({ imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0' })] })
+ * export class AppModule {}
+ * ```
+ */
+@Module({
+  providers: [
+    MCPServer,
+    {
+      provide: McpHttpDriver,
+      useFactory: (server: MCPServer, options: McpModuleOptions) => new McpHttpDriver(server, options),
+      inject: [MCPServer, MCP_MODULE_OPTIONS],
+    },
+  ],
+  exports: [MCPServer],
+})
+export class McpModule extends McpConfigurableModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly server: MCPServer,
+    private readonly driver: McpHttpDriver,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly appConfig: ApplicationConfig,
+    @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter || adapter.getType() !== 'express') return;
+    installExpressBodyLayer(adapter.getInstance(), joinPath(this.appConfig.getGlobalPrefix(), this.path), this.driver);
+  }
+
+  onApplicationShutdown(): void {
+    this.server.close();
+  }
+}
+
+function joinPath(...parts: string[]): string {
+  const joined = parts
+    .flatMap((p) => (p ?? '').split('/'))
+    .filter(Boolean)
+    .join('/');
+  return `/${joined}`;
+}

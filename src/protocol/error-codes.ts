@@ -1,0 +1,29 @@
+/** JSON-RPC 2.0 and MCP 2026-07-28 error codes. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+// The one table that turns a JSON-RPC error into an HTTP status. The spec fixes 404 for -32601 and 400 for
+// the MCP codes; the rest follow the SDKs' ladder table so a client can tell a bad request from a result.
+const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
+  [ErrorCode.ParseError, 400],
+  [ErrorCode.InvalidRequest, 400],
+  [ErrorCode.InvalidParams, 400],
+  [ErrorCode.HeaderMismatch, 400],
+  [ErrorCode.MissingRequiredClientCapability, 400],
+  [ErrorCode.UnsupportedProtocolVersion, 400],
+  [ErrorCode.MethodNotFound, 404],
+]);
+
+export function httpStatusForErrorCode(code: number): number {
+  return HTTP_STATUS_BY_CODE.get(code) ?? 200;
+}

@@ -1,0 +1,38 @@
+/**
+ * The SEP-2243 header value codec. A value wrapped as `=?base64?…?=` carries UTF-8 in base64; anything else is
+ * literal. Decoding is strict (alphabet, padding, canonical form) because Node's Buffer.from skips junk, and a
+ * lenient decoder would let two different headers match one body value.
+ */
+const SENTINEL_PREFIX = '=?base64?';
+const SENTINEL_SUFFIX = '?=';
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// RFC 9110 field-value characters: visible ASCII, space and tab (no CR, LF or other controls).
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
+
+export type DecodedHeader = { ok: true; value: string } | { ok: false };
+
+export function decodeHeaderValue(raw: string): DecodedHeader {
+  if (!FIELD_VALUE.test(raw)) return { ok: false };
+  if (!(raw.startsWith(SENTINEL_PREFIX) && raw.endsWith(SENTINEL_SUFFIX) && raw.length >= SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length)) {
+    return { ok: true, value: raw };
+  }
+  const encoded = raw.slice(SENTINEL_PREFIX.length, raw.length - SENTINEL_SUFFIX.length);
+  if (!BASE64.test(encoded)) return { ok: false };
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.toString('base64') !== encoded) return { ok: false };
+  const value = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  try {
+    return { ok: true, value: value.decode(bytes) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** A header's single value; a repeated header is not a single value and reads as malformed. */
+export function singleHeader(headers: HeaderBag, lowerName: string): string | undefined | null {
+  const value = headers[lowerName];
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : null;
+  return value;
+}

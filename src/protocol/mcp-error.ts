@@ -1,0 +1,33 @@
+import { ErrorCode } from './error-codes.js';
+
+/**
+ * A protocol error: thrown anywhere below the kernel (by the kernel itself, a registry or a tool), it becomes
+ * a JSON-RPC error response with exactly this code, message and data, instead of an `isError` tool result.
+ */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+
+  static invalidParams(message: string, data?: unknown): McpError {
+    return new McpError(ErrorCode.InvalidParams, message, data);
+  }
+
+  static methodNotFound(method: string, data?: unknown): McpError {
+    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, data);
+  }
+
+  static missingCapabilities(requiredCapabilities: Record<string, unknown>): McpError {
+    const names = Object.keys(requiredCapabilities).join(', ');
+    return new McpError(
+      ErrorCode.MissingRequiredClientCapability,
+      `Server requires the ${names} client capabilit${Object.keys(requiredCapabilities).length > 1 ? 'ies' : 'y'} for this request`,
+      { requiredCapabilities },
+    );
+  }
+}

@@ -1,0 +1,190 @@
+import type { JsonRpcNotification, RequestId } from '../protocol/jsonrpc.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitResult,
+  Implementation,
+  InputRequest,
+  InputRequests,
+  InputResponses,
+  JsonSchema,
+  ListRootsResult,
+  LoggingLevel,
+  MetaObject,
+} from '../protocol/mcp-types.js';
+import { LOG_LEVELS } from '../protocol/mcp-types.js';
+import { clientSupports, InputRequired, isInputResponseFor } from './input-required.js';
+import type { SchemaCompiler } from './schema-compiler.js';
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface SampleOptions extends Omit<CreateMessageRequest['params'], 'messages' | 'maxTokens'> {
+  maxTokens?: number;
+  key?: string;
+}
+
+/** What the kernel knows about one request, handed to every handler. Nothing here outlives the request. */
+export interface McpContextInit {
+  requestId: RequestId;
+  method: string;
+  meta: MetaObject;
+  signal: AbortSignal;
+  notify?: (notification: JsonRpcNotification) => void;
+  inputResponses: InputResponses;
+  state: unknown;
+  round: number;
+  httpRequest?: unknown;
+  principal?: unknown;
+  schemas: SchemaCompiler;
+}
+
+/**
+ * The per-request context of a tool, prompt or resource handler: who is asking (protocol version, client
+ * capabilities and info), how to talk back within this request (progress, log), how to stop (the abort
+ * signal), and how to ask the client for input across rounds (`elicit`, `sample`, `listRoots`).
+ *
+ * The input helpers make a multi-round handler read top to bottom: each returns the client's answer when the
+ * retry carries it, and otherwise ends the call with an `input_required` result. A handler re-runs from the
+ * start on every round, so helpers are keyed by call order unless given an explicit `key`.
+ */
+export class McpContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly meta: MetaObject;
+  readonly signal: AbortSignal;
+  readonly protocolVersion: string | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly progressToken: string | number | undefined;
+  readonly logLevel: LoggingLevel | undefined;
+  /** The answers the client sent, merged with those of earlier rounds (carried in the signed request state). */
+  readonly inputResponses: InputResponses;
+  /** The transport's request object (the Express or Fastify request over HTTP), if any. */
+  readonly httpRequest: unknown;
+  /** The authenticated principal, when the transport established one. */
+  readonly principal: unknown;
+  /** How many input rounds this call has been through (0 on the first call). */
+  readonly round: number;
+  /** Any JSON value to carry to the next round; arrives verified on the retry. */
+  state: unknown;
+
+  private readonly notifySink?: (notification: JsonRpcNotification) => void;
+  private readonly schemas: SchemaCompiler;
+  private lastProgress = -Infinity;
+  private helperCalls = 0;
+  private readonly pending: InputRequests = {};
+
+  constructor(init: McpContextInit) {
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.meta = init.meta;
+    this.signal = init.signal;
+    this.notifySink = init.notify;
+    this.inputResponses = init.inputResponses;
+    this.state = init.state;
+    this.round = init.round;
+    this.httpRequest = init.httpRequest;
+    this.principal = init.principal;
+    this.schemas = init.schemas;
+    this.protocolVersion = init.meta['io.modelcontextprotocol/protocolVersion'] as string | undefined;
+    this.clientCapabilities = (init.meta['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities | undefined) ?? {};
+    this.clientInfo = init.meta['io.modelcontextprotocol/clientInfo'] as Implementation | undefined;
+    const token = init.meta.progressToken;
+    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    this.logLevel = init.meta['io.modelcontextprotocol/logLevel'] as LoggingLevel | undefined;
+  }
+
+  /**
+   * Reports progress on this request's stream. Sent only when the client asked for it with a progress token;
+   * a value that does not increase is dropped, since the spec requires strictly increasing progress.
+   */
+  reportProgress(update: ProgressUpdate | number): void {
+    const { progress, total, message } = typeof update === 'number' ? { progress: update } : update;
+    if (this.progressToken === undefined || !this.notifySink || this.signal.aborted) return;
+    if (!(progress > this.lastProgress)) return;
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.notifySink({ jsonrpc: '2.0', method: 'notifications/progress', params });
+  }
+
+  /**
+   * Sends a `notifications/message` log entry on this request's stream, only when the request asked for logs
+   * with `_meta["io.modelcontextprotocol/logLevel"]` and only at or above that level.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (this.logLevel === undefined || !this.notifySink || this.signal.aborted) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.logLevel)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.notifySink({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  /** Whether the client declared what this input request needs. */
+  supports(request: InputRequest): boolean {
+    return clientSupports(this.clientCapabilities, request);
+  }
+
+  /** Asks the user for structured input (form mode). Returns the client's `ElicitResult` once it is available. */
+  async elicit(message: string, requestedSchema: JsonSchema, options: { key?: string } = {}): Promise<ElicitResult> {
+    const request: InputRequest = { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } };
+    return this.ask(options.key ?? this.nextKey('elicit'), request, (answer) => {
+      const result = answer as ElicitResult;
+      if (result.action !== 'accept') return true;
+      return this.schemas.compile(requestedSchema, 'elicitation schema').validate(result.content ?? {}) === null;
+    }) as Promise<ElicitResult>;
+  }
+
+  /** Sends the user to a URL (URL-mode elicitation); the answer only says whether they went. */
+  async elicitUrl(message: string, url: string, options: { key?: string } = {}): Promise<ElicitResult> {
+    const request: InputRequest = { method: 'elicitation/create', params: { mode: 'url', message, url } };
+    return this.ask(options.key ?? this.nextKey('elicit'), request) as Promise<ElicitResult>;
+  }
+
+  /** Asks the client's model for a completion (sampling). */
+  async sample(prompt: string | CreateMessageRequest['params']['messages'], options: SampleOptions = {}): Promise<CreateMessageResult> {
+    const { key, maxTokens, ...rest } = options;
+    const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: { type: 'text', text: prompt } }] : prompt;
+    const request: CreateMessageRequest = { method: 'sampling/createMessage', params: { messages, maxTokens: maxTokens ?? 1000, ...rest } };
+    return this.ask(key ?? this.nextKey('sample'), request) as Promise<CreateMessageResult>;
+  }
+
+  /** Asks the client for its filesystem roots. */
+  async listRoots(options: { key?: string } = {}): Promise<ListRootsResult['roots']> {
+    const result = (await this.ask(options.key ?? this.nextKey('roots'), { method: 'roots/list', params: {} })) as ListRootsResult;
+    return result.roots;
+  }
+
+  /**
+   * Asks for several inputs in one round and returns every answer once all are there. Use it when the
+   * requests do not depend on each other, so the client can answer them together.
+   */
+  async requestInputs(requests: InputRequests): Promise<InputResponses> {
+    const answers: InputResponses = {};
+    const missing: InputRequests = {};
+    for (const [key, request] of Object.entries(requests)) {
+      const answer = this.inputResponses[key];
+      if (isInputResponseFor(request.method, answer)) answers[key] = answer;
+      else missing[key] = request;
+    }
+    if (Object.keys(missing).length > 0) throw new InputRequired(missing, { state: this.state });
+    return answers;
+  }
+
+  private ask(key: string, request: InputRequest, accept: (answer: unknown) => boolean = () => true): Promise<unknown> {
+    const answer = this.inputResponses[key];
+    if (isInputResponseFor(request.method, answer) && accept(answer)) return Promise.resolve(answer);
+    this.pending[key] = request;
+    return Promise.reject(new InputRequired({ ...this.pending }, { state: this.state }));
+  }
+
+  private nextKey(kind: string): string {
+    return `${kind}_${this.helperCalls++}`;
+  }
+}

@@ -1,0 +1,641 @@
+import { randomUUID } from 'node:crypto';
+import { checkProtocolVersion, classifyMessage, initializeRemovedError } from '../protocol/classifier.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { HeaderBag } from '../protocol/header-codec.js';
+import {
+  errorResponse,
+  isPlainObject,
+  successResponse,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import {
+  LOG_LEVELS,
+  type CacheHints,
+  type ClientCapabilities,
+  type Icon,
+  type InputResponses,
+  type MetaObject,
+  type PromptMessage,
+  type ResourceContents,
+  type ServerCapabilities,
+} from '../protocol/mcp-types.js';
+import { checkParamHeaders } from '../protocol/param-headers.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  REMOVED_METHODS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '../protocol/versions.js';
+import { isContentBlock, renderText } from './content.js';
+import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
+import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse } from './input-required.js';
+import { McpContext } from './mcp-context.js';
+import type { Page } from './paged-list.js';
+import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
+import { canonicalDigest, RequestStateCodec } from './request-state.codec.js';
+import {
+  ResourceRegistry,
+  type ResourceReadValue,
+  type ResourceRegistration,
+  type ResourceTemplateRegistration,
+} from './resource.registry.js';
+import { SchemaCompiler } from './schema-compiler.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
+
+export interface McpServerOptions {
+  /** The server's name, sent as `serverInfo` on every result. */
+  name: string;
+  /** The server's version, sent as `serverInfo` on every result. */
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+  /** Returned by `server/discover` to tell the model how to use this server. */
+  instructions?: string;
+  /** Items per page of every list method. Default 100. */
+  pageSize?: number;
+  /** Caching hints (SEP-2549) for discover, list pages and resource reads. */
+  cache?: { discover?: Partial<CacheHints>; lists?: Partial<CacheHints>; resources?: Partial<CacheHints> };
+  /** Secret(s) that sign `requestState`; an array rotates keys (sign with the first, accept any). */
+  requestStateSecret?: string | string[];
+  /** How long a multi-round request state stays valid. Default 10 minutes. */
+  requestStateTtlMs?: number;
+  /** Carries list-changed and resource-updated events to listen streams; in-process by default. */
+  eventBus?: McpEventBus;
+  /** Most `subscriptions/listen` streams open at once. Default 1000. */
+  maxSubscriptions?: number;
+}
+
+/** What a transport knows about a request; every field is optional and the kernel works without any. */
+export interface McpRequestContext {
+  /** Request headers (lower-case names), for tool-specific `Mcp-Param-*` checks. */
+  headers?: HeaderBag;
+  /** Fires when the client goes away or the transport gives up: the handler's signal follows it. */
+  signal?: AbortSignal;
+  /** Where notifications for this request go (progress, log, listen events). Without it none are sent. */
+  notify?: (notification: JsonRpcNotification) => void;
+  /** The transport's own request object, handed to handlers as `context.httpRequest`. */
+  httpRequest?: unknown;
+  /** The authenticated principal; bound into request-state signatures. */
+  principal?: unknown;
+}
+
+type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<Record<string, unknown>>;
+
+interface SealedState {
+  r: number;
+  s?: unknown;
+  a?: InputResponses;
+}
+
+const INPUT_REQUIRED_TEXT = 'Additional client input is required before this tool can finish.';
+const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
+const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+
+/**
+ * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
+ * compiled when things are registered (validators, header rules, list pages), so a request does a map lookup,
+ * a validation and a call. Nothing about a request is kept once it is answered.
+ */
+export class McpKernel {
+  protected readonly options: McpServerOptions;
+  private readonly schemas = new SchemaCompiler();
+  private readonly tools: ToolRegistry;
+  private readonly resources: ResourceRegistry;
+  private readonly prompts: PromptRegistry;
+  private readonly states: RequestStateCodec;
+  private readonly eventBus: McpEventBus;
+  private readonly methods: ReadonlyMap<string, MethodHandler>;
+  private readonly serverInfo: Record<string, unknown>;
+  private readonly listCache: CacheHints;
+  private readonly readCache: CacheHints;
+  private readonly discoverCache: CacheHints;
+  private readonly closing = new AbortController();
+  private openSubscriptions = 0;
+
+  constructor(options: McpServerOptions) {
+    if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
+      throw new Error('MCP server options need a "name" and a "version" (strings)');
+    }
+    this.options = options;
+    const pageSize = options.pageSize ?? 100;
+    this.tools = new ToolRegistry(this.schemas, pageSize, () => this.publish({ type: 'tools/list_changed' }));
+    this.resources = new ResourceRegistry(pageSize, () => this.publish({ type: 'resources/list_changed' }));
+    this.prompts = new PromptRegistry(pageSize, () => this.publish({ type: 'prompts/list_changed' }));
+    this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
+    this.eventBus = options.eventBus ?? new InProcessEventBus();
+    this.serverInfo = Object.fromEntries(
+      Object.entries({
+        name: options.name,
+        version: options.version,
+        title: options.title,
+        description: options.description,
+        websiteUrl: options.websiteUrl,
+        icons: options.icons,
+      }).filter(([, v]) => v !== undefined),
+    );
+    this.listCache = cacheHints(options.cache?.lists, DEFAULT_LIST_CACHE);
+    this.readCache = cacheHints(options.cache?.resources, DEFAULT_READ_CACHE);
+    this.discoverCache = cacheHints(options.cache?.discover, DEFAULT_LIST_CACHE);
+    this.methods = new Map<string, MethodHandler>([
+      ['server/discover', async () => this.discover()],
+      ['tools/list', async (req) => this.list(this.tools.size > 0, 'tools', () => this.tools.listing.page(req.params?.cursor))],
+      ['tools/call', (req, ctx) => this.callTool(req, ctx)],
+      ['resources/list', async (req) => this.list(this.resources.size > 0, 'resources', () => this.resources.listing.page(req.params?.cursor))],
+      [
+        'resources/templates/list',
+        async (req) => this.list(this.resources.size > 0, 'resourceTemplates', () => this.resources.templateListing.page(req.params?.cursor)),
+      ],
+      ['resources/read', (req, ctx) => this.readResource(req, ctx)],
+      ['prompts/list', async (req) => this.list(this.prompts.size > 0, 'prompts', () => this.prompts.listing.page(req.params?.cursor))],
+      ['prompts/get', (req, ctx) => this.getPrompt(req, ctx)],
+      ['completion/complete', (req) => this.complete(req)],
+      ['subscriptions/listen', (req, ctx) => this.listen(req, ctx)],
+    ]);
+  }
+
+  /** True when no `requestStateSecret` was given and a per-process key signs request state. */
+  get usesGeneratedStateSecret(): boolean {
+    return this.states.generatedSecret;
+  }
+
+  // ----- registration -------------------------------------------------------------------------------------
+
+  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
+  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
+    this.tools.add({ name, description, inputSchema: schema as Record<string, unknown>, handler });
+  }
+
+  /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
+  addTool(registration: ToolRegistration): void {
+    this.tools.add(registration);
+  }
+
+  removeTool(name: string): boolean {
+    return this.tools.remove(name);
+  }
+
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  addResource(registration: ResourceRegistration): void {
+    this.resources.addResource(registration);
+  }
+
+  addResourceTemplate(registration: ResourceTemplateRegistration): void {
+    this.resources.addTemplate(registration);
+  }
+
+  removeResource(uri: string): boolean {
+    return this.resources.removeResource(uri);
+  }
+
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.resources.removeTemplate(uriTemplate);
+  }
+
+  addPrompt(registration: PromptRegistration): void {
+    this.prompts.add(registration);
+  }
+
+  removePrompt(name: string): boolean {
+    return this.prompts.remove(name);
+  }
+
+  /** Tells listen streams that subscribed to this resource that it changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.publish({ type: 'resources/updated', uri });
+  }
+
+  /** Ends every open listen stream with its closing result; later listens are refused. */
+  close(): void {
+    this.closing.abort();
+  }
+
+  // ----- the kernel ---------------------------------------------------------------------------------------
+
+  /**
+   * Processes one JSON-RPC message. Returns the response object, or undefined for a notification (which gets
+   * no response). Never throws: every failure becomes a JSON-RPC error or an `isError` tool result.
+   */
+  async handleRequest(message: unknown, context: McpRequestContext = {}): Promise<JsonRpcResponse | undefined> {
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') return verdict.response;
+    if (verdict.kind === 'notification') return undefined;
+    const { request } = verdict;
+    if (request.method === 'initialize') return initializeRemovedError(request);
+    const versionError = checkProtocolVersion(request);
+    if (versionError) return versionError;
+    const handler = REMOVED_METHODS.has(request.method) ? undefined : this.methods.get(request.method);
+    if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    try {
+      const result = await handler(request, context);
+      return successResponse(request.id, this.stamp(result));
+    } catch (error) {
+      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    }
+  }
+
+  /** Adds what every result carries: `resultType` and the server's identity in `_meta`. */
+  private stamp(result: Record<string, unknown>): Record<string, unknown> {
+    if (result.resultType === undefined) result.resultType = 'complete';
+    const meta = isPlainObject(result._meta) ? result._meta : {};
+    result._meta = { ...meta, [META_SERVER_INFO]: this.serverInfo };
+    return result;
+  }
+
+  private publish(event: McpEvent): void {
+    void this.eventBus.publish(event);
+  }
+
+  private capabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = {};
+    if (this.tools.size > 0) capabilities.tools = { listChanged: true };
+    if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.hasCompletions()) capabilities.completions = {};
+    capabilities.logging = {};
+    return capabilities;
+  }
+
+  private hasCompletions(): boolean {
+    return this.prompts.hasCompleters || this.resources.hasCompleters;
+  }
+
+  private discover(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: this.capabilities(),
+      ...this.discoverCache,
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  /** A list method is gated by its capability: without anything registered it does not exist (-32601). */
+  private list<T>(available: boolean, key: string, page: () => Page<T>): Record<string, unknown> {
+    if (!available) throw McpError.methodNotFound(`${key === 'resourceTemplates' ? 'resources/templates' : key}/list`);
+    const { items, nextCursor } = page();
+    const result: Record<string, unknown> = { [key]: items, ...this.listCache };
+    if (nextCursor !== undefined) result.nextCursor = nextCursor;
+    return result;
+  }
+
+  // ----- tools ----------------------------------------------------------------------------------------------
+
+  private async callTool(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
+    const params = request.params ?? {};
+    if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
+    const entry = this.tools.get(params.name);
+    if (!entry) return toolError('Tool not found');
+
+    if (transport.headers && entry.paramHeaders.length > 0) {
+      const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
+      if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+    }
+    const clientCapabilities = clientCapabilitiesOf(request);
+    if (entry.requiredCapabilities && clientCapabilities) {
+      const missing = missingCapabilities(entry.requiredCapabilities, clientCapabilities);
+      if (missing) throw McpError.missingCapabilities(missing);
+    }
+
+    const binding = this.binding(request.method, params.name, args, transport.principal);
+    const context = this.createContext(request, transport, binding);
+    const invalid = entry.input.validate(args);
+    if (invalid) return toolError(invalid);
+
+    let value: unknown;
+    try {
+      value = await entry.handler(args, context.inputResponses, context);
+    } catch (error) {
+      if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, true);
+      if (error instanceof McpError) throw error;
+      return toolError(`Error: ${error instanceof Error ? error.message : renderText(error)}`);
+    }
+    if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, true);
+    return this.toolResult(value, entry.output);
+  }
+
+  private toolResult(value: unknown, output: ToolEntryOutput): Record<string, unknown> {
+    if (isPlainObject(value) && Array.isArray(value.content)) {
+      const result = { ...value };
+      if (output && !result.isError) {
+        const invalid = output.validate(result.structuredContent);
+        if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
+      }
+      return result;
+    }
+    if (output) {
+      const invalid = output.validate(value);
+      if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
+      return { content: [{ type: 'text', text: renderText(value) }], structuredContent: value };
+    }
+    if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return { content: value };
+    if (isContentBlock(value)) return { content: [value] };
+    if (value === undefined || value === null) return { content: [] };
+    return { content: [{ type: 'text', text: renderText(value) }] };
+  }
+
+  // ----- resources ------------------------------------------------------------------------------------------
+
+  private async readResource(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
+    if (this.resources.size === 0) throw McpError.methodNotFound(request.method);
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
+    const match = this.resources.match(uri);
+    if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+    const binding = this.binding(request.method, uri, {}, transport.principal);
+    const context = this.createContext(request, transport, binding);
+    let value: ResourceReadValue | InputRequired;
+    try {
+      value = await match.handler(uri, match.variables, context);
+    } catch (error) {
+      return this.handlerFailure(error, context, binding, request);
+    }
+    if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
+    const contents = resourceContents(value, uri, match.mimeType);
+    const extra = isPlainObject(value) && 'contents' in value ? value : {};
+    return { ...extra, contents, ...this.readCache, ...stripUndefinedHints(match.cache) };
+  }
+
+  // ----- prompts --------------------------------------------------------------------------------------------
+
+  private async getPrompt(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
+    if (this.prompts.size === 0) throw McpError.methodNotFound(request.method);
+    const params = request.params ?? {};
+    if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
+    const prompt = this.prompts.get(params.name);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (!isPlainObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {
+      throw McpError.invalidParams('Invalid params: prompt "arguments" must be an object of strings');
+    }
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required && !Object.hasOwn(args, argument.name)) {
+        throw McpError.invalidParams(`Missing required argument: ${argument.name}`);
+      }
+    }
+    const binding = this.binding(request.method, params.name, args, transport.principal);
+    const context = this.createContext(request, transport, binding);
+    let value: unknown;
+    try {
+      value = await prompt.handler(args as Record<string, string>, context);
+    } catch (error) {
+      return this.handlerFailure(error, context, binding, request);
+    }
+    if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
+    if (typeof value === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+    if (Array.isArray(value)) return { messages: value as PromptMessage[] };
+    if (isPlainObject(value) && Array.isArray(value.messages)) return { ...value };
+    throw new McpError(ErrorCode.InternalError, `Prompt "${params.name}" returned no messages`);
+  }
+
+  // ----- completion -----------------------------------------------------------------------------------------
+
+  private async complete(request: JsonRpcRequest): Promise<Record<string, unknown>> {
+    if (!this.hasCompletions()) throw McpError.methodNotFound(request.method);
+    const params = request.params ?? {};
+    const ref = params.ref;
+    const argument = params.argument;
+    if (!isPlainObject(ref) || !isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      throw McpError.invalidParams('Invalid params: completion needs "ref" and "argument" {name, value}');
+    }
+    const contextArgs = isPlainObject(params.context) && isPlainObject(params.context.arguments) ? params.context.arguments : {};
+    let completer;
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      completer = this.prompts.completer(ref.name, argument.name);
+      if (completer === undefined) throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
+    } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      completer = this.resources.completer(ref.uri, argument.name);
+      if (completer === undefined) throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
+    } else {
+      throw McpError.invalidParams('Invalid params: "ref" must be a ref/prompt or ref/resource reference');
+    }
+    const all = completer ? await completer(argument.value, { arguments: contextArgs as Record<string, string> }) : [];
+    const values = Array.isArray(all) ? all.filter((v) => typeof v === 'string') : [];
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  }
+
+  // ----- subscriptions --------------------------------------------------------------------------------------
+
+  private async listen(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
+    const notify = transport.notify;
+    if (!notify) throw McpError.methodNotFound(`${request.method} (it needs a streaming transport)`);
+    const filter = isPlainObject(request.params?.notifications) ? request.params.notifications : {};
+    const honoured: Record<string, unknown> = {};
+    if (filter.toolsListChanged === true && this.tools.size > 0) honoured.toolsListChanged = true;
+    if (filter.promptsListChanged === true && this.prompts.size > 0) honoured.promptsListChanged = true;
+    if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
+    const watched = Array.isArray(filter.resourceSubscriptions)
+      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
+      : [];
+    if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
+    if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
+    if (this.openSubscriptions >= (this.options.maxSubscriptions ?? 1000)) {
+      throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    }
+
+    const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
+    const send = (method: string, params: Record<string, unknown> = {}) =>
+      notify({ jsonrpc: '2.0', method, params: { ...params, _meta: subscriptionMeta } });
+    send('notifications/subscriptions/acknowledged', { notifications: honoured });
+
+    const watchedSet = new Set(watched);
+    this.openSubscriptions++;
+    const unsubscribe = this.eventBus.subscribe((event) => {
+      if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
+      else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
+      else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
+      else if (event.type === 'resources/updated' && watchedSet.has(event.uri)) send('notifications/resources/updated', { uri: event.uri });
+    });
+    try {
+      await untilAborted([transport.signal, this.closing.signal]);
+    } finally {
+      unsubscribe();
+      this.openSubscriptions--;
+    }
+    return { _meta: subscriptionMeta };
+  }
+
+  // ----- input_required -------------------------------------------------------------------------------------
+
+  /** Binds request state to what created it: the method, the primitive, its arguments and the principal. */
+  private binding(method: string, name: string, args: unknown, principal: unknown): string {
+    const who = principal === undefined ? '' : canonicalDigest(principal);
+    return canonicalDigest([method, name, canonicalDigest(args), who]);
+  }
+
+  private createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string): McpContext {
+    const params = request.params ?? {};
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const logLevel = meta['io.modelcontextprotocol/logLevel'];
+    if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+      throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(logLevel)}`);
+    }
+    let inputResponses: InputResponses = {};
+    if (params.inputResponses !== undefined) {
+      if (!isPlainObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
+      // Entries that are not shaped like an answer are dropped here, so a handler only ever sees answers.
+      for (const [key, value] of Object.entries(params.inputResponses)) {
+        if (isAnyInputResponse(value)) inputResponses[key] = value;
+      }
+    }
+    let state: SealedState = { r: 0 };
+    if (params.requestState !== undefined) {
+      const opened = this.states.open<SealedState>(params.requestState, binding);
+      if (!opened.ok) {
+        throw McpError.invalidParams('Invalid or expired requestState', { reason: `invalid_request_state: ${opened.reason}` });
+      }
+      state = opened.payload;
+      inputResponses = { ...(state.a ?? {}), ...inputResponses };
+    }
+    return new McpContext({
+      requestId: request.id,
+      method: request.method,
+      meta: meta as MetaObject,
+      signal: transport.signal ?? new AbortController().signal,
+      notify: transport.notify,
+      inputResponses,
+      state: state.s,
+      round: state.r,
+      httpRequest: transport.httpRequest,
+      principal: transport.principal,
+      schemas: this.schemas,
+    });
+  }
+
+  private handlerFailure(error: unknown, context: McpContext, binding: string, request: JsonRpcRequest): Record<string, unknown> {
+    if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
+    if (error instanceof McpError) throw error;
+    throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
+  }
+
+  /**
+   * Turns an input request into the interim result. Requests the client did not declare a capability for are
+   * left out (the spec forbids sending them); when nothing is left, the call cannot proceed: -32021. The
+   * answers gathered so far travel in the signed state, so the next round sees all of them.
+   */
+  private inputRequired(
+    signal: InputRequired,
+    context: McpContext,
+    binding: string,
+    request: JsonRpcRequest,
+    isToolCall: boolean,
+  ): Record<string, unknown> {
+    const declared = clientCapabilitiesOf(request);
+    const requests: Record<string, unknown> = {};
+    let missing: ClientCapabilities | undefined;
+    for (const [key, inputRequest] of Object.entries(signal.requests)) {
+      if (!declared || clientSupports(declared, inputRequest)) requests[key] = inputRequest;
+      else missing = mergeCapabilities(missing, capabilityNeededFor(inputRequest));
+    }
+    if (Object.keys(requests).length === 0) {
+      if (missing) throw McpError.missingCapabilities(missing);
+      throw new McpError(ErrorCode.InternalError, 'Error: input was required but no input request was given');
+    }
+    const sealed: SealedState = { r: context.round + 1, a: context.inputResponses };
+    const state = signal.options.state !== undefined ? signal.options.state : context.state;
+    if (state !== undefined) sealed.s = state;
+    const result: Record<string, unknown> = {
+      resultType: 'input_required',
+      inputRequests: requests,
+      requestState: this.states.seal(sealed, binding),
+    };
+    if (isToolCall) {
+      result.requests = requests;
+      result.content = [{ type: 'text', text: INPUT_REQUIRED_TEXT }];
+    }
+    return result;
+  }
+
+  /** A fresh id for log correlation. */
+  protected correlationId(): string {
+    return randomUUID();
+  }
+}
+
+type ToolEntryOutput = { validate(value: unknown): string | null } | undefined;
+
+function toolError(text: string): Record<string, unknown> {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function cacheHints(given: Partial<CacheHints> | undefined, fallback: CacheHints): CacheHints {
+  const hints = { ...fallback, ...stripUndefinedHints(given) };
+  if (!Number.isSafeInteger(hints.ttlMs) || hints.ttlMs < 0) throw new Error(`cache ttlMs must be an integer >= 0, got ${hints.ttlMs}`);
+  if (hints.cacheScope !== 'public' && hints.cacheScope !== 'private') {
+    throw new Error(`cache cacheScope must be "public" or "private", got ${JSON.stringify(hints.cacheScope)}`);
+  }
+  return hints;
+}
+
+function stripUndefinedHints(hints: Partial<CacheHints> | undefined): Partial<CacheHints> {
+  const out: Partial<CacheHints> = {};
+  if (hints?.ttlMs !== undefined) out.ttlMs = hints.ttlMs;
+  if (hints?.cacheScope !== undefined) out.cacheScope = hints.cacheScope;
+  return out;
+}
+
+function clientCapabilitiesOf(request: JsonRpcRequest): ClientCapabilities | undefined {
+  const meta = request.params?._meta;
+  if (!isPlainObject(meta) || !isPlainObject(meta[META_CLIENT_CAPABILITIES])) return undefined;
+  return meta[META_CLIENT_CAPABILITIES] as ClientCapabilities;
+}
+
+/** The part of `required` the client did not declare, or undefined when it declared all of it. */
+function missingCapabilities(required: ClientCapabilities, declared: ClientCapabilities): ClientCapabilities | undefined {
+  let missing: ClientCapabilities | undefined;
+  for (const [name, sub] of Object.entries(required)) {
+    const have = declared[name];
+    if (!isPlainObject(have)) {
+      missing = mergeCapabilities(missing, { [name]: sub ?? {} });
+      continue;
+    }
+    for (const subName of Object.keys(isPlainObject(sub) ? sub : {})) {
+      if (!isPlainObject(have[subName])) missing = mergeCapabilities(missing, { [name]: { [subName]: {} } });
+    }
+  }
+  return missing;
+}
+
+function mergeCapabilities(into: ClientCapabilities | undefined, add: ClientCapabilities): ClientCapabilities {
+  const out: ClientCapabilities = { ...(into ?? {}) };
+  for (const [name, sub] of Object.entries(add)) {
+    out[name] = { ...(isPlainObject(out[name]) ? out[name] : {}), ...(isPlainObject(sub) ? sub : {}) };
+  }
+  return out;
+}
+
+function resourceContents(value: ResourceReadValue, uri: string, mimeType: string | undefined): ResourceContents[] {
+  if (typeof value === 'string') return [withMime({ uri, text: value }, mimeType)];
+  if (value instanceof Uint8Array) return [withMime({ uri, blob: Buffer.from(value).toString('base64') }, mimeType)];
+  if (Array.isArray(value)) return value;
+  if (isPlainObject(value) && Array.isArray(value.contents)) return value.contents as ResourceContents[];
+  if (isPlainObject(value) && typeof value.uri === 'string') return [value as ResourceContents];
+  throw new McpError(ErrorCode.InternalError, `Resource "${uri}" returned no contents`);
+}
+
+function withMime<T extends { uri: string }>(contents: T, mimeType: string | undefined): T {
+  return mimeType === undefined ? contents : { ...contents, mimeType };
+}
+
+function untilAborted(signals: Array<AbortSignal | undefined>): Promise<void> {
+  const live = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (live.some((s) => s.aborted)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const s of live) s.removeEventListener('abort', done);
+      resolve();
+    };
+    for (const s of live) s.addEventListener('abort', done, { once: true });
+  });
+}

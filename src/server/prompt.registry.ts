@@ -1,0 +1,75 @@
+import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protocol/mcp-types.js';
+import type { McpContext } from './mcp-context.js';
+import { PagedList } from './paged-list.js';
+import type { Completer } from './resource.registry.js';
+import { stripUndefined } from './tool.registry.js';
+
+/** What a prompt handler may return: one text, messages, or a full get result. */
+export type PromptValue = string | PromptMessage[] | GetPromptResult;
+
+export type PromptHandler = (args: Record<string, string>, context: McpContext) => PromptValue | Promise<PromptValue>;
+
+export interface PromptRegistration extends PromptDefinition {
+  handler: PromptHandler;
+  complete?: Record<string, Completer>;
+}
+
+const PROMPT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export class PromptRegistry {
+  private readonly entries = new Map<string, PromptRegistration>();
+  readonly listing: PagedList<PromptDefinition>;
+
+  constructor(pageSize: number, private readonly onChange: () => void) {
+    this.listing = new PagedList(() => [...this.entries.values()].map(definitionOf), pageSize, 'prompts');
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get hasCompleters(): boolean {
+    return [...this.entries.values()].some((p) => p.complete && Object.keys(p.complete).length > 0);
+  }
+
+  get(name: string): PromptRegistration | undefined {
+    return this.entries.get(name);
+  }
+
+  add(registration: PromptRegistration): void {
+    const { name } = registration;
+    if (typeof name !== 'string' || !PROMPT_NAME.test(name)) {
+      throw new Error(`Invalid prompt name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
+    }
+    if (this.entries.has(name)) throw new Error(`Prompt "${name}" is already registered; prompt names must be unique`);
+    if (typeof registration.handler !== 'function') throw new Error(`Prompt "${name}": handler must be a function`);
+    const declared = new Set((registration.arguments ?? []).map((a) => a.name));
+    for (const key of Object.keys(registration.complete ?? {})) {
+      if (!declared.has(key)) throw new Error(`Prompt "${name}": no argument "${key}" to complete`);
+    }
+    this.entries.set(name, registration);
+    this.changed();
+  }
+
+  remove(name: string): boolean {
+    const removed = this.entries.delete(name);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  completer(name: string, argument: string): Completer | null | undefined {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    return entry.complete?.[argument] ?? null;
+  }
+
+  private changed(): void {
+    this.listing.invalidate();
+    this.onChange();
+  }
+}
+
+function definitionOf(registration: PromptRegistration): PromptDefinition {
+  const { handler: _h, complete: _c, ...definition } = registration;
+  return stripUndefined(definition);
+}

@@ -1,0 +1,76 @@
+import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '../protocol/mcp-types.js';
+
+// ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
+const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+
+export interface CompiledSchema {
+  readonly schema: JsonSchema;
+  /** Returns null when the value conforms, otherwise a message naming the failing argument and rule. */
+  validate(value: unknown): string | null;
+}
+
+/**
+ * Compiles JSON Schemas once, at registration. Secure defaults: no `$data`, no `allErrors` (both let a schema
+ * author's input cost more than its size), and no `loadSchema`, so a remote `$ref` is never fetched: it fails
+ * compilation and the tool is rejected instead of being validated permissively.
+ */
+export class SchemaCompiler {
+  private readonly draft2020: Ajv;
+  private readonly draft07: Ajv;
+  private readonly cache = new WeakMap<object, CompiledSchema>();
+
+  constructor() {
+    const options: Options = { strict: false, allErrors: false, $data: false, logger: false, validateSchema: true, addUsedSchema: false };
+    this.draft2020 = addFormats(new Ajv2020(options) as unknown as Ajv);
+    this.draft07 = addFormats(new Ajv(options));
+  }
+
+  compile(schema: JsonSchema, subject: string): CompiledSchema {
+    const cached = this.cache.get(schema);
+    if (cached) return cached;
+    const ajv = this.dialectFor(schema, subject);
+    let fn: ValidateFunction;
+    try {
+      fn = ajv.compile(schema as AnySchema);
+    } catch (error) {
+      throw new Error(`${subject}: invalid JSON Schema: ${(error as Error).message}`);
+    }
+    const compiled: CompiledSchema = {
+      schema,
+      validate: (value) => (fn(value) ? null : describeError(fn.errors?.[0])),
+    };
+    this.cache.set(schema, compiled);
+    return compiled;
+  }
+
+  private dialectFor(schema: JsonSchema, subject: string): Ajv {
+    const declared = schema.$schema;
+    if (declared === undefined || (typeof declared === 'string' && DRAFT_2020_12.test(declared))) return this.draft2020;
+    if (typeof declared === 'string' && DRAFT_07.test(declared)) return this.draft07;
+    throw new Error(`${subject}: unsupported JSON Schema dialect ${JSON.stringify(declared)} (2020-12 and draft-07 are supported)`);
+  }
+}
+
+function describeError(error: ErrorObject | undefined): string {
+  if (!error) return 'Invalid arguments';
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return `Missing required argument: ${path ? `${path}.${missing}` : missing}`;
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return `Unexpected argument: ${path ? `${path}.${extra}` : extra}`;
+  }
+  return `Invalid argument ${path ? `"${path}"` : '(root)'}: ${error.message ?? 'is invalid'} (${error.keyword})`;
+}

@@ -1,0 +1,98 @@
+import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
+import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
+import type { McpContext } from './mcp-context.js';
+import { PagedList } from './paged-list.js';
+import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
+
+/** A complete tool declaration: the published definition plus how to run it. */
+export interface ToolRegistration extends ToolDefinition {
+  handler: ToolHandler;
+  /** Client capabilities the tool cannot work without: a request lacking one gets -32021 before the handler runs. */
+  requiredCapabilities?: ClientCapabilities;
+}
+
+export interface ToolEntry {
+  readonly definition: ToolDefinition;
+  readonly handler: ToolHandler;
+  readonly input: CompiledSchema;
+  readonly output?: CompiledSchema;
+  readonly paramHeaders: readonly ParamHeaderRule[];
+  readonly requiredCapabilities?: ClientCapabilities;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Tools by name, in registration order, with everything a call needs compiled at registration. */
+export class ToolRegistry {
+  private readonly entries = new Map<string, ToolEntry>();
+  readonly listing: PagedList<ToolDefinition>;
+
+  constructor(
+    private readonly schemas: SchemaCompiler,
+    pageSize: number,
+    private readonly onChange: () => void,
+  ) {
+    this.listing = new PagedList(() => [...this.entries.values()].map((e) => e.definition), pageSize, 'tools');
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(name: string): ToolEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  add(registration: ToolRegistration): void {
+    const { handler, requiredCapabilities, ...definition } = registration;
+    const name = definition.name;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
+    }
+    if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
+    if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
+    const inputSchema = definition.inputSchema as JsonSchema;
+    if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
+      throw new Error(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
+    }
+    let paramHeaders: ParamHeaderRule[];
+    try {
+      paramHeaders = extractParamHeaderRules(inputSchema);
+    } catch (error) {
+      throw new Error(`Tool "${name}": ${(error as Error).message}`);
+    }
+    const entry: ToolEntry = {
+      definition: stripUndefined(definition),
+      handler,
+      input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
+      output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
+      paramHeaders,
+      requiredCapabilities,
+    };
+    this.entries.set(name, entry);
+    this.changed();
+  }
+
+  remove(name: string): boolean {
+    const removed = this.entries.delete(name);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  private changed(): void {
+    this.listing.invalidate();
+    this.onChange();
+  }
+}
+
+/** Drops keys whose value is undefined so published definitions carry only what was declared. */
+export function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
