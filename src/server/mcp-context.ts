@@ -50,7 +50,8 @@ export interface McpContextInit {
  *
  * The input helpers make a multi-round handler read top to bottom: each returns the client's answer when the
  * retry carries it, and otherwise ends the call with an `input_required` result. A handler re-runs from the
- * start on every round, so helpers are keyed by call order unless given an explicit `key`.
+ * start on every round, so helpers are keyed by call order unless given an explicit `key`, and code before
+ * the last helper runs once per round: put side effects after it.
  */
 export class McpContext {
   readonly requestId: RequestId;
@@ -62,7 +63,11 @@ export class McpContext {
   readonly clientInfo: Implementation | undefined;
   readonly progressToken: string | number | undefined;
   readonly logLevel: LoggingLevel | undefined;
-  /** The answers the client sent, merged with those of earlier rounds (carried in the signed request state). */
+  /**
+   * The answers available to this round: those the client sent that answer what the last round asked (each
+   * shaped like the result asked for), plus the answers settled in earlier rounds, which come from the
+   * signed request state and cannot be changed by the client.
+   */
   readonly inputResponses: InputResponses;
   /** The transport's request object (the Express or Fastify request over HTTP), if any. */
   readonly httpRequest: unknown;
