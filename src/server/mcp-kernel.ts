@@ -100,9 +100,11 @@ interface SealedState {
   q?: Record<string, InputRequest['method']>;
 }
 
+const INPUT_METHODS: ReadonlySet<unknown> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 const INPUT_REQUIRED_TEXT = 'Additional client input is required before this tool can finish.';
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
 const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+const RETRY_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -373,7 +375,10 @@ export class McpKernel {
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
     const contents = resourceContents(value, uri, match.mimeType);
     const extra = isPlainObject(value) && 'contents' in value ? value : {};
-    return { ...extra, contents, ...this.readCache, ...stripUndefinedHints(match.cache) };
+    // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching).
+    const isRetry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
+    const hints = isRetry ? RETRY_CACHE : { ...this.readCache, ...stripUndefinedHints(match.cache) };
+    return { ...extra, contents, ...hints };
   }
 
   // ----- prompts --------------------------------------------------------------------------------------------
@@ -544,6 +549,9 @@ export class McpKernel {
     const kept: Array<[string, InputRequest]> = [];
     let missing: ClientCapabilities | undefined;
     for (const [key, inputRequest] of Object.entries(signal.requests)) {
+      if (!INPUT_METHODS.has(inputRequest?.method)) {
+        throw new McpError(ErrorCode.InternalError, `Error: input request "${key}" must be elicitation/create, sampling/createMessage or roots/list`);
+      }
       if (!declared || clientSupports(declared, inputRequest)) kept.push([key, inputRequest]);
       else missing = mergeCapabilities(missing, capabilityNeededFor(inputRequest));
     }

@@ -93,6 +93,10 @@ describe('input_required over HTTP', () => {
       return 'planned';
     });
 
+    server.registerTool('bad_ask', 'Asks for something that is not an input request', { type: 'object' }, () => {
+      throw new InputRequired({ x: { method: 'tools/call', params: {} } as unknown as InputRequest });
+    });
+
     // At-most-once.
     server.addTool({
       name: 'pay',
@@ -124,6 +128,7 @@ describe('input_required over HTTP', () => {
       uri: 'vault://note',
       name: 'note',
       mimeType: 'text/plain',
+      cache: { ttlMs: 60_000, cacheScope: 'public' },
       handler: async (_uri, _vars, ctx) => {
         const where = await ctx.listRoots({ key: 'roots' });
         return `note for ${where[0].uri}`;
@@ -342,6 +347,11 @@ describe('input_required over HTTP', () => {
     });
   });
 
+  it('refuses an input request that is not elicitation, sampling or roots', async () => {
+    const res = await call(app, 'bad_ask', {}).expect(200);
+    expect(res.body.error).toEqual({ code: -32603, message: 'Error: input request "x" must be elicitation/create, sampling/createMessage or roots/list' });
+  });
+
   describe('answers', () => {
     async function retry(tool: string, inputResponses: unknown, withState = true, status = 200) {
       const extra: Record<string, unknown> = { inputResponses };
@@ -422,7 +432,7 @@ describe('input_required over HTTP', () => {
       });
     });
 
-    it('runs a resources/read round: the interim result carries no cache hints, the final one does', async () => {
+    it('runs a resources/read round: the interim result carries no cache hints, the final one says not to cache it', async () => {
       const r1 = await post(app, envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: ALL_CAPS })).expect(200);
       expect(r1.body.result.resultType).toBe('input_required');
       expect(r1.body.result.inputRequests).toEqual({ roots: { method: 'roots/list', params: {} } });
@@ -432,8 +442,9 @@ describe('input_required over HTTP', () => {
       expect(r2.body.result).toMatchObject({
         resultType: 'complete',
         contents: [{ uri: 'vault://note', mimeType: 'text/plain', text: 'note for file:///work' }],
-        ttlMs: expect.any(Number),
-        cacheScope: expect.stringMatching(/public|private/),
+        // Registered as public for a minute, but a read completed by a retry depends on the answers.
+        ttlMs: 0,
+        cacheScope: 'private',
       });
     });
 
