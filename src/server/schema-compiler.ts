@@ -53,8 +53,8 @@ export class SchemaCompiler {
 
   /**
    * For schemas a handler builds per request (an elicitation's `requestedSchema`): equal schemas share one
-   * compilation, and the least recently compiled are dropped from ajv past a bound, so inline schemas cost
-   * one compile each and never accumulate.
+   * compilation, and past a bound the oldest is dropped from ajv too (ajv keeps every schema object it
+   * compiled), so inline schemas cost one compile each and never accumulate.
    */
   compileByValue(schema: JsonSchema, subject: string): CompiledSchema {
     const text = JSON.stringify(schema);
