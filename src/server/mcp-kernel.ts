@@ -482,12 +482,10 @@ export class McpKernel {
 
   // ----- input_required -------------------------------------------------------------------------------------
 
-  /**
-   * Binds request state to what created it: the method, the primitive, its arguments and the principal.
-   * Computed only when a round needs it, so calls that never ask for input do not hash their arguments.
-   */
-  private binding(method: string, name: string, args: unknown, principal: unknown): () => string {
-    return () => canonicalDigest([method, name, canonicalDigest(args), principal === undefined ? '' : canonicalDigest(principal)]);
+  /** Binds request state to what created it: the method, the primitive, its arguments and the principal. */
+  private binding(method: string, name: string, args: unknown, principal: unknown): string {
+    const who = principal === undefined ? '' : canonicalDigest(principal);
+    return canonicalDigest([method, name, canonicalDigest(args), who]);
   }
 
   /**
@@ -495,7 +493,7 @@ export class McpKernel {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: () => string, singleUse = false): Promise<McpContext> {
+  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string, singleUse = false): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -506,7 +504,7 @@ export class McpKernel {
     if (sent !== undefined && !isPlainObject(sent)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {
-      const opened = this.states.open<SealedState>(params.requestState, binding());
+      const opened = this.states.open<SealedState>(params.requestState, binding);
       if (!opened.ok) throw McpError.invalidParams('Invalid or expired requestState', { reason: 'invalid_request_state', detail: opened.reason });
       if (singleUse && !(await this.stateStore.consume(opened.id, opened.expiresAt))) {
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
@@ -529,7 +527,7 @@ export class McpKernel {
     });
   }
 
-  private handlerFailure(error: unknown, context: McpContext, binding: () => string, request: JsonRpcRequest): Record<string, unknown> {
+  private handlerFailure(error: unknown, context: McpContext, binding: string, request: JsonRpcRequest): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
     throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
@@ -543,7 +541,7 @@ export class McpKernel {
   private inputRequired(
     signal: InputRequired,
     context: McpContext,
-    binding: () => string,
+    binding: string,
     request: JsonRpcRequest,
     isToolCall: boolean,
   ): Record<string, unknown> {
@@ -571,7 +569,7 @@ export class McpKernel {
     const result: Record<string, unknown> = {
       resultType: 'input_required',
       inputRequests: requests,
-      requestState: this.states.seal(sealed, binding()),
+      requestState: this.states.seal(sealed, binding),
     };
     if (isToolCall) {
       result.requests = requests;
