@@ -52,6 +52,12 @@ describe('input_required over HTTP', () => {
       return deleted(ctx);
     });
 
+    server.registerTool('paged', 'Mutates its arguments before asking', { type: 'object', properties: { limit: { type: 'integer' } } }, async (args: { limit?: number }, _r, ctx) => {
+      args.limit ??= 10;
+      await ctx.elicit('Continue?', CONFIRM_SCHEMA, { key: 'confirm' });
+      return `limit ${args.limit}`;
+    });
+
     // Three rounds written top to bottom.
     server.registerTool('wizard', 'Asks a name, then a colour', { type: 'object' }, async (_args, _responses, ctx) => {
       count('wizard');
@@ -193,6 +199,12 @@ describe('input_required over HTTP', () => {
       const r3 = (await call(app, 'wizard', {}, { inputResponses: { elicit_1: { action: 'accept', content: { color: 'blue' } } }, requestState: r2.requestState })).body.result;
       expect(r3).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Alice likes blue (round 2)' }] });
       expect(runs.wizard - before).toBe(3);
+    });
+
+    it('binds the state to the arguments as sent, even when the handler changes its copy', async () => {
+      const r1 = (await call(app, 'paged', {})).body.result;
+      const r2 = await call(app, 'paged', {}, { inputResponses: { confirm: yes }, requestState: r1.requestState }).expect(200);
+      expect(r2.body.result.content).toEqual([{ type: 'text', text: 'limit 10' }]);
     });
 
     it('keeps an answer settled in an earlier round even when the client resends it changed', async () => {
