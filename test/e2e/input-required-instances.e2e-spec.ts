@@ -79,6 +79,7 @@ describe('input_required across instances', () => {
 
   it('completes a call whose rounds go to two instances sharing a secret (one configured through forRootAsync)', async () => {
     const a = await track(instance({ requestStateSecret: SECRET }));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const b = await track(
       createApp([
         McpModule.forRootAsync({
@@ -88,6 +89,9 @@ describe('input_required across instances', () => {
         }),
       ]),
     );
+    // The factory's secret reached the kernel: no per-process-key warning.
+    expect(warn).not.toHaveBeenCalled();
+    warn.mockRestore();
     register(b);
     const s1 = await roundOne(a);
     const r2 = await callTool(b, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(200);
