@@ -18,7 +18,8 @@ export { classifyMessage, classifyHttpRequest, type MessageVerdict } from './pro
 // Server: the transport-free kernel and what handlers use.
 export { McpKernel, type McpServerOptions, type McpRequestContext } from './server/mcp-kernel.js';
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
-export { InputRequired, inputRequired, type InputRequiredOptions } from './server/input-required.js';
+export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
+export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';
 export { Content } from './server/content.js';
 export type { ToolHandler, ToolRegistration } from './server/tool.registry.js';
 export type {

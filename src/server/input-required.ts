@@ -1,5 +1,6 @@
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../protocol/mcp-types.js';
+import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface InputRequiredOptions {
   /** Any JSON value the handler wants back, verified, as `context.state` on the retry. */
@@ -26,53 +27,112 @@ export function inputRequired(requests: InputRequests, options?: InputRequiredOp
   return new InputRequired(requests, options);
 }
 
-/** The client capability an input request needs, as the `requiredCapabilities` object of a -32021 error. */
-export function capabilityNeededFor(request: InputRequest): ClientCapabilities {
+/**
+ * A client capability an input request can need. `elicitation` is form mode (what a bare `elicitation: {}`
+ * declares); `sampling.tools` is sampling with `tools` or `toolChoice`.
+ */
+export type InputCapability = 'elicitation' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots';
+
+const REQUIRED: Record<InputCapability, ClientCapabilities> = {
+  elicitation: { elicitation: { form: {} } },
+  'elicitation.url': { elicitation: { url: {} } },
+  sampling: { sampling: {} },
+  'sampling.tools': { sampling: { tools: {} } },
+  roots: { roots: {} },
+};
+
+/** The capability the client must have declared for this input request. */
+export function capabilityOf(request: InputRequest): InputCapability {
   switch (request.method) {
     case 'elicitation/create':
-      return request.params.mode === 'url' ? { elicitation: { url: {} } } : { elicitation: { form: {} } };
+      return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation';
     case 'sampling/createMessage':
-      return request.params.tools !== undefined || request.params.toolChoice !== undefined ? { sampling: { tools: {} } } : { sampling: {} };
+      return request.params.tools !== undefined || request.params.toolChoice !== undefined ? 'sampling.tools' : 'sampling';
     case 'roots/list':
-      return { roots: {} };
+      return 'roots';
   }
 }
 
-/** Whether the client declared what the request needs; `elicitation: {}` means form mode. */
-export function clientSupports(capabilities: ClientCapabilities, request: InputRequest): boolean {
-  switch (request.method) {
-    case 'elicitation/create': {
+/** Whether the client declared a capability; `elicitation: {}` with neither mode named means form mode. */
+export function clientDeclares(capabilities: ClientCapabilities, capability: InputCapability): boolean {
+  switch (capability) {
+    case 'elicitation': {
       const elicitation = capabilities.elicitation;
       if (!isPlainObject(elicitation)) return false;
-      if (request.params.mode === 'url') return isPlainObject(elicitation.url);
       return isPlainObject(elicitation.form) || (!('url' in elicitation) && !('form' in elicitation));
     }
-    case 'sampling/createMessage': {
-      if (!isPlainObject(capabilities.sampling)) return false;
-      const needsTools = request.params.tools !== undefined || request.params.toolChoice !== undefined;
-      return !needsTools || isPlainObject(capabilities.sampling.tools);
-    }
-    case 'roots/list':
+    case 'elicitation.url':
+      return isPlainObject(capabilities.elicitation) && isPlainObject(capabilities.elicitation.url);
+    case 'sampling':
+      return isPlainObject(capabilities.sampling);
+    case 'sampling.tools':
+      return isPlainObject(capabilities.sampling) && isPlainObject(capabilities.sampling.tools);
+    case 'roots':
       return isPlainObject(capabilities.roots);
   }
 }
 
+/** The client capability an input request needs, as the `requiredCapabilities` object of a -32021 error. */
+export function capabilityNeededFor(request: InputRequest): ClientCapabilities {
+  return REQUIRED[capabilityOf(request)];
+}
+
+/** Whether the client declared what the request needs. */
+export function clientSupports(capabilities: ClientCapabilities, request: InputRequest): boolean {
+  return clientDeclares(capabilities, capabilityOf(request));
+}
+
 const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
-/** Whether a value has the shape of an answer to the given kind of input request. */
+/** Whether a value has the shape of an answer to the given kind of input request (spec §7.1 result types). */
 export function isInputResponseFor(method: InputRequest['method'], value: unknown): value is InputResponse {
   if (!isPlainObject(value)) return false;
   switch (method) {
     case 'elicitation/create':
-      return typeof value.action === 'string' && ELICIT_ACTIONS.has(value.action) && (value.content === undefined || isPlainObject(value.content));
+      return (
+        typeof value.action === 'string' &&
+        ELICIT_ACTIONS.has(value.action) &&
+        (value.content === undefined || (isPlainObject(value.content) && Object.values(value.content).every(isElicitValue)))
+      );
     case 'sampling/createMessage':
-      return (value.role === 'assistant' || value.role === 'user') && typeof value.model === 'string' && isPlainObject(value.content);
+      return (
+        (value.role === 'assistant' || value.role === 'user') &&
+        typeof value.model === 'string' &&
+        (isContentBlock(value.content) || (Array.isArray(value.content) && value.content.length > 0 && value.content.every(isContentBlock)))
+      );
     case 'roots/list':
-      return Array.isArray(value.roots) && value.roots.every((root) => isPlainObject(root) && typeof root.uri === 'string');
+      return (
+        Array.isArray(value.roots) &&
+        value.roots.every(
+          (root) => isPlainObject(root) && typeof root.uri === 'string' && root.uri.startsWith('file://') && (root.name === undefined || typeof root.name === 'string'),
+        )
+      );
   }
 }
 
 /** Whether a value has the shape of any input response: the kernel's filter before a handler sees the map. */
 export function isAnyInputResponse(value: unknown): value is InputResponse {
   return isInputResponseFor('elicitation/create', value) || isInputResponseFor('sampling/createMessage', value) || isInputResponseFor('roots/list', value);
+}
+
+/**
+ * Whether a value answers this very request: the right result type and, for an accepted form elicitation,
+ * content that satisfies the schema that was asked for. A declined or cancelled elicitation is an answer too;
+ * what to do with it is the handler's decision.
+ */
+export function answers(request: InputRequest, value: unknown, schemas: SchemaCompiler): value is InputResponse {
+  if (!isInputResponseFor(request.method, value)) return false;
+  if (request.method !== 'elicitation/create' || request.params.mode === 'url') return true;
+  const result = value as { action: string; content?: unknown };
+  if (result.action !== 'accept') return true;
+  return schemas.compileByValue(request.params.requestedSchema, 'elicitation requestedSchema').validate(result.content ?? {}) === null;
+}
+
+function isElicitValue(value: unknown): boolean {
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+}
+
+function isContentBlock(value: unknown): boolean {
+  return isPlainObject(value) && typeof value.type === 'string';
 }

@@ -14,7 +14,7 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
-import { clientSupports, InputRequired, isInputResponseFor } from './input-required.js';
+import { answers, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface ProgressUpdate {
@@ -50,7 +50,8 @@ export interface McpContextInit {
  *
  * The input helpers make a multi-round handler read top to bottom: each returns the client's answer when the
  * retry carries it, and otherwise ends the call with an `input_required` result. A handler re-runs from the
- * start on every round, so helpers are keyed by call order unless given an explicit `key`.
+ * start on every round, so helpers are keyed by call order unless given an explicit `key`, and code before
+ * the last helper runs once per round: put side effects after it.
  */
 export class McpContext {
   readonly requestId: RequestId;
@@ -62,7 +63,11 @@ export class McpContext {
   readonly clientInfo: Implementation | undefined;
   readonly progressToken: string | number | undefined;
   readonly logLevel: LoggingLevel | undefined;
-  /** The answers the client sent, merged with those of earlier rounds (carried in the signed request state). */
+  /**
+   * The answers available to this round: those the client sent that answer what the last round asked (each
+   * shaped like the result asked for), plus the answers settled in earlier rounds, which come from the
+   * signed request state and cannot be changed by the client.
+   */
   readonly inputResponses: InputResponses;
   /** The transport's request object (the Express or Fastify request over HTTP), if any. */
   readonly httpRequest: unknown;
@@ -126,29 +131,33 @@ export class McpContext {
     this.notifySink({ jsonrpc: '2.0', method: 'notifications/message', params });
   }
 
-  /** Whether the client declared what this input request needs. */
-  supports(request: InputRequest): boolean {
-    return clientSupports(this.clientCapabilities, request);
+  /**
+   * Whether the client declared a capability this request could use, by name (`'elicitation'`,
+   * `'elicitation.url'`, `'sampling'`, `'sampling.tools'`, `'roots'`) or for a given input request. A handler
+   * that can do without an input checks this first and takes its fallback; one that cannot simply asks, and
+   * the call ends with -32021 naming the missing capability.
+   */
+  supports(capability: InputCapability | InputRequest): boolean {
+    return typeof capability === 'string' ? clientDeclares(this.clientCapabilities, capability) : clientSupports(this.clientCapabilities, capability);
   }
 
-  /** Asks the user for structured input (form mode). Returns the client's `ElicitResult` once it is available. */
-  async elicit(message: string, requestedSchema: JsonSchema, options: { key?: string } = {}): Promise<ElicitResult> {
+  /**
+   * Asks the user for structured input (form mode). Resolves with the client's `ElicitResult` once the retry
+   * carries one whose accepted content satisfies `requestedSchema`; a decline or cancel is returned as is.
+   */
+  elicit(message: string, requestedSchema: JsonSchema, options: { key?: string } = {}): Promise<ElicitResult> {
     const request: InputRequest = { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } };
-    return this.ask(options.key ?? this.nextKey('elicit'), request, (answer) => {
-      const result = answer as ElicitResult;
-      if (result.action !== 'accept') return true;
-      return this.schemas.compile(requestedSchema, 'elicitation schema').validate(result.content ?? {}) === null;
-    }) as Promise<ElicitResult>;
+    return this.ask(options.key ?? this.nextKey('elicit'), request) as Promise<ElicitResult>;
   }
 
   /** Sends the user to a URL (URL-mode elicitation); the answer only says whether they went. */
-  async elicitUrl(message: string, url: string, options: { key?: string } = {}): Promise<ElicitResult> {
+  elicitUrl(message: string, url: string, options: { key?: string } = {}): Promise<ElicitResult> {
     const request: InputRequest = { method: 'elicitation/create', params: { mode: 'url', message, url } };
     return this.ask(options.key ?? this.nextKey('elicit'), request) as Promise<ElicitResult>;
   }
 
   /** Asks the client's model for a completion (sampling). */
-  async sample(prompt: string | CreateMessageRequest['params']['messages'], options: SampleOptions = {}): Promise<CreateMessageResult> {
+  sample(prompt: string | CreateMessageRequest['params']['messages'], options: SampleOptions = {}): Promise<CreateMessageResult> {
     const { key, maxTokens, ...rest } = options;
     const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: { type: 'text', text: prompt } }] : prompt;
     const request: CreateMessageRequest = { method: 'sampling/createMessage', params: { messages, maxTokens: maxTokens ?? 1000, ...rest } };
@@ -156,35 +165,53 @@ export class McpContext {
   }
 
   /** Asks the client for its filesystem roots. */
-  async listRoots(options: { key?: string } = {}): Promise<ListRootsResult['roots']> {
-    const result = (await this.ask(options.key ?? this.nextKey('roots'), { method: 'roots/list', params: {} })) as ListRootsResult;
-    return result.roots;
+  listRoots(options: { key?: string } = {}): Promise<ListRootsResult['roots']> {
+    const key = options.key ?? this.nextKey('roots');
+    return handled(this.ask(key, { method: 'roots/list', params: {} }).then((result) => (result as ListRootsResult).roots));
   }
 
   /**
-   * Asks for several inputs in one round and returns every answer once all are there. Use it when the
-   * requests do not depend on each other, so the client can answer them together.
+   * Asks for several inputs in one round and returns every answer once all are there, each checked like the
+   * single helpers check theirs. Helpers awaited together (`Promise.all([ctx.elicit(…), ctx.sample(…)])`) are
+   * also asked in one round; this is the form for requests built by hand.
    */
   async requestInputs(requests: InputRequests): Promise<InputResponses> {
-    const answers: InputResponses = {};
-    const missing: InputRequests = {};
+    const answered: InputResponses = {};
     for (const [key, request] of Object.entries(requests)) {
-      const answer = this.inputResponses[key];
-      if (isInputResponseFor(request.method, answer)) answers[key] = answer;
-      else missing[key] = request;
+      const answer = this.answerFor(key);
+      if (answers(request, answer, this.schemas)) answered[key] = answer;
+      else this.pending[key] = request;
     }
-    if (Object.keys(missing).length > 0) throw new InputRequired(missing, { state: this.state });
-    return answers;
+    if (Object.keys(this.pending).length > 0) throw new InputRequired(this.pending, { state: this.state });
+    return answered;
   }
 
-  private ask(key: string, request: InputRequest, accept: (answer: unknown) => boolean = () => true): Promise<unknown> {
-    const answer = this.inputResponses[key];
-    if (isInputResponseFor(request.method, answer) && accept(answer)) return Promise.resolve(answer);
+  /**
+   * Resolves with the answer when the retry carries a valid one. Otherwise the request joins this round's
+   * pending set and the call ends: every helper rejects with the same live set, so helpers started together
+   * before the first rejection is seen are all asked in the one `input_required` result.
+   */
+  private ask(key: string, request: InputRequest): Promise<unknown> {
+    const answer = this.answerFor(key);
+    if (answers(request, answer, this.schemas)) return Promise.resolve(answer);
     this.pending[key] = request;
-    return Promise.reject(new InputRequired({ ...this.pending }, { state: this.state }));
+    return handled(Promise.reject(new InputRequired(this.pending, { state: this.state })));
+  }
+
+  private answerFor(key: string): unknown {
+    return Object.hasOwn(this.inputResponses, key) ? this.inputResponses[key] : undefined;
   }
 
   private nextKey(kind: string): string {
     return `${kind}_${this.helperCalls++}`;
   }
+}
+
+/**
+ * Marks a helper's promise as handled: a handler that starts two helpers and awaits one has already ended
+ * its round when the other rejects, and that rejection must not surface as an unhandled one.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }

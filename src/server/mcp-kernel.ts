@@ -16,6 +16,8 @@ import {
   type CacheHints,
   type ClientCapabilities,
   type Icon,
+  type InputRequest,
+  type InputRequests,
   type InputResponses,
   type MetaObject,
   type PromptMessage,
@@ -32,11 +34,12 @@ import {
 } from '../protocol/versions.js';
 import { isContentBlock, renderText } from './content.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
-import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse } from './input-required.js';
+import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse, isInputResponseFor } from './input-required.js';
 import { McpContext } from './mcp-context.js';
 import type { Page } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { canonicalDigest, RequestStateCodec } from './request-state.codec.js';
+import { InMemoryRequestStateStore, type RequestStateStore } from './request-state.store.js';
 import {
   ResourceRegistry,
   type ResourceReadValue,
@@ -65,6 +68,8 @@ export interface McpServerOptions {
   requestStateSecret?: string | string[];
   /** How long a multi-round request state stays valid. Default 10 minutes. */
   requestStateTtlMs?: number;
+  /** Remembers consumed states for tools registered with `singleUseState`; in-memory (one instance) by default. */
+  requestStateStore?: RequestStateStore;
   /** Carries list-changed and resource-updated events to listen streams; in-process by default. */
   eventBus?: McpEventBus;
   /** Most `subscriptions/listen` streams open at once. Default 1000. */
@@ -87,15 +92,19 @@ export interface McpRequestContext {
 
 type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<Record<string, unknown>>;
 
+/** What travels between rounds, signed: the round, the handler's state, earlier answers and what was asked. */
 interface SealedState {
   r: number;
   s?: unknown;
   a?: InputResponses;
+  q?: Record<string, InputRequest['method']>;
 }
 
+const INPUT_METHODS: ReadonlySet<unknown> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 const INPUT_REQUIRED_TEXT = 'Additional client input is required before this tool can finish.';
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
 const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+const RETRY_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -109,6 +118,7 @@ export class McpKernel {
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly states: RequestStateCodec;
+  private readonly stateStore: RequestStateStore;
   private readonly eventBus: McpEventBus;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly serverInfo: Record<string, unknown>;
@@ -128,6 +138,7 @@ export class McpKernel {
     this.resources = new ResourceRegistry(pageSize, () => this.publish({ type: 'resources/list_changed' }));
     this.prompts = new PromptRegistry(pageSize, () => this.publish({ type: 'prompts/list_changed' }));
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
+    this.stateStore = options.requestStateStore ?? new InMemoryRequestStateStore();
     this.eventBus = options.eventBus ?? new InProcessEventBus();
     this.serverInfo = Object.fromEntries(
       Object.entries({
@@ -309,7 +320,7 @@ export class McpKernel {
     }
 
     const binding = this.binding(request.method, params.name, args, transport.principal);
-    const context = this.createContext(request, transport, binding);
+    const context = await this.createContext(request, transport, binding, entry.singleUseState);
     const invalid = entry.input.validate(args);
     if (invalid) return toolError(invalid);
 
@@ -354,7 +365,7 @@ export class McpKernel {
     const match = this.resources.match(uri);
     if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
     const binding = this.binding(request.method, uri, {}, transport.principal);
-    const context = this.createContext(request, transport, binding);
+    const context = await this.createContext(request, transport, binding);
     let value: ResourceReadValue | InputRequired;
     try {
       value = await match.handler(uri, match.variables, context);
@@ -364,7 +375,10 @@ export class McpKernel {
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
     const contents = resourceContents(value, uri, match.mimeType);
     const extra = isPlainObject(value) && 'contents' in value ? value : {};
-    return { ...extra, contents, ...this.readCache, ...stripUndefinedHints(match.cache) };
+    // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching).
+    const isRetry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
+    const hints = isRetry ? RETRY_CACHE : { ...this.readCache, ...stripUndefinedHints(match.cache) };
+    return { ...extra, contents, ...hints };
   }
 
   // ----- prompts --------------------------------------------------------------------------------------------
@@ -385,7 +399,7 @@ export class McpKernel {
       }
     }
     const binding = this.binding(request.method, params.name, args, transport.principal);
-    const context = this.createContext(request, transport, binding);
+    const context = await this.createContext(request, transport, binding);
     let value: unknown;
     try {
       value = await prompt.handler(args as Record<string, string>, context);
@@ -474,30 +488,30 @@ export class McpKernel {
     return canonicalDigest([method, name, canonicalDigest(args), who]);
   }
 
-  private createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string): McpContext {
+  /**
+   * Builds the handler's context from a request. A `requestState` is verified (signature, expiry, binding)
+   * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
+   * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
+   */
+  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string, singleUse = false): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
     if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
       throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(logLevel)}`);
     }
-    let inputResponses: InputResponses = {};
-    if (params.inputResponses !== undefined) {
-      if (!isPlainObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
-      // Entries that are not shaped like an answer are dropped here, so a handler only ever sees answers.
-      for (const [key, value] of Object.entries(params.inputResponses)) {
-        if (isAnyInputResponse(value)) inputResponses[key] = value;
-      }
-    }
+    const sent = params.inputResponses;
+    if (sent !== undefined && !isPlainObject(sent)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {
       const opened = this.states.open<SealedState>(params.requestState, binding);
-      if (!opened.ok) {
-        throw McpError.invalidParams('Invalid or expired requestState', { reason: `invalid_request_state: ${opened.reason}` });
+      if (!opened.ok) throw McpError.invalidParams('Invalid or expired requestState', { reason: 'invalid_request_state', detail: opened.reason });
+      if (singleUse && !(await this.stateStore.consume(opened.id, opened.expiresAt))) {
+        throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
       }
       state = opened.payload;
-      inputResponses = { ...(state.a ?? {}), ...inputResponses };
     }
+    const inputResponses = acceptedAnswers(sent ?? {}, state);
     return new McpContext({
       requestId: request.id,
       method: request.method,
@@ -532,17 +546,24 @@ export class McpKernel {
     isToolCall: boolean,
   ): Record<string, unknown> {
     const declared = clientCapabilitiesOf(request);
-    const requests: Record<string, unknown> = {};
+    const kept: Array<[string, InputRequest]> = [];
     let missing: ClientCapabilities | undefined;
     for (const [key, inputRequest] of Object.entries(signal.requests)) {
-      if (!declared || clientSupports(declared, inputRequest)) requests[key] = inputRequest;
+      if (!INPUT_METHODS.has(inputRequest?.method)) {
+        throw new McpError(ErrorCode.InternalError, `Error: input request "${key}" must be elicitation/create, sampling/createMessage or roots/list`);
+      }
+      if (!declared || clientSupports(declared, inputRequest)) kept.push([key, inputRequest]);
       else missing = mergeCapabilities(missing, capabilityNeededFor(inputRequest));
     }
-    if (Object.keys(requests).length === 0) {
+    if (kept.length === 0) {
       if (missing) throw McpError.missingCapabilities(missing);
       throw new McpError(ErrorCode.InternalError, 'Error: input was required but no input request was given');
     }
-    const sealed: SealedState = { r: context.round + 1, a: context.inputResponses };
+    // Answers this round did not ask for again are settled: they travel signed and win over a resent copy.
+    const requests: InputRequests = Object.fromEntries(kept);
+    const settled = Object.entries(context.inputResponses).filter(([key]) => !Object.hasOwn(requests, key));
+    const sealed: SealedState = { r: context.round + 1, q: Object.fromEntries(kept.map(([key, { method }]) => [key, method])) };
+    if (settled.length > 0) sealed.a = Object.fromEntries(settled);
     const state = signal.options.state !== undefined ? signal.options.state : context.state;
     if (state !== undefined) sealed.s = state;
     const result: Record<string, unknown> = {
@@ -583,6 +604,19 @@ function stripUndefinedHints(hints: Partial<CacheHints> | undefined): Partial<Ca
   if (hints?.ttlMs !== undefined) out.ttlMs = hints.ttlMs;
   if (hints?.cacheScope !== undefined) out.cacheScope = hints.cacheScope;
   return out;
+}
+
+/**
+ * The answers a handler sees. On a first call, every entry shaped like an answer; on a retry, only answers
+ * to what the last round asked, each of the type asked for. Answers settled in earlier rounds come from the
+ * signed state and win, so nothing a later round was built on can be swapped afterwards.
+ */
+function acceptedAnswers(sent: Record<string, unknown>, state: SealedState): InputResponses {
+  const asked = state.q;
+  const fresh = Object.entries(sent).filter(([key, value]) =>
+    asked ? Object.hasOwn(asked, key) && isInputResponseFor(asked[key], value) : isAnyInputResponse(value),
+  );
+  return { ...(Object.fromEntries(fresh) as InputResponses), ...state.a };
 }
 
 function clientCapabilitiesOf(request: JsonRpcRequest): ClientCapabilities | undefined {

@@ -1,4 +1,5 @@
 import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protocol/mcp-types.js';
+import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import type { Completer } from './resource.registry.js';
@@ -7,7 +8,8 @@ import { stripUndefined } from './tool.registry.js';
 /** What a prompt handler may return: one text, messages, or a full get result. */
 export type PromptValue = string | PromptMessage[] | GetPromptResult;
 
-export type PromptHandler = (args: Record<string, string>, context: McpContext) => PromptValue | Promise<PromptValue>;
+/** A handler may return (or throw) `InputRequired` to ask the client for input first. */
+export type PromptHandler = (args: Record<string, string>, context: McpContext) => PromptValue | InputRequired | Promise<PromptValue | InputRequired>;
 
 export interface PromptRegistration extends PromptDefinition {
   handler: PromptHandler;

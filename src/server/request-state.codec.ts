@@ -1,22 +1,43 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
+const DEFAULT_TTL_MS = 10 * 60_000;
+const MAX_TOKEN_LENGTH = 1_000_000;
 
 export interface RequestStateCodecOptions {
   /** One secret, or several for rotation: state is signed with the first and accepted under any. */
   secret?: string | readonly string[];
-  /** How long a sealed state stays valid. */
+  /** How long a sealed state stays valid. Default 10 minutes. */
   ttlMs?: number;
+  /** The clock, in epoch milliseconds (tests inject one). */
   now?: () => number;
 }
 
-export type OpenedState<T> = { ok: true; payload: T } | { ok: false; reason: 'malformed' | 'signature' | 'expired' | 'binding' };
+/** A verified state: what was sealed, its unique id (for at-most-once consumption) and when it expires. */
+export interface VerifiedState<T> {
+  ok: true;
+  payload: T;
+  id: string;
+  expiresAt: number;
+}
+
+export type StateRejection = 'malformed' | 'signature' | 'expired' | 'binding';
+
+export type OpenedState<T> = VerifiedState<T> | { ok: false; reason: StateRejection };
+
+interface SealedBody {
+  p: unknown;
+  exp: number;
+  b: string;
+  id: string;
+}
 
 /**
  * Seals the state a multi-round request carries between rounds: `v1.<payload>.<mac>`, where the payload is
- * base64url JSON `{p, exp, b}` and the MAC is HMAC-SHA-256 over `v1.<payload>`. `b` binds the state to the
+ * base64url JSON `{p, exp, b, id}` and the MAC is HMAC-SHA-256 over `v1.<payload>`. `b` binds the state to the
  * request that created it, so a state cannot be replayed against another tool, other arguments or another
- * principal. The MAC is compared as an exact string in constant time, so trailing junk can never verify.
+ * principal; `id` is unique per seal, for stores that enforce single use. The MAC is checked in constant time
+ * over the exact string before anything is decoded, so trailing junk or a re-encoded payload never verifies.
  * Signed, not encrypted: put nothing secret in it.
  */
 export class RequestStateCodec {
@@ -27,46 +48,61 @@ export class RequestStateCodec {
 
   constructor(options: RequestStateCodecOptions = {}) {
     const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
-    this.generatedSecret = secrets.length === 0;
+    if (options.secret !== undefined && secrets.length === 0) {
+      throw new Error('requestStateSecret: give at least one secret (the first signs, every one verifies)');
+    }
     if (secrets.some((s) => typeof s !== 'string' || s.length < 32)) {
       throw new Error('requestStateSecret: every secret must be a string of at least 32 characters');
     }
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new Error(`requestStateTtlMs must be a positive integer, got ${ttlMs}`);
+    this.generatedSecret = secrets.length === 0;
     this.keys = this.generatedSecret ? [randomBytes(32)] : secrets.map((s) => Buffer.from(s, 'utf8'));
-    this.ttlMs = options.ttlMs ?? 10 * 60_000;
+    this.ttlMs = ttlMs;
     this.now = options.now ?? Date.now;
   }
 
   seal(payload: unknown, binding: string): string {
-    const body = Buffer.from(JSON.stringify({ p: payload, exp: this.now() + this.ttlMs, b: binding }), 'utf8').toString('base64url');
-    const signed = `${VERSION}.${body}`;
+    const body: SealedBody = { p: payload, exp: this.now() + this.ttlMs, b: binding, id: randomBytes(16).toString('base64url') };
+    const signed = `${VERSION}.${Buffer.from(JSON.stringify(body), 'utf8').toString('base64url')}`;
     return `${signed}.${this.mac(this.keys[0], signed)}`;
   }
 
   open<T>(token: unknown, binding: string): OpenedState<T> {
-    if (typeof token !== 'string' || token.length > 1_000_000) return { ok: false, reason: 'malformed' };
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' };
     const parts = token.split('.');
     if (parts.length !== 3 || parts[0] !== VERSION) return { ok: false, reason: 'malformed' };
     const signed = `${parts[0]}.${parts[1]}`;
     const given = Buffer.from(parts[2], 'utf8');
-    const verified = this.keys.some((key) => {
+    // Every key is tried, so how long verification takes does not tell which key (if any) matched.
+    let verified = false;
+    for (const key of this.keys) {
       const expected = Buffer.from(this.mac(key, signed), 'utf8');
-      return expected.length === given.length && timingSafeEqual(expected, given);
-    });
-    if (!verified) return { ok: false, reason: 'signature' };
-    let decoded: { p: T; exp: number; b: string };
-    try {
-      decoded = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    } catch {
-      return { ok: false, reason: 'malformed' };
+      if (expected.length === given.length && timingSafeEqual(expected, given)) verified = true;
     }
-    if (typeof decoded?.exp !== 'number' || decoded.exp < this.now()) return { ok: false, reason: 'expired' };
-    if (decoded.b !== binding) return { ok: false, reason: 'binding' };
-    return { ok: true, payload: decoded.p };
+    if (!verified) return { ok: false, reason: 'signature' };
+    const body = decode(parts[1]);
+    if (!body) return { ok: false, reason: 'malformed' };
+    if (body.exp <= this.now()) return { ok: false, reason: 'expired' };
+    if (body.b !== binding) return { ok: false, reason: 'binding' };
+    return { ok: true, payload: body.p as T, id: body.id, expiresAt: body.exp };
   }
 
   private mac(key: Buffer, data: string): string {
     return createHmac('sha256', key).update(data).digest('base64url');
   }
+}
+
+function decode(part: string): SealedBody | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { exp, b, id } = body as Partial<SealedBody>;
+  return typeof exp === 'number' && typeof b === 'string' && typeof id === 'string' ? (body as SealedBody) : undefined;
 }
 
 /** A digest of a JSON value that does not depend on key order, for binding state to the original arguments. */

@@ -5,6 +5,7 @@ import type {
   ResourceDefinition,
   ResourceTemplateDefinition,
 } from '../protocol/mcp-types.js';
+import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import { stripUndefined } from './tool.registry.js';
@@ -13,7 +14,12 @@ import { UriTemplate } from './uri-template.js';
 /** What a resource handler may return: text, bytes, contents, or a full read result. */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult;
 
-export type ResourceHandler = (uri: string, variables: Record<string, string>, context: McpContext) => ResourceReadValue | Promise<ResourceReadValue>;
+/** A handler may return (or throw) `InputRequired` to ask the client for input first. */
+export type ResourceHandler = (
+  uri: string,
+  variables: Record<string, string>,
+  context: McpContext,
+) => ResourceReadValue | InputRequired | Promise<ResourceReadValue | InputRequired>;
 
 /** Suggests values for one variable of a template, given what the user typed so far. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;

@@ -6,6 +6,7 @@ import type { JsonSchema } from '../protocol/mcp-types.js';
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
+const MAX_SCHEMAS_BY_VALUE = 256;
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
@@ -24,6 +25,7 @@ export class SchemaCompiler {
   private readonly draft2020: Ajv;
   private readonly draft07: Ajv;
   private readonly cache = new WeakMap<object, CompiledSchema>();
+  private readonly byText = new Map<string, CompiledSchema>();
 
   constructor() {
     const options: Options = { strict: false, allErrors: false, $data: false, logger: false, validateSchema: true, addUsedSchema: false };
@@ -46,6 +48,25 @@ export class SchemaCompiler {
       validate: (value) => (fn(value) ? null : describeError(fn.errors?.[0])),
     };
     this.cache.set(schema, compiled);
+    return compiled;
+  }
+
+  /**
+   * For schemas a handler builds per request (an elicitation's `requestedSchema`): equal schemas share one
+   * compilation, and past a bound the oldest is dropped from ajv too (ajv keeps every schema object it
+   * compiled), so inline schemas cost one compile each and never accumulate.
+   */
+  compileByValue(schema: JsonSchema, subject: string): CompiledSchema {
+    const text = JSON.stringify(schema);
+    const known = this.byText.get(text);
+    if (known) return known;
+    if (this.byText.size >= MAX_SCHEMAS_BY_VALUE) {
+      const [oldestText, oldest] = this.byText.entries().next().value as [string, CompiledSchema];
+      this.byText.delete(oldestText);
+      this.dialectFor(oldest.schema, subject).removeSchema(oldest.schema as AnySchema);
+    }
+    const compiled = this.compile(schema, subject);
+    this.byText.set(text, compiled);
     return compiled;
   }
 

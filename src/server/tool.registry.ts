@@ -12,6 +12,8 @@ export interface ToolRegistration extends ToolDefinition {
   handler: ToolHandler;
   /** Client capabilities the tool cannot work without: a request lacking one gets -32021 before the handler runs. */
   requiredCapabilities?: ClientCapabilities;
+  /** Each request state of this tool's rounds is accepted once (see `RequestStateStore`); a replay gets -32602. */
+  singleUseState?: boolean;
 }
 
 export interface ToolEntry {
@@ -21,6 +23,7 @@ export interface ToolEntry {
   readonly output?: CompiledSchema;
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
+  readonly singleUseState?: boolean;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -51,7 +54,7 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, ...definition } = registration;
+    const { handler, requiredCapabilities, singleUseState, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
@@ -75,6 +78,7 @@ export class ToolRegistry {
       output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
       paramHeaders,
       requiredCapabilities,
+      singleUseState,
     };
     this.entries.set(name, entry);
     this.changed();
