@@ -1,6 +1,7 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { McpContext } from './mcp-context.js';
+import type { McpRequestContext } from './mcp-kernel.js';
 import { PagedList } from './paged-list.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
@@ -12,7 +13,11 @@ export interface ToolRegistration extends ToolDefinition {
   handler: ToolHandler;
   /** Client capabilities the tool cannot work without: a request lacking one gets -32021 before the handler runs. */
   requiredCapabilities?: ClientCapabilities;
+  /** Decides per request whether `tools/list` shows the tool (e.g. hidden from callers a guard would deny). */
+  visible?: ToolVisibility;
 }
+
+export type ToolVisibility = (context: McpRequestContext) => boolean | Promise<boolean>;
 
 export interface ToolEntry {
   readonly definition: ToolDefinition;
@@ -21,6 +26,7 @@ export interface ToolEntry {
   readonly output?: CompiledSchema;
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
+  readonly visible?: ToolVisibility;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -28,6 +34,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
+  private conditional = 0;
   readonly listing: PagedList<ToolDefinition>;
 
   constructor(
@@ -46,12 +53,17 @@ export class ToolRegistry {
     return this.entries.get(name);
   }
 
+  /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
+  get hasConditionalTools(): boolean {
+    return this.conditional > 0;
+  }
+
   has(name: string): boolean {
     return this.entries.has(name);
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, ...definition } = registration;
+    const { handler, requiredCapabilities, visible, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
@@ -75,15 +87,20 @@ export class ToolRegistry {
       output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
       paramHeaders,
       requiredCapabilities,
+      visible,
     };
     this.entries.set(name, entry);
+    if (visible) this.conditional++;
     this.changed();
   }
 
   remove(name: string): boolean {
-    const removed = this.entries.delete(name);
-    if (removed) this.changed();
-    return removed;
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    this.entries.delete(name);
+    if (entry.visible) this.conditional--;
+    this.changed();
+    return true;
   }
 
   private changed(): void {
