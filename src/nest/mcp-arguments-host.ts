@@ -6,4 +6,10 @@ import type { McpContext } from '../server/mcp-context.js';
  * comes first, where HTTP-style guards and interceptors look for it (`context.switchToHttp().getRequest()`).
  * `args` are a tool's validated arguments, a prompt's arguments or a resource template's variables.
  */
-export type McpArgumentsHost = [httpRequest: unknown, args: unknown, context: McpContext | undefined, inputResponses: InputResponses | undefined, uri: string | undefined];
+export type McpArgumentsHost = [
+  httpRequest: unknown,
+  context: McpContext,
+  inputResponses: InputResponses,
+  args: unknown,
+  uri: string | undefined,
+];

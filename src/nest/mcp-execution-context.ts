@@ -24,7 +24,7 @@ export class McpExecutionContext extends ExecutionContextHost {
     return this.getArgByIndex(McpParamtype.ARGS);
   }
 
-  /** The call's `McpContext`; undefined while `tools/list` checks visibility. */
+  /** The call's `McpContext` (while `tools/list` checks visibility: the list request's). */
   getContext(): McpContext {
     return this.getArgByIndex(McpParamtype.CONTEXT);
   }

@@ -1,11 +1,16 @@
 import { HttpException, Injectable, type ParamData } from '@nestjs/common';
-import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
+import {
+  CUSTOM_ROUTE_ARGS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { McpContext } from '../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import type { McpContextType } from './mcp-execution-context.js';
 import { MCP_PARAM_ARGS_METADATA } from './mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpSignalFilter } from './mcp-signal.filter.js';
 import { providerPrototype } from './provider-prototype.js';
 
 /** Runs one decorated method for one call, given the call's arguments host. */
@@ -22,6 +27,7 @@ interface ParamMetadata {
 const MCP_CONTEXT: McpContextType = 'mcp';
 const ALL_ENHANCERS = { guards: true, interceptors: true, filters: true };
 const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
+const SIGNAL_FILTER = new McpSignalFilter();
 
 /**
  * Turns a decorated provider method into a handler, once, at start-up. A singleton method with no guard,
@@ -63,23 +69,19 @@ export class McpHandlerFactory {
   }
 
   /**
-   * Runs only the method's guards against a request, for `tools/list`. The guards see a handler carrying the
-   * method's metadata (so `Reflector` lookups work) and an arguments host with the HTTP request only.
+   * Runs only the method's guards against a `tools/list` request. The guards see a handler carrying the method's
+   * metadata (so `Reflector` lookups work) and the list request's host: no arguments.
    */
-  createGuardCheck(wrapper: InstanceWrapper, methodName: string): (httpRequest: unknown) => Promise<boolean> {
-    const method = (providerPrototype(wrapper) as Instance)[methodName];
-    const probe = function allowed(): boolean {
-      return true;
-    };
-    for (const key of Reflect.getMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getMetadata(key, method), probe);
+  createGuardCheck(wrapper: InstanceWrapper, methodName: string): (context: McpContext) => Promise<boolean> {
+    const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
     const check = (instance: Instance, contextId?: ContextId) =>
       this.externalContextCreator.create(instance, probe, methodName, undefined, undefined, contextId, wrapper.id, GUARDS_ONLY, MCP_CONTEXT);
     const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
-    return async (httpRequest) => {
-      const host: McpArgumentsHost = [httpRequest, undefined, undefined, undefined, undefined];
+    return async (context) => {
+      const host: McpArgumentsHost = [context.httpRequest, context, context.inputResponses, undefined, undefined];
       try {
         if (staticCheck) return (await staticCheck(...host)) === true;
-        const { instance, contextId } = await this.resolvePerCall(wrapper, httpRequest);
+        const { instance, contextId } = await this.resolvePerCall(wrapper, context.httpRequest);
         return (await check(instance, contextId)(...host)) === true;
       } catch {
         return false;
@@ -89,23 +91,24 @@ export class McpHandlerFactory {
 
   private createHandler(wrapper: InstanceWrapper, methodName: string): McpMethodHandler {
     if (!wrapper.isDependencyTreeStatic()) {
+      const callback = pipelineCallback((providerPrototype(wrapper) as Instance)[methodName]);
       return async (host) => {
         const { instance, contextId } = await this.resolvePerCall(wrapper, host[0]);
-        return this.pipeline(instance, methodName, contextId, wrapper.id)(...host);
+        return this.pipeline(instance, callback, methodName, contextId, wrapper.id)(...host);
       };
     }
     const instance = wrapper.instance as Instance;
     if (this.hasEnhancers(instance, methodName)) {
-      const pipeline = this.pipeline(instance, methodName, undefined, wrapper.id);
+      const pipeline = this.pipeline(instance, pipelineCallback(instance[methodName]), methodName, undefined, wrapper.id);
       return (host) => pipeline(...host);
     }
     return this.direct(instance, methodName);
   }
 
-  private pipeline(instance: Instance, methodName: string, contextId: ContextId | undefined, inquirerId: string) {
+  private pipeline(instance: Instance, callback: (...args: unknown[]) => unknown, methodName: string, contextId: ContextId | undefined, inquirerId: string) {
     return this.externalContextCreator.create(
       instance,
-      instance[methodName],
+      callback,
       methodName,
       MCP_PARAM_ARGS_METADATA,
       this.paramsFactory,
@@ -153,8 +156,28 @@ export class McpHandlerFactory {
       config.getGlobalRequestInterceptors().length +
       config.getGlobalRequestPipes().length +
       config.getGlobalRequestFilters().length;
-    return declared || globals > 0 || paramsOf(instance, methodName).some((p) => p.pipes.length > 0);
+    return declared || globals > 0 || paramsOf(instance, methodName).some((p) => p.custom || p.pipes.length > 0);
   }
+}
+
+/**
+ * What the pipeline calls in place of the method: the method itself, carrying the method's metadata (so guards
+ * and interceptors reading it through `context.getHandler()` see it) plus `McpSignalFilter` as its innermost
+ * exception filter.
+ */
+function pipelineCallback(method: Function): (...args: unknown[]) => unknown {
+  const callback = withMetadataOf(method, function (this: unknown, ...args: unknown[]) {
+    return method.apply(this, args);
+  });
+  const filters: unknown[] = Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, method) ?? [];
+  Reflect.defineMetadata(EXCEPTION_FILTERS_METADATA, [...filters, SIGNAL_FILTER], callback);
+  return callback;
+}
+
+/** Copies every metadata entry of `source` onto `target`, so `Reflector` lookups on either agree. */
+function withMetadataOf<T extends Function>(source: Function, target: T): T {
+  for (const key of Reflect.getMetadataKeys(source)) Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
+  return target;
 }
 
 function declares(key: string, method: object, classRef: object): boolean {
@@ -163,9 +186,15 @@ function declares(key: string, method: object, classRef: object): boolean {
   return (onMethod?.length ?? 0) + (onClass?.length ?? 0) > 0;
 }
 
-function paramsOf(instance: Instance, methodName: string): Array<{ index: number; type: number; data?: string; pipes: unknown[] }> {
+function paramsOf(instance: Instance, methodName: string): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
   const metadata: Record<string, ParamMetadata> = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
-  return Object.entries(metadata).map(([key, p]) => ({ index: p.index, type: Number(key.split(':')[0]), data: p.data, pipes: p.pipes ?? [] }));
+  return Object.entries(metadata).map(([key, p]) => ({
+    index: p.index,
+    type: Number(key.split(':')[0]),
+    data: p.data,
+    pipes: p.pipes ?? [],
+    custom: key.includes(CUSTOM_ROUTE_ARGS_METADATA),
+  }));
 }
 
 /** An `HttpException` (a guard's ForbiddenException, a pipe's BadRequestException) is a tool error result. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { McpContext } from '../server/mcp-context.js';
 import type { Completer } from '../server/resource.registry.js';
 import type { McpCompleters } from './decorators/mcp-completers.type.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
@@ -80,22 +81,22 @@ export class McpExplorer implements OnModuleInit {
           name: name ?? methodName,
           inputSchema: inputSchema ? await toJsonSchema(inputSchema, 'input') : { ...NO_ARGUMENTS },
           outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
-          handler: (args, inputResponses, ctx) => handler(host(ctx.httpRequest, args, ctx, inputResponses)),
-          visible: allowed && ((transport) => allowed(transport.httpRequest)),
+          handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
+          visible: allowed,
         });
         return;
       }
       case 'resource':
         this.server.addResource({
           ...metadata.options,
-          handler: (uri, variables, ctx) => handler(host(ctx.httpRequest, variables, ctx, ctx.inputResponses, uri)) as never,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
         });
         return;
       case 'resourceTemplate':
         this.server.addResourceTemplate({
           ...metadata.options,
           complete: this.completers(wrapper, metadata.options.complete),
-          handler: (uri, variables, ctx) => handler(host(ctx.httpRequest, variables, ctx, ctx.inputResponses, uri)) as never,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
         });
         return;
       case 'prompt':
@@ -103,7 +104,7 @@ export class McpExplorer implements OnModuleInit {
           ...metadata.options,
           name: metadata.options.name ?? methodName,
           complete: this.completers(wrapper, metadata.options.complete),
-          handler: (args, ctx) => handler(host(ctx.httpRequest, args, ctx, ctx.inputResponses)) as never,
+          handler: (args, ctx) => handler(hostOf(ctx, args)) as never,
         });
         return;
     }
@@ -128,8 +129,8 @@ export class McpExplorer implements OnModuleInit {
   }
 }
 
-function host(httpRequest: unknown, args: unknown, ctx: McpArgumentsHost[2], inputResponses: McpArgumentsHost[3], uri?: string): McpArgumentsHost {
-  return [httpRequest, args, ctx, inputResponses, uri];
+function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
+  return [ctx.httpRequest, ctx, ctx.inputResponses, args, uri];
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {

@@ -296,7 +296,9 @@ export class McpKernel {
     const result = this.list(this.tools.size > 0, 'tools', () => this.tools.listing.page(request.params?.cursor));
     if (!this.tools.hasConditionalTools) return result;
     const tools = result.tools as ToolDefinition[];
-    const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(transport) ?? true));
+    // A list request carries no request state: the context only describes who is asking.
+    const context = this.createContext({ ...request, params: { _meta: request.params?._meta } }, transport, '');
+    const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
     return { ...result, tools: tools.filter((_, i) => shown[i]), cacheScope: 'private' };
   }
 

@@ -1,7 +1,6 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { McpContext } from './mcp-context.js';
-import type { McpRequestContext } from './mcp-kernel.js';
 import { PagedList } from './paged-list.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
@@ -17,7 +16,7 @@ export interface ToolRegistration extends ToolDefinition {
   visible?: ToolVisibility;
 }
 
-export type ToolVisibility = (context: McpRequestContext) => boolean | Promise<boolean>;
+export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
 
 export interface ToolEntry {
   readonly definition: ToolDefinition;
