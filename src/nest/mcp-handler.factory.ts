@@ -135,7 +135,8 @@ export class McpHandlerFactory {
   }
 
   private async resolvePerCall(wrapper: InstanceWrapper, httpRequest: unknown): Promise<{ instance: Instance; contextId: ContextId }> {
-    const contextId = ContextIdFactory.create();
+    // A context id per HTTP request (one call per POST), which also honours a ContextIdStrategy (durable providers).
+    const contextId = ContextIdFactory.getByRequest(httpRequest as Record<string, unknown>);
     this.moduleRef.registerRequestByContextId(httpRequest, contextId);
     const instance = await this.moduleRef.resolve<unknown, Instance>(wrapper.token as Function, contextId, { strict: false });
     return { instance, contextId };

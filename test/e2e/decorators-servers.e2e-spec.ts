@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Injectable, Module, UseGuards, type INestApplication } from '@nestjs/common';
 import { McpModule, MCPServer, Prompt, Tool } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
@@ -83,6 +83,48 @@ describe('Several MCP servers in one app', () => {
     expect((await list('/support/mcp', 'prompts/list')).result.prompts).toEqual([{ name: 'triage', description: 'Support prompt' }]);
     const none = await post(app, envelope('prompts/list'), {}, '/billing/mcp');
     expect(none.body.error.code).toBe(-32601);
+  });
+});
+
+@Injectable()
+class DenyAll {
+  canActivate(): boolean {
+    return false;
+  }
+}
+
+@Injectable()
+class LockedTools {
+  @Tool({ name: 'locked', description: 'Always denied' })
+  @UseGuards(DenyAll)
+  locked(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'listed', description: 'Denied, but opts out of hiding', hideWhenDenied: false })
+  @UseGuards(DenyAll)
+  listed(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'open', description: 'No guard' })
+  open(): string {
+    return 'open';
+  }
+}
+
+@Module({ providers: [LockedTools] })
+class LockedModule {}
+
+describe('The hideDeniedTools module option', () => {
+  it('hides every denied tool unless the tool opts out', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }), LockedModule]);
+    try {
+      const res = await post(app, envelope('tools/list')).expect(200);
+      expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['listed', 'open']);
+    } finally {
+      await app.close();
+    }
   });
 });
 
