@@ -13,6 +13,7 @@ import {
   UseInterceptors,
   UsePipes,
   ValidationPipe,
+  createParamDecorator,
   type CallHandler,
   type CanActivate,
   type ExceptionFilter,
@@ -148,6 +149,17 @@ class PipelineTools {
   }
 }
 
+/** An ordinary Nest custom parameter decorator reading the HTTP request. */
+const ApiKey = createParamDecorator((_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest().headers['x-api-key']);
+
+@Injectable()
+class CustomParamTools {
+  @Tool({ name: 'key_echo', description: 'Custom parameter decorator', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } })
+  keyEcho(@ApiKey() key: string, @Args('n') n: number): string {
+    return `${key}:${n}`;
+  }
+}
+
 let created = 0;
 
 @Injectable({ scope: Scope.REQUEST })
@@ -162,7 +174,7 @@ class RequestScopedTools {
   }
 }
 
-@Module({ providers: [PipelineTools, ApiKeyGuard, RequestScopedTools] })
+@Module({ providers: [PipelineTools, ApiKeyGuard, RequestScopedTools, CustomParamTools] })
 class PipelineModule {}
 
 describe('Nest pipeline on decorated tools', () => {
@@ -214,6 +226,11 @@ describe('Nest pipeline on decorated tools', () => {
     expect(text(await callTool(app, 'trim', { text: '  padded  ', count: '41' }).expect(200))).toBe('[padded] number 42');
     const bad = await callTool(app, 'trim', { text: 'x', count: 'many' }).expect(200);
     expect(bad.body.result).toMatchObject({ isError: true, content: [{ text: 'Error: Validation failed (numeric string is expected)' }] });
+  });
+
+  it('supports Nest custom parameter decorators next to @Args()', async () => {
+    const body = envelope('tools/call', { name: 'key_echo', arguments: { n: 7 } });
+    expect(text(await post(app, body, { 'x-api-key': 'k1' }).expect(200))).toBe('k1:7');
   });
 
   it('runs ValidationPipe with the DTO as metatype', async () => {
