@@ -21,7 +21,7 @@ export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mc
 export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';
 export { Content } from './server/content.js';
-export type { ToolHandler, ToolRegistration } from './server/tool.registry.js';
+export type { ToolHandler, ToolRegistration, ToolVisibility } from './server/tool.registry.js';
 export type {
   ResourceHandler,
   ResourceRegistration,
@@ -41,3 +41,18 @@ export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
 export type { McpModuleOptions, McpModuleExtras } from './nest/mcp-module-options.interface.js';
+
+// Nest: decorators for tools, resources and prompts on providers, and their execution context.
+export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
+export { Resource, type ResourceOptions } from './nest/decorators/resource.decorator.js';
+export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
+export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
+export type { McpCompleters } from './nest/decorators/mcp-completers.type.js';
+export { Args } from './nest/decorators/args.decorator.js';
+export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
+export { InputResponses } from './nest/decorators/input-responses.decorator.js';
+export { ResourceUri } from './nest/decorators/resource-uri.decorator.js';
+export { McpExecutionContext, type McpContextType } from './nest/mcp-execution-context.js';
+export { McpParamtype } from './nest/mcp-paramtype.enum.js';
+export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
+export type { McpSchema, StandardJsonSchemaSource, ZodSchemaSource } from './nest/schema/mcp-schema.type.js';

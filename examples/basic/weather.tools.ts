@@ -1,39 +1,41 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { MCPServer } from '../../src/index.js';
-import { WeatherService } from './weather.service.js';
+import { Injectable } from '@nestjs/common';
+import { Args, McpContext, McpCtx, Tool } from '../../src/index.js';
+import { WeatherService, type Forecast } from './weather.service.js';
 
-/** Registers the example's tools with `MCPServer.registerTool`, the run-time registration API. */
+/** The example's tools, declared on a provider: the explorer registers them with `MCPServer` at start-up. */
 @Injectable()
-export class WeatherTools implements OnModuleInit {
-  constructor(
-    private readonly server: MCPServer,
-    private readonly weather: WeatherService,
-  ) {}
+export class WeatherTools {
+  constructor(private readonly weather: WeatherService) {}
 
-  onModuleInit(): void {
-    this.server.registerTool(
-      'get_weather',
-      'Current weather for a city',
-      { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
-      (args: { city: string }) => this.weather.forecast(args.city),
-    );
-    this.server.registerTool(
-      'add',
-      'Adds two numbers',
-      { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-      (args: { a: number; b: number }) => args.a + args.b,
-    );
-    this.server.registerTool(
-      'countdown',
-      'Counts down from n, reporting progress on the way',
-      { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['n'] },
-      async (args: { n: number }, _inputs, ctx) => {
-        for (let i = 1; i <= args.n; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          ctx.reportProgress({ progress: i, total: args.n, message: `${args.n - i} to go` });
-        }
-        return 'Lift-off!';
-      },
-    );
+  @Tool({
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    inputSchema: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
+    annotations: { readOnlyHint: true },
+  })
+  getWeather(@Args('city') city: string): Forecast {
+    return this.weather.forecast(city);
+  }
+
+  @Tool({
+    name: 'add',
+    description: 'Adds two numbers',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  })
+  add(@Args() args: { a: number; b: number }): number {
+    return args.a + args.b;
+  }
+
+  @Tool({
+    name: 'countdown',
+    description: 'Counts down from n, reporting progress on the way',
+    inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['n'] },
+  })
+  async countdown(@Args('n') n: number, @McpCtx() ctx: McpContext): Promise<string> {
+    for (let i = 1; i <= n; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ctx.reportProgress({ progress: i, total: n, message: `${n - i} to go` });
+    }
+    return 'Lift-off!';
   }
 }

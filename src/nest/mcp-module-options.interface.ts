@@ -5,7 +5,15 @@ import type { McpServerOptions } from '../server/mcp-kernel.js';
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key).
  */
-export interface McpModuleOptions extends McpServerOptions, McpHttpOptions {}
+export interface McpModuleOptions extends McpServerOptions, McpHttpOptions {
+  /**
+   * Modules whose providers' `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` methods this server
+   * serves (their own providers, not those of their imports). Default: every module of the app.
+   */
+  include?: Function[];
+  /** Leave tools out of `tools/list` for requests their guards deny (per tool: `@Tool({ hideWhenDenied })`). */
+  hideDeniedTools?: boolean;
+}
 
 /** Options that shape the module itself and so cannot come from an async factory. */
 export interface McpModuleExtras {

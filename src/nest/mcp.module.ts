@@ -1,10 +1,13 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
+import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
 
 /**
@@ -16,8 +19,12 @@ import { MCPServer } from './mcp.server.js';
  * ```
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     MCPServer,
+    McpMetadataAccessor,
+    McpHandlerFactory,
+    McpExplorer,
     {
       provide: McpHttpDriver,
       useFactory: (server: MCPServer, options: McpModuleOptions) => new McpHttpDriver(server, options),

@@ -23,6 +23,7 @@ import {
   type PromptMessage,
   type ResourceContents,
   type ServerCapabilities,
+  type ToolDefinition,
 } from '../protocol/mcp-types.js';
 import { checkParamHeaders } from '../protocol/param-headers.js';
 import {
@@ -155,7 +156,7 @@ export class McpKernel {
     this.discoverCache = cacheHints(options.cache?.discover, DEFAULT_LIST_CACHE);
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', async () => this.discover()],
-      ['tools/list', async (req) => this.list(this.tools.size > 0, 'tools', () => this.tools.listing.page(req.params?.cursor))],
+      ['tools/list', (req, ctx) => this.listTools(req, ctx)],
       ['tools/call', (req, ctx) => this.callTool(req, ctx)],
       ['resources/list', async (req) => this.list(this.resources.size > 0, 'resources', () => this.resources.listing.page(req.params?.cursor))],
       [
@@ -300,6 +301,17 @@ export class McpKernel {
   }
 
   // ----- tools ----------------------------------------------------------------------------------------------
+
+  /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
+  private async listTools(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
+    const result = this.list(this.tools.size > 0, 'tools', () => this.tools.listing.page(request.params?.cursor));
+    if (!this.tools.hasConditionalTools) return result;
+    const tools = result.tools as ToolDefinition[];
+    // A list request carries no request state: the context only describes who is asking.
+    const context = await this.createContext({ ...request, params: { _meta: request.params?._meta } }, transport, '');
+    const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
+    return { ...result, tools: tools.filter((_, i) => shown[i]), cacheScope: 'private' };
+  }
 
   private async callTool(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
     const params = request.params ?? {};

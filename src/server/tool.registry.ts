@@ -14,7 +14,11 @@ export interface ToolRegistration extends ToolDefinition {
   requiredCapabilities?: ClientCapabilities;
   /** Each request state of this tool's rounds is accepted once (see `RequestStateStore`); a replay gets -32602. */
   singleUseState?: boolean;
+  /** Decides per request whether `tools/list` shows the tool (e.g. hidden from callers a guard would deny). */
+  visible?: ToolVisibility;
 }
+
+export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
 
 export interface ToolEntry {
   readonly definition: ToolDefinition;
@@ -24,6 +28,7 @@ export interface ToolEntry {
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
   readonly singleUseState?: boolean;
+  readonly visible?: ToolVisibility;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -31,6 +36,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
+  private conditional = 0;
   readonly listing: PagedList<ToolDefinition>;
 
   constructor(
@@ -49,12 +55,17 @@ export class ToolRegistry {
     return this.entries.get(name);
   }
 
+  /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
+  get hasConditionalTools(): boolean {
+    return this.conditional > 0;
+  }
+
   has(name: string): boolean {
     return this.entries.has(name);
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, singleUseState, ...definition } = registration;
+    const { handler, requiredCapabilities, singleUseState, visible, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
@@ -79,15 +90,20 @@ export class ToolRegistry {
       paramHeaders,
       requiredCapabilities,
       singleUseState,
+      visible,
     };
     this.entries.set(name, entry);
+    if (visible) this.conditional++;
     this.changed();
   }
 
   remove(name: string): boolean {
-    const removed = this.entries.delete(name);
-    if (removed) this.changed();
-    return removed;
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    this.entries.delete(name);
+    if (entry.visible) this.conditional--;
+    this.changed();
+    return true;
   }
 
   private changed(): void {

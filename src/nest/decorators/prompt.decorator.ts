@@ -1,0 +1,23 @@
+import { SetMetadata } from '@nestjs/common';
+import type { PromptRegistration } from '../../server/prompt.registry.js';
+import { MCP_PROMPT_METADATA } from '../mcp-metadata.constants.js';
+import { McpParamtype } from '../mcp-paramtype.enum.js';
+import type { McpCompleters } from './mcp-completers.type.js';
+import { defaultMcpParams } from './mcp-param.decorator-factory.js';
+
+export interface PromptOptions extends Omit<PromptRegistration, 'handler' | 'complete' | 'name'> {
+  /** The prompt's name; defaults to the method name. */
+  name?: string;
+  complete?: McpCompleters;
+}
+
+/**
+ * Declares a provider method as an MCP prompt (registered with `MCPServer.addPrompt`). Without parameter
+ * decorators the method receives `(args, ctx)`.
+ */
+export function Prompt(options: PromptOptions): MethodDecorator {
+  return (target, key, descriptor) => {
+    defaultMcpParams(target, key, [McpParamtype.ARGS, McpParamtype.CONTEXT]);
+    SetMetadata(MCP_PROMPT_METADATA, options)(target, key, descriptor);
+  };
+}

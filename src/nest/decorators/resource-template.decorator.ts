@@ -1,0 +1,21 @@
+import { SetMetadata } from '@nestjs/common';
+import type { ResourceTemplateRegistration } from '../../server/resource.registry.js';
+import { MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp-metadata.constants.js';
+import { McpParamtype } from '../mcp-paramtype.enum.js';
+import type { McpCompleters } from './mcp-completers.type.js';
+import { defaultMcpParams } from './mcp-param.decorator-factory.js';
+
+export interface ResourceTemplateOptions extends Omit<ResourceTemplateRegistration, 'handler' | 'complete'> {
+  complete?: McpCompleters;
+}
+
+/**
+ * Declares a provider method as an MCP resource template (registered with `MCPServer.addResourceTemplate`).
+ * `@Args()` is the template's variables; without parameter decorators the method receives `(uri, variables, ctx)`.
+ */
+export function ResourceTemplate(options: ResourceTemplateOptions): MethodDecorator {
+  return (target, key, descriptor) => {
+    defaultMcpParams(target, key, [McpParamtype.URI, McpParamtype.ARGS, McpParamtype.CONTEXT]);
+    SetMetadata(MCP_RESOURCE_TEMPLATE_METADATA, options)(target, key, descriptor);
+  };
+}

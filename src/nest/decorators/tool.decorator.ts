@@ -1,0 +1,30 @@
+import { SetMetadata } from '@nestjs/common';
+import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
+import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
+import { McpParamtype } from '../mcp-paramtype.enum.js';
+import type { McpSchema } from '../schema/mcp-schema.type.js';
+import { defaultMcpParams } from './mcp-param.decorator-factory.js';
+
+export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'> {
+  /** The tool's name (1-128 of `[A-Za-z0-9_.-]`); defaults to the method name. */
+  name?: string;
+  /** JSON Schema, zod schema or class-validator DTO class of the arguments; default: no arguments. */
+  inputSchema?: McpSchema;
+  /** When given, the result is validated against it and sent as `structuredContent` (plus a JSON text block). */
+  outputSchema?: McpSchema;
+  /** Client capabilities the tool cannot work without (-32021 when a request lacks one). */
+  requiredCapabilities?: ClientCapabilities;
+  /** Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`). */
+  hideWhenDenied?: boolean;
+}
+
+/**
+ * Declares a provider method as an MCP tool. The explorer registers it at start-up with `MCPServer`, the same
+ * registry `registerTool` feeds. Without parameter decorators the method receives `(args, inputResponses, ctx)`.
+ */
+export function Tool(options: ToolOptions): MethodDecorator {
+  return (target, key, descriptor) => {
+    defaultMcpParams(target, key, [McpParamtype.ARGS, McpParamtype.INPUT_RESPONSES, McpParamtype.CONTEXT]);
+    SetMetadata(MCP_TOOL_METADATA, options)(target, key, descriptor);
+  };
+}

@@ -1,0 +1,37 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { PromptOptions } from './decorators/prompt.decorator.js';
+import type { ResourceTemplateOptions } from './decorators/resource-template.decorator.js';
+import type { ResourceOptions } from './decorators/resource.decorator.js';
+import type { ToolOptions } from './decorators/tool.decorator.js';
+import {
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+} from './mcp-metadata.constants.js';
+
+/** What an MCP method decorator declared, by kind. */
+export type McpMethodMetadata =
+  | { kind: 'tool'; options: ToolOptions }
+  | { kind: 'resource'; options: ResourceOptions }
+  | { kind: 'resourceTemplate'; options: ResourceTemplateOptions }
+  | { kind: 'prompt'; options: PromptOptions };
+
+/** Reads the MCP decorators' metadata off provider methods. */
+@Injectable()
+export class McpMetadataAccessor {
+  constructor(private readonly reflector: Reflector) {}
+
+  getMethodMetadata(method: Type<unknown> | Function): McpMethodMetadata | undefined {
+    const tool = this.reflector.get<ToolOptions | undefined>(MCP_TOOL_METADATA, method);
+    if (tool) return { kind: 'tool', options: tool };
+    const resource = this.reflector.get<ResourceOptions | undefined>(MCP_RESOURCE_METADATA, method);
+    if (resource) return { kind: 'resource', options: resource };
+    const template = this.reflector.get<ResourceTemplateOptions | undefined>(MCP_RESOURCE_TEMPLATE_METADATA, method);
+    if (template) return { kind: 'resourceTemplate', options: template };
+    const prompt = this.reflector.get<PromptOptions | undefined>(MCP_PROMPT_METADATA, method);
+    if (prompt) return { kind: 'prompt', options: prompt };
+    return undefined;
+  }
+}

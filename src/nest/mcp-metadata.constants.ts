@@ -1,0 +1,10 @@
+/** Reflect-metadata keys of the MCP decorators. */
+export const MCP_TOOL_METADATA = 'mcp:tool';
+export const MCP_RESOURCE_METADATA = 'mcp:resource';
+export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
+export const MCP_PROMPT_METADATA = 'mcp:prompt';
+/**
+ * Where MCP parameter decorators record their parameters: Nest's own route-arguments key, as `@nestjs/graphql`
+ * does, so Nest's scanner instantiates the pipes they name and custom `createParamDecorator` decorators work.
+ */
+export { ROUTE_ARGS_METADATA as MCP_PARAM_ARGS_METADATA } from '@nestjs/common/constants.js';

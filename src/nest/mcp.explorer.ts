@@ -1,0 +1,140 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { McpContext } from '../server/mcp-context.js';
+import type { Completer } from '../server/resource.registry.js';
+import type { McpCompleters } from './decorators/mcp-completers.type.js';
+import type { ToolOptions } from './decorators/tool.decorator.js';
+import type { McpArgumentsHost } from './mcp-arguments-host.js';
+import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { MCPServer } from './mcp.server.js';
+import { providerPrototype } from './provider-prototype.js';
+import { toJsonSchema } from './schema/schema-converter.js';
+
+/** A tool without an `inputSchema` takes no arguments. */
+const NO_ARGUMENTS = { type: 'object', additionalProperties: false } as const;
+
+interface DecoratedMethod {
+  wrapper: InstanceWrapper;
+  methodName: string;
+  /** `Class.method`, for start-up errors. */
+  place: string;
+  metadata: McpMethodMetadata;
+}
+
+/**
+ * Finds every `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` method among the providers in reach
+ * (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
+ * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
+ */
+@Injectable()
+export class McpExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly handlers: McpHandlerFactory,
+    private readonly server: MCPServer,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const places = new Map<string, string>();
+    for (const method of this.explore()) {
+      const { metadata, place } = method;
+      const key = identityOf(metadata, method.methodName);
+      const claimed = places.get(`${metadata.kind}:${key}`);
+      if (claimed) throw new Error(`Duplicate MCP ${metadata.kind} "${key}": declared by ${claimed} and by ${place}`);
+      places.set(`${metadata.kind}:${key}`, place);
+      try {
+        await this.register(method);
+      } catch (error) {
+        throw new Error(`${place}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private *explore(): Generator<DecoratedMethod> {
+    const include = this.options.include;
+    for (const wrapper of this.discovery.getProviders(include ? { include } : undefined)) {
+      const prototype = providerPrototype(wrapper);
+      if (!prototype) continue;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const metadata = this.accessor.getMethodMetadata(prototype[methodName]);
+        if (metadata) yield { wrapper, methodName, metadata, place: `${prototype.constructor.name}.${methodName}` };
+      }
+    }
+  }
+
+  private async register({ wrapper, methodName, metadata }: DecoratedMethod): Promise<void> {
+    const handler = this.handlers.create(wrapper, methodName, metadata.kind === 'tool');
+    switch (metadata.kind) {
+      case 'tool': {
+        const { name, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options as ToolOptions;
+        const hide = (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
+        const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName) : undefined;
+        this.server.addTool({
+          ...rest,
+          name: name ?? methodName,
+          inputSchema: inputSchema ? await toJsonSchema(inputSchema, 'input') : { ...NO_ARGUMENTS },
+          outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
+          handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
+          visible: allowed,
+        });
+        return;
+      }
+      case 'resource':
+        this.server.addResource({
+          ...metadata.options,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
+        });
+        return;
+      case 'resourceTemplate':
+        this.server.addResourceTemplate({
+          ...metadata.options,
+          complete: this.completers(wrapper, metadata.options.complete),
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
+        });
+        return;
+      case 'prompt':
+        this.server.addPrompt({
+          ...metadata.options,
+          name: metadata.options.name ?? methodName,
+          complete: this.completers(wrapper, metadata.options.complete),
+          handler: (args, ctx) => handler(hostOf(ctx, args)) as never,
+        });
+        return;
+    }
+  }
+
+  /** Completers named by method are bound to the provider's (singleton) instance. */
+  private completers(wrapper: InstanceWrapper, given: McpCompleters | undefined): Record<string, Completer> | undefined {
+    if (!given) return undefined;
+    const out: Record<string, Completer> = {};
+    for (const [key, completer] of Object.entries(given)) {
+      if (typeof completer === 'function') {
+        out[key] = completer;
+        continue;
+      }
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!wrapper.isDependencyTreeStatic() || typeof instance?.[completer] !== 'function') {
+        throw new Error(`completer "${completer}" for "${key}" must be a method of a singleton provider`);
+      }
+      out[key] = (instance[completer] as Completer).bind(instance);
+    }
+    return out;
+  }
+}
+
+function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
+  return [ctx.httpRequest, ctx, ctx.inputResponses, args, uri];
+}
+
+function identityOf(metadata: McpMethodMetadata, methodName: string): string {
+  if (metadata.kind === 'resource') return metadata.options.uri;
+  if (metadata.kind === 'resourceTemplate') return metadata.options.uriTemplate;
+  return metadata.options.name ?? methodName;
+}

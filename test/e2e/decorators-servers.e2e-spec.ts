@@ -1,0 +1,155 @@
+import 'reflect-metadata';
+import { Injectable, Module, UseGuards, type INestApplication } from '@nestjs/common';
+import { McpModule, MCPServer, Prompt, Tool } from '../../src/index.js';
+import { createApp } from '../support/create-app.js';
+import { envelope, post } from '../support/mcp-request.js';
+
+@Injectable()
+class BillingTools {
+  @Tool({ name: 'invoice', description: 'Billing' })
+  invoice(): string {
+    return 'invoice';
+  }
+}
+
+@Injectable()
+class SupportTools {
+  @Tool({ name: 'ticket', description: 'Support' })
+  ticket(): string {
+    return 'ticket';
+  }
+
+  @Prompt({ name: 'triage', description: 'Support prompt' })
+  triage(): string {
+    return 'triage this';
+  }
+}
+
+@Module({ providers: [BillingTools] })
+class BillingModule {}
+
+@Module({ providers: [SupportTools] })
+class SupportModule {}
+
+@Injectable()
+class OtherInvoiceTools {
+  @Tool({ name: 'invoice', description: 'Clashes with BillingTools.invoice' })
+  makeInvoice(): string {
+    return 'other';
+  }
+}
+
+@Module({ providers: [OtherInvoiceTools] })
+class ClashingModule {}
+
+@Injectable()
+class BadNameTools {
+  @Tool({ name: 'no spaces allowed', description: 'Invalid name' })
+  bad(): string {
+    return '';
+  }
+}
+
+@Module({ providers: [BadNameTools] })
+class BadNameModule {}
+
+describe('Several MCP servers in one app', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createApp([
+      McpModule.forRoot({ name: 'billing', version: '1.0.0', include: [BillingModule], path: '/billing/mcp' }),
+      McpModule.forRoot({ name: 'support', version: '1.0.0', include: [SupportModule], path: '/support/mcp' }),
+      BillingModule,
+      SupportModule,
+    ]);
+  });
+  afterAll(() => app.close());
+
+  const list = async (path: string, method = 'tools/list') => (await post(app, envelope(method), {}, path).expect(200)).body;
+
+  it('gives each server only the tools of the modules it includes', async () => {
+    const billing = await list('/billing/mcp');
+    const support = await list('/support/mcp');
+    expect(billing.result.tools.map((t: { name: string }) => t.name)).toEqual(['invoice']);
+    expect(billing.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('billing');
+    expect(support.result.tools.map((t: { name: string }) => t.name)).toEqual(['ticket']);
+    expect(support.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('support');
+  });
+
+  it('does not serve another server\'s tools or prompts', async () => {
+    const call = await post(app, envelope('tools/call', { name: 'ticket', arguments: {} }), {}, '/billing/mcp').expect(200);
+    expect(call.body.result).toMatchObject({ isError: true, content: [{ text: 'Tool not found' }] });
+    expect((await list('/support/mcp', 'prompts/list')).result.prompts).toEqual([{ name: 'triage', description: 'Support prompt' }]);
+    const none = await post(app, envelope('prompts/list'), {}, '/billing/mcp');
+    expect(none.body.error.code).toBe(-32601);
+  });
+});
+
+@Injectable()
+class DenyAll {
+  canActivate(): boolean {
+    return false;
+  }
+}
+
+@Injectable()
+class LockedTools {
+  @Tool({ name: 'locked', description: 'Always denied' })
+  @UseGuards(DenyAll)
+  locked(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'listed', description: 'Denied, but opts out of hiding', hideWhenDenied: false })
+  @UseGuards(DenyAll)
+  listed(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'open', description: 'No guard' })
+  open(): string {
+    return 'open';
+  }
+}
+
+@Module({ providers: [LockedTools] })
+class LockedModule {}
+
+describe('The hideDeniedTools module option', () => {
+  it('hides every denied tool unless the tool opts out', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }), LockedModule]);
+    try {
+      const res = await post(app, envelope('tools/list')).expect(200);
+      expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['listed', 'open']);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('Start-up checks of decorated tools', () => {
+  it('fails on a duplicate tool name, naming both places', async () => {
+    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule])).rejects.toThrow(
+      'Duplicate MCP tool "invoice": declared by BillingTools.invoice and by OtherInvoiceTools.makeInvoice',
+    );
+  });
+
+  it('fails on a name already taken through MCPServer, naming the method', async () => {
+    @Injectable()
+    class RegistersEarly {
+      constructor(server: MCPServer) {
+        server.registerTool('invoice', 'Registered at run time', { type: 'object' }, () => 'early');
+      }
+    }
+    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule], [RegistersEarly])).rejects.toThrow(
+      'BillingTools.invoice: Tool "invoice" is already registered; tool names must be unique',
+    );
+  });
+
+  it('fails on an invalid tool name, naming the method', async () => {
+    await expect(createApp([McpModule.forRoot({ name: 'bad', version: '1.0.0' }), BadNameModule])).rejects.toThrow(
+      'BadNameTools.bad: Invalid tool name "no spaces allowed": use 1-128 characters from [A-Za-z0-9_.-]',
+    );
+  });
+});
