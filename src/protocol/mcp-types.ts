@@ -90,17 +90,8 @@ export interface EmbeddedResource {
   annotations?: Annotations;
   _meta?: MetaObject;
 }
-export interface ResourceLink {
+export interface ResourceLink extends ResourceDefinition {
   type: 'resource_link';
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Annotations;
-  _meta?: MetaObject;
 }
 export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink;
 
@@ -131,6 +122,7 @@ export interface CallToolResult {
   _meta?: MetaObject;
 }
 
+/** What the spec's `Resource` and `ResourceLink` share: a URI with display metadata. */
 export interface ResourceDefinition {
   uri: string;
   name: string;

@@ -15,7 +15,7 @@ import {
   LOG_LEVELS,
   type CacheHints,
   type ClientCapabilities,
-  type Icon,
+  type Implementation,
   type InputRequest,
   type InputRequests,
   type InputResponses,
@@ -50,15 +50,8 @@ import {
 import { SchemaCompiler } from './schema-compiler.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
 
-export interface McpServerOptions {
-  /** The server's name, sent as `serverInfo` on every result. */
-  name: string;
-  /** The server's version, sent as `serverInfo` on every result. */
-  version: string;
-  title?: string;
-  description?: string;
-  websiteUrl?: string;
-  icons?: Icon[];
+/** The server's identity (`name`, `version`, optional title, description, website, icons) is sent as `serverInfo`. */
+export interface McpServerOptions extends Implementation {
   /** Returned by `server/discover` to tell the model how to use this server. */
   instructions?: string;
   /** Items per page of every list method. Default 100. */
