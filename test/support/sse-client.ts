@@ -8,6 +8,12 @@ export async function listenOnLoopback(app: INestApplication, path = '/mcp'): Pr
   return `http://127.0.0.1:${address.port}${path}`;
 }
 
+/** Closes an app started by `listenOnLoopback` without waiting for idle keep-alive connections to time out. */
+export async function closeListening(app: INestApplication): Promise<void> {
+  app.getHttpServer().closeAllConnections();
+  await app.close();
+}
+
 /**
  * A POST whose response is read frame by frame while it is still open (supertest waits for the end), so a
  * test can act between frames and close the stream from the client side like a real client would.
