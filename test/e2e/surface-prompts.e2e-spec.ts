@@ -4,6 +4,16 @@ import { Content, MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 
+/** The declared prompt, which prompts/list must publish as it is. */
+const GREET = {
+  name: 'greet',
+  title: 'Greeting',
+  description: 'Greets someone',
+  arguments: [
+    { name: 'name', description: 'Who to greet', required: true },
+    { name: 'tone', required: false },
+  ],
+};
 const CITIES = Array.from({ length: 150 }, (_, i) => `city-${String(i).padStart(3, '0')}`);
 
 describe('prompts and completion over HTTP', () => {
@@ -13,13 +23,7 @@ describe('prompts and completion over HTTP', () => {
     app = await createApp([McpModule.forRoot({ name: 'prompts', version: '1.0.0' })]);
     const server = app.get(MCPServer);
     server.addPrompt({
-      name: 'greet',
-      title: 'Greeting',
-      description: 'Greets someone',
-      arguments: [
-        { name: 'name', description: 'Who to greet', required: true },
-        { name: 'tone', required: false },
-      ],
+      ...GREET,
       handler: ({ name, tone }) => `Say hello to ${name}${tone ? ` in a ${tone} tone` : ''}.`,
       complete: { tone: (value) => ['formal', 'friendly', 'funny'].filter((t) => t.startsWith(value)) },
     });
@@ -43,15 +47,7 @@ describe('prompts and completion over HTTP', () => {
   it('lists prompts with their arguments', async () => {
     const res = await post(app, envelope('prompts/list')).expect(200);
     expect(res.body.result.prompts).toEqual([
-      {
-        name: 'greet',
-        title: 'Greeting',
-        description: 'Greets someone',
-        arguments: [
-          { name: 'name', description: 'Who to greet', required: true },
-          { name: 'tone', required: false },
-        ],
-      },
+      GREET,
       { name: 'review', description: 'Two messages with an embedded document' },
     ]);
   });
