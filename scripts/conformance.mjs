@@ -173,7 +173,9 @@ function report(results, { required, pending }) {
       return `${k}: ${t.passed}/${t.scenarios} scenarios, ${t.checks} checks (${STATUSES.map((s) => `${t[s]} ${s}`).join(', ')})`;
     })
     .join('\n');
-  return { table, summary, failures };
+  const gated = required.length + pending.length;
+  const passed = totals.required.passed + totals.pending.passed;
+  return { table, summary, failures, closing: `Scenarios: ${passed} passed, ${gated - passed} failed` };
 }
 
 async function main() {
@@ -200,15 +202,17 @@ async function main() {
     await stop(fixture);
   }
 
-  const { table, summary, failures } = report(readResults(outDir), readRequirements());
+  const { table, summary, failures, closing } = report(readResults(outDir), readRequirements());
   writeFileSync(join(outDir, 'summary.md'), `${table}\n\n${summary}\n`);
   console.log(`\n${table}\n\n${summary}\nResults: ${outDir}`);
   if (refereeStatus !== 0) failures.unshift(`the referee exited with ${refereeStatus}`);
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+    console.log(closing);
     process.exit(1);
   }
   console.log('\nConformance passed: every required and pending check is SUCCESS (or INFO).');
+  console.log(closing);
 }
 
 main().catch((error) => {
