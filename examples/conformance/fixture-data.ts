@@ -1,0 +1,41 @@
+/** Payloads the conformance scenarios assert on, in one place (`docs/conformance.md` §4 of the shared notes). */
+
+/** A 1×1 PNG, base64. */
+export const TEST_IMAGE_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+/** A minimal WAV file, base64. */
+export const TEST_AUDIO_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
+
+/**
+ * The canonical schema of the json-schema-2020-12 scenario, published verbatim: the scenario checks that
+ * `$schema`, `$defs` with `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties` survive.
+ */
+export const JSON_SCHEMA_2020_12 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+/** The input schema of a tool that takes no arguments (a missing `arguments` is accepted as `{}`). */
+export const NO_ARGUMENTS = { type: 'object', additionalProperties: false };
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

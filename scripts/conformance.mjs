@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:conformance`: runs the official MCP conformance suite (the referee) against the fixture in
+ * examples/conformance and fails on anything short of a clean score.
+ *
+ * 1. Installs the pinned referee and a Node 22 (the referee needs >= 22) into .conformance/, once.
+ * 2. Builds the project and starts the fixture on 127.0.0.1 (PORT, or a free port), waits until it answers.
+ * 3. Runs `conformance server --requirements 2026-07-28` with an empty expected-failures baseline.
+ * 4. Stops the fixture, reads every checks.json and prints a per-scenario table.
+ * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
+ * run, and on any check short of SUCCESS in the pending scenarios. The tasks-* extension is reported only.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REFEREE = '@modelcontextprotocol/conformance';
+const REFEREE_VERSION = '0.2.0-alpha.12';
+const NODE_PACKAGE = 'node@22';
+const REQUIREMENTS = '2026-07-28';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const prefix = join(root, '.conformance');
+const node22 = join(prefix, 'node_modules', 'node', 'bin', 'node');
+const refereeDir = join(prefix, 'node_modules', ...REFEREE.split('/'));
+const baseline = join(root, 'scripts', 'conformance-expected-failures.yaml');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+  return result;
+}
+
+function refereeInstalled() {
+  if (!existsSync(node22) || !existsSync(join(refereeDir, 'package.json'))) return false;
+  const version = JSON.parse(readFileSync(join(refereeDir, 'package.json'), 'utf8')).version;
+  const nodeVersion = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  return version === REFEREE_VERSION && nodeVersion.startsWith('v22.');
+}
+
+function ensureReferee() {
+  if (refereeInstalled()) return;
+  console.log(`Installing ${REFEREE}@${REFEREE_VERSION} and ${NODE_PACKAGE} into .conformance/ ...`);
+  mkdirSync(prefix, { recursive: true });
+  run(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', NODE_PACKAGE, `${REFEREE}@${REFEREE_VERSION}`]);
+  if (!refereeInstalled()) throw new Error(`The referee or Node 22 did not install correctly under ${prefix}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilAnswering(url, fixture, timeoutMs = 60_000) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': REQUIREMENTS, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': REQUIREMENTS,
+    'mcp-method': 'server/discover',
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (fixture.exitCode !== null) throw new Error(`The fixture exited with ${fixture.exitCode} before answering`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers, body });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The fixture did not answer server/discover at ${url} within ${timeoutMs} ms`);
+}
+
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The scenario lists of the frozen requirements file: required server scenarios and pending ones. */
+function readRequirements() {
+  const lines = readFileSync(join(refereeDir, 'requirements', `${REQUIREMENTS}.yaml`), 'utf8').split('\n');
+  const required = [];
+  const pending = [];
+  let section = '';
+  let entry = null;
+  for (const line of lines) {
+    const top = /^([a-z_]+):/.exec(line);
+    if (top) section = top[1];
+    else if (section === 'server' && /^ {2}- (\S+)/.test(line)) required.push(/^ {2}- (\S+)/.exec(line)[1]);
+    else if (section === 'not_scored') {
+      const start = /^ {2}- scenario: (\S+)/.exec(line);
+      if (start) entry = { scenario: start[1] };
+      const field = /^ {4}(leg|reason): (\S+)/.exec(line);
+      if (entry && field) entry[field[1]] = field[2];
+      if (entry?.leg === 'server' && entry.reason === 'pending' && !pending.includes(entry.scenario)) pending.push(entry.scenario);
+    }
+  }
+  return { required, pending };
+}
+
+const STATUSES = ['SUCCESS', 'FAILURE', 'WARNING', 'SKIPPED', 'INFO'];
+
+function readResults(outDir) {
+  const results = new Map();
+  for (const name of readdirSync(outDir)) {
+    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(name);
+    const file = join(outDir, name, 'checks.json');
+    if (!match || !existsSync(file)) continue;
+    const checks = JSON.parse(readFileSync(file, 'utf8'));
+    const counts = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+    for (const check of checks) counts[check.status] = (counts[check.status] ?? 0) + 1;
+    results.set(match[1], { counts, total: checks.length, problems: checks.filter((c) => c.status !== 'SUCCESS' && c.status !== 'INFO') });
+  }
+  return results;
+}
+
+function report(results, { required, pending }) {
+  const failures = [];
+  const rows = [];
+  const kindOf = (scenario) => (required.includes(scenario) ? 'required' : pending.includes(scenario) ? 'pending' : 'not scored');
+  const ordered = [...required, ...pending, ...[...results.keys()].filter((s) => !required.includes(s) && !pending.includes(s)).sort()];
+  const totals = { required: { scenarios: 0, passed: 0, checks: 0, ...Object.fromEntries(STATUSES.map((s) => [s, 0])) } };
+  totals.pending = structuredClone(totals.required);
+  for (const scenario of ordered) {
+    const kind = kindOf(scenario);
+    const result = results.get(scenario);
+    if (!result) {
+      if (kind !== 'not scored') failures.push(`${scenario}: did not run`);
+      rows.push([scenario, kind, '-', '-', '-', '-', '-', '-', 'MISSING']);
+      continue;
+    }
+    const { counts, total, problems } = result;
+    const bad = kind === 'required' ? counts.FAILURE + counts.WARNING + counts.SKIPPED : kind === 'pending' ? total - counts.SUCCESS : 0;
+    const verdict = kind === 'not scored' ? (counts.FAILURE > 0 ? 'fails (ignored)' : 'ok') : bad === 0 ? 'pass' : 'FAIL';
+    if (kind !== 'not scored') {
+      const t = totals[kind];
+      t.scenarios++;
+      t.checks += total;
+      if (bad === 0) t.passed++;
+      for (const s of STATUSES) t[s] += counts[s];
+      for (const p of problems) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+    }
+    rows.push([scenario, kind, total, ...STATUSES.map((s) => counts[s]), verdict]);
+  }
+  const header = ['scenario', 'kind', 'checks', ...STATUSES, 'verdict'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const summary = ['required', 'pending']
+    .map((k) => {
+      const t = totals[k];
+      return `${k}: ${t.passed}/${t.scenarios} scenarios, ${t.checks} checks (${STATUSES.map((s) => `${t[s]} ${s}`).join(', ')})`;
+    })
+    .join('\n');
+  const gated = required.length + pending.length;
+  const passed = totals.required.passed + totals.pending.passed;
+  return { table, summary, failures, closing: `Scenarios: ${passed} passed, ${gated - passed} failed` };
+}
+
+async function main() {
+  ensureReferee();
+  if (!process.argv.includes('--no-build')) run(npm, ['run', '--silent', 'build:all']);
+  const port = Number(process.env.PORT) || (await freePort());
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = join(root, 'conformance-results', stamp);
+  mkdirSync(outDir, { recursive: true });
+
+  const fixture = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let refereeStatus;
+  try {
+    await waitUntilAnswering(url, fixture);
+    const cli = join(refereeDir, 'dist', 'index.js');
+    const args = [cli, 'server', '--url', url, '--requirements', REQUIREMENTS, '-o', outDir, '--expected-failures', baseline];
+    refereeStatus = spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status;
+  } finally {
+    await stop(fixture);
+  }
+
+  const { table, summary, failures, closing } = report(readResults(outDir), readRequirements());
+  writeFileSync(join(outDir, 'summary.md'), `${table}\n\n${summary}\n`);
+  console.log(`\n${table}\n\n${summary}\nResults: ${outDir}`);
+  if (refereeStatus !== 0) failures.unshift(`the referee exited with ${refereeStatus}`);
+  if (failures.length > 0) {
+    console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+    console.log(closing);
+    process.exit(1);
+  }
+  console.log('\nConformance passed: every required and pending check is SUCCESS (or INFO).');
+  console.log(closing);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,93 @@
+import type { INestApplication } from '@nestjs/common';
+import { headersFor } from './mcp-request.js';
+
+/** Starts the app on an ephemeral loopback port and returns its MCP URL, for tests that read streams live. */
+export async function listenOnLoopback(app: INestApplication, path = '/mcp'): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return `http://127.0.0.1:${address.port}${path}`;
+}
+
+/** Closes an app started by `listenOnLoopback` without waiting for idle keep-alive connections to time out. */
+export async function closeListening(app: INestApplication): Promise<void> {
+  app.getHttpServer().closeAllConnections();
+  await app.close();
+}
+
+/**
+ * A POST whose response is read frame by frame while it is still open (supertest waits for the end), so a
+ * test can act between frames and close the stream from the client side like a real client would.
+ */
+export class LiveResponse {
+  private readonly frames: Array<Record<string, unknown>> = [];
+  private readonly waiters: Array<() => void> = [];
+  private buffer = '';
+  private done = false;
+  readonly finished: Promise<void>;
+
+  private constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    body: ReadableStream<Uint8Array>,
+    private readonly abort: AbortController,
+  ) {
+    this.finished = this.pump(body);
+  }
+
+  static async post(url: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<LiveResponse> {
+    const abort = new AbortController();
+    const res = await fetch(url, { method: 'POST', headers: { ...headersFor(body), ...headers }, body: JSON.stringify(body), signal: abort.signal });
+    return new LiveResponse(res.status, res.headers, res.body!, abort);
+  }
+
+  /** The next JSON message on the stream; rejects when the stream ends without one. */
+  async next(): Promise<Record<string, unknown>> {
+    while (this.frames.length === 0) {
+      if (this.done) throw new Error('the stream ended');
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    return this.frames.shift()!;
+  }
+
+  /** Every message until the server ends the stream. */
+  async rest(): Promise<Array<Record<string, unknown>>> {
+    await this.finished;
+    return this.frames.splice(0);
+  }
+
+  /** Closes the stream from the client side. */
+  close(): void {
+    this.abort.abort();
+  }
+
+  private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+          const data = this.buffer
+            .slice(0, end)
+            .split('\n')
+            .find((line) => line.startsWith('data: '));
+          this.buffer = this.buffer.slice(end + 2);
+          if (data) this.frames.push(JSON.parse(data.slice('data: '.length)));
+        }
+        this.wake();
+      }
+    } catch {
+      // aborted by close()
+    } finally {
+      this.done = true;
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+}
