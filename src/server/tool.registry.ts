@@ -2,6 +2,7 @@ import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
+import { checkRequiredScopes } from './required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -12,6 +13,8 @@ export interface ToolRegistration extends ToolDefinition {
   handler: ToolHandler;
   /** Client capabilities the tool cannot work without: a request lacking one gets -32021 before the handler runs. */
   requiredCapabilities?: ClientCapabilities;
+  /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
+  requiredScopes?: string[];
 }
 
 export interface ToolEntry {
@@ -21,6 +24,7 @@ export interface ToolEntry {
   readonly output?: CompiledSchema;
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
+  readonly requiredScopes?: readonly string[];
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -35,7 +39,12 @@ export class ToolRegistry {
     pageSize: number,
     private readonly onChange: () => void,
   ) {
-    this.listing = new PagedList(() => [...this.entries.values()].map((e) => e.definition), pageSize, 'tools');
+    this.listing = new PagedList(
+      () => [...this.entries.values()].map((e) => e.definition),
+      pageSize,
+      'tools',
+      (d) => this.entries.get(d.name)?.requiredScopes,
+    );
   }
 
   get size(): number {
@@ -51,7 +60,7 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, ...definition } = registration;
+    const { handler, requiredCapabilities, requiredScopes, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
@@ -75,6 +84,7 @@ export class ToolRegistry {
       output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
       paramHeaders,
       requiredCapabilities,
+      requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
     };
     this.entries.set(name, entry);
     this.changed();
