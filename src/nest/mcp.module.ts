@@ -1,9 +1,11 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_RESOURCE_SERVER } from './mcp.constants.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCPServer } from './mcp.server.js';
 
@@ -19,9 +21,15 @@ import { MCPServer } from './mcp.server.js';
   providers: [
     MCPServer,
     {
+      provide: MCP_RESOURCE_SERVER,
+      useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
+      inject: [MCP_MODULE_OPTIONS],
+    },
+    {
       provide: McpHttpDriver,
-      useFactory: (server: MCPServer, options: McpModuleOptions) => new McpHttpDriver(server, options),
-      inject: [MCPServer, MCP_MODULE_OPTIONS],
+      useFactory: (server: MCPServer, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
+        new McpHttpDriver(server, { ...options, authenticator: resourceServer ?? undefined }),
+      inject: [MCPServer, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
   exports: [MCPServer],
@@ -46,12 +54,4 @@ export class McpModule extends McpConfigurableModule implements OnApplicationBoo
   onApplicationShutdown(): void {
     this.server.close();
   }
-}
-
-function joinPath(...parts: string[]): string {
-  const joined = parts
-    .flatMap((p) => (p ?? '').split('/'))
-    .filter(Boolean)
-    .join('/');
-  return `/${joined}`;
 }

@@ -9,7 +9,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 export function checkRequiredScopes(owner: string, scopes: unknown): string[] | undefined {
   if (scopes === undefined) return undefined;
   if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s))) {
-    throw new Error(`${owner}: requiredScopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`);
+    throw new Error(`${owner}: scopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`);
   }
   return scopes.length === 0 ? undefined : [...new Set(scopes as string[])];
 }
