@@ -34,7 +34,7 @@ export class IntrospectionVerifier implements TokenVerifier {
     const audiences = [response.aud].flat().filter((a): a is string => typeof a === 'string');
     if (!audiences.some((a) => this.audiences.has(a))) throw new InvalidTokenError('The access token was not issued for this resource');
     if (this.issuers && !(typeof response.iss === 'string' && this.issuers.has(response.iss))) {
-      throw new InvalidTokenError('The access token\'s "iss" claim is not accepted');
+      throw new InvalidTokenError("The access token's iss claim is not accepted");
     }
     return new McpPrincipal(response);
   }

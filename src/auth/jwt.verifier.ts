@@ -46,7 +46,7 @@ function tokenError(error: unknown): Error {
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('The access token expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return new InvalidTokenError('The access token was not issued for this resource');
-    return new InvalidTokenError(`The access token's "${error.claim}" claim is not accepted`);
+    return new InvalidTokenError(`The access token's ${error.claim} claim is not accepted`);
   }
   return new InvalidTokenError('The access token is invalid');
 }

@@ -38,7 +38,7 @@ export function createProtectedResourceMetadataController(): Type<unknown> {
       ]);
     }
 
-    @Get('{*path}')
+    @Get(['', '*path'])
     serve(@Req() req: FrameworkRequest, @Res() res: FrameworkResponse, @Next() next?: () => void): void {
       const path = (req.originalUrl ?? req.url ?? '').split('?')[0].replace(/(.)\/+$/, '$1');
       if (!this.paths.has(path)) {
