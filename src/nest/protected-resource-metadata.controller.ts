@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Next, NotFoundException, Req, Res, type OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { Controller, Get, Inject, Next, NotFoundException, Req, Res, SetMetadata, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthResourceServer } from '../auth/oauth-resource-server.js';
@@ -39,6 +39,9 @@ export function createProtectedResourceMetadataController(): Type<unknown> {
     }
 
     @Get(['', '*path'])
+    // Clients fetch the metadata before they hold a token. Global guards written the way Nest's docs show
+    // ("enable authentication globally") skip routes marked `isPublic`, so this route stays reachable.
+    @SetMetadata('isPublic', true)
     serve(@Req() req: FrameworkRequest, @Res() res: FrameworkResponse, @Next() next?: () => void): void {
       const path = (req.originalUrl ?? req.url ?? '').split('?')[0].replace(/(.)\/+$/, '$1');
       if (!this.paths.has(path)) {

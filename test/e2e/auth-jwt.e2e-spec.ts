@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { ErrorCode, MCPServer, McpModule, type McpContext, type McpPrincipal } from '../../src/index.js';
-import { createApp } from '../support/create-app.js';
+import { ErrorCode, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
 import { envelope, post } from '../support/mcp-request.js';
 import {
   challengeParams,
+  createAuthApp,
   createTestIssuer,
   ISSUER,
   RESOURCE,
@@ -25,19 +25,11 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     issuer = await createTestIssuer();
     // Same kid, different key: a token it signs must fail signature verification.
     impostor = await createTestIssuer();
-    app = await createApp([
-      McpModule.forRoot({
-        name: 'files',
-        version: '1.0.0',
-        auth: {
-          resource: RESOURCE,
-          authorizationServers: [ISSUER],
-          scopesSupported: ['files:read', 'files:write', 'files:admin', 'offline_access'],
-          scopeHierarchy: { 'files:admin': ['files:write'], 'files:write': ['files:read'] },
-          jwt: { issuer: ISSUER, jwks: issuer.jwks },
-        },
-      }),
-    ]);
+    app = await createAuthApp({
+      scopesSupported: ['files:read', 'files:write', 'files:admin', 'offline_access'],
+      scopeHierarchy: { 'files:admin': ['files:write'], 'files:write': ['files:read'] },
+      jwt: { issuer: ISSUER, jwks: issuer.jwks },
+    });
     const server = app.get(MCPServer);
     server.addTool({
       name: 'whoami',

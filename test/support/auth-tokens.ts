@@ -1,6 +1,9 @@
+import type { INestApplication } from '@nestjs/common';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { McpModule, type McpAuthOptions } from '../../src/index.js';
+import { createApp } from './create-app.js';
 
 export const RESOURCE = 'https://mcp.example.com/mcp';
 export const ISSUER = 'https://auth.example.com';
@@ -48,4 +51,9 @@ export function challengeParams(header: string | undefined): Record<string, stri
   const params: Record<string, string> = {};
   for (const match of (header ?? '').slice('Bearer '.length).matchAll(/(\w+)="([^"]*)"/g)) params[match[1]] = match[2];
   return params;
+}
+
+/** A Nest app with one MCP server "files" at /mcp, protected as RESOURCE for ISSUER with the given verifier. */
+export function createAuthApp(auth: Partial<McpAuthOptions>): Promise<INestApplication> {
+  return createApp([McpModule.forRoot({ name: 'files', version: '1.0.0', auth: { resource: RESOURCE, authorizationServers: [ISSUER], ...auth } })]);
 }
