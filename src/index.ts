@@ -30,6 +30,7 @@ export type {
 } from './server/resource.registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
+export { insufficientScope } from './server/required-scopes.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
 export { McpHttpDriver, type McpHttpOptions, type McpHttpAuthenticator, type HttpAuthentication } from './http/mcp-http.driver.js';

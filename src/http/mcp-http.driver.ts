@@ -168,7 +168,7 @@ export class McpHttpDriver {
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
     const challenge =
       'error' in response && response.error.code === ErrorCode.InsufficientScope
-        ? this.authenticator?.insufficientScopeHeaders((response.error.data as { requiredScopes: string[] }).requiredScopes)
+        ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
         : undefined;
     this.writeJson(res, status, response, challenge);
   }
@@ -190,6 +190,12 @@ export class McpHttpDriver {
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
+}
+
+/** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
+function requiredScopesOf(data: unknown): string[] {
+  const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
 }
 
 function sseFrame(message: unknown): string {

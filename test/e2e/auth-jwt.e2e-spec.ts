@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { ErrorCode, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
+import { ErrorCode, insufficientScope, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
 import { envelope, post } from '../support/mcp-request.js';
 import {
   challengeParams,
@@ -51,6 +51,15 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       handler: async (_args, _answers, ctx: McpContext) => {
         const answer = await ctx.elicit('Sure?', { type: 'object', properties: { ok: { type: 'boolean' } } });
         return `confirmed by ${(ctx.principal as McpPrincipal).subject}: ${answer.action}`;
+      },
+    });
+    server.addTool({
+      name: 'delete_file',
+      description: 'Deletes a file; other users\' files need files:admin',
+      inputSchema: { type: 'object', properties: { owner: { type: 'string' } } },
+      handler: (args: { owner?: string }, _answers, ctx: McpContext) => {
+        if (args.owner !== (ctx.principal as McpPrincipal).subject) throw insufficientScope('deleting another user\'s file', ['files:admin']);
+        return 'deleted';
       },
     });
     server.addResource({ uri: 'file:///public.txt', name: 'public', handler: () => 'public' });
@@ -184,6 +193,13 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       expect(challengeParams(prompt.headers['www-authenticate']).scope).toBe('files:admin');
     });
 
+    it('lets a handler ask for more scope depending on the arguments', async () => {
+      const token = await issuer.token({ scope: 'files:read' });
+      await post(app, envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }), bearer(token)).expect(200);
+      const res = await post(app, envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }), bearer(token)).expect(403);
+      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'files:admin' });
+    });
+
     it('refuses completion of a prompt the caller may not use', async () => {
       const body = envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'admin_report' }, argument: { name: 'x', value: '' } });
       await post(app, body, bearer(await issuer.token())).expect(403);
@@ -195,12 +211,12 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('shows only the tools the caller may use, as a private result', async () => {
       const reader = await post(app, envelope('tools/list'), bearer(await issuer.token({ scope: 'files:read' }))).expect(200);
-      expect(names(reader.body.result.tools)).toEqual(['whoami', 'read_file', 'delete_all']);
+      expect(names(reader.body.result.tools)).toEqual(['whoami', 'read_file', 'delete_all', 'delete_file']);
       expect(reader.body.result.cacheScope).toBe('private');
       const nobody = await post(app, envelope('tools/list'), bearer(await issuer.token())).expect(200);
-      expect(names(nobody.body.result.tools)).toEqual(['whoami']);
+      expect(names(nobody.body.result.tools)).toEqual(['whoami', 'delete_file']);
       const admin = await post(app, envelope('tools/list'), bearer(await issuer.token({ scope: 'files:admin' }))).expect(200);
-      expect(names(admin.body.result.tools)).toEqual(['whoami', 'read_file', 'write_file', 'delete_all']);
+      expect(names(admin.body.result.tools)).toEqual(['whoami', 'read_file', 'write_file', 'delete_all', 'delete_file']);
       expect(admin.body.result.cacheScope).toBe('private');
     });
 
