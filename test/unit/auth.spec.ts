@@ -76,6 +76,23 @@ describe('OAuthResourceServer configuration', () => {
     expect(server.metadata.scopes_supported).toEqual(['read']);
   });
 
+  it('adds extra metadata members without letting them replace the required ones, and honours a metadata URL override', async () => {
+    const server = new OAuthResourceServer({
+      ...base,
+      resourceMetadata: { resource_name: 'Files', resource: 'https://evil.example.com' },
+      resourceMetadataUrl: 'https://meta.example.com/prm.json',
+      verify: () => null,
+    });
+    expect(server.metadata).toEqual({
+      resource_name: 'Files',
+      resource: 'https://mcp.example.com/mcp',
+      authorization_servers: ['https://auth.example.com'],
+      bearer_methods_supported: ['header'],
+    });
+    const refused = await server.authenticate({ headers: {} } as never, {});
+    expect(refused).toMatchObject({ ok: false, status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://meta.example.com/prm.json"' } });
+  });
+
   it('refuses scopes that cannot go into a challenge', () => {
     expect(() => new OAuthResourceServer({ ...base, scopesSupported: ['a b'], verify: () => null })).toThrow(/scope tokens/);
   });
