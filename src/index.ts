@@ -31,15 +31,25 @@ export type {
 } from './server/resource.registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
+export { insufficientScope } from './server/required-scopes.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
-export { McpHttpDriver, type McpHttpOptions } from './http/mcp-http.driver.js';
+export { McpHttpDriver, type McpHttpOptions, type McpHttpAuthenticator, type HttpAuthentication } from './http/mcp-http.driver.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from './http/host-origin.policy.js';
+
+// Authorization: the MCP endpoint as an OAuth 2.1 resource server.
+export { OAuthResourceServer } from './auth/oauth-resource-server.js';
+export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';
+export { McpPrincipal, scopesOf } from './auth/principal.js';
+export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
+export { bearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
+export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from './auth/protected-resource-metadata.js';
 
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
+export { RequireScopes, MCP_REQUIRED_SCOPES, getRequiredScopes } from './nest/require-scopes.decorator.js';
 export type { McpModuleOptions, McpModuleExtras } from './nest/mcp-module-options.interface.js';
 
 // Nest: decorators for tools, resources and prompts on providers, and their execution context.

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { echoableId, errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { readBody } from './body-reader.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
@@ -9,6 +9,20 @@ import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.j
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Establishes the caller of every POST before it is classified; without it requests are anonymous. */
+  authenticator?: McpHttpAuthenticator;
+}
+
+/** The caller a request was authenticated as, or the refusal to send instead of processing it. */
+export type HttpAuthentication =
+  | { ok: true; principal: unknown; scopes: readonly string[] }
+  | { ok: false; status: number; code: number; message: string; headers?: Record<string, string> };
+
+/** The authentication step of the driver (an OAuth resource server, for one). */
+export interface McpHttpAuthenticator {
+  authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
+  /** The headers of a 403 for a request that lacks scopes: the step-up challenge. */
+  insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string>;
 }
 
 /** A refusal decided before the body is parsed. */
@@ -38,6 +52,7 @@ const SSE_HEADERS = {
 export class McpHttpDriver {
   readonly maxBodyBytes: number;
   private readonly hostOrigin: HostOriginPolicy;
+  private readonly authenticator?: McpHttpAuthenticator;
 
   constructor(
     private readonly kernel: McpKernel,
@@ -45,6 +60,7 @@ export class McpHttpDriver {
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.hostOrigin = new HostOriginPolicy(options);
+    this.authenticator = options.authenticator;
   }
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
@@ -96,6 +112,14 @@ export class McpHttpDriver {
       message = body.parsed;
     }
 
+    // After the transport rungs and the body (a Nest guard that sets request.user runs after the body layer),
+    // before anything is dispatched, so every message, notifications included, needs a caller.
+    const auth = this.authenticator && (await this.authenticator.authenticate(req, httpRequest));
+    if (auth && !auth.ok) {
+      this.writeJson(res, auth.status, errorResponse(echoableId(message), auth.code, auth.message), auth.headers);
+      return;
+    }
+
     const verdict = classifyMessage(message);
     if (verdict.kind === 'invalid') {
       this.writeJson(res, 400, verdict.response);
@@ -127,7 +151,14 @@ export class McpHttpDriver {
       res.write(sseFrame(notification));
     };
 
-    const response = await this.kernel.handleRequest(verdict.request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
+    const response = await this.kernel.handleRequest(verdict.request, {
+      headers: req.headers,
+      signal: abort.signal,
+      notify,
+      httpRequest,
+      principal: auth?.principal,
+      scopes: auth?.scopes,
+    });
     res.off('close', onClose);
     if (!response || abort.signal.aborted || res.writableEnded) return;
     if (streaming) {
@@ -135,7 +166,11 @@ export class McpHttpDriver {
       return;
     }
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
-    this.writeJson(res, status, response);
+    const challenge =
+      'error' in response && response.error.code === ErrorCode.InsufficientScope
+        ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
+        : undefined;
+    this.writeJson(res, status, response, challenge);
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {
@@ -155,6 +190,12 @@ export class McpHttpDriver {
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
+}
+
+/** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
+function requiredScopesOf(data: unknown): string[] {
+  const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
 }
 
 function sseFrame(message: unknown): string {

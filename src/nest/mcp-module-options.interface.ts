@@ -1,3 +1,4 @@
+import type { McpAuthOptions } from '../auth/auth-options.js';
 import type { McpHttpOptions } from '../http/mcp-http.driver.js';
 import type { McpServerOptions } from '../server/mcp-kernel.js';
 
@@ -5,7 +6,9 @@ import type { McpServerOptions } from '../server/mcp-kernel.js';
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key).
  */
-export interface McpModuleOptions extends McpServerOptions, McpHttpOptions {
+export interface McpModuleOptions extends McpServerOptions, Omit<McpHttpOptions, 'authenticator'> {
+  /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
+  auth?: McpAuthOptions;
   /**
    * Modules whose providers' `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` methods this server
    * serves (their own providers, not those of their imports). Default: every module of the app.

@@ -3,3 +3,6 @@ export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
 
 /** Where the Express front layer leaves the body it read for the MCP route. */
 export const MCP_PREPARED_BODY = Symbol('MCP_PREPARED_BODY');
+
+/** The server's OAuth resource server (`OAuthResourceServer`), or null when the `auth` option is not set. */
+export const MCP_RESOURCE_SERVER = Symbol('MCP_RESOURCE_SERVER');

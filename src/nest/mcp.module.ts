@@ -1,11 +1,13 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_RESOURCE_SERVER } from './mcp.constants.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
@@ -26,9 +28,15 @@ import { MCPServer } from './mcp.server.js';
     McpHandlerFactory,
     McpExplorer,
     {
+      provide: MCP_RESOURCE_SERVER,
+      useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
+      inject: [MCP_MODULE_OPTIONS],
+    },
+    {
       provide: McpHttpDriver,
-      useFactory: (server: MCPServer, options: McpModuleOptions) => new McpHttpDriver(server, options),
-      inject: [MCPServer, MCP_MODULE_OPTIONS],
+      useFactory: (server: MCPServer, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
+        new McpHttpDriver(server, { ...options, authenticator: resourceServer ?? undefined }),
+      inject: [MCPServer, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
   exports: [MCPServer],
@@ -53,12 +61,4 @@ export class McpModule extends McpConfigurableModule implements OnApplicationBoo
   onApplicationShutdown(): void {
     this.server.close();
   }
-}
-
-function joinPath(...parts: string[]): string {
-  const joined = parts
-    .flatMap((p) => (p ?? '').split('/'))
-    .filter(Boolean)
-    .join('/');
-  return `/${joined}`;
 }

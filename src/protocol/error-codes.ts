@@ -8,6 +8,10 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  // The spec defines no JSON-RPC code for authorization failures (clients act on the HTTP status and the
+  // WWW-Authenticate challenge), so these are application codes outside the ranges JSON-RPC and MCP reserve.
+  Unauthorized: -31401,
+  InsufficientScope: -31403,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -22,6 +26,8 @@ const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.MissingRequiredClientCapability, 400],
   [ErrorCode.UnsupportedProtocolVersion, 400],
   [ErrorCode.MethodNotFound, 404],
+  [ErrorCode.Unauthorized, 401],
+  [ErrorCode.InsufficientScope, 403],
 ]);
 
 export function httpStatusForErrorCode(code: number): number {

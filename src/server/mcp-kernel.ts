@@ -37,10 +37,11 @@ import { isContentBlock, renderText } from './content.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
 import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse, isInputResponseFor } from './input-required.js';
 import { McpContext } from './mcp-context.js';
-import type { Page } from './paged-list.js';
+import type { PagedList } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { canonicalDigest, RequestStateCodec } from './request-state.codec.js';
 import { InMemoryRequestStateStore, type RequestStateStore } from './request-state.store.js';
+import { hasScopes, insufficientScope } from './required-scopes.js';
 import {
   ResourceRegistry,
   type ResourceReadValue,
@@ -82,6 +83,11 @@ export interface McpRequestContext {
   httpRequest?: unknown;
   /** The authenticated principal; bound into request-state signatures. */
   principal?: unknown;
+  /**
+   * The OAuth scopes granted to the caller. Primitives registered with `requiredScopes` are listed and callable
+   * only when all of theirs are granted; without this field none are granted, so such primitives fail closed.
+   */
+  scopes?: readonly string[];
 }
 
 type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<Record<string, unknown>>;
@@ -151,15 +157,12 @@ export class McpKernel {
       ['server/discover', async () => this.discover()],
       ['tools/list', (req, ctx) => this.listTools(req, ctx)],
       ['tools/call', (req, ctx) => this.callTool(req, ctx)],
-      ['resources/list', async (req) => this.list(this.resources.size > 0, 'resources', () => this.resources.listing.page(req.params?.cursor))],
-      [
-        'resources/templates/list',
-        async (req) => this.list(this.resources.size > 0, 'resourceTemplates', () => this.resources.templateListing.page(req.params?.cursor)),
-      ],
+      ['resources/list', async (req, ctx) => this.list(this.resources.size > 0, 'resources', this.resources.listing, req, ctx)],
+      ['resources/templates/list', async (req, ctx) => this.list(this.resources.size > 0, 'resourceTemplates', this.resources.templateListing, req, ctx)],
       ['resources/read', (req, ctx) => this.readResource(req, ctx)],
-      ['prompts/list', async (req) => this.list(this.prompts.size > 0, 'prompts', () => this.prompts.listing.page(req.params?.cursor))],
+      ['prompts/list', async (req, ctx) => this.list(this.prompts.size > 0, 'prompts', this.prompts.listing, req, ctx)],
       ['prompts/get', (req, ctx) => this.getPrompt(req, ctx)],
-      ['completion/complete', (req) => this.complete(req)],
+      ['completion/complete', (req, ctx) => this.complete(req, ctx)],
       ['subscriptions/listen', (req, ctx) => this.listen(req, ctx)],
     ]);
   }
@@ -284,11 +287,15 @@ export class McpKernel {
     return result;
   }
 
-  /** A list method is gated by its capability: without anything registered it does not exist (-32601). */
-  private list<T>(available: boolean, key: string, page: () => Page<T>): Record<string, unknown> {
+  /**
+   * A list method is gated by its capability: without anything registered it does not exist (-32601). A list
+   * that holds scoped primitives differs per caller, so every page of it is `cacheScope: "private"`.
+   */
+  private list<T>(available: boolean, key: string, listing: PagedList<T>, request: JsonRpcRequest, context: McpRequestContext): Record<string, unknown> {
     if (!available) throw McpError.methodNotFound(`${key === 'resourceTemplates' ? 'resources/templates' : key}/list`);
-    const { items, nextCursor } = page();
+    const { items, nextCursor } = listing.page(request.params?.cursor, grantedScopes(context));
     const result: Record<string, unknown> = { [key]: items, ...this.listCache };
+    if (listing.scoped) result.cacheScope = 'private';
     if (nextCursor !== undefined) result.nextCursor = nextCursor;
     return result;
   }
@@ -297,7 +304,7 @@ export class McpKernel {
 
   /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
   private async listTools(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
-    const result = this.list(this.tools.size > 0, 'tools', () => this.tools.listing.page(request.params?.cursor));
+    const result = this.list(this.tools.size > 0, 'tools', this.tools.listing, request, transport);
     if (!this.tools.hasConditionalTools) return result;
     const tools = result.tools as ToolDefinition[];
     // A list request carries no request state: the context only describes who is asking.
@@ -313,6 +320,7 @@ export class McpKernel {
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
     const entry = this.tools.get(params.name);
     if (!entry) return toolError('Tool not found');
+    authorize(entry.requiredScopes, transport, `tool "${params.name}"`);
 
     if (transport.headers && entry.paramHeaders.length > 0) {
       const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
@@ -369,6 +377,7 @@ export class McpKernel {
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
     const match = this.resources.match(uri);
     if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+    authorize(match.requiredScopes, transport, `resource "${uri}"`);
     const binding = this.binding(request.method, uri, {}, transport.principal);
     const context = await this.createContext(request, transport, binding);
     let value: ResourceReadValue | InputRequired;
@@ -382,8 +391,10 @@ export class McpKernel {
     const extra = isPlainObject(value) && 'contents' in value ? value : {};
     // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching).
     const isRetry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
-    const hints = isRetry ? RETRY_CACHE : { ...this.readCache, ...stripUndefinedHints(match.cache) };
-    return { ...extra, contents, ...hints };
+    const result = { ...extra, contents, ...(isRetry ? RETRY_CACHE : { ...this.readCache, ...stripUndefinedHints(match.cache) }) };
+    // A shared cache must not hand a scoped resource to callers without the scope.
+    if (match.requiredScopes) result.cacheScope = 'private';
+    return result;
   }
 
   // ----- prompts --------------------------------------------------------------------------------------------
@@ -394,6 +405,7 @@ export class McpKernel {
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const prompt = this.prompts.get(params.name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
+    authorize(prompt.requiredScopes, transport, `prompt "${params.name}"`);
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {
       throw McpError.invalidParams('Invalid params: prompt "arguments" must be an object of strings');
@@ -420,7 +432,7 @@ export class McpKernel {
 
   // ----- completion -----------------------------------------------------------------------------------------
 
-  private async complete(request: JsonRpcRequest): Promise<Record<string, unknown>> {
+  private async complete(request: JsonRpcRequest, transport: McpRequestContext): Promise<Record<string, unknown>> {
     if (!this.hasCompletions()) throw McpError.methodNotFound(request.method);
     const params = request.params ?? {};
     const ref = params.ref;
@@ -433,9 +445,11 @@ export class McpKernel {
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       completer = this.prompts.completer(ref.name, argument.name);
       if (completer === undefined) throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
+      authorize(this.prompts.get(ref.name)?.requiredScopes, transport, `prompt "${ref.name}"`);
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       completer = this.resources.completer(ref.uri, argument.name);
       if (completer === undefined) throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
+      authorize(this.resources.templateScopes(ref.uri), transport, `resource template "${ref.uri}"`);
     } else {
       throw McpError.invalidParams('Invalid params: "ref" must be a ref/prompt or ref/resource reference');
     }
@@ -593,6 +607,15 @@ type ToolEntryOutput = { validate(value: unknown): string | null } | undefined;
 
 function toolError(text: string): Record<string, unknown> {
   return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function grantedScopes(context: McpRequestContext): ReadonlySet<string> {
+  return new Set(context.scopes);
+}
+
+/** Refuses the request unless the caller holds every scope the primitive requires. */
+function authorize(required: readonly string[] | undefined, context: McpRequestContext, what: string): void {
+  if (required && !hasScopes(required, grantedScopes(context))) throw insufficientScope(what, required);
 }
 
 function cacheHints(given: Partial<CacheHints> | undefined, fallback: CacheHints): CacheHints {

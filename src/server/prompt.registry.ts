@@ -2,6 +2,7 @@ import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protoc
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
+import { checkRequiredScopes } from './required-scopes.js';
 import type { Completer } from './resource.registry.js';
 import { stripUndefined } from './tool.registry.js';
 
@@ -14,6 +15,8 @@ export type PromptHandler = (args: Record<string, string>, context: McpContext) 
 export interface PromptRegistration extends PromptDefinition {
   handler: PromptHandler;
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller needs: without all of them the prompt is hidden from lists and a get gets 403. */
+  requiredScopes?: string[];
 }
 
 const PROMPT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -23,7 +26,12 @@ export class PromptRegistry {
   readonly listing: PagedList<PromptDefinition>;
 
   constructor(pageSize: number, private readonly onChange: () => void) {
-    this.listing = new PagedList(() => [...this.entries.values()].map(definitionOf), pageSize, 'prompts');
+    this.listing = new PagedList(
+      () => [...this.entries.values()].map(definitionOf),
+      pageSize,
+      'prompts',
+      (d) => this.entries.get(d.name)?.requiredScopes,
+    );
   }
 
   get size(): number {
@@ -49,7 +57,7 @@ export class PromptRegistry {
     for (const key of Object.keys(registration.complete ?? {})) {
       if (!declared.has(key)) throw new Error(`Prompt "${name}": no argument "${key}" to complete`);
     }
-    this.entries.set(name, registration);
+    this.entries.set(name, { ...registration, requiredScopes: checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes) });
     this.changed();
   }
 
@@ -72,6 +80,6 @@ export class PromptRegistry {
 }
 
 function definitionOf(registration: PromptRegistration): PromptDefinition {
-  const { handler: _h, complete: _c, ...definition } = registration;
+  const { handler: _h, complete: _c, requiredScopes: _s, ...definition } = registration;
   return stripUndefined(definition);
 }

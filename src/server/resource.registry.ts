@@ -8,6 +8,7 @@ import type {
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
+import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
 import { UriTemplate } from './uri-template.js';
 
@@ -27,12 +28,16 @@ export type Completer = (value: string, context: { arguments: Record<string, str
 export interface ResourceRegistration extends ResourceDefinition {
   handler: ResourceHandler;
   cache?: Partial<CacheHints>;
+  /** OAuth scopes a caller needs: without all of them the resource is hidden from lists and a read gets 403. */
+  requiredScopes?: string[];
 }
 
 export interface ResourceTemplateRegistration extends ResourceTemplateDefinition {
   handler: ResourceHandler;
   complete?: Record<string, Completer>;
   cache?: Partial<CacheHints>;
+  /** OAuth scopes a caller needs to list, read or complete this template. */
+  requiredScopes?: string[];
 }
 
 export interface ResourceMatch {
@@ -40,6 +45,7 @@ export interface ResourceMatch {
   variables: Record<string, string>;
   mimeType?: string;
   cache?: Partial<CacheHints>;
+  requiredScopes?: readonly string[];
 }
 
 interface TemplateEntry {
@@ -56,8 +62,18 @@ export class ResourceRegistry {
   readonly templateListing: PagedList<ResourceTemplateDefinition>;
 
   constructor(pageSize: number, private readonly onChange: () => void) {
-    this.listing = new PagedList(() => [...this.resources.values()].map(definitionOf), pageSize, 'resources');
-    this.templateListing = new PagedList(() => [...this.templates.values()].map((t) => t.definition), pageSize, 'templates');
+    this.listing = new PagedList(
+      () => [...this.resources.values()].map(definitionOf),
+      pageSize,
+      'resources',
+      (d) => this.resources.get(d.uri)?.requiredScopes,
+    );
+    this.templateListing = new PagedList(
+      () => [...this.templates.values()].map((t) => t.definition),
+      pageSize,
+      'templates',
+      (d) => this.templateScopes(d.uriTemplate),
+    );
   }
 
   get size(): number {
@@ -74,7 +90,7 @@ export class ResourceRegistry {
     if (typeof name !== 'string' || name.length === 0) throw new Error(`Resource "${uri}": name is required`);
     if (typeof registration.handler !== 'function') throw new Error(`Resource "${uri}": handler must be a function`);
     if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`);
-    this.resources.set(uri, registration);
+    this.resources.set(uri, { ...registration, requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes) });
     this.changed();
   }
 
@@ -87,8 +103,9 @@ export class ResourceRegistry {
     for (const key of Object.keys(registration.complete ?? {})) {
       if (!matcher.variables.includes(key)) throw new Error(`Resource template "${uriTemplate}": no variable "${key}" to complete`);
     }
-    const { handler: _h, complete: _c, cache: _k, ...definition } = registration;
-    this.templates.set(uriTemplate, { definition: stripUndefined(definition), matcher, registration });
+    const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);
+    const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, ...definition } = registration;
+    this.templates.set(uriTemplate, { definition: stripUndefined(definition), matcher, registration: { ...registration, requiredScopes } });
     this.changed();
   }
 
@@ -106,10 +123,15 @@ export class ResourceRegistry {
 
   match(uri: string): ResourceMatch | undefined {
     const resource = this.resources.get(uri);
-    if (resource) return { handler: resource.handler, variables: {}, mimeType: resource.mimeType, cache: resource.cache };
+    if (resource) {
+      return { handler: resource.handler, variables: {}, mimeType: resource.mimeType, cache: resource.cache, requiredScopes: resource.requiredScopes };
+    }
     for (const { matcher, registration } of this.templates.values()) {
       const variables = matcher.match(uri);
-      if (variables) return { handler: registration.handler, variables, mimeType: registration.mimeType, cache: registration.cache };
+      if (variables) {
+        const { handler, mimeType, cache, requiredScopes } = registration;
+        return { handler, variables, mimeType, cache, requiredScopes };
+      }
     }
     return undefined;
   }
@@ -120,6 +142,11 @@ export class ResourceRegistry {
     return entry.registration.complete?.[variable] ?? null;
   }
 
+  /** The scopes a template requires, for listing and completion. */
+  templateScopes(uriTemplate: string): readonly string[] | undefined {
+    return this.templates.get(uriTemplate)?.registration.requiredScopes;
+  }
+
   private changed(): void {
     this.listing.invalidate();
     this.templateListing.invalidate();
@@ -128,7 +155,7 @@ export class ResourceRegistry {
 }
 
 function definitionOf(registration: ResourceRegistration): ResourceDefinition {
-  const { handler: _h, cache: _c, ...definition } = registration;
+  const { handler: _h, cache: _c, requiredScopes: _s, ...definition } = registration;
   return stripUndefined(definition);
 }
 

@@ -2,6 +2,7 @@ import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
+import { checkRequiredScopes } from './required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -16,6 +17,8 @@ export interface ToolRegistration extends ToolDefinition {
   singleUseState?: boolean;
   /** Decides per request whether `tools/list` shows the tool (e.g. hidden from callers a guard would deny). */
   visible?: ToolVisibility;
+  /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
+  requiredScopes?: string[];
 }
 
 export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
@@ -29,6 +32,7 @@ export interface ToolEntry {
   readonly requiredCapabilities?: ClientCapabilities;
   readonly singleUseState?: boolean;
   readonly visible?: ToolVisibility;
+  readonly requiredScopes?: readonly string[];
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -44,7 +48,12 @@ export class ToolRegistry {
     pageSize: number,
     private readonly onChange: () => void,
   ) {
-    this.listing = new PagedList(() => [...this.entries.values()].map((e) => e.definition), pageSize, 'tools');
+    this.listing = new PagedList(
+      () => [...this.entries.values()].map((e) => e.definition),
+      pageSize,
+      'tools',
+      (d) => this.entries.get(d.name)?.requiredScopes,
+    );
   }
 
   get size(): number {
@@ -65,7 +74,7 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, singleUseState, visible, ...definition } = registration;
+    const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
@@ -91,6 +100,7 @@ export class ToolRegistry {
       requiredCapabilities,
       singleUseState,
       visible,
+      requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;

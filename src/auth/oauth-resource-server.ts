@@ -1,0 +1,135 @@
+import type { IncomingMessage } from 'node:http';
+import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http.driver.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { checkRequiredScopes } from '../server/required-scopes.js';
+import type { McpAuthOptions } from './auth-options.js';
+import { bearerToken } from './bearer-token.js';
+import { IntrospectionVerifier } from './introspection.verifier.js';
+import { JwtVerifier } from './jwt.verifier.js';
+import { scopesOf } from './principal.js';
+import {
+  canonicalResourceUri,
+  defaultResourceMetadataUrl,
+  type ProtectedResourceMetadata,
+} from './protected-resource-metadata.js';
+import { ScopeHierarchy } from './scope-hierarchy.js';
+import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
+import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
+
+// MCP authorization: servers SHOULD NOT advertise or challenge for offline_access; refresh is the client's business.
+const OFFLINE_ACCESS = 'offline_access';
+
+/**
+ * The MCP endpoint as an OAuth 2.1 resource server: reads the Bearer token from the Authorization header only,
+ * verifies it (JWT, introspection, a function, or trusts a principal an upstream guard established), and
+ * answers failures with the RFC 6750 / RFC 9728 challenges. Everything is configured and checked once, here.
+ */
+export class OAuthResourceServer implements McpHttpAuthenticator {
+  /** The canonical resource URI: the audience every token must carry. */
+  readonly resource: string;
+  readonly resourceMetadataUrl: string;
+  readonly metadata: ProtectedResourceMetadata;
+  private readonly verifier?: TokenVerifier;
+  private readonly fromRequest?: (request: unknown) => unknown;
+  private readonly scopesOf: (principal: unknown) => readonly string[];
+  private readonly hierarchy: ScopeHierarchy;
+  private readonly challengeScopes?: readonly string[];
+
+  constructor(options: McpAuthOptions) {
+    this.resource = canonicalResourceUri(options.resource);
+    const servers = options.authorizationServers;
+    if (!Array.isArray(servers) || servers.length === 0) throw new Error('auth.authorizationServers needs at least one issuer URL');
+    for (const server of servers) new URL(server);
+    const scopesSupported = scopeList('auth.scopesSupported', options.scopesSupported);
+    this.challengeScopes = scopeList('auth.challengeScopes', options.challengeScopes) ?? scopesSupported;
+    this.resourceMetadataUrl = options.resourceMetadataUrl ?? defaultResourceMetadataUrl(this.resource);
+    this.metadata = {
+      ...options.resourceMetadata,
+      resource: this.resource,
+      authorization_servers: [...servers],
+      ...(scopesSupported ? { scopes_supported: [...scopesSupported] } : {}),
+      bearer_methods_supported: ['header'],
+    };
+    this.scopesOf = options.scopesOf ?? scopesOf;
+    this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
+
+    const ways = (['jwt', 'introspection', 'verify', 'fromRequest'] as const).filter((k) => options[k] !== undefined);
+    if (ways.length !== 1) {
+      throw new Error(`auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`);
+    }
+    if (options.jwt) this.verifier = new JwtVerifier(options.jwt, options.jwt.audience ?? this.resource);
+    else if (options.introspection) this.verifier = new IntrospectionVerifier(options.introspection, options.introspection.audience ?? this.resource);
+    else if (options.verify) this.verifier = functionVerifier(options.verify);
+    else this.fromRequest = options.fromRequest;
+  }
+
+  async authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication> {
+    if (this.fromRequest) {
+      const principal = this.fromRequest(httpRequest);
+      return principal == null ? this.unauthorized() : this.authenticated(principal);
+    }
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined) return this.unauthorized();
+    if (token === null) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The Bearer token is malformed' });
+    let principal: unknown;
+    try {
+      principal = await this.verifier!.verify(token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return this.unauthorized({ error: 'invalid_token', errorDescription: error.message });
+      if (error instanceof TokenVerificationUnavailableError) {
+        return { ok: false, status: 503, code: ErrorCode.InternalError, message: `Token verification unavailable: ${error.message}` };
+      }
+      return { ok: false, status: 500, code: ErrorCode.InternalError, message: 'Internal error: the access token could not be verified' };
+    }
+    if (principal == null) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
+    // Guards and interceptors around tools find the caller where Passport would have put it.
+    if (typeof httpRequest === 'object' && httpRequest !== null && (httpRequest as { user?: unknown }).user === undefined) {
+      (httpRequest as { user?: unknown }).user = principal;
+    }
+    return this.authenticated(principal);
+  }
+
+  insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string> {
+    return this.challenge({
+      error: 'insufficient_scope',
+      scopes: requiredScopes,
+      errorDescription: `This request requires the scopes: ${requiredScopes.join(' ')}`,
+    });
+  }
+
+  private authenticated(principal: unknown): HttpAuthentication {
+    return { ok: true, principal, scopes: this.hierarchy.expand(this.scopesOf(principal) ?? []) };
+  }
+
+  private unauthorized(details: Pick<BearerChallenge, 'error' | 'errorDescription'> = {}): HttpAuthentication {
+    return {
+      ok: false,
+      status: 401,
+      code: ErrorCode.Unauthorized,
+      message: `Unauthorized: ${details.errorDescription ?? 'this server requires a Bearer access token'}`,
+      headers: this.challenge({ ...details, scopes: this.challengeScopes }),
+    };
+  }
+
+  private challenge(challenge: Omit<BearerChallenge, 'resourceMetadata'>): Record<string, string> {
+    return { 'www-authenticate': bearerChallenge({ ...challenge, resourceMetadata: this.resourceMetadataUrl }) };
+  }
+}
+
+function scopeList(name: string, scopes: string[] | undefined): string[] | undefined {
+  return checkRequiredScopes(name, scopes)?.filter((s) => s !== OFFLINE_ACCESS);
+}
+
+/** A user-supplied `verify`: anything it throws, but an outage it reports as such, means an invalid token. */
+function functionVerifier(verify: (token: string) => unknown): TokenVerifier {
+  return {
+    async verify(token) {
+      try {
+        return await verify(token);
+      } catch (error) {
+        if (error instanceof InvalidTokenError || error instanceof TokenVerificationUnavailableError) throw error;
+        throw new InvalidTokenError();
+      }
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/** Verifies an access token and returns the principal it stands for; throws when it cannot. */
+export interface TokenVerifier {
+  verify(token: string): Promise<unknown>;
+}
+
+/** The token is not acceptable here (bad signature, expired, wrong audience or issuer, inactive): 401. */
+export class InvalidTokenError extends Error {
+  constructor(message = 'The access token is invalid') {
+    super(message);
+    this.name = 'InvalidTokenError';
+  }
+}
+
+/**
+ * The token could not be checked because something it depends on is down (the JWKS or introspection endpoint).
+ * This is not the client's fault, so it is a 503 and not a 401 that would make the client throw its token away.
+ */
+export class TokenVerificationUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TokenVerificationUnavailableError';
+  }
+}

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { McpModule } from '../../src/index.js';
+import { envelope, post } from '../support/mcp-request.js';
+import { challengeParams, ISSUER } from '../support/auth-tokens.js';
+
+const verify = () => null;
+
+describe('Protected Resource Metadata URLs with a global prefix and two servers', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'files',
+          version: '1.0.0',
+          path: '/files/mcp',
+          auth: { resource: 'https://api.example.com/api/files/mcp', authorizationServers: [ISSUER], scopesSupported: ['files'], verify },
+        }),
+        McpModule.forRoot({
+          name: 'mail',
+          version: '1.0.0',
+          path: '/mail/mcp',
+          auth: { resource: 'https://api.example.com/api/mail/mcp', authorizationServers: [ISSUER], scopesSupported: ['mail'], verify },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    // The well-known URLs live at the host root, so they are kept out of the API prefix.
+    app.setGlobalPrefix('api', { exclude: ['.well-known/{*path}'] });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['/.well-known/oauth-protected-resource/api/files/mcp', 'https://api.example.com/api/files/mcp'],
+    ['/.well-known/oauth-protected-resource/api/mail/mcp', 'https://api.example.com/api/mail/mcp'],
+  ])('serves each server its own document at %s', async (path, resource) => {
+    const res = await request(app.getHttpServer()).get(path).expect(200);
+    expect(res.body.resource).toBe(resource);
+  });
+
+  it('serves the root URL from the first server', async () => {
+    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(200);
+    expect(res.body.resource).toBe('https://api.example.com/api/files/mcp');
+  });
+
+  it('points each 401 challenge at its own document', async () => {
+    const files = await post(app, envelope('server/discover'), {}, '/api/files/mcp').expect(401);
+    expect(challengeParams(files.headers['www-authenticate'])).toEqual({
+      scope: 'files',
+      resource_metadata: 'https://api.example.com/.well-known/oauth-protected-resource/api/files/mcp',
+    });
+    const mail = await post(app, envelope('server/discover'), {}, '/api/mail/mcp').expect(401);
+    expect(challengeParams(mail.headers['www-authenticate']).resource_metadata).toBe(
+      'https://api.example.com/.well-known/oauth-protected-resource/api/mail/mcp',
+    );
+  });
+});
