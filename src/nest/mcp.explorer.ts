@@ -7,6 +7,7 @@ import type { McpCompleters } from './decorators/mcp-completers.type.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { getRequiredScopes } from './require-scopes.decorator.js';
 import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -23,6 +24,8 @@ interface DecoratedMethod {
   /** `Class.method`, for start-up errors. */
   place: string;
   metadata: McpMethodMetadata;
+  /** What `@RequireScopes` declared on the method and its class. */
+  requiredScopes?: string[];
 }
 
 /**
@@ -64,12 +67,14 @@ export class McpExplorer implements OnModuleInit {
       if (!prototype) continue;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const metadata = this.accessor.getMethodMetadata(prototype[methodName]);
-        if (metadata) yield { wrapper, methodName, metadata, place: `${prototype.constructor.name}.${methodName}` };
+        if (!metadata) continue;
+        const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
+        yield { wrapper, methodName, metadata, requiredScopes, place: `${prototype.constructor.name}.${methodName}` };
       }
     }
   }
 
-  private async register({ wrapper, methodName, metadata }: DecoratedMethod): Promise<void> {
+  private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
     const handler = this.handlers.create(wrapper, methodName, metadata.kind === 'tool');
     switch (metadata.kind) {
       case 'tool': {
@@ -83,12 +88,14 @@ export class McpExplorer implements OnModuleInit {
           outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
           handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
           visible: allowed,
+          requiredScopes,
         });
         return;
       }
       case 'resource':
         this.server.addResource({
           ...metadata.options,
+          requiredScopes,
           handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
         });
         return;
@@ -96,6 +103,7 @@ export class McpExplorer implements OnModuleInit {
         this.server.addResourceTemplate({
           ...metadata.options,
           complete: this.completers(wrapper, metadata.options.complete),
+          requiredScopes,
           handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
         });
         return;
@@ -104,6 +112,7 @@ export class McpExplorer implements OnModuleInit {
           ...metadata.options,
           name: metadata.options.name ?? methodName,
           complete: this.completers(wrapper, metadata.options.complete),
+          requiredScopes,
           handler: (args, ctx) => handler(hostOf(ctx, args)) as never,
         });
         return;
