@@ -30,13 +30,19 @@ export type {
 } from './server/resource.registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
+export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
+
+// Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
+export { callEventInterceptor, type McpCallEvent } from './observability/call-events.js';
+export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from './observability/open-telemetry.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
 export { McpHttpDriver, type McpHttpOptions } from './http/mcp-http.driver.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from './http/host-origin.policy.js';
+export type { McpCorsOptions } from './http/cors.policy.js';
 
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
-export type { McpModuleOptions, McpModuleExtras } from './nest/mcp-module-options.interface.js';
+export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';

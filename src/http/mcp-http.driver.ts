@@ -4,11 +4,14 @@ import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { readBody } from './body-reader.js';
+import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Answer CORS preflights and mark responses readable for browser clients from the allowed origins. Default off. */
+  cors?: boolean | McpCorsOptions;
 }
 
 /** A refusal decided before the body is parsed. */
@@ -38,6 +41,7 @@ const SSE_HEADERS = {
 export class McpHttpDriver {
   readonly maxBodyBytes: number;
   private readonly hostOrigin: HostOriginPolicy;
+  private readonly cors?: CorsPolicy;
 
   constructor(
     private readonly kernel: McpKernel,
@@ -45,6 +49,12 @@ export class McpHttpDriver {
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.hostOrigin = new HostOriginPolicy(options);
+    if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
+  }
+
+  /** Adds CORS headers when enabled; answers a preflight itself and returns true. Runs before any other rule. */
+  applyCors(req: IncomingMessage, res: ServerResponse): boolean {
+    return this.cors?.apply(req, res) ?? false;
   }
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
