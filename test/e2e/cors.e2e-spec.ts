@@ -1,0 +1,88 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { MCPServer, McpModule } from '../../src/index.js';
+import { createApp } from '../support/create-app.js';
+import { envelope, headersFor } from '../support/mcp-request.js';
+
+const INSPECTOR = 'http://localhost:6274';
+const FOREIGN = 'https://evil.example';
+
+describe('CORS for browser clients (cors: true)', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'cors', version: '1.0.0', cors: true, allowedOrigins: ['https://agent.example'] })]);
+    app.get(MCPServer).registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (a: { text?: string }) => a.text ?? '');
+  });
+  afterAll(() => app.close());
+
+  const preflight = (origin: string, headers = 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization') =>
+    request(app.getHttpServer())
+      .options('/mcp')
+      .set('origin', origin)
+      .set('access-control-request-method', 'POST')
+      .set('access-control-request-headers', headers);
+
+  it('answers the preflight of an allowed origin with the MCP headers allowed', async () => {
+    const res = await preflight(INSPECTOR).expect(204);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-allow-methods']).toBe('POST');
+    const allowed = res.headers['access-control-allow-headers'].split(', ');
+    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'authorization']));
+    expect(res.headers['access-control-max-age']).toBe('600');
+    expect(res.headers.vary).toContain('Origin');
+  });
+
+  it('allows an origin from allowedOrigins too (one allowlist for CORS and the Origin check)', async () => {
+    const res = await preflight('https://agent.example').expect(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://agent.example');
+  });
+
+  it('does not allow a foreign origin, and does not echo headers it did not define', async () => {
+    const res = await preflight(FOREIGN).expect(204);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-allow-headers']).toBeUndefined();
+    const odd = await preflight(INSPECTOR, 'x-custom, mcp-name').expect(204);
+    expect(odd.headers['access-control-allow-headers']).not.toContain('x-custom');
+  });
+
+  it('marks a cross-origin POST from an allowed origin readable, exposing the MCP response headers', async () => {
+    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body)).expect(200);
+    expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
+  });
+
+  it('makes a refusal readable too, so a browser client sees the JSON-RPC error', async () => {
+    const body = envelope('tools/list');
+    const res = await request(app.getHttpServer())
+      .post('/mcp')
+      .set({ ...headersFor(body), 'mcp-method': 'tools/call' })
+      .set('origin', INSPECTOR)
+      .send(JSON.stringify(body))
+      .expect(400);
+    expect(res.body.error.code).toBe(-32020);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+  });
+
+  it('still refuses a POST from a foreign origin (403) without CORS headers', async () => {
+    const body = envelope('tools/list');
+    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', FOREIGN).send(JSON.stringify(body)).expect(403);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('CORS off by default', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'no-cors', version: '1.0.0' })]);
+  });
+  afterAll(() => app.close());
+
+  it('answers a preflight 405 with no CORS headers', async () => {
+    const res = await request(app.getHttpServer()).options('/mcp').set('origin', INSPECTOR).set('access-control-request-method', 'POST').expect(405);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
