@@ -24,7 +24,7 @@ function envelope(id, method, params = {}) {
   };
 }
 
-function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, expectedNestMajor }) {
+function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, testing, expectedNestMajor }) {
   const nestVersion = JSON.parse(readFileSync(join(appDir, 'node_modules/@nestjs/core/package.json'), 'utf8')).version;
   let app;
   const post = (body, name) => {
@@ -66,6 +66,13 @@ function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, expe
     const res = await post(envelope(3, 'tools/call', { name: 'echo', arguments: { text: 'hello' } }), 'echo');
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.result.content, [{ type: 'text', text: 'hello' }]);
+  });
+
+  test(`${label}: the nestjs-mcp/testing entry point loads and calls a tool`, async () => {
+    const mcp = testing.createMcpTestClient(app);
+    const { status, result } = await mcp.callTool('echo', { text: 'from the kit' });
+    assert.equal(status, 200);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'from the kit' }]);
   });
 }
 
