@@ -1,5 +1,7 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import type { ExecutionContext, INestApplication } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
@@ -84,5 +86,81 @@ describe('CORS off by default', () => {
   it('answers a preflight 405 with no CORS headers', async () => {
     const res = await request(app.getHttpServer()).options('/mcp').set('origin', INSPECTOR).set('access-control-request-method', 'POST').expect(405);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('CORS ahead of Nest middleware and guards, under a global prefix', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'guarded', version: '1.0.0', cors: true })],
+      providers: [{ provide: APP_GUARD, useValue: { canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization) } }],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    app.setGlobalPrefix('api');
+    app.use((req: { method: string; headers: Record<string, string> }, res: { statusCode: number; end(): void }, next: () => void) => {
+      // An app-wide middleware that would turn a preflight (which carries no credentials) away.
+      if (!req.headers.authorization) {
+        res.statusCode = 401;
+        return res.end();
+      }
+      next();
+    });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('answers the preflight before middleware and guards that need credentials', async () => {
+    const res = await request(app.getHttpServer())
+      .options('/api/mcp')
+      .set('origin', INSPECTOR)
+      .set('access-control-request-method', 'POST')
+      .set('access-control-request-headers', 'authorization, mcp-method')
+      .expect(204);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-allow-headers']).toContain('authorization');
+  });
+
+  it('keeps the credentialed POST behind them', async () => {
+    const body = envelope('server/discover');
+    const denied = await request(app.getHttpServer()).post('/api/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body));
+    expect(denied.status).toBe(401);
+    const allowed = await request(app.getHttpServer())
+      .post('/api/mcp')
+      .set(headersFor(body))
+      .set('origin', INSPECTOR)
+      .set('authorization', 'Bearer anything')
+      .send(JSON.stringify(body))
+      .expect(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe(INSPECTOR);
+  });
+});
+
+describe("The app.enableCors(...) recipe (module option off)", () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'recipe', version: '1.0.0' })] }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    app.enableCors({ origin: [INSPECTOR], methods: ['POST'], exposedHeaders: ['WWW-Authenticate', 'MCP-Protocol-Version'] });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('answers the preflight, reflecting the requested MCP headers', async () => {
+    const res = await request(app.getHttpServer())
+      .options('/mcp')
+      .set('origin', INSPECTOR)
+      .set('access-control-request-method', 'POST')
+      .set('access-control-request-headers', 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization')
+      .expect(204);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-allow-headers']).toContain('mcp-param-region');
+  });
+
+  it('marks the POST readable', async () => {
+    const body = envelope('server/discover');
+    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body)).expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate,MCP-Protocol-Version');
   });
 });
