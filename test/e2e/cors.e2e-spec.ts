@@ -9,6 +9,21 @@ import { envelope, headersFor } from '../support/mcp-request.js';
 
 const INSPECTOR = 'http://localhost:6274';
 const FOREIGN = 'https://evil.example';
+const MCP_REQUEST_HEADERS = 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization';
+
+/** A browser's CORS preflight for a POST to the MCP route. */
+function preflight(app: INestApplication, origin: string, headers = MCP_REQUEST_HEADERS, path = '/mcp') {
+  return request(app.getHttpServer())
+    .options(path)
+    .set('origin', origin)
+    .set('access-control-request-method', 'POST')
+    .set('access-control-request-headers', headers);
+}
+
+/** A cross-origin POST of a conforming body. */
+function crossOriginPost(app: INestApplication, body: Record<string, unknown>, origin = INSPECTOR, path = '/mcp') {
+  return request(app.getHttpServer()).post(path).set(headersFor(body)).set('origin', origin).send(JSON.stringify(body));
+}
 
 describe('CORS for browser clients (cors: true)', () => {
   let app: INestApplication;
@@ -19,15 +34,8 @@ describe('CORS for browser clients (cors: true)', () => {
   });
   afterAll(() => app.close());
 
-  const preflight = (origin: string, headers = 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization') =>
-    request(app.getHttpServer())
-      .options('/mcp')
-      .set('origin', origin)
-      .set('access-control-request-method', 'POST')
-      .set('access-control-request-headers', headers);
-
   it('answers the preflight of an allowed origin with the MCP headers allowed', async () => {
-    const res = await preflight(INSPECTOR).expect(204);
+    const res = await preflight(app, INSPECTOR).expect(204);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-allow-methods']).toBe('POST');
     const allowed = res.headers['access-control-allow-headers'].split(', ');
@@ -37,21 +45,21 @@ describe('CORS for browser clients (cors: true)', () => {
   });
 
   it('allows an origin from allowedOrigins too (one allowlist for CORS and the Origin check)', async () => {
-    const res = await preflight('https://agent.example').expect(204);
+    const res = await preflight(app, 'https://agent.example').expect(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://agent.example');
   });
 
   it('does not allow a foreign origin, and does not echo headers it did not define', async () => {
-    const res = await preflight(FOREIGN).expect(204);
+    const res = await preflight(app, FOREIGN).expect(204);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.headers['access-control-allow-headers']).toBeUndefined();
-    const odd = await preflight(INSPECTOR, 'x-custom, mcp-name').expect(204);
+    const odd = await preflight(app, INSPECTOR, 'x-custom, mcp-name').expect(204);
     expect(odd.headers['access-control-allow-headers']).not.toContain('x-custom');
   });
 
   it('marks a cross-origin POST from an allowed origin readable, exposing the MCP response headers', async () => {
     const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
-    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body)).expect(200);
+    const res = await crossOriginPost(app, body).expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
@@ -71,7 +79,7 @@ describe('CORS for browser clients (cors: true)', () => {
 
   it('still refuses a POST from a foreign origin (403) without CORS headers', async () => {
     const body = envelope('tools/list');
-    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', FOREIGN).send(JSON.stringify(body)).expect(403);
+    const res = await crossOriginPost(app, body, FOREIGN).expect(403);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
@@ -111,19 +119,14 @@ describe('CORS ahead of Nest middleware and guards, under a global prefix', () =
   afterAll(() => app.close());
 
   it('answers the preflight before middleware and guards that need credentials', async () => {
-    const res = await request(app.getHttpServer())
-      .options('/api/mcp')
-      .set('origin', INSPECTOR)
-      .set('access-control-request-method', 'POST')
-      .set('access-control-request-headers', 'authorization, mcp-method')
-      .expect(204);
+    const res = await preflight(app, INSPECTOR, 'authorization, mcp-method', '/api/mcp').expect(204);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-allow-headers']).toContain('authorization');
   });
 
   it('keeps the credentialed POST behind them', async () => {
     const body = envelope('server/discover');
-    const denied = await request(app.getHttpServer()).post('/api/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body));
+    const denied = await crossOriginPost(app, body, INSPECTOR, '/api/mcp');
     expect(denied.status).toBe(401);
     const allowed = await request(app.getHttpServer())
       .post('/api/mcp')
@@ -147,19 +150,14 @@ describe("The app.enableCors(...) recipe (module option off)", () => {
   afterAll(() => app.close());
 
   it('answers the preflight, reflecting the requested MCP headers', async () => {
-    const res = await request(app.getHttpServer())
-      .options('/mcp')
-      .set('origin', INSPECTOR)
-      .set('access-control-request-method', 'POST')
-      .set('access-control-request-headers', 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization')
-      .expect(204);
+    const res = await preflight(app, INSPECTOR).expect(204);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-allow-headers']).toContain('mcp-param-region');
   });
 
   it('marks the POST readable', async () => {
     const body = envelope('server/discover');
-    const res = await request(app.getHttpServer()).post('/mcp').set(headersFor(body)).set('origin', INSPECTOR).send(JSON.stringify(body)).expect(200);
+    const res = await crossOriginPost(app, body).expect(200);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate,MCP-Protocol-Version');
   });
