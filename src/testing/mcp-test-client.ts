@@ -103,8 +103,13 @@ export class McpTestClient {
 
   /** Calls a tool with a progress token, so its progress notifications are collected. */
   async callTool(name: string, args: Record<string, unknown> = {}, options: McpRequestOptions = {}): Promise<McpTestExchange<CallToolResult>> {
-    const rules = (await this.toolHeaderRules()).get(name) ?? [];
-    const headers = { ...paramHeaders(rules, args), ...options.headers };
+    let known = await this.toolHeaderRules();
+    if (!known.has(name)) {
+      // Registered after the last look: read the list again once.
+      this.paramRules = undefined;
+      known = await this.toolHeaderRules();
+    }
+    const headers = { ...paramHeaders(known.get(name) ?? [], args), ...options.headers };
     const meta = { progressToken: `progress-${this.nextId}`, ...options.meta };
     return this.request('tools/call', { name, arguments: args }, { ...options, headers, meta });
   }

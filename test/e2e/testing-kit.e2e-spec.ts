@@ -41,6 +41,14 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
     expect(without.error?.code).toBe(-32020);
   });
 
+  it('learns the header rules of a tool registered after its first call', async () => {
+    app.get(MCPServer).registerTool('late', 'Registered late', { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } }, (a: { zone: string }) => a.zone);
+    const { status, result } = await mcp.callTool('late', { zone: 'eu' });
+    expect(status).toBe(200);
+    expect(result?.content).toEqual([{ type: 'text', text: 'eu' }]);
+    app.get(MCPServer).removeTool('late');
+  });
+
   it('collects progress notifications from the SSE stream', async () => {
     const { result, progress } = await mcp.callTool('countdown', { n: 3 });
     expect(result?.content).toEqual([{ type: 'text', text: 'done' }]);
