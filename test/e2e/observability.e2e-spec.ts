@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { INestApplication, LoggerService } from '@nestjs/common';
+import { jest } from '@jest/globals';
 import { Test } from '@nestjs/testing';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -83,6 +84,26 @@ describe('Observability: Nest Logger line per failed call', () => {
     const correlationId = (error?.data as { correlationId: string }).correlationId;
     expect(lines[0].message).toContain(`[correlationId=${correlationId},`);
     expect(lines[0].message).toContain('database is down');
+  });
+});
+
+describe('Observability: nothing on stdout or stderr beyond the Nest logger', () => {
+  it('writes nothing itself when the app logger is off, for successful and failed calls', async () => {
+    const { app, mcp } = await boot({}, false);
+    const writes: string[] = [];
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
+    try {
+      await mcp.callTool('add', { a: 1, b: 2 });
+      await mcp.callTool('explode');
+      await mcp.getPrompt('broken');
+      await mcp.request('nope/nothing');
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+      await app.close();
+    }
+    expect(writes).toEqual([]);
   });
 });
 
