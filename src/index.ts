@@ -32,10 +32,16 @@ export type {
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
 export { insufficientScope } from './server/required-scopes.js';
+export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
+
+// Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
+export { callEventInterceptor, type McpCallEvent } from './observability/call-events.js';
+export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from './observability/open-telemetry.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
 export { McpHttpDriver, type McpHttpOptions, type McpHttpAuthenticator, type HttpAuthentication } from './http/mcp-http.driver.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from './http/host-origin.policy.js';
+export type { McpCorsOptions } from './http/cors.policy.js';
 
 // Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 export { OAuthResourceServer } from './auth/oauth-resource-server.js';
@@ -50,7 +56,7 @@ export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
 export { RequireScopes, MCP_REQUIRED_SCOPES, getRequiredScopes } from './nest/require-scopes.decorator.js';
-export type { McpModuleOptions, McpModuleExtras } from './nest/mcp-module-options.interface.js';
+export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';
 
 // Nest: decorators for tools, resources and prompts on providers, and their execution context.
 export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';

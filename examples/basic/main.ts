@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 
@@ -7,7 +8,7 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port, '127.0.0.1');
-  console.log(`MCP server listening on http://127.0.0.1:${port}/mcp`);
+  new Logger('Bootstrap').log(`MCP server listening on http://127.0.0.1:${port}/mcp`);
 }
 
 void bootstrap();

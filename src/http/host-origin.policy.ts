@@ -39,7 +39,8 @@ export class HostOriginPolicy {
     return name !== null && this.hosts.has(name);
   }
 
-  private originAllowed(origin: string): boolean {
+  /** Whether a request from this Origin may proceed (CORS trusts the same origins). */
+  originAllowed(origin: string): boolean {
     const normalized = origin.toLowerCase();
     if (this.origins.has(normalized)) return true;
     let url: URL;

@@ -4,11 +4,14 @@ import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { readBody } from './body-reader.js';
+import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Answer CORS preflights and mark responses readable for browser clients from the allowed origins. Default off. */
+  cors?: boolean | McpCorsOptions;
   /** Establishes the caller of every POST before it is classified; without it requests are anonymous. */
   authenticator?: McpHttpAuthenticator;
 }
@@ -53,6 +56,7 @@ export class McpHttpDriver {
   readonly maxBodyBytes: number;
   private readonly hostOrigin: HostOriginPolicy;
   private readonly authenticator?: McpHttpAuthenticator;
+  private readonly cors?: CorsPolicy;
 
   constructor(
     private readonly kernel: McpKernel,
@@ -61,6 +65,12 @@ export class McpHttpDriver {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
+    if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
+  }
+
+  /** Adds CORS headers when enabled; answers a preflight itself and returns true. Runs before any other rule. */
+  applyCors(req: IncomingMessage, res: ServerResponse): boolean {
+    return this.cors?.apply(req, res) ?? false;
   }
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */

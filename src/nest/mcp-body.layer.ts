@@ -19,7 +19,10 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   if (typeof express?.use !== 'function' || !Array.isArray(express.router?.stack)) return false;
   express.use(fullPath, (req, res, next) => {
     const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || path !== fullPath) return next();
+    if (path !== fullPath) return next();
+    // CORS first: a preflight is answered here, before Nest middleware and guards that a preflight cannot satisfy.
+    if (driver.applyCors(req, res)) return;
+    if (req.method !== 'POST') return next();
     void driver.readPrepared(req, res).then((prepared) => {
       if (!prepared) return;
       (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = prepared;

@@ -1,12 +1,24 @@
 import type { McpAuthOptions } from '../auth/auth-options.js';
 import type { McpHttpOptions } from '../http/mcp-http.driver.js';
+import type { McpCallEvent } from '../observability/call-events.js';
+import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { McpServerOptions } from '../server/mcp-kernel.js';
+
+/** What the module adds around the kernel: logs, traces and metrics of every call. */
+export interface McpObservabilityOptions {
+  /** Log one line per failed call (JSON-RPC error or `isError` tool result) through Nest's Logger. Default true. */
+  logFailedCalls?: boolean;
+  /** Trace every call when `@opentelemetry/api` is installed. Default true; `false` never loads it. */
+  telemetry?: boolean | OpenTelemetryOptions;
+  /** Called once per call with its method, tool, outcome and duration: the hook for metrics. */
+  onCall?: (event: McpCallEvent) => void;
+}
 
 /**
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key).
  */
-export interface McpModuleOptions extends McpServerOptions, Omit<McpHttpOptions, 'authenticator'> {
+export interface McpModuleOptions extends McpServerOptions, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
   /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
   auth?: McpAuthOptions;
   /**

@@ -20,6 +20,7 @@ export function createMcpController(path: string): Type<unknown> {
     async serve(@Req() req: FrameworkRequest, @Res() res: FrameworkResponse): Promise<void> {
       const prepared = req[MCP_PREPARED_BODY];
       if (prepared) return this.driver.handle(req, res, prepared, req);
+      if (this.driver.applyCors(req.raw ?? req, res.raw ?? res)) return;
       if (req.raw && res.raw) {
         // Fastify: the framework owns body parsing and hands over the parsed value.
         const rejection = this.driver.preflight(req.raw);

@@ -36,3 +36,13 @@ export function singleHeader(headers: HeaderBag, lowerName: string): string | un
   if (Array.isArray(value)) return value.length === 1 ? value[0] : null;
   return value;
 }
+
+// A value survives literally when it is visible ASCII without leading or trailing whitespace (which HTTP
+// trims) and does not itself look like the sentinel; anything else travels base64-wrapped.
+const LITERAL_SAFE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
+
+/** Encodes a value for `Mcp-Name` or `Mcp-Param-*`, as a client does: literal when safe, else the sentinel. */
+export function encodeHeaderValue(value: string): string {
+  if (LITERAL_SAFE.test(value) && !value.startsWith(SENTINEL_PREFIX)) return value;
+  return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
+}

@@ -65,7 +65,8 @@ function assertNoAnnotationsOffPath(node: unknown, offPath: boolean): void {
   }
 }
 
-function readPath(args: Record<string, unknown>, path: readonly string[]): unknown {
+/** The value at a property path of the arguments, or undefined when any step is missing. */
+export function readPath(args: Record<string, unknown>, path: readonly string[]): unknown {
   let node: unknown = args;
   for (const key of path) {
     if (!isPlainObject(node) || !Object.hasOwn(node, key)) return undefined;

@@ -36,6 +36,7 @@ import {
 import { isContentBlock, renderText } from './content.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
 import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse, isInputResponseFor } from './input-required.js';
+import { chainInterceptors, describeCall, type McpCallInterceptor } from './mcp-call.js';
 import { McpContext } from './mcp-context.js';
 import type { PagedList } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
@@ -127,6 +128,7 @@ export class McpKernel {
   private readonly discoverCache: CacheHints;
   private readonly closing = new AbortController();
   private openSubscriptions = 0;
+  private interceptor?: McpCallInterceptor;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -242,13 +244,24 @@ export class McpKernel {
     if (versionError) return versionError;
     const handler = REMOVED_METHODS.has(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    try {
-      const result = await handler(request, context);
-      return successResponse(request.id, this.stamp(result));
-    } catch (error) {
-      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
-      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-    }
+    // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
+    const call = this.interceptor && describeCall(request, context.httpRequest);
+    const respond = async (): Promise<JsonRpcResponse> => {
+      try {
+        const result = await handler(request, context);
+        return successResponse(request.id, this.stamp(result));
+      } catch (error) {
+        if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+        if (call) call.error = error;
+        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+      }
+    };
+    return call ? this.interceptor!(call, respond) : respond();
+  }
+
+  /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
+  intercept(interceptor: McpCallInterceptor): void {
+    this.interceptor = chainInterceptors(this.interceptor, interceptor);
   }
 
   /** Adds what every result carries: `resultType` and the server's identity in `_meta`. */

@@ -361,7 +361,11 @@ describe('input_required over HTTP', () => {
 
   it('refuses an input request that is not elicitation, sampling or roots', async () => {
     const res = await call(app, 'bad_ask', {}).expect(200);
-    expect(res.body.error).toEqual({ code: -32603, message: 'Error: input request "x" must be elicitation/create, sampling/createMessage or roots/list' });
+    expect(res.body.error).toEqual({
+      code: -32603,
+      message: 'Error: input request "x" must be elicitation/create, sampling/createMessage or roots/list',
+      data: { correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    });
   });
 
   describe('answers', () => {

@@ -70,11 +70,5 @@ export function callTool(
   return post(app, envelope('tools/call', params, options));
 }
 
-/** Parses a `text/event-stream` body into its JSON messages. */
-export function sseMessages(text: string): Array<Record<string, unknown>> {
-  return text
-    .split(/\n\n/)
-    .map((frame) => frame.split('\n').find((line) => line.startsWith('data: ')))
-    .filter((line): line is string => line !== undefined)
-    .map((line) => JSON.parse(line.slice('data: '.length)));
-}
+/** Parses a `text/event-stream` body into its JSON messages (the testing kit's parser). */
+export { sseMessages } from '../../src/testing/index.js';

@@ -1,0 +1,33 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { outcomeOf, type McpCallInterceptor } from '../server/mcp-call.js';
+
+/**
+ * Logs one line per failed call through Nest's `Logger` (so the app's logger, levels and format apply), with
+ * a correlation id. An internal error also carries that id in `error.data.correlationId`, so a user who
+ * reports the failure hands over the key to the server-side line without the server revealing its cause.
+ */
+export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
+  return async (call, next) => {
+    const response = await next();
+    const outcome = outcomeOf(response);
+    if (outcome.status !== 'error' && outcome.status !== 'tool_error') return response;
+    const correlationId = randomUUID();
+    const target = call.name ?? call.uri;
+    const subject = target === undefined ? call.method : `${call.method} ${target}`;
+    const cause = call.error === undefined ? '' : ` (cause: ${call.error instanceof Error ? call.error.message : String(call.error)})`;
+    const line = `${subject} failed [correlationId=${correlationId}, id=${String(call.requestId)}]: ${outcome.errorType} ${oneLine(outcome.message)}${cause}`;
+    if (outcome.errorCode === ErrorCode.InternalError) {
+      logger.error(line);
+      if ('error' in response && response.error.data === undefined) response.error.data = { correlationId };
+    } else {
+      logger.warn(line);
+    }
+    return response;
+  };
+}
+
+function oneLine(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}

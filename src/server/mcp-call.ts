@@ -1,0 +1,70 @@
+import { isPlainObject, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import type { MetaObject } from '../protocol/mcp-types.js';
+import { META_PROTOCOL_VERSION } from '../protocol/versions.js';
+
+/** One dispatched request as interceptors see it: what was asked, of which primitive, by which transport. */
+export interface McpCall {
+  readonly method: string;
+  readonly requestId: RequestId;
+  /** The tool or prompt name (`tools/call`, `prompts/get`). */
+  readonly name?: string;
+  /** The resource URI (`resources/read`). */
+  readonly uri?: string;
+  readonly protocolVersion?: string;
+  /** The request's `params._meta` (trace context travels here). */
+  readonly meta: MetaObject;
+  /** The transport's request object, if any. */
+  readonly httpRequest?: unknown;
+  /** The exception behind an internal error, when a handler threw something the kernel could not map. */
+  error?: unknown;
+}
+
+/**
+ * Wraps the processing of one request: call `next()` exactly once and return (or replace) its response. The
+ * kernel's single extension point for logging, tracing and metrics; it never throws through the kernel.
+ */
+export type McpCallInterceptor = (call: McpCall, next: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
+
+/** How a call ended, in the vocabulary of the OpenTelemetry MCP conventions (`error.type`). */
+export interface McpCallOutcome {
+  status: 'ok' | 'error' | 'tool_error' | 'input_required';
+  /** The JSON-RPC error code as a string, or `tool_error` for an `isError` tool result. */
+  errorType?: string;
+  errorCode?: number;
+  message?: string;
+}
+
+export function describeCall(request: JsonRpcRequest, httpRequest: unknown): McpCall {
+  const params = request.params ?? {};
+  const meta = (isPlainObject(params._meta) ? params._meta : {}) as MetaObject;
+  const version = meta[META_PROTOCOL_VERSION];
+  return {
+    method: request.method,
+    requestId: request.id,
+    name: (request.method === 'tools/call' || request.method === 'prompts/get') && typeof params.name === 'string' ? params.name : undefined,
+    uri: request.method === 'resources/read' && typeof params.uri === 'string' ? params.uri : undefined,
+    protocolVersion: typeof version === 'string' ? version : undefined,
+    meta,
+    httpRequest,
+  };
+}
+
+export function outcomeOf(response: JsonRpcResponse): McpCallOutcome {
+  if ('error' in response) {
+    return { status: 'error', errorType: String(response.error.code), errorCode: response.error.code, message: response.error.message };
+  }
+  const result = response.result;
+  if (result.resultType === 'input_required') return { status: 'input_required' };
+  if (result.isError === true) {
+    const first = Array.isArray(result.content) ? result.content[0] : undefined;
+    const message = isPlainObject(first) && typeof first.text === 'string' ? first.text : undefined;
+    return { status: 'tool_error', errorType: 'tool_error', message };
+  }
+  return { status: 'ok' };
+}
+
+/** Nests interceptors so that each one added wraps those added before it. */
+export function chainInterceptors(inner: McpCallInterceptor | undefined, outer: McpCallInterceptor): McpCallInterceptor {
+  if (!inner) return outer;
+  return (call, next) => outer(call, () => inner(call, next));
+}

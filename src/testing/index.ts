@@ -1,0 +1,12 @@
+// `nestjs-mcp/testing`: helpers for testing an app's MCP tools, resources and prompts.
+export {
+  createMcpTestClient,
+  McpTestClient,
+  sseMessages,
+  type InputAnswers,
+  type McpRequestOptions,
+  type McpTestClientOptions,
+  type McpTestExchange,
+  type McpTestTarget,
+} from './mcp-test-client.js';
+export { createToolContext, type ToolContextHarness, type ToolContextOptions } from './tool-context.js';

@@ -1,0 +1,60 @@
+import { McpKernel, type McpCall } from '../../src/index.js';
+import { envelope } from '../support/mcp-request.js';
+
+describe('McpKernel.intercept: the one hook around dispatched calls', () => {
+  const kernel = new McpKernel({ name: 'k', version: '1', requestStateSecret: 'kernel-intercept-test-secret-0123456789' });
+  kernel.registerTool('add', 'Adds', { type: 'object', properties: { a: { type: 'number' } } }, (a: { a: number }) => a.a + 1);
+  kernel.addPrompt({
+    name: 'p',
+    arguments: [{ name: 'x' }],
+    handler: () => 'hi',
+    complete: {
+      x: () => {
+        throw new Error('completer crashed');
+      },
+    },
+  });
+
+  const order: string[] = [];
+  const calls: McpCall[] = [];
+  kernel.intercept(async (call, next) => {
+    order.push('inner:before');
+    const response = await next();
+    order.push('inner:after');
+    calls.push(call);
+    return response;
+  });
+  kernel.intercept(async (_call, next) => {
+    order.push('outer:before');
+    const response = await next();
+    order.push('outer:after');
+    return response;
+  });
+
+  beforeEach(() => {
+    order.length = 0;
+    calls.length = 0;
+  });
+
+  it('runs interceptors added later outside those added earlier, once per call', async () => {
+    const response = await kernel.handleRequest(envelope('tools/call', { name: 'add', arguments: { a: 1 } }, { id: 5 }));
+    expect(response && 'result' in response && response.result.content).toEqual([{ type: 'text', text: '2' }]);
+    expect(order).toEqual(['outer:before', 'inner:before', 'inner:after', 'outer:after']);
+    expect(calls[0]).toMatchObject({ method: 'tools/call', name: 'add', requestId: 5, protocolVersion: '2026-07-28' });
+  });
+
+  it('describes a resource read by its URI and leaves unknown methods outside the hook', async () => {
+    await kernel.handleRequest(envelope('resources/read', { uri: 'x://y' }));
+    expect(calls[0]).toMatchObject({ method: 'resources/read', uri: 'x://y', name: undefined });
+    calls.length = 0;
+    const unknown = await kernel.handleRequest(envelope('nope/nothing'));
+    expect(unknown && 'error' in unknown && unknown.error.code).toBe(-32601);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('hands the exception behind an internal error to the interceptors, not to the client', async () => {
+    const response = await kernel.handleRequest(envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'x', value: '' } }));
+    expect(response && 'error' in response && response.error).toEqual({ code: -32603, message: 'Internal error' });
+    expect((calls[0].error as Error).message).toBe('completer crashed');
+  });
+});
