@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Args, McpCtx, McpModule, Tool, type McpContext } from '../../src/index.js';
+import { createMcpTestClient } from '../../src/testing/index.js';
+
+// The code below is the README's, verbatim but for the in-memory FileService; keep them in step.
+@Injectable()
+class FileService {
+  readonly deleted: string[] = [];
+  async delete(path: string): Promise<void> {
+    this.deleted.push(path);
+  }
+}
+
+@Injectable()
+export class FileTools {
+  constructor(private readonly files: FileService) {}
+
+  @Tool({ description: 'Deletes a file once the user confirms', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } })
+  async delete_file(@Args('path') path: string, @McpCtx() ctx: McpContext) {
+    const answer = await ctx.elicit(`Delete ${path}? This cannot be undone.`, {
+      type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'],
+    });
+    if (answer.action !== 'accept' || answer.content?.confirm !== true) return 'Nothing was deleted.';
+    await this.files.delete(path);
+    return `Deleted ${path}`;
+  }
+}
+
+@Module({ imports: [McpModule.forRoot({ name: 'files', version: '1.0.0' })], providers: [FileService, FileTools] })
+class AppModule {}
+
+describe('README examples', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({ logger: false });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('the confirm-before-delete tool asks first, then deletes only on an accepted confirmation', async () => {
+    const mcp = createMcpTestClient(app);
+    const first = await mcp.callTool('delete_file', { path: '/tmp/a' });
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { elicit_0: { method: 'elicitation/create' } } });
+    expect(app.get(FileService).deleted).toEqual([]);
+
+    const declined = await mcp.callTool('delete_file', { path: '/tmp/a' }, { answers: { elicit_0: { action: 'decline' } } });
+    expect(declined.result?.content).toEqual([{ type: 'text', text: 'Nothing was deleted.' }]);
+    expect(app.get(FileService).deleted).toEqual([]);
+
+    const confirmed = await mcp.callTool('delete_file', { path: '/tmp/a' }, { answers: { elicit_0: { action: 'accept', content: { confirm: true } } } });
+    expect(confirmed.result?.content).toEqual([{ type: 'text', text: 'Deleted /tmp/a' }]);
+    expect(confirmed.rounds).toBe(1);
+    expect(app.get(FileService).deleted).toEqual(['/tmp/a']);
+  });
+});
