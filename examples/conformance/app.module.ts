@@ -5,13 +5,26 @@ import { ConformanceResources } from './conformance.resources.js';
 import { ContentTools } from './content.tools.js';
 import { DiagnosticTools } from './diagnostic.tools.js';
 import { InputRequiredTools } from './input-required.tools.js';
+import { ListChangedTools } from './list-changed.tools.js';
+import { ProgressTools } from './progress.tools.js';
+import { SchemaTools } from './schema.tools.js';
 
 /**
  * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28
- * requirement set, built only from the library's public API. Provider order is tool order.
+ * requirement set, declared with the library's decorators on ordinary providers. `McpModule` registers them
+ * at start-up in provider order, then method order, which is the order of `tools/list`.
  */
 @Module({
   imports: [McpModule.forRoot({ name: 'nestjs-mcp-conformance', version: '1.0.0' })],
-  providers: [ContentTools, DiagnosticTools, InputRequiredTools, ConformanceResources, ConformancePrompts],
+  providers: [
+    ContentTools,
+    ProgressTools,
+    SchemaTools,
+    DiagnosticTools,
+    ListChangedTools,
+    InputRequiredTools,
+    ConformanceResources,
+    ConformancePrompts,
+  ],
 })
 export class ConformanceModule {}

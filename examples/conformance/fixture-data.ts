@@ -1,4 +1,4 @@
-/** Payloads the conformance scenarios assert on, in one place (`docs/conformance.md` §4 of the shared notes). */
+/** Payloads the conformance scenarios assert on, in one place (`conformance.md` §4 of the shared notes). */
 
 /** A 1×1 PNG, base64. */
 export const TEST_IMAGE_BASE64 =
@@ -35,7 +35,8 @@ export const JSON_SCHEMA_2020_12 = {
   additionalProperties: false,
 };
 
-/** The input schema of a tool that takes no arguments (a missing `arguments` is accepted as `{}`). */
-export const NO_ARGUMENTS = { type: 'object', additionalProperties: false };
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The forms the elicitation tools ask the user to fill in. */
+export const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+export const COLOR_FORM = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
+export const CONFIRM_FORM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+export const CONTEXT_FORM = { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] };

@@ -1,86 +1,89 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Content, MCPServer, type InputRequests, type McpContext } from '../../src/index.js';
-import { NO_ARGUMENTS } from './fixture-data.js';
-
-const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
-const CONFIRM_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
-
-type Handler = (ctx: McpContext) => Promise<unknown>;
+import { Injectable } from '@nestjs/common';
+import { Content, McpContext, McpCtx, Tool, type ContentBlock, type InputRequests } from '../../src/index.js';
+import { COLOR_FORM, CONFIRM_FORM, NAME_FORM } from './fixture-data.js';
 
 /**
- * The multi-round (input_required) tools of the input-required-result-* scenarios. Each handler reads top to
- * bottom: an `elicit`/`sample`/`listRoots` call returns the client's answer when the retry carries it, and
- * otherwise ends the round with an input_required result and signed request state.
+ * The multi-round (input_required) tools of the input-required-result-* scenarios. Each method reads top to
+ * bottom: `ctx.elicit` / `ctx.sample` / `ctx.listRoots` / `ctx.requestInputs` return the client's answers when
+ * the retry carries them, and otherwise end the round with an input_required result and signed request state.
+ * The method re-runs from the start on every round, so the keys name each question across rounds.
  */
 @Injectable()
-export class InputRequiredTools implements OnModuleInit {
-  constructor(private readonly server: MCPServer) {}
-
-  onModuleInit(): void {
-    this.tool('test_input_required_result_elicitation', 'Asks for the user name (key user_name), then greets', async (ctx) => {
-      const answer = await ctx.elicit('What is your name?', NAME_SCHEMA, { key: 'user_name' });
-      return `Hello, ${String(answer.content?.name)}!`;
-    });
-    this.tool('test_input_required_result_sampling', 'Asks the client model a question (key capital_question)', async (ctx) => {
-      const answer = await ctx.sample('What is the capital of France?', { maxTokens: 100, key: 'capital_question' });
-      return `The model answered: ${textOf(answer.content)}`;
-    });
-    this.tool('test_input_required_result_list_roots', 'Asks the client for its roots (key client_roots)', async (ctx) => {
-      const roots = await ctx.listRoots({ key: 'client_roots' });
-      return `Client roots: ${roots.map((r) => r.uri).join(', ')}`;
-    });
-    this.tool('test_input_required_result_request_state', 'Asks for confirmation (key confirm) and carries signed request state', async (ctx) => {
-      const answer = await ctx.elicit('Please confirm', CONFIRM_SCHEMA, { key: 'confirm' });
-      return `state-ok: confirmed=${String(answer.content?.ok)}`;
-    });
-    this.tool('test_input_required_result_multiple_inputs', 'Asks for a name, a sampled greeting and the roots in one round', async (ctx) => {
-      const answers = await ctx.requestInputs({
-        user_name: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_SCHEMA } },
-        greeting: {
-          method: 'sampling/createMessage',
-          params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
-        },
-        client_roots: { method: 'roots/list', params: {} },
-      });
-      return `Received ${Object.keys(answers).length} input responses: ${Object.keys(answers).join(', ')}`;
-    });
-    this.tool('test_input_required_result_multi_round', 'Asks for a name (step1), then a colour (step2), then completes', async (ctx) => {
-      const name = await ctx.elicit('Step 1: What is your name?', NAME_SCHEMA, { key: 'step1' });
-      const color = await ctx.elicit(
-        'Step 2: What is your favorite color?',
-        { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
-        { key: 'step2' },
-      );
-      return `${String(name.content?.name)} likes ${String(color.content?.color)}`;
-    });
-    this.tool('test_input_required_result_tampered_state', 'Asks for confirmation; a tampered request state is rejected', async (ctx) => {
-      const answer = await ctx.elicit('Please confirm', CONFIRM_SCHEMA, { key: 'confirm' });
-      return `state-ok: confirmed=${String(answer.content?.ok)}`;
-    });
-    this.tool('test_input_required_result_capabilities', 'Asks only for what the client declared it can answer', async (ctx) => {
-      const wanted: InputRequests = {
-        user_input: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_SCHEMA } },
-        model_input: {
-          method: 'sampling/createMessage',
-          params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 50 },
-        },
-      };
-      // Ask only for what this request's clientCapabilities say the client can answer.
-      const answers = await ctx.requestInputs(Object.fromEntries(Object.entries(wanted).filter(([, request]) => ctx.supports(request))));
-      return `Received: ${Object.keys(answers).join(', ')}`;
-    });
+export class InputRequiredTools {
+  @Tool({ name: 'test_input_required_result_elicitation', description: 'Asks for the user name (key user_name), then greets' })
+  async elicitation(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const answer = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
+    return Content.text(`Hello, ${String(answer.content?.name)}!`);
   }
 
-  private tool(name: string, description: string, run: Handler): void {
-    this.server.addTool({
-      name,
-      description,
-      inputSchema: NO_ARGUMENTS,
-      handler: async (_args: object, _inputs: unknown, ctx: McpContext) => Content.text(String(await run(ctx))),
+  @Tool({ name: 'test_input_required_result_sampling', description: 'Asks the client model a question (key capital_question)' })
+  async sampling(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const answer = await ctx.sample('What is the capital of France?', { maxTokens: 100, key: 'capital_question' });
+    return Content.text(`The model answered: ${textOf(answer.content)}`);
+  }
+
+  @Tool({ name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots (key client_roots)' })
+  async listRoots(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const roots = await ctx.listRoots({ key: 'client_roots' });
+    return Content.text(`Client roots: ${roots.map((root) => root.uri).join(', ')}`);
+  }
+
+  @Tool({ name: 'test_input_required_result_request_state', description: 'Asks for confirmation (key confirm) and carries signed request state' })
+  requestState(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    return this.confirm(ctx);
+  }
+
+  /** Inputs asked together go out in one input_required result. */
+  @Tool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for a name, a sampled greeting and the roots in one round' })
+  async multipleInputs(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const answers = await ctx.requestInputs({
+      user_name: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_FORM } },
+      greeting: {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: Content.text('Generate a greeting') }], maxTokens: 50 },
+      },
+      client_roots: { method: 'roots/list', params: {} },
     });
+    const keys = Object.keys(answers);
+    return Content.text(`Received ${keys.length} input responses: ${keys.join(', ')}`);
+  }
+
+  /** Each answered round moves on to the next question; the earlier answers ride along in the signed state. */
+  @Tool({ name: 'test_input_required_result_multi_round', description: 'Asks for a name (step1), then a colour (step2), then completes' })
+  async multiRound(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const name = await ctx.elicit('Step 1: What is your name?', NAME_FORM, { key: 'step1' });
+    const color = await ctx.elicit('Step 2: What is your favorite color?', COLOR_FORM, { key: 'step2' });
+    return Content.text(`${String(name.content?.name)} likes ${String(color.content?.color)}`);
+  }
+
+  @Tool({ name: 'test_input_required_result_tampered_state', description: 'Asks for confirmation; a tampered request state is rejected' })
+  tamperedState(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    return this.confirm(ctx);
+  }
+
+  /** `ctx.supports` tells which inputs this request's `clientCapabilities` say the client can answer. */
+  @Tool({ name: 'test_input_required_result_capabilities', description: 'Asks only for what the client declared it can answer' })
+  async capabilities(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    const wanted: InputRequests = {
+      user_input: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_FORM } },
+      model_input: {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: Content.text('Say hello') }], maxTokens: 50 },
+      },
+    };
+    const answerable = Object.fromEntries(Object.entries(wanted).filter(([, request]) => ctx.supports(request)));
+    const answers = await ctx.requestInputs(answerable);
+    return Content.text(`Received: ${Object.keys(answers).join(', ')}`);
+  }
+
+  /** Both request-state tools ask the same question; what differs is what the client does with the state. */
+  private async confirm(ctx: McpContext): Promise<ContentBlock> {
+    const answer = await ctx.elicit('Please confirm', CONFIRM_FORM, { key: 'confirm' });
+    return Content.text(`state-ok: confirmed=${String(answer.content?.ok)}`);
   }
 }
 
+/** The text of a sampled message, or its JSON when the model answered with another kind of block. */
 function textOf(content: unknown): string {
   const text = (content as { text?: unknown } | undefined)?.text;
   return typeof text === 'string' ? text : JSON.stringify(content);

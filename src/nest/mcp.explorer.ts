@@ -82,8 +82,8 @@ export class McpExplorer implements OnModuleInit {
         const hide = (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
         const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName) : undefined;
         this.server.addTool({
-          ...rest,
           name: name ?? methodName,
+          ...rest,
           inputSchema: inputSchema ? await toJsonSchema(inputSchema, 'input') : { ...NO_ARGUMENTS },
           outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
           handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),

@@ -158,6 +158,10 @@ describe('Decorated tools, resources and prompts', () => {
       const res = await post(app, envelope('tools/list')).expect(200);
       const names = res.body.result.tools.map((t: { name: string }) => t.name);
       expect(names).toEqual(['greet', 'measure', 'plain', 'book', 'locate', 'stats', 'runtime']);
+      // Published exactly like a registered tool: the same fields in the same order, `name` first.
+      const keysOf = (name: string) => Object.keys(res.body.result.tools.find((t: { name: string }) => t.name === name));
+      expect(keysOf('plain')).toEqual(['name', 'description', 'inputSchema']);
+      expect(keysOf('plain')).toEqual(keysOf('runtime'));
       expect(text(await callTool(app, 'runtime', {}).expect(200))).toBe('rt');
     } finally {
       app.get(MCPServer).removeTool('runtime');
