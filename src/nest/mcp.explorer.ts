@@ -107,15 +107,17 @@ export class McpExplorer implements OnModuleInit {
           handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
         });
         return;
-      case 'prompt':
+      case 'prompt': {
+        const { name, ...rest } = metadata.options;
         this.server.addPrompt({
-          ...metadata.options,
-          name: metadata.options.name ?? methodName,
-          complete: this.completers(wrapper, metadata.options.complete),
+          name: name ?? methodName,
+          ...rest,
+          complete: this.completers(wrapper, rest.complete),
           requiredScopes,
           handler: (args, ctx) => handler(hostOf(ctx, args)) as never,
         });
         return;
+      }
     }
   }
 

@@ -131,6 +131,11 @@ class DocsProvider {
   haiku(@Args('topic') topic: string): string {
     return `Write a haiku about ${topic}`;
   }
+
+  @Prompt({ description: 'A prompt named after its method' })
+  limerick(): string {
+    return 'Write a limerick';
+  }
 }
 
 @Module({ providers: [GreetingService, GreetingTools] })
@@ -166,6 +171,12 @@ describe('Decorated tools, resources and prompts', () => {
     } finally {
       app.get(MCPServer).removeTool('runtime');
     }
+  });
+
+  it('names a prompt after its method by default, published with `name` first', async () => {
+    const res = await post(app, envelope('prompts/list')).expect(200);
+    const limerick = res.body.result.prompts.find((p: { name: string }) => p.name === 'limerick');
+    expect(Object.keys(limerick)).toEqual(['name', 'description']);
   });
 
   it('calls a tool that uses an injected service', async () => {
