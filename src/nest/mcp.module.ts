@@ -1,7 +1,8 @@
-import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
+import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -26,7 +27,7 @@ import { MCPServer } from './mcp.server.js';
   ],
   exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly server: MCPServer,
     private readonly driver: McpHttpDriver,
@@ -37,14 +38,25 @@ export class McpModule extends McpConfigurableModule implements OnApplicationBoo
     super();
   }
 
+  /** Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then. */
+  configure(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter || adapter.getType() !== 'fastify') return;
+    installFastifyBodyHook(adapter.getInstance(), this.fullPath(), this.driver);
+  }
+
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'express') return;
-    installExpressBodyLayer(adapter.getInstance(), joinPath(this.appConfig.getGlobalPrefix(), this.path), this.driver);
+    installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
   }
 
   onApplicationShutdown(): void {
     this.server.close();
+  }
+
+  private fullPath(): string {
+    return joinPath(this.appConfig.getGlobalPrefix(), this.path);
   }
 }
 
