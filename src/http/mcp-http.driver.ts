@@ -3,6 +3,7 @@ import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js'
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
+import { stringifyResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
@@ -147,7 +148,7 @@ export class McpHttpDriver {
     if (res.headersSent || res.writableEnded) return;
     let text: string;
     try {
-      text = JSON.stringify(body);
+      text = stringifyResponse(body);
     } catch {
       // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
       text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));

@@ -36,7 +36,7 @@ import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse 
 import { McpContext } from './mcp-context.js';
 import type { Page } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
-import { canonicalDigest, RequestStateCodec } from './request-state.codec.js';
+import { RequestStateCodec, StateBinding } from './request-state.codec.js';
 import {
   ResourceRegistry,
   type ResourceReadValue,
@@ -96,6 +96,8 @@ interface SealedState {
 const INPUT_REQUIRED_TEXT = 'Additional client input is required before this tool can finish.';
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
 const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -469,12 +471,11 @@ export class McpKernel {
   // ----- input_required -------------------------------------------------------------------------------------
 
   /** Binds request state to what created it: the method, the primitive, its arguments and the principal. */
-  private binding(method: string, name: string, args: unknown, principal: unknown): string {
-    const who = principal === undefined ? '' : canonicalDigest(principal);
-    return canonicalDigest([method, name, canonicalDigest(args), who]);
+  private binding(method: string, name: string, args: unknown, principal: unknown): StateBinding {
+    return new StateBinding(method, name, args, principal);
   }
 
-  private createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string): McpContext {
+  private createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding): McpContext {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -491,7 +492,7 @@ export class McpKernel {
     }
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {
-      const opened = this.states.open<SealedState>(params.requestState, binding);
+      const opened = this.states.open<SealedState>(params.requestState, binding.digest);
       if (!opened.ok) {
         throw McpError.invalidParams('Invalid or expired requestState', { reason: `invalid_request_state: ${opened.reason}` });
       }
@@ -502,7 +503,7 @@ export class McpKernel {
       requestId: request.id,
       method: request.method,
       meta: meta as MetaObject,
-      signal: transport.signal ?? new AbortController().signal,
+      signal: transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
       inputResponses,
       state: state.s,
@@ -513,7 +514,7 @@ export class McpKernel {
     });
   }
 
-  private handlerFailure(error: unknown, context: McpContext, binding: string, request: JsonRpcRequest): Record<string, unknown> {
+  private handlerFailure(error: unknown, context: McpContext, binding: StateBinding, request: JsonRpcRequest): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
     throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
@@ -527,7 +528,7 @@ export class McpKernel {
   private inputRequired(
     signal: InputRequired,
     context: McpContext,
-    binding: string,
+    binding: StateBinding,
     request: JsonRpcRequest,
     isToolCall: boolean,
   ): Record<string, unknown> {
@@ -548,7 +549,7 @@ export class McpKernel {
     const result: Record<string, unknown> = {
       resultType: 'input_required',
       inputRequests: requests,
-      requestState: this.states.seal(sealed, binding),
+      requestState: this.states.seal(sealed, binding.digest),
     };
     if (isToolCall) {
       result.requests = requests;
