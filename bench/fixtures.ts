@@ -52,7 +52,8 @@ export function fillerTool(index: number): ToolDefinition {
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'Full-text query' },
+        // Distinct per tool, as real schemas are, so no cache can share one compiled validator between them.
+        query: { type: 'string', description: `Full-text query over collection ${index}` },
         limit: { type: 'integer', minimum: 1, maximum: 100, description: 'How many matches to return' },
       },
       required: ['query'],

@@ -15,7 +15,9 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = SMOKE ? 1 : Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = SMOKE ? 0 : 1;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+// Narrow a run while investigating: BENCH_ONLY=mcp-fastify,nest-fastify BENCH_CASES=call,list-1000.
 const ONLY = process.env.BENCH_ONLY?.split(',');
+const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 interface Row {
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   for (const server of servers) {
-    for (const benchCase of CASES) {
+    for (const benchCase of CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c.id))) {
       process.stderr.write(`  ${server} / ${benchCase.id} ... `);
       const row = await runCase(server, benchCase);
       process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);

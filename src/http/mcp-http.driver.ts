@@ -3,7 +3,7 @@ import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js'
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
-import { stringifyResponse } from '../server/response-serializer.js';
+import { serializeResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
@@ -146,14 +146,14 @@ export class McpHttpDriver {
 
   private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
-    let text: string;
+    let text: string | Buffer;
     try {
-      text = stringifyResponse(body);
+      text = serializeResponse(body);
     } catch {
       // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
       text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': typeof text === 'string' ? Buffer.byteLength(text) : text.length, ...headers });
     res.end(text);
   }
 }

@@ -1,30 +1,30 @@
 import { McpKernel, type JsonRpcResponse } from '../../src/index.js';
-import { preserialize, stringifyResponse } from '../../src/server/response-serializer.js';
+import { preserialize, serializeResponse } from '../../src/server/response-serializer.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-describe('stringifyResponse', () => {
+describe('serializeResponse', () => {
+  const text = (value: string | Buffer) => value.toString();
   it('splices a pre-serialized member and parses to the same value as JSON.stringify', () => {
-    const tools = preserialize([{ name: 'a', description: 'quote " and \\u2028' }]);
+    const tools = preserialize([{ name: 'a', description: 'quote " and é ✓ \\u2028' }]);
     const response: JsonRpcResponse = { jsonrpc: '2.0', id: 'x"1', result: { tools, nextCursor: 'c', resultType: 'complete', _meta: { k: 1 } } };
-    const text = stringifyResponse(response);
-    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(response)));
+    expect(JSON.parse(text(serializeResponse(response)))).toEqual(JSON.parse(JSON.stringify(response)));
   });
 
   it('handles a result whose only member is pre-serialized', () => {
     const items = preserialize([1, 2]);
     const response: JsonRpcResponse = { jsonrpc: '2.0', id: 3, result: { items } };
-    expect(stringifyResponse(response)).toBe('{"jsonrpc":"2.0","id":3,"result":{"items":[1,2]}}');
+    expect(text(serializeResponse(response))).toBe('{"jsonrpc":"2.0","id":3,"result":{"items":[1,2]}}');
   });
 
   it('leaves errors and ordinary results to JSON.stringify', () => {
     const error: JsonRpcResponse = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
     const result: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x' }] } };
-    expect(stringifyResponse(error)).toBe(JSON.stringify(error));
-    expect(stringifyResponse(result)).toBe(JSON.stringify(result));
+    expect(serializeResponse(error)).toBe(JSON.stringify(error));
+    expect(serializeResponse(result)).toBe(JSON.stringify(result));
   });
 
   it('freezes what it serializes, so the text cannot go stale', () => {
@@ -39,7 +39,7 @@ describe('pre-serialized list pages', () => {
     const params: Record<string, unknown> = { _meta: META };
     if (cursor !== undefined) params.cursor = cursor;
     const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params });
-    return JSON.parse(stringifyResponse(response!));
+    return JSON.parse(serializeResponse(response!).toString());
   };
   const names = (page: { result: { tools: Array<{ name: string }> } }) => page.result.tools.map((t) => t.name);
 
