@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
+import { HttpExchange, sseFrame } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
@@ -23,12 +24,6 @@ export interface HttpRejection {
 export type PreparedBody = { raw: Buffer } | { parsed: unknown };
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-} as const;
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
@@ -113,25 +108,10 @@ export class McpHttpDriver {
       return;
     }
 
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
-    let streaming = false;
-    const notify = (notification: JsonRpcNotification) => {
-      if (abort.signal.aborted || res.writableEnded) return;
-      if (!streaming) {
-        streaming = true;
-        res.writeHead(200, SSE_HEADERS);
-      }
-      res.write(sseFrame(notification));
-    };
-
-    const response = await this.kernel.handleRequest(verdict.request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
-    res.off('close', onClose);
-    if (!response || abort.signal.aborted || res.writableEnded) return;
-    if (streaming) {
+    const exchange = new HttpExchange(req, res, httpRequest);
+    const response = await this.kernel.handleRequest(verdict.request, exchange);
+    if (!response || exchange.closed) return;
+    if (exchange.isStreaming) {
       res.end(sseFrame(response));
       return;
     }
@@ -156,10 +136,6 @@ export class McpHttpDriver {
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': typeof text === 'string' ? Buffer.byteLength(text) : text.length, ...headers });
     res.end(text);
   }
-}
-
-function sseFrame(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

@@ -503,7 +503,7 @@ export class McpKernel {
       requestId: request.id,
       method: request.method,
       meta: meta as MetaObject,
-      signal: transport.signal ?? NEVER_ABORTED,
+      signal: () => transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
       inputResponses,
       state: state.s,

@@ -19,6 +19,7 @@ const MAX_BODY = 2048;
 /** The HTTP ladder, rung by rung, must answer the same on every adapter: the driver owns the route. */
 describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   let app: INestApplication;
+  const signals: AbortSignal[] = [];
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'adapters', version: '1.0.0', maxBodyBytes: MAX_BODY })], [], adapter);
@@ -32,6 +33,14 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     server.registerTool('count', 'Reports progress three times', { type: 'object' }, async (_args: unknown, _answers: unknown, ctx: McpContext) => {
       for (const progress of [1, 2, 3]) ctx.reportProgress({ progress, total: 3 });
       return 'counted';
+    });
+    server.registerTool('wait', 'Waits until the client goes away', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      signals.push(ctx.signal);
+      return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')));
+    });
+    server.registerTool('peek', 'Keeps its signal', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      signals.push(ctx.signal);
+      return 'peeked';
     });
     server.addTool({ name: 'needs_sampling', inputSchema: { type: 'object' }, requiredCapabilities: { sampling: {} }, handler: () => 'sampled' });
   });
@@ -152,9 +161,19 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   it('lists tools as one JSON document', async () => {
     const res = await post(app, envelope('tools/list')).expect(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'needs_sampling']);
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'wait', 'peek', 'needs_sampling']);
     expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
     expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name: 'adapters', version: '1.0.0' });
+  });
+
+  it("aborts the handler's signal when the client goes away, and only then", async () => {
+    signals.length = 0;
+    await callTool(app, 'peek', {}).expect(200);
+    expect(signals[0].aborted).toBe(false);
+    await expect(callTool(app, 'wait', {}).timeout(300)).rejects.toThrow(/Timeout/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(signals[1].aborted).toBe(true);
+    expect(signals[0].aborted).toBe(false);
   });
 
   it('streams progress as SSE before the result', async () => {
