@@ -10,7 +10,7 @@ interface FastifyLikeReply {
   raw: ServerResponse;
   hijack(): void;
 }
-type PreParsingHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, payload: Readable) => Promise<Readable>;
+type PreParsingHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, payload: Readable, done: (error: Error | null, payload: Readable) => void) => void;
 interface FastifyLikeRoute {
   url: string;
   bodyLimit?: number;
@@ -35,16 +35,20 @@ const PARSED_ELSEWHERE = Buffer.from('null');
 export function installFastifyBodyHook(instance: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const fastify = instance as FastifyLikeInstance;
   if (typeof fastify?.addHook !== 'function') return false;
-  const readBody: PreParsingHook = async (request, reply, payload) => {
-    if (request.raw.method !== 'POST') return payload;
-    const prepared = await driver.readPrepared(request.raw, reply.raw);
-    if (!prepared) {
-      reply.hijack();
-      return payload;
-    }
-    request.raw[MCP_PREPARED_BODY] = prepared;
-    // Fastify checks that the parser saw Content-Length bytes; this says they all arrived (the driver read them).
-    return Object.assign(Readable.from([PARSED_ELSEWHERE]), { receivedEncodedLength: Number(request.raw.headers['content-length']) });
+  const readBody: PreParsingHook = (request, reply, payload, done) => {
+    if (request.raw.method !== 'POST') return done(null, payload);
+    void driver.readPrepared(request.raw, reply.raw).then((prepared) => {
+      if (!prepared) {
+        reply.hijack();
+        return done(null, payload);
+      }
+      request.raw[MCP_PREPARED_BODY] = prepared;
+      const parsedElsewhere = new Readable({ read() {} });
+      parsedElsewhere.push(PARSED_ELSEWHERE);
+      parsedElsewhere.push(null);
+      // Fastify checks that the parser saw Content-Length bytes; this says they all arrived (the driver read them).
+      done(null, Object.assign(parsedElsewhere, { receivedEncodedLength: Number(request.raw.headers['content-length']) }));
+    });
   };
   fastify.addHook('onRoute', (route) => {
     if (route.url !== fullPath) return;
