@@ -18,8 +18,12 @@ export type ServerName = keyof typeof SERVERS;
 
 /** What a server process reports about itself over IPC. */
 export interface ChildUsage {
+  /** CPU time when asked, and again after the full GC that measures the live heap. */
   cpu: NodeJS.CpuUsage;
+  cpuAfterGc: NodeJS.CpuUsage;
   rss: number;
+  /** Live heap after a full GC: what requests left behind, if anything. */
+  heapAfterGc: number;
 }
 
 export interface ToolDefinition {

@@ -29,11 +29,13 @@ interface Row {
   cpuUsPerRequest: number;
   rssWarmMb: number;
   rssEndMb: number;
+  heapWarmMb: number;
+  heapEndMb: number;
   failed: string | null;
 }
 
 function startChild(server: ServerName, tools: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(here('./server-child.js'), [server, String(tools)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(here('./server-child.js'), [server, String(tools)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--expose-gc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${server} did not start within 30 s`)), 30_000);
     child.once('message', (message) => {
@@ -92,7 +94,7 @@ function cannon(port: number, benchCase: BenchCase, seconds: number): Promise<au
 }
 
 async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
-  const row: Row = { server, benchCase, rps: 0, p50: 0, p99: 0, cpuUsPerRequest: 0, rssWarmMb: 0, rssEndMb: 0, failed: null };
+  const row: Row = { server, benchCase, rps: 0, p50: 0, p99: 0, cpuUsPerRequest: 0, rssWarmMb: 0, rssEndMb: 0, heapWarmMb: 0, heapEndMb: 0, failed: null };
   const { child, port } = await startChild(server, benchCase.tools);
   try {
     row.failed = await verify(port, benchCase);
@@ -105,9 +107,11 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     row.rps = answered / (result.duration || SECONDS);
     row.p50 = result.latency.p50;
     row.p99 = result.latency.p99;
-    row.cpuUsPerRequest = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / Math.max(answered, 1);
+    row.cpuUsPerRequest = (after.cpu.user + after.cpu.system - before.cpuAfterGc.user - before.cpuAfterGc.system) / Math.max(answered, 1);
     row.rssWarmMb = before.rss / 2 ** 20;
     row.rssEndMb = after.rss / 2 ** 20;
+    row.heapWarmMb = before.heapAfterGc / 2 ** 20;
+    row.heapEndMb = after.heapAfterGc / 2 ** 20;
     if (result.non2xx > 0 || result.errors > 0 || answered === 0) {
       row.failed = `${result.non2xx} non-2xx, ${result.errors} errors of ${answered}`;
     }
@@ -144,12 +148,12 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log('| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) | heap after GC MB (warm → end) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const figures = r.failed
-      ? `FAILED: ${r.failed.replace(/\|/g, '/')} | | | | `
-      : `${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${fmt(r.cpuUsPerRequest)} | ${fmt(r.rssWarmMb)} → ${fmt(r.rssEndMb)}`;
+      ? `FAILED: ${r.failed.replace(/\|/g, '/')} | | | | | `
+      : `${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${fmt(r.cpuUsPerRequest)} | ${fmt(r.rssWarmMb)} → ${fmt(r.rssEndMb)} | ${fmt(r.heapWarmMb, 1)} → ${fmt(r.heapEndMb, 1)}`;
     console.log(`| ${SERVERS[r.server]} | ${r.benchCase.label} | ${figures} |`);
   }
 

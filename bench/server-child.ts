@@ -33,7 +33,11 @@ async function start(name: ServerName, tools: number): Promise<number> {
 const [name, tools] = process.argv.slice(2);
 const port = await start(name as ServerName, Number(tools));
 process.on('message', (message) => {
-  if (message === 'usage') process.send!({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss } satisfies ChildUsage);
+  if (message !== 'usage') return;
+  const cpu = process.cpuUsage();
+  const rss = process.memoryUsage().rss;
+  (globalThis as { gc?: () => void }).gc?.();
+  process.send!({ cpu, rss, heapAfterGc: process.memoryUsage().heapUsed, cpuAfterGc: process.cpuUsage() } satisfies ChildUsage);
 });
 // The parent going away ends this server too, so no run can leave one behind.
 process.on('disconnect', () => process.exit(0));
