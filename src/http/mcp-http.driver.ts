@@ -126,16 +126,26 @@ export class McpHttpDriver {
 
   private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
-    let text: string | Buffer;
+    let text: string | Buffer[];
     try {
       text = serializeResponse(body);
     } catch {
       // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
       text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': typeof text === 'string' ? Buffer.byteLength(text) : text.length, ...headers });
-    res.end(text);
+    if (typeof text === 'string') {
+      res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+      res.end(text);
+      return;
+    }
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': text.reduce((length, chunk) => length + chunk.length, 0), ...headers });
+    // Corked, the chunks leave in one write and the pre-serialized page is never copied.
+    res.cork();
+    for (const chunk of text) res.write(chunk);
+    res.end();
+    res.uncork();
   }
+
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

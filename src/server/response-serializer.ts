@@ -15,11 +15,11 @@ export function preserialize<T extends object>(value: T): Readonly<T> {
 }
 
 /**
- * `JSON.stringify` for a JSON-RPC response, as the bytes to send: a response with a pre-serialized top-level
- * result member (a list page) comes back as a Buffer with those bytes spliced in, any other as a string.
- * Either parses to the same value as `JSON.stringify(response)`.
+ * `JSON.stringify` for a JSON-RPC response, as what to send: a response with a pre-serialized top-level result
+ * member (a list page) comes back as chunks around those bytes, to be written in order without copying them;
+ * any other as a string. Either way the text parses to the same value as `JSON.stringify(response)`.
  */
-export function serializeResponse(response: JsonRpcResponse): string | Buffer {
+export function serializeResponse(response: JsonRpcResponse): string | Buffer[] {
   if (!('result' in response)) return JSON.stringify(response);
   const result = response.result;
   for (const key in result) {
@@ -29,7 +29,7 @@ export function serializeResponse(response: JsonRpcResponse): string | Buffer {
     const { [key]: _spliced, ...rest } = result;
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{${JSON.stringify(key)}:`;
     const tail = JSON.stringify(rest);
-    return Buffer.concat([Buffer.from(head, 'utf8'), bytes, Buffer.from(tail === '{}' ? '}}' : `,${tail.slice(1)}}`, 'utf8')]);
+    return [Buffer.from(head, 'utf8'), bytes, Buffer.from(tail === '{}' ? '}}' : `,${tail.slice(1)}}`, 'utf8')];
   }
   return JSON.stringify(response);
 }

@@ -7,7 +7,7 @@ const META = {
 };
 
 describe('serializeResponse', () => {
-  const text = (value: string | Buffer) => value.toString();
+  const text = (value: string | Buffer[]) => (typeof value === 'string' ? value : Buffer.concat(value).toString('utf8'));
   it('splices a pre-serialized member and parses to the same value as JSON.stringify', () => {
     const tools = preserialize([{ name: 'a', description: 'quote " and é ✓ \\u2028' }]);
     const response: JsonRpcResponse = { jsonrpc: '2.0', id: 'x"1', result: { tools, nextCursor: 'c', resultType: 'complete', _meta: { k: 1 } } };
@@ -39,7 +39,8 @@ describe('pre-serialized list pages', () => {
     const params: Record<string, unknown> = { _meta: META };
     if (cursor !== undefined) params.cursor = cursor;
     const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params });
-    return JSON.parse(serializeResponse(response!).toString());
+    const body = serializeResponse(response!);
+    return JSON.parse(typeof body === 'string' ? body : Buffer.concat(body).toString('utf8'));
   };
   const names = (page: { result: { tools: Array<{ name: string }> } }) => page.result.tools.map((t) => t.name);
 
