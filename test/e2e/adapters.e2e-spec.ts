@@ -3,6 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callTool, envelope, headersFor, post, sseMessages } from '../support/mcp-request.js';
 
@@ -190,5 +192,33 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     const messages = sseMessages(res.body as string);
     expect(messages.map((m) => (m.params as { progress?: number } | undefined)?.progress)).toEqual([1, 2, 3, undefined]);
     expect(messages[3]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'counted' }] } });
+  });
+});
+
+/** Behind a global prefix the MCP route still owns its body: the front layer follows the prefixed path. */
+describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter) => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'prefixed', version: '1.0.0' })] }).compile();
+    app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+    app.setGlobalPrefix('api');
+    await app.init();
+    if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(() => app.close());
+
+  it('serves /api/mcp and refuses a wrong media type with its own 415', async () => {
+    const ok = await post(app, envelope('server/discover'), {}, '/api/mcp').expect(200);
+    expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
+    const refused = await post(app, JSON.stringify(envelope('server/discover')), { 'content-type': 'text/plain' }, '/api/mcp');
+    expect(refused.status).toBe(415);
+    expect(refused.body.error.code).toBe(-32600);
+  });
+
+  it('answers invalid JSON on the prefixed route with -32700', async () => {
+    const res = await post(app, '{', { 'mcp-method': 'tools/list' }, '/api/mcp');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(-32700);
   });
 });
