@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { echoableId, errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
+import { serializeResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
+import { HttpExchange, sseFrame } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
@@ -39,12 +41,6 @@ export interface HttpRejection {
 export type PreparedBody = { raw: Buffer } | { parsed: unknown };
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-} as const;
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
@@ -146,32 +142,10 @@ export class McpHttpDriver {
       return;
     }
 
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
-    let streaming = false;
-    const notify = (notification: JsonRpcNotification) => {
-      if (abort.signal.aborted || res.writableEnded) return;
-      if (!streaming) {
-        streaming = true;
-        res.writeHead(200, SSE_HEADERS);
-      }
-      res.write(sseFrame(notification));
-    };
-
-    const response = await this.kernel.handleRequest(verdict.request, {
-      headers: req.headers,
-      signal: abort.signal,
-      notify,
-      httpRequest,
-      principal: auth?.principal,
-      scopes: auth?.scopes,
-    });
-    res.off('close', onClose);
-    if (!response || abort.signal.aborted || res.writableEnded) return;
-    if (streaming) {
+    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes);
+    const response = await this.kernel.handleRequest(verdict.request, exchange);
+    if (!response || exchange.closed) return;
+    if (exchange.isStreaming) {
       res.end(sseFrame(response));
       return;
     }
@@ -190,15 +164,24 @@ export class McpHttpDriver {
 
   private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
-    let text: string;
+    let text: string | Buffer[];
     try {
-      text = JSON.stringify(body);
+      text = serializeResponse(body);
     } catch {
       // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
       text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
-    res.end(text);
+    if (typeof text === 'string') {
+      res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+      res.end(text);
+      return;
+    }
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': text.reduce((length, chunk) => length + chunk.length, 0), ...headers });
+    // Corked, the chunks leave in one write and the pre-serialized page is never copied.
+    res.cork();
+    for (const chunk of text) res.write(chunk);
+    res.end();
+    res.uncork();
   }
 }
 
@@ -206,10 +189,6 @@ export class McpHttpDriver {
 function requiredScopesOf(data: unknown): string[] {
   const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
   return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
-}
-
-function sseFrame(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

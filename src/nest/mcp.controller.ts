@@ -3,13 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpDriver, type PreparedBody } from '../http/mcp-http.driver.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
-type FrameworkRequest = IncomingMessage & { raw?: IncomingMessage; body?: unknown; [MCP_PREPARED_BODY]?: PreparedBody };
+type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };
+/** Express hands over Node's objects themselves; Fastify wraps them and exposes them as `raw`. */
+type FrameworkRequest = NodeRequest & { raw?: NodeRequest };
 type FrameworkResponse = ServerResponse & { raw?: ServerResponse };
 
 /**
  * Builds the controller of one MCP server at `path`. It is a thin driver call: all the transport rules live in
  * `McpHttpDriver`. Being a real controller keeps the endpoint inside Nest's pipeline, so global middleware,
- * guards and the global prefix apply to it like to any route.
+ * guards and the global prefix apply to it like to any route. The body of a POST was already read by the
+ * adapter's front layer (`mcp-body.layer.ts`, `mcp-fastify-body.hook.ts`); other verbs get their refusal here.
  */
 export function createMcpController(path: string): Type<unknown> {
   @Controller(path)
@@ -17,17 +20,13 @@ export function createMcpController(path: string): Type<unknown> {
     constructor(@Inject(McpHttpDriver) private readonly driver: McpHttpDriver) {}
 
     @All()
-    async serve(@Req() req: FrameworkRequest, @Res() res: FrameworkResponse): Promise<void> {
-      const prepared = req[MCP_PREPARED_BODY];
-      if (prepared) return this.driver.handle(req, res, prepared, req);
-      if (this.driver.applyCors(req.raw ?? req, res.raw ?? res)) return;
-      if (req.raw && res.raw) {
-        // Fastify: the framework owns body parsing and hands over the parsed value.
-        const rejection = this.driver.preflight(req.raw);
-        if (rejection) return this.driver.reject(res.raw, rejection);
-        return this.driver.handle(req.raw, res.raw, { parsed: req.body }, req);
-      }
-      return this.driver.handle(req, res, undefined, req);
+    serve(@Req() req: FrameworkRequest, @Res() res: FrameworkResponse): Promise<void> {
+      const nodeReq = req.raw ?? req;
+      const nodeRes = res.raw ?? res;
+      const prepared = nodeReq[MCP_PREPARED_BODY];
+      // Express answers preflights in its body layer; on Fastify the route sees them.
+      if (!prepared && this.driver.applyCors(nodeReq, nodeRes)) return Promise.resolve();
+      return this.driver.handle(nodeReq, nodeRes, prepared, req);
     }
   }
   return McpController;

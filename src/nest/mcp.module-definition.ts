@@ -1,6 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { createMcpController } from './mcp.controller.js';
-import { createProtectedResourceMetadataController } from './protected-resource-metadata.controller.js';
 import type { McpModuleExtras, McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
 
@@ -15,7 +14,7 @@ export const {
     ...definition,
     global: extras.isGlobal,
     // A controller class per server, so several servers can live in one app at different paths.
-    controllers: [...(definition.controllers ?? []), createMcpController(extras.path), createProtectedResourceMetadataController()],
+    controllers: [...(definition.controllers ?? []), createMcpController(extras.path)],
     providers: [...(definition.providers ?? []), { provide: MCP_ENDPOINT_PATH, useValue: extras.path }],
   }))
   .build();

@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
@@ -6,11 +6,13 @@ import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH, MCP_RESOURCE_SERVER } from './mcp.constants.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
+import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.routes.js';
 
 /**
  * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).
@@ -27,6 +29,7 @@ import { MCPServer } from './mcp.server.js';
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
+    ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,
       useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
@@ -41,7 +44,7 @@ import { MCPServer } from './mcp.server.js';
   ],
   exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly server: MCPServer,
     private readonly driver: McpHttpDriver,
@@ -52,13 +55,24 @@ export class McpModule extends McpConfigurableModule implements OnApplicationBoo
     super();
   }
 
+  /** Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then. */
+  configure(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter || adapter.getType() !== 'fastify') return;
+    installFastifyBodyHook(adapter.getInstance(), this.fullPath(), this.driver);
+  }
+
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'express') return;
-    installExpressBodyLayer(adapter.getInstance(), joinPath(this.appConfig.getGlobalPrefix(), this.path), this.driver);
+    installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
   }
 
   onApplicationShutdown(): void {
     this.server.close();
+  }
+
+  private fullPath(): string {
+    return joinPath(this.appConfig.getGlobalPrefix(), this.path);
   }
 }

@@ -33,7 +33,8 @@ export interface McpContextInit {
   requestId: RequestId;
   method: string;
   meta: MetaObject;
-  signal: AbortSignal;
+  /** The signal, or how to get it: transports create theirs on first use, since most handlers never look. */
+  signal: AbortSignal | (() => AbortSignal);
   notify?: (notification: JsonRpcNotification) => void;
   inputResponses: InputResponses;
   state: unknown;
@@ -57,7 +58,6 @@ export class McpContext {
   readonly requestId: RequestId;
   readonly method: string;
   readonly meta: MetaObject;
-  readonly signal: AbortSignal;
   readonly protocolVersion: string | undefined;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
@@ -78,6 +78,7 @@ export class McpContext {
   /** Any JSON value to carry to the next round; arrives verified on the retry. */
   state: unknown;
 
+  private signalSource: AbortSignal | (() => AbortSignal);
   private readonly notifySink?: (notification: JsonRpcNotification) => void;
   private readonly schemas: SchemaCompiler;
   private lastProgress = -Infinity;
@@ -88,7 +89,7 @@ export class McpContext {
     this.requestId = init.requestId;
     this.method = init.method;
     this.meta = init.meta;
-    this.signal = init.signal;
+    this.signalSource = init.signal;
     this.notifySink = init.notify;
     this.inputResponses = init.inputResponses;
     this.state = init.state;
@@ -102,6 +103,12 @@ export class McpContext {
     const token = init.meta.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     this.logLevel = init.meta['io.modelcontextprotocol/logLevel'] as LoggingLevel | undefined;
+  }
+
+  /** Aborts when the client goes away or the transport gives up on this request. */
+  get signal(): AbortSignal {
+    if (typeof this.signalSource === 'function') this.signalSource = this.signalSource();
+    return this.signalSource;
   }
 
   /**

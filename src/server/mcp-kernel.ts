@@ -40,7 +40,7 @@ import { chainInterceptors, describeCall, type McpCallInterceptor } from './mcp-
 import { McpContext } from './mcp-context.js';
 import type { PagedList } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
-import { canonicalDigest, RequestStateCodec } from './request-state.codec.js';
+import { canonicalDigest, RequestStateCodec, StateBinding } from './request-state.codec.js';
 import { InMemoryRequestStateStore, type RequestStateStore } from './request-state.store.js';
 import { hasScopes, insufficientScope } from './required-scopes.js';
 import {
@@ -106,6 +106,8 @@ const INPUT_REQUIRED_TEXT = 'Additional client input is required before this too
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
 const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 const RETRY_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -321,7 +323,7 @@ export class McpKernel {
     if (!this.tools.hasConditionalTools) return result;
     const tools = result.tools as ToolDefinition[];
     // A list request carries no request state: the context only describes who is asking.
-    const context = await this.createContext({ ...request, params: { _meta: request.params?._meta } }, transport, '');
+    const context = await this.createContext({ ...request, params: { _meta: request.params?._meta } }, transport, this.binding(request.method, '', {}, undefined));
     const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
     return { ...result, tools: tools.filter((_, i) => shown[i]), cacheScope: 'private' };
   }
@@ -515,9 +517,8 @@ export class McpKernel {
   // ----- input_required -------------------------------------------------------------------------------------
 
   /** Binds request state to what created it: the method, the primitive, its arguments and the principal. */
-  private binding(method: string, name: string, args: unknown, principal: unknown): string {
-    const who = principal === undefined ? '' : canonicalDigest(principal);
-    return canonicalDigest([method, name, canonicalDigest(args), who]);
+  private binding(method: string, name: string, args: unknown, principal: unknown): StateBinding {
+    return new StateBinding(method, name, args, principal);
   }
 
   /**
@@ -525,7 +526,7 @@ export class McpKernel {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: string, singleUse = false): Promise<McpContext> {
+  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding, singleUse = false): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -536,7 +537,7 @@ export class McpKernel {
     if (sent !== undefined && !isPlainObject(sent)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {
-      const opened = this.states.open<SealedState>(params.requestState, binding);
+      const opened = this.states.open<SealedState>(params.requestState, binding.digest);
       if (!opened.ok) throw McpError.invalidParams('Invalid or expired requestState', { reason: 'invalid_request_state', detail: opened.reason });
       if (singleUse && !(await this.stateStore.consume(opened.id, opened.expiresAt))) {
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
@@ -548,7 +549,7 @@ export class McpKernel {
       requestId: request.id,
       method: request.method,
       meta: meta as MetaObject,
-      signal: transport.signal ?? new AbortController().signal,
+      signal: () => transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
       inputResponses,
       state: state.s,
@@ -559,7 +560,7 @@ export class McpKernel {
     });
   }
 
-  private handlerFailure(error: unknown, context: McpContext, binding: string, request: JsonRpcRequest): Record<string, unknown> {
+  private handlerFailure(error: unknown, context: McpContext, binding: StateBinding, request: JsonRpcRequest): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
     throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
@@ -573,7 +574,7 @@ export class McpKernel {
   private inputRequired(
     signal: InputRequired,
     context: McpContext,
-    binding: string,
+    binding: StateBinding,
     request: JsonRpcRequest,
     isToolCall: boolean,
   ): Record<string, unknown> {
@@ -601,7 +602,7 @@ export class McpKernel {
     const result: Record<string, unknown> = {
       resultType: 'input_required',
       inputRequests: requests,
-      requestState: this.states.seal(sealed, binding),
+      requestState: this.states.seal(sealed, binding.digest),
     };
     if (isToolCall) {
       result.requests = requests;

@@ -1,5 +1,6 @@
 import { McpError } from '../protocol/mcp-error.js';
 import { hasScopes } from './required-scopes.js';
+import { preserialize } from './response-serializer.js';
 
 export interface Page<T> {
   items: readonly T[];
@@ -94,7 +95,8 @@ export class PagedList<T> {
     const count = Math.max(1, Math.ceil(all.length / this.pageSize));
     const pages: Array<Page<T>> = [];
     for (let i = 0; i < count; i++) {
-      const page: Page<T> = { items: all.slice(i * this.pageSize, (i + 1) * this.pageSize) };
+      // Pages are immutable snapshots of one registry version, serialized here once for every response.
+      const page: Page<T> = { items: preserialize(all.slice(i * this.pageSize, (i + 1) * this.pageSize)) };
       if (i + 1 < count) page.nextCursor = Buffer.from(`${this.tag}:${this.version}:${i + 1}`).toString('base64url');
       pages.push(page);
     }

@@ -107,7 +107,37 @@ function decode(part: string): SealedBody | undefined {
 
 /** A digest of a JSON value that does not depend on key order, for binding state to the original arguments. */
 export function canonicalDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
+  return sha256(canonicalJson(value));
+}
+
+/**
+ * What a request state is bound to: the method, the primitive, its arguments and the principal. Most requests
+ * never seal or open a state, so the hashing waits until one does; the arguments and principal are captured as
+ * canonical JSON up front, so a handler that changes its argument object cannot change the binding.
+ */
+export class StateBinding {
+  private readonly args: string;
+  private readonly principal: string | undefined;
+  private value: string | undefined;
+
+  constructor(
+    private readonly method: string,
+    private readonly name: string,
+    args: unknown,
+    principal: unknown,
+  ) {
+    this.args = canonicalJson(args);
+    this.principal = principal === undefined ? undefined : canonicalJson(principal);
+  }
+
+  get digest(): string {
+    this.value ??= canonicalDigest([this.method, this.name, sha256(this.args), this.principal === undefined ? '' : sha256(this.principal)]);
+    return this.value;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 function canonicalJson(value: unknown): string {

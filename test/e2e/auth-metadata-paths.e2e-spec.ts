@@ -29,8 +29,8 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
       ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
-    // The well-known URLs live at the host root, so they are kept out of the API prefix.
-    app.setGlobalPrefix('api', { exclude: ['.well-known/{*path}'] });
+    // The well-known URLs live at the host root whatever the API prefix.
+    app.setGlobalPrefix('api');
     await app.init();
   });
   afterAll(() => app.close());

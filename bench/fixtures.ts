@@ -1,0 +1,134 @@
+/**
+ * What every benchmarked server serves, so they all do the same work: an `add` tool (the `tools/call` case),
+ * a `progress` tool that streams three progress notifications before its result (the SSE case), and filler
+ * tools with a realistic definition to reach 5 or 1,000 registered tools (the `tools/list` cases).
+ */
+export const PROTOCOL_VERSION = '2026-07-28';
+
+/** The servers, in table order; each runs in its own process (`server-child.ts`). */
+export const SERVERS = {
+  'mcp-fastify': 'nestjs-mcp on Nest + Fastify',
+  'mcp-express': 'nestjs-mcp on Nest + Express',
+  'nest-fastify': 'bare Nest + Fastify @Post',
+  'nest-express': 'bare Nest + Express @Post',
+  'node-http': 'raw node:http handler',
+  sdk: 'SDK v2 createMcpHandler',
+} as const;
+export type ServerName = keyof typeof SERVERS;
+
+/** What a server process reports about itself over IPC. */
+export interface ChildUsage {
+  /** CPU time when asked, and again after the full GC that measures the live heap. */
+  cpu: NodeJS.CpuUsage;
+  cpuAfterGc: NodeJS.CpuUsage;
+  rss: number;
+  /** Live heap after a full GC: what requests left behind, if anything. */
+  heapAfterGc: number;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export const ADD_TOOL: ToolDefinition = {
+  name: 'add',
+  description: 'Adds two numbers',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+};
+
+export const PROGRESS_TOOL: ToolDefinition = {
+  name: 'progress',
+  description: 'Reports progress three times, then answers',
+  inputSchema: { type: 'object', properties: {} },
+};
+
+export function fillerTool(index: number): ToolDefinition {
+  return {
+    name: `search_${index}`,
+    description: `Searches collection number ${index} for documents that match a query and returns the best matches`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        // Distinct per tool, as real schemas are, so no cache can share one compiled validator between them.
+        query: { type: 'string', description: `Full-text query over collection ${index}` },
+        limit: { type: 'integer', minimum: 1, maximum: 100, description: 'How many matches to return' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  };
+}
+
+/** `count` tool definitions: add, progress, then filler tools. */
+export function toolDefinitions(count: number): ToolDefinition[] {
+  const tools = [ADD_TOOL, PROGRESS_TOOL];
+  for (let i = tools.length; i < count; i++) tools.push(fillerTool(i));
+  return tools;
+}
+
+export const PROGRESS_STEPS = [1, 2, 3] as const;
+
+export interface BenchCase {
+  id: string;
+  label: string;
+  tools: number;
+  method: string;
+  params: Record<string, unknown>;
+  /** `_meta` entries besides the envelope. */
+  meta?: Record<string, unknown>;
+  /** The tool `Mcp-Name` names. */
+  name?: string;
+  sse?: boolean;
+}
+
+export const CASES: readonly BenchCase[] = [
+  { id: 'call', label: 'tools/call add, 5 tools', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
+  { id: 'call-1000', label: 'tools/call add, 1,000 tools', tools: 1000, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
+  { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
+  { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },
+  {
+    id: 'progress',
+    label: 'tools/call with 3 progress (SSE)',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'progress', arguments: {} },
+    meta: { progressToken: 'bench' },
+    name: 'progress',
+    sse: true,
+  },
+];
+
+export function requestBody(benchCase: BenchCase): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: benchCase.method,
+    params: {
+      ...benchCase.params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+        ...benchCase.meta,
+      },
+    },
+  });
+}
+
+export function requestHeaders(benchCase: BenchCase): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-method': benchCase.method,
+  };
+  if (benchCase.name) headers['mcp-name'] = benchCase.name;
+  return headers;
+}

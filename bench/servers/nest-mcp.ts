@@ -1,0 +1,33 @@
+import { Inject, Injectable, Module, type INestApplication, type OnModuleInit } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import { ADD_TOOL, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
+import type { AdapterName } from './nest-bare.js';
+
+/** This library: `McpModule` with the benchmark's tools registered at start-up. */
+export async function startNestMcp(adapter: AdapterName, toolCount: number): Promise<INestApplication> {
+  @Injectable()
+  class BenchTools implements OnModuleInit {
+    constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
+
+    onModuleInit(): void {
+      this.server.registerTool(ADD_TOOL.name, ADD_TOOL.description, ADD_TOOL.inputSchema, ({ a, b }: { a: number; b: number }) => a + b);
+      this.server.registerTool(PROGRESS_TOOL.name, PROGRESS_TOOL.description, PROGRESS_TOOL.inputSchema, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+        for (const progress of PROGRESS_STEPS) ctx.reportProgress({ progress, total: PROGRESS_STEPS.length });
+        return 'done';
+      });
+      for (const tool of toolDefinitions(toolCount).slice(2)) {
+        this.server.registerTool(tool.name, tool.description, tool.inputSchema, () => 'no matches');
+      }
+    }
+  }
+
+  // One page holds all 1,000 tools, as in the peers' responses, so the list rows compare the same payload.
+  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', pageSize: 1000 })], providers: [BenchTools] })
+  class BenchModule {}
+
+  return adapter === 'fastify'
+    ? NestFactory.create(BenchModule, new FastifyAdapter(), { logger: false })
+    : NestFactory.create(BenchModule, { logger: false });
+}

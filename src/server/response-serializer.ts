@@ -1,0 +1,35 @@
+import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+
+// The UTF-8 JSON of values that never change once published (list pages), keyed by the value itself.
+const preserialized = new WeakMap<object, Buffer>();
+
+/**
+ * Freezes a value and encodes it as UTF-8 JSON once, so every response that carries it reuses the bytes
+ * instead of stringifying and encoding it again: a page of 1,000 tool definitions costs one `JSON.stringify`
+ * per registry version, not one per request. Freezing keeps the bytes true to the value.
+ */
+export function preserialize<T extends object>(value: T): Readonly<T> {
+  const frozen = Object.freeze(value);
+  preserialized.set(frozen, Buffer.from(JSON.stringify(frozen), 'utf8'));
+  return frozen;
+}
+
+/**
+ * `JSON.stringify` for a JSON-RPC response, as what to send: a response with a pre-serialized top-level result
+ * member (a list page) comes back as chunks around those bytes, to be written in order without copying them;
+ * any other as a string. Either way the text parses to the same value as `JSON.stringify(response)`.
+ */
+export function serializeResponse(response: JsonRpcResponse): string | Buffer[] {
+  if (!('result' in response)) return JSON.stringify(response);
+  const result = response.result;
+  for (const key in result) {
+    const value = result[key];
+    const bytes = typeof value === 'object' && value !== null ? preserialized.get(value) : undefined;
+    if (bytes === undefined) continue;
+    const { [key]: _spliced, ...rest } = result;
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{${JSON.stringify(key)}:`;
+    const tail = JSON.stringify(rest);
+    return [Buffer.from(head, 'utf8'), bytes, Buffer.from(tail === '{}' ? '}}' : `,${tail.slice(1)}}`, 'utf8')];
+  }
+  return JSON.stringify(response);
+}

@@ -1,0 +1,245 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { gzipSync } from 'node:zlib';
+import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
+import { callTool, envelope, headersFor, post, sseMessages } from '../support/mcp-request.js';
+
+/** POSTs a body gzip-compressed, as raw bytes (superagent would otherwise serialize the Buffer as JSON). */
+const postGzipped = (app: INestApplication, body: Record<string, unknown>) =>
+  request(app.getHttpServer())
+    .post('/mcp')
+    .set({ ...headersFor(body), 'content-encoding': 'gzip' })
+    .serialize((data) => data)
+    .send(gzipSync(JSON.stringify(body)) as unknown as string);
+
+const MAX_BODY = 2048;
+
+/** The HTTP ladder, rung by rung, must answer the same on every adapter: the driver owns the route. */
+describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
+  let app: INestApplication;
+  const signals: AbortSignal[] = [];
+
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'adapters', version: '1.0.0', maxBodyBytes: MAX_BODY })], [], adapter);
+    const server = app.get(MCPServer);
+    server.registerTool(
+      'add',
+      'Adds two numbers',
+      { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+      ({ a, b }: { a: number; b: number }) => a + b,
+    );
+    server.registerTool('count', 'Reports progress three times', { type: 'object' }, async (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      for (const progress of [1, 2, 3]) ctx.reportProgress({ progress, total: 3 });
+      return 'counted';
+    });
+    server.registerTool('wait', 'Waits until the client goes away', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      signals.push(ctx.signal);
+      return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')));
+    });
+    server.registerTool('peek', 'Keeps its signal', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      signals.push(ctx.signal);
+      return 'peeked';
+    });
+    server.addTool({ name: 'needs_sampling', inputSchema: { type: 'object' }, requiredCapabilities: { sampling: {} }, handler: () => 'sampled' });
+  });
+  afterAll(() => app.close());
+
+  const expectJsonRpcError = (res: request.Response, status: number, code: number) => {
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.jsonrpc).toBe('2.0');
+    expect(res.body.error.code).toBe(code);
+  };
+
+  it('refuses a foreign Host with 403', async () => {
+    const res = await post(app, envelope('server/discover'), { host: 'evil.example.com' });
+    expectJsonRpcError(res, 403, -32600);
+  });
+
+  it('refuses a foreign Origin with 403', async () => {
+    const res = await post(app, envelope('server/discover'), { origin: 'http://evil.example.com' });
+    expectJsonRpcError(res, 403, -32600);
+  });
+
+  it('answers GET with 405 and Allow: POST', async () => {
+    const res = await request(app.getHttpServer()).get('/mcp').set('accept', 'text/event-stream');
+    expectJsonRpcError(res, 405, -32600);
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it('answers a non-JSON media type with 415', async () => {
+    const res = await post(app, JSON.stringify(envelope('server/discover')), { 'content-type': 'text/plain' });
+    expectJsonRpcError(res, 415, -32600);
+  });
+
+  it('answers a missing Content-Type with 415', async () => {
+    const res = await request(app.getHttpServer()).post('/mcp').send(Buffer.from(JSON.stringify(envelope('server/discover'))));
+    expectJsonRpcError(res, 415, -32600);
+  });
+
+  it('answers a body over the limit with 413, before and after decompression', async () => {
+    const big = envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) });
+    expectJsonRpcError(await post(app, big), 413, -32600);
+    expect(gzipSync(JSON.stringify(big)).length).toBeLessThan(MAX_BODY);
+    expectJsonRpcError(await postGzipped(app, big), 413, -32600);
+  });
+
+  it("takes the driver's body limit, not the framework's 1 MiB default", async () => {
+    const roomy = await createApp([McpModule.forRoot({ name: 'roomy', version: '1.0.0', maxBodyBytes: 3 * 1024 * 1024 })], [], adapter);
+    try {
+      const res = await post(roomy, envelope('server/discover', { padding: 'x'.repeat(2 * 1024 * 1024) }));
+      expect(res.status).toBe(200);
+      expect(res.body.result.supportedVersions).toEqual(['2026-07-28']);
+    } finally {
+      await roomy.close();
+    }
+  });
+
+  it('accepts a gzip body within the limit', async () => {
+    const res = await postGzipped(app, envelope('server/discover'));
+    expect(res.status).toBe(200);
+    expect(res.body.result.supportedVersions).toEqual(['2026-07-28']);
+  });
+
+  it('answers invalid JSON with -32700 and HTTP 400', async () => {
+    const res = await post(app, '{"jsonrpc":"2.0",', { 'mcp-method': 'tools/list' });
+    expectJsonRpcError(res, 400, -32700);
+    expect(res.body.id).toBeNull();
+  });
+
+  it('answers a batch and a non-object with -32600', async () => {
+    expectJsonRpcError(await post(app, [envelope('server/discover')]), 400, -32600);
+    expectJsonRpcError(await post(app, '"hello"'), 400, -32600);
+    expectJsonRpcError(await post(app, 'null'), 400, -32600);
+  });
+
+  it('accepts a notification with 202 and an empty body', async () => {
+    const res = await post(app, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(res.status).toBe(202);
+    expect(res.text).toBe('');
+  });
+
+  it('answers a request without the _meta envelope with -32602', async () => {
+    const res = await post(app, { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }, { 'mcp-method': 'tools/list' });
+    expectJsonRpcError(res, 400, -32602);
+    expect(res.body.id).toBe(7);
+  });
+
+  it('answers a header that contradicts the body with -32020', async () => {
+    const res = await post(app, envelope('tools/list'), { 'mcp-method': 'prompts/list' });
+    expectJsonRpcError(res, 400, -32020);
+  });
+
+  it('answers an unsupported protocol version with -32022 and the supported list', async () => {
+    const body = envelope('server/discover', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } });
+    const res = await post(app, body, { 'mcp-protocol-version': '2099-01-01' });
+    expectJsonRpcError(res, 400, -32022);
+    expect(res.body.error.data.supported).toEqual(['2026-07-28']);
+  });
+
+  it('answers a missing client capability with -32021', async () => {
+    const res = await callTool(app, 'needs_sampling', {});
+    expectJsonRpcError(res, 400, -32021);
+    expect(res.body.error.data.requiredCapabilities).toEqual({ sampling: {} });
+  });
+
+  it('answers unknown and removed methods with -32601 and HTTP 404', async () => {
+    expectJsonRpcError(await post(app, envelope('unknown/method')), 404, -32601);
+    expectJsonRpcError(await post(app, envelope('ping')), 404, -32601);
+    expectJsonRpcError(await post(app, envelope('initialize')), 404, -32601);
+  });
+
+  it('calls a tool and validates its arguments', async () => {
+    const ok = await callTool(app, 'add', { a: 2, b: 3 }).expect(200);
+    expect(ok.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: '5' }] });
+    const invalid = await callTool(app, 'add', { a: 2 }).expect(200);
+    expect(invalid.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Missing required argument: b' }] });
+  });
+
+  it('lists tools as one JSON document', async () => {
+    const res = await post(app, envelope('tools/list')).expect(200);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'wait', 'peek', 'needs_sampling']);
+    expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
+    expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name: 'adapters', version: '1.0.0' });
+  });
+
+  it("aborts the handler's signal when the client goes away, and only then", async () => {
+    signals.length = 0;
+    await callTool(app, 'peek', {}).expect(200);
+    expect(signals[0].aborted).toBe(false);
+    await expect(callTool(app, 'wait', {}).timeout(300)).rejects.toThrow(/Timeout/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(signals[1].aborted).toBe(true);
+    expect(signals[0].aborted).toBe(false);
+  });
+
+  it('streams progress as SSE before the result', async () => {
+    const res = await callTool(app, 'count', {}, {}, { meta: { progressToken: 'p1' } })
+      .buffer(true)
+      .parse((response, done) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => done(null, text));
+      })
+      .expect(200);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    const messages = sseMessages(res.body as string);
+    expect(messages.map((m) => (m.params as { progress?: number } | undefined)?.progress)).toEqual([1, 2, 3, undefined]);
+    expect(messages[3]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'counted' }] } });
+  });
+});
+
+/** Behind a global prefix the MCP route still owns its body: the front layer follows the prefixed path. */
+describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter) => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'prefixed', version: '1.0.0' })] }).compile();
+    app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+    app.setGlobalPrefix('api');
+    await app.init();
+    if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(() => app.close());
+
+  it('serves /api/mcp and refuses a wrong media type with its own 415', async () => {
+    const ok = await post(app, envelope('server/discover'), {}, '/api/mcp').expect(200);
+    expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
+    const refused = await post(app, JSON.stringify(envelope('server/discover')), { 'content-type': 'text/plain' }, '/api/mcp');
+    expect(refused.status).toBe(415);
+    expect(refused.body.error.code).toBe(-32600);
+  });
+
+  it('answers invalid JSON on the prefixed route with -32700', async () => {
+    const res = await post(app, '{', { 'mcp-method': 'tools/list' }, '/api/mcp');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(-32700);
+  });
+});
+
+/** The OAuth resource-server parts answer the same on every adapter: the 401 challenge and the metadata URLs. */
+describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
+  let app: INestApplication;
+  const auth = { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], verify: () => null };
+
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'guarded', version: '1.0.0', auth })], [], adapter);
+  });
+  afterAll(() => app.close());
+
+  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])('serves the metadata at %s', async (path) => {
+    const res = await request(app.getHttpServer()).get(path).expect(200);
+    expect(res.body).toMatchObject({ resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://auth.example.com'] });
+  });
+
+  it('answers an anonymous request with 401 and a challenge naming the metadata', async () => {
+    const res = await post(app, envelope('server/discover')).expect(401);
+    expect(res.headers['www-authenticate']).toContain('resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"');
+  });
+});

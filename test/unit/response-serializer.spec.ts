@@ -1,0 +1,75 @@
+import { McpKernel, type JsonRpcResponse } from '../../src/index.js';
+import { preserialize, serializeResponse } from '../../src/server/response-serializer.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+describe('serializeResponse', () => {
+  const text = (value: string | Buffer[]) => (typeof value === 'string' ? value : Buffer.concat(value).toString('utf8'));
+  it('splices a pre-serialized member and parses to the same value as JSON.stringify', () => {
+    const tools = preserialize([{ name: 'a', description: 'quote " and é ✓ \\u2028' }]);
+    const response: JsonRpcResponse = { jsonrpc: '2.0', id: 'x"1', result: { tools, nextCursor: 'c', resultType: 'complete', _meta: { k: 1 } } };
+    expect(JSON.parse(text(serializeResponse(response)))).toEqual(JSON.parse(JSON.stringify(response)));
+  });
+
+  it('handles a result whose only member is pre-serialized', () => {
+    const items = preserialize([1, 2]);
+    const response: JsonRpcResponse = { jsonrpc: '2.0', id: 3, result: { items } };
+    expect(text(serializeResponse(response))).toBe('{"jsonrpc":"2.0","id":3,"result":{"items":[1,2]}}');
+  });
+
+  it('leaves errors and ordinary results to JSON.stringify', () => {
+    const error: JsonRpcResponse = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+    const result: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x' }] } };
+    expect(serializeResponse(error)).toBe(JSON.stringify(error));
+    expect(serializeResponse(result)).toBe(JSON.stringify(result));
+  });
+
+  it('freezes what it serializes, so the text cannot go stale', () => {
+    const items = preserialize([{ name: 'a' }]);
+    expect(Object.isFrozen(items)).toBe(true);
+    expect(() => (items as unknown as unknown[]).push({ name: 'b' })).toThrow(TypeError);
+  });
+});
+
+describe('pre-serialized list pages', () => {
+  const list = async (kernel: McpKernel, cursor?: string) => {
+    const params: Record<string, unknown> = { _meta: META };
+    if (cursor !== undefined) params.cursor = cursor;
+    const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params });
+    const body = serializeResponse(response!);
+    return JSON.parse(typeof body === 'string' ? body : Buffer.concat(body).toString('utf8'));
+  };
+  const names = (page: { result: { tools: Array<{ name: string }> } }) => page.result.tools.map((t) => t.name);
+
+  it('serves the registry as it is after every change, page by page', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1', pageSize: 2 });
+    for (const name of ['a', 'b', 'c']) kernel.registerTool(name, `tool ${name}`, { type: 'object' }, () => name);
+    const first = await list(kernel);
+    expect(names(first)).toEqual(['a', 'b']);
+    const second = await list(kernel, first.result.nextCursor);
+    expect(names(second)).toEqual(['c']);
+    expect(second.result.nextCursor).toBeUndefined();
+
+    kernel.removeTool('a');
+    kernel.registerTool('d', 'tool d', { type: 'object' }, () => 'd');
+    const changed = await list(kernel);
+    expect(names(changed)).toEqual(['b', 'c']);
+    expect(names(await list(kernel, changed.result.nextCursor))).toEqual(['d']);
+    expect(changed.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
+    expect(changed.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name: 'k', version: '1' });
+  });
+
+  it('still returns plain objects from handleRequest', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1' });
+    kernel.registerTool('a', 'tool a', { type: 'object' }, () => 'a');
+    const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: expect.objectContaining({ tools: [{ name: 'a', description: 'tool a', inputSchema: { type: 'object' } }] }),
+    });
+  });
+});

@@ -1,0 +1,34 @@
+import { McpKernel, type McpContext } from '../../src/index.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+
+/** Request state is bound to the original call; the binding is hashed lazily but captured up front. */
+describe('request-state binding', () => {
+  const kernel = new McpKernel({ name: 'k', version: '1' });
+  kernel.registerTool('ask', 'asks for a colour', { type: 'object', properties: { item: { type: 'string' } } }, async (args: { item: string }, _answers: unknown, ctx: McpContext) => {
+    args.item = 'changed by the handler';
+    const answer = await ctx.elicit('Colour?', { type: 'object', properties: { colour: { type: 'string' } } });
+    return `${(answer.content as { colour: string }).colour} ${args.item}`;
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const call = async (args: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> =>
+    kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: args, ...extra, _meta: META } });
+
+  it('binds to the arguments as sent, even when the handler changes its argument object', async () => {
+    const first = await call({ item: 'car' });
+    expect(first.result.resultType).toBe('input_required');
+    const answer = { elicit_0: { action: 'accept', content: { colour: 'red' } } };
+    const second = await call({ item: 'car' }, { inputResponses: answer, requestState: first.result.requestState });
+    expect(second.result.content).toEqual([{ type: 'text', text: 'red changed by the handler' }]);
+  });
+
+  it('rejects the state for other arguments', async () => {
+    const first = await call({ item: 'car' });
+    const answer = { elicit_0: { action: 'accept', content: { colour: 'red' } } };
+    const other = await call({ item: 'boat' }, { inputResponses: answer, requestState: first.result.requestState });
+    expect(other.error.code).toBe(-32602);
+  });
+});
