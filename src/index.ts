@@ -20,6 +20,8 @@ export { McpKernel, type McpServerOptions, type McpRequestContext } from './serv
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
 export { InputRequired, inputRequired, type InputRequiredOptions } from './server/input-required.js';
 export { Content } from './server/content.js';
+export { ToolError } from './server/tool-error.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from './server/handler-error.policy.js';
 export type { ToolHandler, ToolRegistration } from './server/tool.registry.js';
 export type {
   ResourceHandler,
@@ -34,6 +36,8 @@ export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/eve
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
 export { McpHttpDriver, type McpHttpOptions } from './http/mcp-http.driver.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from './http/host-origin.policy.js';
+export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
+export { isLoopbackHost, publicBindError } from './http/bind-address.js';
 
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { readBody } from './body-reader.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
@@ -9,6 +10,12 @@ import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.j
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Largest response (one JSON body or the final SSE message), in bytes; a bigger result becomes -32603. Default 4 MiB. */
+  maxResponseBytes?: number;
+  /** Interval of `:` keep-alive comments on an open SSE stream, so proxies do not drop a quiet one. Default 15 s; 0 disables. */
+  sseKeepAliveMs?: number;
+  /** On shutdown, how long in-flight calls may run before they are aborted. Default 5 s. */
+  drainTimeoutMs?: number;
 }
 
 /** A refusal decided before the body is parsed. */
@@ -16,6 +23,8 @@ export interface HttpRejection {
   status: number;
   message: string;
   headers?: Record<string, string>;
+  /** The JSON-RPC code of the body; by default -32700 for 400 and -32600 otherwise. */
+  code?: number;
 }
 
 /** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
@@ -37,18 +46,49 @@ const SSE_HEADERS = {
  */
 export class McpHttpDriver {
   readonly maxBodyBytes: number;
+  private readonly maxResponseBytes: number;
+  private readonly keepAliveMs: number;
+  private readonly drainTimeoutMs: number;
   private readonly hostOrigin: HostOriginPolicy;
+  /** Exchanges past the preflight, each with the controller that aborts its call. */
+  private readonly inFlight = new Map<Promise<void>, AbortController>();
+  private closing = false;
 
   constructor(
     private readonly kernel: McpKernel,
     options: McpHttpOptions = {},
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.keepAliveMs = options.sseKeepAliveMs ?? 15_000;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     this.hostOrigin = new HostOriginPolicy(options);
+  }
+
+  /**
+   * Graceful shutdown: new requests get 503, listen streams get their closing result, in-flight calls may
+   * finish until the drain deadline and are then aborted (their clients get -32603 "Server is shutting down").
+   */
+  async close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
+    this.closing = true;
+    this.kernel.close();
+    if (!(await settledWithin([...this.inFlight.keys()], drainTimeoutMs))) {
+      const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');
+      for (const controller of this.inFlight.values()) controller.abort(reason);
+      await settledWithin([...this.inFlight.keys()], 1_000);
+    }
   }
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
   preflight(req: IncomingMessage): HttpRejection | null {
+    if (this.closing) {
+      return {
+        status: 503,
+        message: 'Service Unavailable: the server is shutting down',
+        code: ErrorCode.InternalError,
+        headers: { connection: 'close', 'retry-after': '1' },
+      };
+    }
     const origin = req.headers.origin;
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
@@ -113,25 +153,49 @@ export class McpHttpDriver {
     }
 
     const abort = new AbortController();
+    const exchange = this.exchange(verdict.request, req, res, abort, httpRequest);
+    this.inFlight.set(exchange, abort);
+    try {
+      await exchange;
+    } finally {
+      this.inFlight.delete(exchange);
+    }
+  }
+
+  private async exchange(
+    request: JsonRpcRequest,
+    req: IncomingMessage,
+    res: ServerResponse,
+    abort: AbortController,
+    httpRequest: unknown,
+  ): Promise<void> {
+    // Only the response side tells a disconnect: the request stream closed long ago, once its body was read.
+    let clientGone = false;
+    let keepAlive: NodeJS.Timeout | undefined;
     const onClose = () => {
-      if (!res.writableFinished) abort.abort();
+      clearInterval(keepAlive);
+      if (res.writableFinished) return;
+      clientGone = true;
+      abort.abort();
     };
     res.on('close', onClose);
     let streaming = false;
     const notify = (notification: JsonRpcNotification) => {
-      if (abort.signal.aborted || res.writableEnded) return;
+      if (clientGone || res.writableEnded) return;
       if (!streaming) {
         streaming = true;
         res.writeHead(200, SSE_HEADERS);
+        if (this.keepAliveMs > 0) keepAlive = setInterval(() => res.write(': keep-alive\n\n'), this.keepAliveMs);
       }
       res.write(sseFrame(notification));
     };
 
-    const response = await this.kernel.handleRequest(verdict.request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
+    const response = await this.kernel.handleRequest(request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
+    clearInterval(keepAlive);
     res.off('close', onClose);
-    if (!response || abort.signal.aborted || res.writableEnded) return;
+    if (!response || clientGone || res.writableEnded) return;
     if (streaming) {
-      res.end(sseFrame(response));
+      res.end(`event: message\ndata: ${this.serialize(response)}\n\n`);
       return;
     }
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
@@ -139,26 +203,50 @@ export class McpHttpDriver {
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {
-    const code = rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest;
+    const code = rejection.code ?? (rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest);
     this.writeJson(res, rejection.status, errorResponse(null, code, rejection.message), rejection.headers);
   }
 
   private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
+    const text = this.serialize(body);
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  }
+
+  /** The response as JSON text; a result that cannot be sent (a cycle, a BigInt, too deep, too big) becomes -32603. */
+  private serialize(body: JsonRpcResponse): string {
+    const id = 'id' in body ? body.id : null;
     let text: string;
     try {
       text = JSON.stringify(body);
     } catch {
-      // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
-      text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
+      // A handler result that cannot be serialized is the server's fault, not the client's.
+      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
-    res.end(text);
+    if (text.length > this.maxResponseBytes / 3 && Buffer.byteLength(text) > this.maxResponseBytes) {
+      const message = `Internal error: the result is larger than the response limit of ${this.maxResponseBytes} bytes`;
+      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, message));
+    }
+    return text;
   }
 }
 
-function sseFrame(message: unknown): string {
+function sseFrame(message: JsonRpcNotification): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** Whether all the promises settled within `ms`. */
+async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {
+  if (promises.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = Promise.allSettled(promises).then(() => true as const);
+  try {
+    return await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

@@ -1,6 +1,9 @@
-import { Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
+import { publicBindError } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { applyServerTimeouts } from '../http/server-timeouts.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from './mcp.constants.js';
@@ -26,25 +29,50 @@ import { MCPServer } from './mcp.server.js';
   ],
   exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpModule extends McpConfigurableModule implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly server: MCPServer,
     private readonly driver: McpHttpDriver,
     private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter || adapter.getType() !== 'express') return;
+    if (!adapter) return;
+    this.refusePublicListen(adapter);
+    const httpServer = adapter.getHttpServer?.() as Server | undefined;
+    if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
+    if (adapter.getType() !== 'express') return;
     installExpressBodyLayer(adapter.getInstance(), joinPath(this.appConfig.getGlobalPrefix(), this.path), this.driver);
+  }
+
+  /** Before Nest closes the HTTP server (which waits for open streams): refuse new requests, drain, abort. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.driver.close();
   }
 
   onApplicationShutdown(): void {
     this.server.close();
+  }
+
+  /**
+   * `app.listen` on a public address with the loopback-only Host allowlist fails before anything is bound
+   * (the error rejects `app.listen`). It wraps the adapter's `listen`, the one call `app.listen` makes, so a
+   * server that tests or users listen on directly is not affected.
+   */
+  private refusePublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
+    const listen = adapter.listen.bind(adapter) as (port: string | number, ...args: unknown[]) => unknown;
+    adapter.listen = (port: string | number, ...args: unknown[]) => {
+      const isPipe = typeof port === 'string' && !/^\d+$/.test(port);
+      const error = isPipe ? null : publicBindError(typeof args[0] === 'string' ? args[0] : undefined, this.options);
+      if (error) throw new Error(error);
+      return listen(port, ...args);
+    };
   }
 }
 

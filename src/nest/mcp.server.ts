@@ -12,7 +12,12 @@ export class MCPServer extends McpKernel {
   private readonly logger = new Logger('MCPServer');
 
   constructor(@Inject(MCP_MODULE_OPTIONS) options: McpModuleOptions) {
-    super(options);
+    const errors = new Logger('MCPServer');
+    super({
+      onHandlerError: (error, { correlationId, method, name }) =>
+        errors.error(`${method}${name ? ` "${name}"` : ''} failed (reference ${correlationId}): ${error instanceof Error ? error.message : String(error)}`, error instanceof Error ? error.stack : undefined),
+      ...options,
+    });
     if (this.usesGeneratedStateSecret) {
       this.logger.warn(
         `MCP server "${options.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +

@@ -33,6 +33,8 @@ import {
 import { isContentBlock, renderText } from './content.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
 import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse } from './input-required.js';
+import { CallGuard, DeadlineExceeded } from './call-guard.js';
+import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.policy.js';
 import { McpContext } from './mcp-context.js';
 import type { Page } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
@@ -69,6 +71,17 @@ export interface McpServerOptions {
   eventBus?: McpEventBus;
   /** Most `subscriptions/listen` streams open at once. Default 1000. */
   maxSubscriptions?: number;
+  /** Wall-clock deadline of one call (tool, prompt, resource, completion); its handler's signal fires. Default 60 s; 0 disables. */
+  callTimeoutMs?: number;
+  /** Most calls running at once; the excess is refused with -32603 "Server busy", never queued. Default 256. */
+  maxConcurrentCalls?: number;
+  /**
+   * Replace the message of an unexpected handler error (anything but `ToolError` and `McpError`) with a generic
+   * text and a correlation id. Default: on when `NODE_ENV` is `production`.
+   */
+  redactErrors?: boolean;
+  /** Receives every unexpected handler error with its correlation id (the server-side log). */
+  onHandlerError?: HandlerErrorLogger;
 }
 
 /** What a transport knows about a request; every field is optional and the kernel works without any. */
@@ -117,6 +130,8 @@ export class McpKernel {
   private readonly discoverCache: CacheHints;
   private readonly closing = new AbortController();
   private openSubscriptions = 0;
+  private readonly calls: CallGuard;
+  private readonly errors: HandlerErrorPolicy;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -129,6 +144,11 @@ export class McpKernel {
     this.prompts = new PromptRegistry(pageSize, () => this.publish({ type: 'prompts/list_changed' }));
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
+    this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
+    const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
+    // Redacted details must still reach someone: without a logger of its own, the kernel writes to stderr.
+    const log = options.onHandlerError ?? (redact ? (error: unknown, report: object) => console.error('MCP handler error', report, error) : undefined);
+    this.errors = new HandlerErrorPolicy(redact, () => this.correlationId(), log);
     this.serverInfo = Object.fromEntries(
       Object.entries({
         name: options.name,
@@ -157,6 +177,11 @@ export class McpKernel {
       ['completion/complete', (req) => this.complete(req)],
       ['subscriptions/listen', (req, ctx) => this.listen(req, ctx)],
     ]);
+  }
+
+  /** Calls running now and listen streams open now, for health checks and load tests. */
+  get load(): { calls: number; subscriptions: number } {
+    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions };
   }
 
   /** True when no `requestStateSecret` was given and a per-process key signs request state. */
@@ -235,9 +260,16 @@ export class McpKernel {
     const handler = REMOVED_METHODS.has(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     try {
-      const result = await handler(request, context);
+      // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+      const result =
+        request.method === 'subscriptions/listen'
+          ? await handler(request, context)
+          : await this.calls.run(context.signal, (signal) => handler(request, { ...context, signal }));
       return successResponse(request.id, this.stamp(result));
     } catch (error) {
+      if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
+        return successResponse(request.id, this.stamp(toolError(`Error: ${error.message}`)));
+      }
       if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
       return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
     }
@@ -319,7 +351,7 @@ export class McpKernel {
     } catch (error) {
       if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
-      return toolError(`Error: ${error instanceof Error ? error.message : renderText(error)}`);
+      return toolError(`Error: ${this.errors.clientMessage(error, { method: request.method, name: params.name, requestId: request.id })}`);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, true);
     return this.toolResult(value, entry.output);
@@ -516,7 +548,8 @@ export class McpKernel {
   private handlerFailure(error: unknown, context: McpContext, binding: string, request: JsonRpcRequest): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
-    throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
+    const name = typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
+    throw new McpError(ErrorCode.InternalError, `Error: ${this.errors.clientMessage(error, { method: request.method, name, requestId: request.id })}`);
   }
 
   /**
