@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { singleHeader } from '../protocol/header-codec.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { readBody } from './body-reader.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
@@ -142,7 +144,14 @@ export class McpHttpDriver {
       return;
     }
     if (verdict.kind === 'notification') {
-      // This revision defines no client-to-server notifications over HTTP: accept and drop.
+      // This revision defines no client-to-server notifications over HTTP: accept and drop, unless the client
+      // speaks a version this server does not, which it must learn rather than be silently acknowledged.
+      const version = singleHeader(req.headers, 'mcp-protocol-version');
+      if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        const data = { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
+        this.writeJson(res, 400, errorResponse(null, ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', data));
+        return;
+      }
       res.writeHead(202).end();
       return;
     }

@@ -76,7 +76,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H10: a chunked body growing past the limit is cut with 413', async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x20);
-    await expectRefused(fx, () => chunkedPost(fx.port, conforming(), [Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"'), ...Array(16).fill(chunk)]), {
+    await expectRefused(fx, () => chunkedPost(fx.port, conforming() as Record<string, string>, [Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"'), ...Array(16).fill(chunk)]), {
       status: 413,
       code: -32600,
       id: null,
