@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { MCPServer, McpModule, ToolError, type McpModuleOptions } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
+import * as support from '../support/mcp-request.js';
 
 /** The test server's fixture tools (security.md §5.2), with a canary counter bumped first thing in each handler. */
 export interface Fixture {
@@ -170,8 +171,58 @@ export async function expectRefused(fx: Fixture, send: () => PromiseLike<{ statu
 }
 
 export async function expectStillServing(fx: Fixture): Promise<void> {
-  const { callTool } = await import('../support/mcp-request.js');
-  const ok = await callTool(fx.app, 'echo', { text: 'still serving' });
+  const ok = await support.callTool(fx.app, 'echo', { text: 'still serving' });
   expect(ok.status).toBe(200);
   expect(ok.body.result.content[0].text).toBe('still serving');
+}
+
+/** Polls until `condition` holds; fails after `ms` (a bound on waiting, not a performance assertion). */
+export async function waitFor(condition: () => boolean, ms = 5_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export interface OpenStream {
+  status: Promise<number>;
+  /** Everything received so far. */
+  text(): string;
+  /** Parsed `data:` messages received so far. */
+  messages(): Array<Record<string, unknown>>;
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** POSTs a conforming body over node:http and exposes the response as it streams in. */
+export function openStream(port: number, body: Record<string, unknown>): OpenStream {
+  let received = '';
+  let resolveStatus!: (status: number) => void;
+  let resolveEnded!: () => void;
+  const status = new Promise<number>((resolve) => (resolveStatus = resolve));
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  const { headersFor } = support;
+  const text = JSON.stringify(body);
+  const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headersFor(body), 'content-length': Buffer.byteLength(text) } }, (res) => {
+    resolveStatus(res.statusCode ?? 0);
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (received += chunk));
+    res.on('end', resolveEnded);
+    res.on('close', resolveEnded);
+  });
+  req.on('error', () => resolveEnded());
+  req.end(text);
+  return {
+    status,
+    text: () => received,
+    messages: () =>
+      received
+        .split('\n\n')
+        .map((frame) => frame.split('\n').find((line) => line.startsWith('data: ')))
+        .filter((line): line is string => line !== undefined)
+        .map((line) => JSON.parse(line.slice(6))),
+    ended,
+    close: () => req.destroy(),
+  };
 }
