@@ -112,7 +112,7 @@ describe('security §4 advisories', () => {
       const kernel = new McpKernel({ name: 'ttl', version: '1', requestStateTtlMs: -1 });
       kernel.registerTool('confirm', 'x', { type: 'object' }, async (_a, _i, ctx) => (await ctx.elicit('ok?', { type: 'object' })).action);
       const first = await kernel.handleRequest(confirm());
-      const state = (first as { result: { requestState: string } }).result.requestState;
+      const state = (first as unknown as { result: { requestState: string } }).result.requestState;
       const res = await kernel.handleRequest(confirm({ inputResponses: answers, requestState: state }));
       expect(res).toMatchObject({ error: { code: -32602, data: { reason: 'invalid_request_state: expired' } } });
     });
@@ -121,7 +121,7 @@ describe('security §4 advisories', () => {
       const kernel = new McpKernel({ name: 'principals', version: '1' });
       kernel.registerTool('confirm', 'x', { type: 'object', properties: { item: { type: 'string' } } }, async (_a, _i, ctx) => (await ctx.elicit('ok?', { type: 'object' })).action);
       const first = await kernel.handleRequest(confirm(), { principal: { sub: 'alice' } });
-      const state = (first as { result: { requestState: string } }).result.requestState;
+      const state = (first as unknown as { result: { requestState: string } }).result.requestState;
       const stolen = await kernel.handleRequest(confirm({ inputResponses: answers, requestState: state }), { principal: { sub: 'mallory' } });
       expect(stolen).toMatchObject({ error: { code: -32602, data: { reason: 'invalid_request_state: binding' } } });
       const own = await kernel.handleRequest(confirm({ inputResponses: answers, requestState: state }), { principal: { sub: 'alice' } });
