@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { McpKernel } from '../../src/index.js';
 import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
-import { expectRefused, expectStillServing, openStream, startFixture, waitFor, type Fixture } from './fixture.js';
+import { expectRefused, expectStillServing, openStream, startFixture, waitFor, withoutUnhandledRejections, type Fixture } from './fixture.js';
 
 // security.md §4: one regression test per advisory that applies to a library (V1-V8, V13, V14).
 describe('security §4 advisories', () => {
@@ -51,20 +51,14 @@ describe('security §4 advisories', () => {
   });
 
   it('V6 (CVE-2025-53365): a storm of client disconnects crashes nothing and leaks no call', async () => {
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => rejections.push(reason);
-    process.on('unhandledRejection', onRejection);
-    try {
+    await withoutUnhandledRejections(async () => {
       const aborted = fx.aborted();
       const streams = Array.from({ length: 50 }, () => openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} })));
       await waitFor(() => fx.server.load.calls === 50, 5_000, '50 calls in flight');
       streams.forEach((s) => s.close());
       await waitFor(() => fx.aborted() === aborted + 50 && fx.server.load.calls === 0, 5_000, 'every handler signal');
       await expectStillServing(fx);
-      expect(rejections).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onRejection);
-    }
+    });
   });
 
   it('V7 (CVE-2025-53366, python-sdk#2328): malformed requests get 4xx and the service stays up', async () => {

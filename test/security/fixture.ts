@@ -226,3 +226,16 @@ export function openStream(port: number, body: Record<string, unknown>): OpenStr
     close: () => req.destroy(),
   };
 }
+
+/** Runs `work` and fails if any promise was rejected without a handler meanwhile (V6: a crash in waiting). */
+export async function withoutUnhandledRejections(work: () => Promise<void>): Promise<void> {
+  const rejections: unknown[] = [];
+  const onRejection = (reason: unknown) => rejections.push(reason);
+  process.on('unhandledRejection', onRejection);
+  try {
+    await work();
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
+  expect(rejections).toEqual([]);
+}

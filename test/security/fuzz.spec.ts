@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { envelope, headersFor } from '../support/mcp-request.js';
-import { expectStillServing, startFixture, type Fixture } from './fixture.js';
+import { expectStillServing, startFixture, withoutUnhandledRejections, type Fixture } from './fixture.js';
 
 // Property tests of the two entry points: whatever arrives, no 5xx, no crash, no unhandled rejection, and the
 // answer is exactly one well-formed JSON-RPC response (or an empty 202).
@@ -51,11 +51,8 @@ describe('property: the kernel', () => {
   afterAll(() => fx.app.close());
 
   it('MCPServer.handleRequest never throws and answers every request with one well-formed response', async () => {
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => rejections.push(reason);
-    process.on('unhandledRejection', onRejection);
-    try {
-      await fc.assert(
+    await withoutUnhandledRejections(() =>
+      fc.assert(
         fc.asyncProperty(anyMessage, async (message) => {
           const response = await fx.server.handleRequest(message);
           const isNotification = typeof message === 'object' && message !== null && !Array.isArray(message) && !('id' in message) && typeof (message as { method?: unknown }).method === 'string' && (message as { jsonrpc?: unknown }).jsonrpc === '2.0';
@@ -63,11 +60,8 @@ describe('property: the kernel', () => {
           else expectResponse(JSON.parse(JSON.stringify(response)));
         }),
         { numRuns: 1_500 },
-      );
-    } finally {
-      process.off('unhandledRejection', onRejection);
-    }
-    expect(rejections).toEqual([]);
+      ),
+    );
   });
 });
 
@@ -110,11 +104,8 @@ describe('property: the HTTP entry', () => {
   afterAll(() => fx.app.close());
 
   it('any method, headers and bytes get one JSON-RPC object, an SSE stream ending in one, or an empty 202; never a 5xx', async () => {
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => rejections.push(reason);
-    process.on('unhandledRejection', onRejection);
-    try {
-      await fc.assert(
+    await withoutUnhandledRejections(() =>
+      fc.assert(
         fc.asyncProperty(
           fc.constantFrom('POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT', 'OPTIONS'),
           fc.boolean(),
@@ -145,11 +136,8 @@ describe('property: the HTTP entry', () => {
           },
         ),
         { numRuns: 400 },
-      );
-    } finally {
-      process.off('unhandledRejection', onRejection);
-    }
-    expect(rejections).toEqual([]);
+      ),
+    );
     await expectStillServing(fx);
   });
 });
