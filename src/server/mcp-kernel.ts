@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { checkProtocolVersion, classifyMessage, initializeRemovedError } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { HeaderBag } from '../protocol/header-codec.js';
@@ -144,6 +145,8 @@ export class McpKernel {
     this.prompts = new PromptRegistry(pageSize, () => this.publish({ type: 'prompts/list_changed' }));
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
+    // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
     const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
     // Redacted details must still reach someone: without a logger of its own, the kernel writes to stderr.
