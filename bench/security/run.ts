@@ -112,6 +112,19 @@ async function pool<T>(count: number, concurrency: number, task: (i: number) => 
   return results;
 }
 
+/** The JSON-RPC response of an answer: the JSON body, or the last message of an SSE stream. */
+interface RpcAnswer {
+  id?: unknown;
+  result?: { isError?: boolean; content?: Array<{ text?: string }> };
+  error?: { code?: number; message?: string };
+}
+
+function parse(body: string): RpcAnswer {
+  if (!body.startsWith('event:') && !body.startsWith(':')) return JSON.parse(body || '{}');
+  const data = body.split('\n').filter((line) => line.startsWith('data: ')).at(-1);
+  return data ? JSON.parse(data.slice(6)) : {};
+}
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -155,7 +168,7 @@ const plan: Record<string, () => Promise<void>> = {
     const n = scale(20_000);
     const answers = await pool(n, 32, (i) => post(server.port, call('echo', { text: `c${i}` }, i)));
     const correct = answers.filter((a, i) => {
-      const body = JSON.parse(a.body || '{}');
+      const body = parse(a.body);
       return body.id === i && body.result?.content?.[0]?.text === `c${i}`;
     }).length;
     report('L2 correctness under load', correct === n, { correct, of: n, p99: percentile(answers.map((a) => a.ms), 99) });
@@ -167,7 +180,7 @@ const plan: Record<string, () => Promise<void>> = {
     let correct = 0;
     for (let round = 0; round < 5; round++) {
       const answers = await pool(200, 200, (i) => post(server.port, call('echo', { text: `r${round}-${i}` }, 1)));
-      correct += answers.filter((a, i) => JSON.parse(a.body).result?.content?.[0]?.text === `r${round}-${i}`).length;
+      correct += answers.filter((a, i) => parse(a.body).result?.content?.[0]?.text === `r${round}-${i}`).length;
     }
     const streams = await Promise.all(['A', 'B'].map((tag) => post(server.port, call('slowProgress', { n: 10 }, 1, { progressToken: tag }))));
     const own = streams.every((a, i) => {
@@ -224,7 +237,7 @@ const plan: Record<string, () => Promise<void>> = {
       const [, , status, code] = table[i % table.length];
       // A client still writing an oversized body when the 413 arrives may see the reset instead.
       if (status === 413 && a.status === 0) return a.error !== 'ECONNRESET' && a.error !== 'EPIPE';
-      return a.status !== status || (code !== null && JSON.parse(a.body).error?.code !== code);
+      return a.status !== status || (code !== null && parse(a.body).error?.code !== code);
     }).length;
     const after = await server.stats();
     const fiveXx = answers.filter((a) => a.status >= 500).length;
@@ -275,7 +288,7 @@ const plan: Record<string, () => Promise<void>> = {
   async L8() {
     const server = await startServer();
     const answers = await pool(50, 50, () => post(server.port, call('hang', {})));
-    const ok = answers.filter((a) => JSON.parse(a.body).result?.isError === true && Math.abs(a.ms - 2_000) < 300).length;
+    const ok = answers.filter((a) => parse(a.body).result?.isError === true && Math.abs(a.ms - 2_000) < 300).length;
     const s = await server.stats();
     report('L8 server-side deadline', ok === 50 && s.calls === 0, { onTime: ok, of: 50, minMs: Math.round(Math.min(...answers.map((a) => a.ms))), maxMs: Math.round(Math.max(...answers.map((a) => a.ms))), inFlight: s.calls });
     await stop(server);
@@ -285,7 +298,7 @@ const plan: Record<string, () => Promise<void>> = {
     const server = await startServer();
     const n = scale(5_000);
     const answers = await pool(n, 16, () => post(server.port, call('boom', {})));
-    const good = answers.filter((a) => a.status === 200 && JSON.parse(a.body).result?.isError === true).length;
+    const good = answers.filter((a) => a.status === 200 && parse(a.body).result?.isError === true).length;
     const leaks = answers.filter((a) => a.body.includes('/srv/app')).length;
     report('L9 handler throws under load', good === n && leaks === 0 && server.child.exitCode === null, { isError: good, of: n, pathLeaks: leaks, p99: percentile(answers.map((a) => a.ms), 99) });
     await stop(server);
@@ -295,7 +308,7 @@ const plan: Record<string, () => Promise<void>> = {
     const server = await startServer();
     const big = [];
     for (let i = 0; i < 10; i++) big.push(await post(server.port, call('big', { mb: 16 })));
-    const capped = big.every((a) => JSON.parse(a.body).error?.code === -32603 && a.body.length < 1_000 && a.ms < 1_000);
+    const capped = big.every((a) => parse(a.body).error?.code === -32603 && a.body.length < 1_000 && a.ms < 1_000);
     const before = await server.stats();
     const paused = await new Promise<{ bytes: number; rssDuring: number }>((resolve) => {
       const body = call('big', { mb: 0.9 });
@@ -400,8 +413,8 @@ const plan: Record<string, () => Promise<void>> = {
       req.end(JSON.stringify(body));
     });
     open.forEach((o) => o.req.destroy());
-    report('L14 listen cap and keep-alive', JSON.parse(extra.body).error?.message === 'Subscription limit reached' && keepAlives.every((k) => k >= 2) && freed, {
-      extraAnswer: JSON.parse(extra.body).error, minKeepAlives: Math.min(...keepAlives), slotFreed: freed,
+    report('L14 listen cap and keep-alive', parse(extra.body).error?.message === 'Subscription limit reached' && keepAlives.every((k) => k >= 2) && freed, {
+      extraAnswer: parse(extra.body).error, minKeepAlives: Math.min(...keepAlives), slotFreed: freed,
     });
     await stop(server);
   },
@@ -433,8 +446,8 @@ const plan: Record<string, () => Promise<void>> = {
   },
 
   async L16() {
-    console.log('L16 conformance: needs Node >= 22 (see docs/security.md). Start the server, then run:');
-    console.log('  npx -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28');
+    console.log('L16 conformance: the referee needs Node >= 22 (shared docs, toolchain.md); run it with the project\'s conformance');
+    console.log('  tooling: conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28 (package @modelcontextprotocol/conformance@0.2.0-alpha.12)');
   },
 };
 

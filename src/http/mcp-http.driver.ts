@@ -181,26 +181,41 @@ export class McpHttpDriver {
     // Only the response side tells a disconnect: the request stream closed long ago, once its body was read.
     let clientGone = false;
     let keepAlive: NodeJS.Timeout | undefined;
-    const onClose = () => {
+    let silence: NodeJS.Timeout | undefined;
+    const stopTimers = () => {
       clearInterval(keepAlive);
+      clearTimeout(silence);
+    };
+    const onClose = () => {
+      stopTimers();
       if (res.writableFinished) return;
       clientGone = true;
       abort.abort();
     };
     res.on('close', onClose);
     let streaming = false;
+    const startStream = () => {
+      streaming = true;
+      res.writeHead(200, SSE_HEADERS);
+      if (this.keepAliveMs > 0) keepAlive = setInterval(() => res.write(': keep-alive\n\n'), this.keepAliveMs);
+    };
     const notify = (notification: JsonRpcNotification) => {
       if (clientGone || res.writableEnded) return;
-      if (!streaming) {
-        streaming = true;
-        res.writeHead(200, SSE_HEADERS);
-        if (this.keepAliveMs > 0) keepAlive = setInterval(() => res.write(': keep-alive\n\n'), this.keepAliveMs);
-      }
+      if (!streaming) startStream();
       res.write(sseFrame(notification));
     };
+    // A call that stays silent must not look dead to a proxy's idle timeout: after one keep-alive interval
+    // without a result it becomes an SSE stream of keep-alive comments, if the client accepts SSE.
+    if (this.keepAliveMs > 0 && /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''))) {
+      silence = setTimeout(() => {
+        if (streaming || clientGone || res.headersSent) return;
+        startStream();
+        res.write(': keep-alive\n\n');
+      }, this.keepAliveMs);
+    }
 
     const response = await this.kernel.handleRequest(request, { headers: req.headers, signal: abort.signal, notify, httpRequest });
-    clearInterval(keepAlive);
+    stopTimers();
     res.off('close', onClose);
     if (!response || clientGone || res.writableEnded) return;
     if (streaming) {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { callTool, envelope, post, sseMessages } from '../support/mcp-request.js';
 import { expectStillServing, openStream, startFixture, waitFor, type Fixture } from './fixture.js';
 
 // security.md §2.6: resource exhaustion and faults (rows R1-R13; R12 and R14 are in lifecycle.spec.ts, R15
@@ -118,11 +118,17 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     await expectStillServing(fx);
   });
 
-  it('R10: a handler that hangs and ignores abort is ended at the deadline with an isError result', async () => {
+  it('R10/R11: a silent hanging handler turns into an SSE stream of keep-alive comments and ends at the deadline', async () => {
     const aborted = fx.aborted();
     const res = await callTool(fx.app, 'hang', {}).expect(200);
-    expect(res.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }] });
-    expect(fx.aborted()).toBe(aborted + 1);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    expect((res.text.match(/^: keep-alive$/gm) ?? []).length).toBeGreaterThanOrEqual(2);
+    expect(sseMessages(res.text)).toEqual([
+      expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: true, content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }] }) }),
+    ]);
+    const json = await post(fx.app, envelope('tools/call', { name: 'hang', arguments: {} }), { accept: 'application/json' }).expect(200);
+    expect(json.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }] });
+    expect(fx.aborted()).toBe(aborted + 2);
     expect(fx.server.load.calls).toBe(0);
   });
 
