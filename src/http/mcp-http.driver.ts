@@ -201,8 +201,11 @@ export class McpHttpDriver {
     };
     const notify = (notification: JsonRpcNotification) => {
       if (clientGone || res.writableEnded) return;
+      const frame = sseFrame(notification);
+      // The response cap holds for each message: an oversized log or progress notification is dropped.
+      if (frame.length > this.maxResponseBytes) return;
       if (!streaming) startStream();
-      res.write(sseFrame(notification));
+      res.write(frame);
     };
     // A call that stays silent must not look dead to a proxy's idle timeout: after one keep-alive interval
     // without a result it becomes an SSE stream of keep-alive comments, if the client accepts SSE.

@@ -51,6 +51,20 @@ describe('security §2.4 dispatch (D rows)', () => {
 
   it('D5: a tool name with NUL or control characters is not found', () => expectToolRefused('echo\u0000'));
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('D4: a prompt, completion reference or completion argument named %s does not exist', async (name) => {
+    fx.server.addPrompt({ name: 'greet', description: 'x', arguments: [{ name: 'who' }], handler: () => 'hi', complete: { who: () => ['a'] } });
+    await expectRefused(fx, () => post(fx.app, envelope('prompts/get', { name, arguments: {} }), { 'mcp-name': name }), { status: 400, code: -32602, id: 1 });
+    await expectRefused(fx, () => post(fx.app, envelope('completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'who', value: 'a' } })), {
+      status: 400,
+      code: -32602,
+      id: 1,
+    });
+    // An argument named after an Object.prototype member has no completer: an empty completion, nothing called.
+    const res = await post(fx.app, envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name, value: 'a' } })).expect(200);
+    expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
+    fx.server.removePrompt('greet');
+  });
+
   it('D6: arguments failing the inputSchema are an isError result and the handler never runs', async () => {
     const before = fx.calls();
     const res = await callTool(fx.app, 'echo', { text: 5 }).expect(200);

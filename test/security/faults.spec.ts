@@ -77,6 +77,17 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     expect(under.body.result.content[0].text).toHaveLength(512 * 1024);
   });
 
+  it('R6: a notification over the cap is dropped; the stream and the result still arrive', async () => {
+    fx.server.registerTool('loud', 'Logs 2 MB, then a line', { type: 'object' }, (_a, _i, ctx) => {
+      ctx.log('info', 'x'.repeat(2 * 1024 * 1024));
+      ctx.log('info', 'small');
+      return 'done';
+    });
+    const res = await post(fx.app, envelope('tools/call', { name: 'loud', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } })).expect(200);
+    expect(res.text.length).toBeLessThan(10_000);
+    expect(sseMessages(res.text).map((m) => (m.params as { data?: string } | undefined)?.data ?? (m.result as { content: Array<{ text: string }> }).content[0].text)).toEqual(['small', 'done']);
+  });
+
   it('R7/V3: 200 concurrent requests all with id 1 each get their own answer', async () => {
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => callTool(fx.app, 'echo', { text: `c${i}` }, {}, { id: 1 })));
     results.forEach((res, i) => {
