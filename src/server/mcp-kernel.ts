@@ -520,9 +520,8 @@ export class McpKernel {
     if (params.inputResponses !== undefined) {
       if (!isPlainObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
       // Entries that are not shaped like an answer are dropped here, so a handler only ever sees answers.
-      for (const [key, value] of Object.entries(params.inputResponses)) {
-        if (isAnyInputResponse(value)) inputResponses[key] = value;
-      }
+      // fromEntries defines keys, so a "__proto__" key stays a key instead of replacing the object's prototype.
+      inputResponses = Object.fromEntries(Object.entries(params.inputResponses).filter(([, value]) => isAnyInputResponse(value))) as InputResponses;
     }
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {

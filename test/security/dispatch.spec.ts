@@ -92,6 +92,23 @@ describe('security §2.4 dispatch (D rows)', () => {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('D8: a __proto__ key in inputResponses stays a key and changes no prototype', async () => {
+    fx.server.registerTool('inspect', 'Describes its input responses', { type: 'object' }, (_a, inputs) => ({
+      plainPrototype: Object.getPrototypeOf(inputs) === Object.prototype,
+      keys: Object.keys(inputs),
+    }));
+    const body = JSON.stringify(envelope('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } })).replace(
+      '"inputResponses":{',
+      '"inputResponses":{"__proto__":{"action":"accept","content":{}},',
+    );
+    try {
+      const res = await post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'inspect', 'mcp-protocol-version': '2026-07-28' }).expect(200);
+      expect(JSON.parse(res.body.result.content[0].text)).toEqual({ plainPrototype: true, keys: ['__proto__', 'ok'] });
+    } finally {
+      fx.server.removeTool('inspect');
+    }
+  });
+
   it('D9: a name smuggled through params.__proto__ is not a name: 400 -32602', async () => {
     const body = JSON.stringify(envelope('tools/call', {})).replace('"params":{', '"params":{"__proto__":{"name":"echo"},');
     await expectRefused(fx, () => post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }), { status: 400, code: -32602, id: 1 });
