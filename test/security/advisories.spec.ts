@@ -1,7 +1,11 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { McpKernel } from '../../src/index.js';
 import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
 import { expectRefused, expectStillServing, openStream, startFixture, waitFor, withoutUnhandledRejections, type Fixture } from './fixture.js';
+
+// Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
+jest.setTimeout(60_000);
 
 // security.md §4: one regression test per advisory that applies to a library (V1-V8, V13, V14).
 describe('security §4 advisories', () => {

@@ -1,6 +1,10 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { callTool, envelope, post, sseMessages } from '../support/mcp-request.js';
 import { expectStillServing, openStream, startFixture, waitFor, type Fixture } from './fixture.js';
+
+// Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
+jest.setTimeout(60_000);
 
 // security.md §2.6: resource exhaustion and faults (rows R1-R13; R12 and R14 are in lifecycle.spec.ts, R15
 // does not apply: nothing is built per request, see docs/security.md).

@@ -1,8 +1,12 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { envelope, headersFor } from '../support/mcp-request.js';
 import { expectStillServing, startFixture, withoutUnhandledRejections, type Fixture } from './fixture.js';
+
+// Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
+jest.setTimeout(60_000);
 
 // Property tests of the two entry points: whatever arrives, no 5xx, no crash, no unhandled rejection, and the
 // answer is exactly one well-formed JSON-RPC response (or an empty 202).

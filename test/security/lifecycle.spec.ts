@@ -1,13 +1,17 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { applyServerTimeouts } from '../../src/index.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
 import { openStream, startFixture, waitFor } from './fixture.js';
 
+// Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
+jest.setTimeout(60_000);
+
 describe('R14: graceful shutdown', () => {
   it('on app.close(): 503 for new requests, closing result for listen streams, short calls finish, long ones are aborted at the drain deadline', async () => {
-    const fx = await startFixture({ drainTimeoutMs: 400, callTimeoutMs: 0 }, true);
+    const fx = await startFixture({ drainTimeoutMs: 1_500, callTimeoutMs: 0 }, true);
     const listen = openStream(fx.port, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }));
     const short = openStream(fx.port, envelope('tools/call', { name: 'slowProgress', arguments: { n: 5 } }, { id: 'S' }));
     const long = openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} }, { id: 'H' }));
