@@ -21,6 +21,8 @@ export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mc
 export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';
 export { Content } from './server/content.js';
+export { ToolError } from './server/tool-error.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from './server/handler-error.policy.js';
 export type { ToolHandler, ToolRegistration, ToolVisibility } from './server/tool.registry.js';
 export type {
   ResourceHandler,
@@ -50,6 +52,8 @@ export { McpPrincipal, scopesOf } from './auth/principal.js';
 export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
 export { bearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
 export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from './auth/protected-resource-metadata.js';
+export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
+export { isLoopbackHost, publicBindError } from './http/bind-address.js';
 
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';

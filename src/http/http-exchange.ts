@@ -10,39 +10,59 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-export function sseFrame(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+const KEEP_ALIVE = ': keep-alive\n\n';
+
+export function sseFrame(json: string): string {
+  return `event: message\ndata: ${json}\n\n`;
+}
+
+export interface HttpExchangeLimits {
+  /** Interval of `:` keep-alive comments on an SSE stream; 0 disables them (and the silent-call upgrade). */
+  keepAliveMs: number;
+  /** Largest single notification; a bigger one is dropped. */
+  maxMessageBytes: number;
 }
 
 /**
- * What the kernel knows about one HTTP exchange: its headers, an abort signal that follows the client, and a
- * notification sink that upgrades the response to an SSE stream on the first notification. The signal's
- * AbortController is created only when a handler first reads it (creating one costs more than the rest of
- * a `tools/call`), and until then a client that goes away is seen on the response itself.
+ * What the kernel knows about one HTTP exchange: its headers, the caller, an abort signal that follows the
+ * client, and a notification sink that turns the response into an SSE stream on the first notification. The
+ * signal's AbortController is created only when something first reads it or aborts the exchange, and until then
+ * a client that goes away is seen on the response itself. A call that stays silent for one keep-alive interval
+ * also becomes a stream (when the client accepts SSE), so a proxy's idle timeout does not cut it.
  */
 export class HttpExchange implements McpRequestContext {
   readonly headers: HeaderBag;
   readonly notify = (notification: JsonRpcNotification): void => this.send(notification);
   private controller: AbortController | undefined;
   private streaming = false;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private silence: NodeJS.Timeout | undefined;
 
   constructor(
     req: IncomingMessage,
     private readonly res: ServerResponse,
     readonly httpRequest: unknown,
-    readonly principal?: unknown,
-    readonly scopes?: readonly string[],
+    readonly principal: unknown,
+    readonly scopes: readonly string[] | undefined,
+    private readonly limits: HttpExchangeLimits,
   ) {
     this.headers = req.headers;
+    if (limits.keepAliveMs > 0 && /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''))) {
+      this.silence = setTimeout(() => {
+        if (this.streaming || this.closed || res.headersSent) return;
+        this.startStream();
+        res.write(KEEP_ALIVE);
+      }, limits.keepAliveMs);
+    }
   }
 
   get signal(): AbortSignal {
-    if (!this.controller) {
-      const controller = (this.controller = new AbortController());
-      if (this.clientGone) controller.abort();
-      else this.res.once('close', () => !this.res.writableFinished && controller.abort());
-    }
-    return this.controller.signal;
+    return this.abortController().signal;
+  }
+
+  /** Aborts the call (the server is shutting down); the handler's signal fires with `reason`. */
+  abort(reason: unknown): void {
+    this.abortController().abort(reason);
   }
 
   /** The client went away before the response was complete. */
@@ -55,17 +75,41 @@ export class HttpExchange implements McpRequestContext {
     return this.clientGone || this.res.writableEnded;
   }
 
-  /** True once a notification turned the response into an SSE stream. */
+  /** True once a notification (or a long silence) turned the response into an SSE stream. */
   get isStreaming(): boolean {
     return this.streaming;
   }
 
+  /** Stops the keep-alive timers; called once the kernel has answered. */
+  finish(): void {
+    clearTimeout(this.silence);
+    clearInterval(this.keepAlive);
+  }
+
+  private abortController(): AbortController {
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      if (this.clientGone) controller.abort();
+      // Only the response side tells a disconnect: the request stream closed once its body was read.
+      else this.res.once('close', () => !this.res.writableFinished && controller.abort());
+    }
+    return this.controller;
+  }
+
+  private startStream(): void {
+    this.streaming = true;
+    this.res.writeHead(200, SSE_HEADERS);
+    if (this.limits.keepAliveMs > 0) {
+      this.keepAlive = setInterval(() => (this.closed ? this.finish() : this.res.write(KEEP_ALIVE)), this.limits.keepAliveMs);
+    }
+  }
+
   private send(notification: JsonRpcNotification): void {
     if (this.closed) return;
-    if (!this.streaming) {
-      this.streaming = true;
-      this.res.writeHead(200, SSE_HEADERS);
-    }
-    this.res.write(sseFrame(notification));
+    const frame = sseFrame(JSON.stringify(notification));
+    // The response cap holds for each message: an oversized log or progress notification is dropped.
+    if (frame.length > this.limits.maxMessageBytes) return;
+    if (!this.streaming) this.startStream();
+    this.res.write(frame);
   }
 }

@@ -2,16 +2,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { singleHeader } from '../protocol/header-codec.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
-import { HttpExchange, sseFrame } from './http-exchange.js';
+import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Largest response (one JSON body or the final SSE message), in bytes; a bigger result becomes -32603. Default 4 MiB. */
+  maxResponseBytes?: number;
+  /** Interval of `:` keep-alive comments on an open SSE stream, so proxies do not drop a quiet one. Default 15 s; 0 disables. */
+  sseKeepAliveMs?: number;
+  /** On shutdown, how long in-flight calls may run before they are aborted. Default 5 s. */
+  drainTimeoutMs?: number;
   /** Answer CORS preflights and mark responses readable for browser clients from the allowed origins. Default off. */
   cors?: boolean | McpCorsOptions;
   /** Establishes the caller of every POST before it is classified; without it requests are anonymous. */
@@ -35,6 +44,8 @@ export interface HttpRejection {
   status: number;
   message: string;
   headers?: Record<string, string>;
+  /** The JSON-RPC code of the body; by default -32700 for 400 and -32600 otherwise. */
+  code?: number;
 }
 
 /** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
@@ -50,15 +61,26 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  */
 export class McpHttpDriver {
   readonly maxBodyBytes: number;
+  private readonly maxResponseBytes: number;
+  private readonly keepAliveMs: number;
+  private readonly drainTimeoutMs: number;
   private readonly hostOrigin: HostOriginPolicy;
   private readonly authenticator?: McpHttpAuthenticator;
   private readonly cors?: CorsPolicy;
+  private readonly exchangeLimits: HttpExchangeLimits;
+  /** Calls past the preflight, each with the exchange that can abort it. */
+  private readonly inFlight = new Map<Promise<unknown>, HttpExchange>();
+  private closing = false;
 
   constructor(
     private readonly kernel: McpKernel,
     options: McpHttpOptions = {},
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.keepAliveMs = options.sseKeepAliveMs ?? 15_000;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
+    this.exchangeLimits = { keepAliveMs: this.keepAliveMs, maxMessageBytes: this.maxResponseBytes };
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
     if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
@@ -69,8 +91,30 @@ export class McpHttpDriver {
     return this.cors?.apply(req, res) ?? false;
   }
 
+  /**
+   * Graceful shutdown: new requests get 503, listen streams get their closing result, in-flight calls may
+   * finish until the drain deadline and are then aborted (their clients get -32603 "Server is shutting down").
+   */
+  async close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
+    this.closing = true;
+    this.kernel.close();
+    if (!(await settledWithin([...this.inFlight.keys()], drainTimeoutMs))) {
+      const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');
+      for (const exchange of this.inFlight.values()) exchange.abort(reason);
+      await settledWithin([...this.inFlight.keys()], 1_000);
+    }
+  }
+
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
   preflight(req: IncomingMessage): HttpRejection | null {
+    if (this.closing) {
+      return {
+        status: 503,
+        message: 'Service Unavailable: the server is shutting down',
+        code: ErrorCode.InternalError,
+        headers: { connection: 'close', 'retry-after': '1' },
+      };
+    }
     const origin = req.headers.origin;
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
@@ -132,7 +176,14 @@ export class McpHttpDriver {
       return;
     }
     if (verdict.kind === 'notification') {
-      // This revision defines no client-to-server notifications over HTTP: accept and drop.
+      // This revision defines no client-to-server notifications over HTTP: accept and drop, unless the client
+      // speaks a version this server does not, which it must learn rather than be silently acknowledged.
+      const version = singleHeader(req.headers, 'mcp-protocol-version');
+      if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        const data = { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
+        this.writeJson(res, 400, errorResponse(null, ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', data));
+        return;
+      }
       res.writeHead(202).end();
       return;
     }
@@ -142,11 +193,19 @@ export class McpHttpDriver {
       return;
     }
 
-    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes);
-    const response = await this.kernel.handleRequest(verdict.request, exchange);
+    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
+    const work = this.kernel.handleRequest(verdict.request, exchange);
+    this.inFlight.set(work, exchange);
+    let response: JsonRpcResponse | undefined;
+    try {
+      response = await work;
+    } finally {
+      this.inFlight.delete(work);
+      exchange.finish();
+    }
     if (!response || exchange.closed) return;
     if (exchange.isStreaming) {
-      res.end(sseFrame(response));
+      res.end(sseFrame(this.serializeText(response)));
       return;
     }
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
@@ -158,37 +217,75 @@ export class McpHttpDriver {
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {
-    const code = rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest;
+    const code = rejection.code ?? (rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest);
     this.writeJson(res, rejection.status, errorResponse(null, code, rejection.message), rejection.headers);
   }
 
   private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
-    let text: string | Buffer[];
-    try {
-      text = serializeResponse(body);
-    } catch {
-      // A handler result that cannot be serialized (a cycle, a BigInt) is the server's fault, not the client's.
-      text = JSON.stringify(errorResponse('id' in body ? body.id : null, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
-    }
+    const text = this.serialize(body);
     if (typeof text === 'string') {
       res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
       res.end(text);
       return;
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': text.reduce((length, chunk) => length + chunk.length, 0), ...headers });
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': byteLength(text), ...headers });
     // Corked, the chunks leave in one write and the pre-serialized page is never copied.
     res.cork();
     for (const chunk of text) res.write(chunk);
     res.end();
     res.uncork();
   }
+
+  /**
+   * The response as what to send (text, or chunks around a pre-serialized list page); a result that cannot be
+   * sent (a cycle, a BigInt, too deep, too big) becomes -32603.
+   */
+  private serialize(body: JsonRpcResponse): string | Buffer[] {
+    const id = 'id' in body ? body.id : null;
+    let text: string | Buffer[];
+    try {
+      text = serializeResponse(body);
+    } catch {
+      // A handler result that cannot be serialized is the server's fault, not the client's.
+      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
+    }
+    const size = typeof text === 'string' ? (text.length > this.maxResponseBytes / 3 ? Buffer.byteLength(text) : 0) : byteLength(text);
+    if (size > this.maxResponseBytes) {
+      const message = `Internal error: the result is larger than the response limit of ${this.maxResponseBytes} bytes`;
+      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, message));
+    }
+    return text;
+  }
+
+  /** The same, as one string: the final message of an SSE stream. */
+  private serializeText(body: JsonRpcResponse): string {
+    const text = this.serialize(body);
+    return typeof text === 'string' ? text : Buffer.concat(text).toString('utf8');
+  }
+}
+
+function byteLength(chunks: readonly Buffer[]): number {
+  return chunks.reduce((length, chunk) => length + chunk.length, 0);
 }
 
 /** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
 function requiredScopesOf(data: unknown): string[] {
   const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
   return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/** Whether all the promises settled within `ms`. */
+async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {
+  if (promises.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = Promise.allSettled(promises).then(() => true as const);
+  try {
+    return await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

@@ -19,10 +19,13 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   if (typeof express?.use !== 'function' || !Array.isArray(express.router?.stack)) return false;
   express.use(fullPath, (req, res, next) => {
     const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
+    // Every verb, not only POST: Nest's generic parser would otherwise answer a GET carrying a malformed JSON
+    // body with its own error page. The preflight refuses non-POSTs (405) without reading the body.
     if (path !== fullPath) return next();
     // CORS first: a preflight is answered here, before Nest middleware and guards that a preflight cannot satisfy.
     if (driver.applyCors(req, res)) return;
-    if (req.method !== 'POST') return next();
+    // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) return next();
     void driver.readPrepared(req, res).then((prepared) => {
       if (!prepared) return;
       (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = prepared;

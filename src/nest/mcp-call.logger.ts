@@ -13,13 +13,15 @@ export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
     const response = await next();
     const outcome = outcomeOf(response);
     if (outcome.status !== 'error' && outcome.status !== 'tool_error') return response;
-    const correlationId = randomUUID();
+    // The id a redacted message already gave the client, so the client's reference finds this line.
+    const correlationId = call.correlationId ?? randomUUID();
     const target = call.name ?? call.uri;
     const subject = target === undefined ? call.method : `${call.method} ${target}`;
     const cause = call.error === undefined ? '' : ` (cause: ${call.error instanceof Error ? call.error.message : String(call.error)})`;
     const line = `${subject} failed [correlationId=${correlationId}, id=${String(call.requestId)}]: ${outcome.errorType} ${oneLine(outcome.message)}${cause}`;
-    if (outcome.errorCode === ErrorCode.InternalError) {
-      logger.error(line);
+    if (outcome.errorCode === ErrorCode.InternalError || call.error !== undefined) {
+      // An unexpected exception: the detail the client may not see, with its stack.
+      logger.error(line, call.error instanceof Error ? call.error.stack : undefined);
       if ('error' in response && response.error.data === undefined) response.error.data = { correlationId };
     } else {
       logger.warn(line);

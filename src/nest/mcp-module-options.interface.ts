@@ -2,6 +2,7 @@ import type { McpAuthOptions } from '../auth/auth-options.js';
 import type { McpHttpOptions } from '../http/mcp-http.driver.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
+import type { ServerTimeouts } from '../http/server-timeouts.js';
 import type { McpServerOptions } from '../server/mcp-kernel.js';
 
 /** What the module adds around the kernel: logs, traces and metrics of every call. */
@@ -28,6 +29,11 @@ export interface McpModuleOptions extends McpServerOptions, Omit<McpHttpOptions,
   include?: Function[];
   /** Leave tools out of `tools/list` for requests their guards deny (per tool: `@Tool({ hideWhenDenied })`). */
   hideDeniedTools?: boolean;
+  /**
+   * Timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults. `false`
+   * leaves the server alone (set them yourself with `applyServerTimeouts`).
+   */
+  serverTimeouts?: ServerTimeouts | false;
 }
 
 /** Options that shape the module itself and so cannot come from an async factory. */

@@ -1,7 +1,10 @@
-import { Inject, Module, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
+import { publicBindError } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { applyServerTimeouts } from '../http/server-timeouts.js';
 import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
@@ -44,13 +47,14 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
   ],
   exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, OnApplicationShutdown {
+export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly server: MCPServer,
     private readonly driver: McpHttpDriver,
     private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
   ) {
     super();
   }
@@ -64,12 +68,36 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
 
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter || adapter.getType() !== 'express') return;
+    if (!adapter) return;
+    this.refusePublicListen(adapter);
+    const httpServer = adapter.getHttpServer?.() as Server | undefined;
+    if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
+    if (adapter.getType() !== 'express') return;
     installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
+  }
+
+  /** Before Nest closes the HTTP server (which waits for open streams): refuse new requests, drain, abort. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.driver.close();
   }
 
   onApplicationShutdown(): void {
     this.server.close();
+  }
+
+  /**
+   * `app.listen` on a public address with the loopback-only Host allowlist fails before anything is bound
+   * (the error rejects `app.listen`). It wraps the adapter's `listen`, the one call `app.listen` makes, so a
+   * server that tests or users listen on directly is not affected.
+   */
+  private refusePublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
+    const listen = adapter.listen.bind(adapter) as (port: string | number, ...args: unknown[]) => unknown;
+    adapter.listen = (port: string | number, ...args: unknown[]) => {
+      const isPipe = typeof port === 'string' && !/^\d+$/.test(port);
+      const error = isPipe ? null : publicBindError(typeof args[0] === 'string' ? args[0] : undefined, this.options);
+      if (error) throw new Error(error);
+      return listen(port, ...args);
+    };
   }
 
   private fullPath(): string {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
+import type { HandlerErrorReport } from '../server/handler-error.policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
@@ -15,7 +16,8 @@ export class MCPServer extends McpKernel implements OnModuleInit {
   private readonly logger = new Logger('MCPServer');
 
   constructor(@Inject(MCP_MODULE_OPTIONS) private readonly moduleOptions: McpModuleOptions) {
-    super(moduleOptions);
+    // With the call logger on, an unexpected handler error is its one line (same reference id); without it, this.
+    super({ onHandlerError: moduleOptions.logFailedCalls === false ? logHandlerError : reportedByCallLogger, ...moduleOptions });
     if (this.usesGeneratedStateSecret) {
       this.logger.warn(
         `MCP server "${moduleOptions.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +
@@ -33,4 +35,15 @@ export class MCPServer extends McpKernel implements OnModuleInit {
     const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
     if (tracing) this.intercept(tracing);
   }
+}
+
+const handlerErrors = new Logger('MCPServer');
+
+function reportedByCallLogger(): void {}
+
+/** The server-side half of a redacted handler error: the detail and stack, under the client's reference. */
+function logHandlerError(error: unknown, { correlationId, method, name }: HandlerErrorReport): void {
+  const what = `${method}${name ? ` "${name}"` : ''}`;
+  const message = error instanceof Error ? error.message : String(error);
+  handlerErrors.error(`${what} failed (reference ${correlationId}): ${message}`, error instanceof Error ? error.stack : undefined);
 }

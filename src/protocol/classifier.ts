@@ -36,7 +36,8 @@ export function classifyMessage(message: unknown): MessageVerdict {
   if (!isPlainObject(message)) return invalid(null, 'Invalid Request: the body must be a JSON-RPC request object');
   if (message.jsonrpc !== '2.0') return invalid(message, 'Invalid Request: "jsonrpc" must be "2.0"');
   if (!('method' in message) && ('result' in message || 'error' in message)) {
-    return invalid(message, 'Invalid Request: the server does not accept JSON-RPC responses');
+    // A response's id names one of the *server's* requests: echoing it would answer a request nobody sent.
+    return invalid(null, 'Invalid Request: the server does not accept JSON-RPC responses');
   }
   if (typeof message.method !== 'string') return invalid(message, 'Invalid Request: "method" must be a string');
   if ('params' in message && message.params !== undefined && !isPlainObject(message.params)) {

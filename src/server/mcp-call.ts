@@ -15,8 +15,10 @@ export interface McpCall {
   readonly meta: MetaObject;
   /** The transport's request object, if any. */
   readonly httpRequest?: unknown;
-  /** The exception behind an internal error, when a handler threw something the kernel could not map. */
+  /** The exception behind an internal error or a tool error, when a handler threw something unexpected. */
   error?: unknown;
+  /** The id the client was given for that exception (in a redacted message), to find it in the log. */
+  correlationId?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { checkProtocolVersion, classifyMessage, initializeRemovedError } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { HeaderBag } from '../protocol/header-codec.js';
@@ -36,7 +37,9 @@ import {
 import { isContentBlock, renderText } from './content.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
 import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse, isInputResponseFor } from './input-required.js';
-import { chainInterceptors, describeCall, type McpCallInterceptor } from './mcp-call.js';
+import { chainInterceptors, describeCall, type McpCall, type McpCallInterceptor } from './mcp-call.js';
+import { CallGuard, DeadlineExceeded } from './call-guard.js';
+import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.policy.js';
 import { McpContext } from './mcp-context.js';
 import type { PagedList } from './paged-list.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
@@ -50,6 +53,7 @@ import {
   type ResourceTemplateRegistration,
 } from './resource.registry.js';
 import { SchemaCompiler } from './schema-compiler.js';
+import { ToolError } from './tool-error.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
 
 /** The server's identity (`name`, `version`, optional title, description, website, icons) is sent as `serverInfo`. */
@@ -70,6 +74,17 @@ export interface McpServerOptions extends Implementation {
   eventBus?: McpEventBus;
   /** Most `subscriptions/listen` streams open at once. Default 1000. */
   maxSubscriptions?: number;
+  /** Wall-clock deadline of one call (tool, prompt, resource, completion); its handler's signal fires. Default 60 s; 0 disables. */
+  callTimeoutMs?: number;
+  /** Most calls running at once; the excess is refused with -32603 "Server busy", never queued. Default 256. */
+  maxConcurrentCalls?: number;
+  /**
+   * Replace the message of an unexpected handler error (anything but `ToolError` and `McpError`) with a generic
+   * text and a correlation id. Default: on when `NODE_ENV` is `production`.
+   */
+  redactErrors?: boolean;
+  /** Receives every unexpected handler error with its correlation id (the server-side log). */
+  onHandlerError?: HandlerErrorLogger;
 }
 
 /** What a transport knows about a request; every field is optional and the kernel works without any. */
@@ -131,6 +146,10 @@ export class McpKernel {
   private readonly closing = new AbortController();
   private openSubscriptions = 0;
   private interceptor?: McpCallInterceptor;
+  /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
+  private readonly describedCalls = new WeakMap<JsonRpcRequest, McpCall>();
+  private readonly calls: CallGuard;
+  private readonly errors: HandlerErrorPolicy;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -144,6 +163,13 @@ export class McpKernel {
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.stateStore = options.requestStateStore ?? new InMemoryRequestStateStore();
     this.eventBus = options.eventBus ?? new InProcessEventBus();
+    // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
+    setMaxListeners(0, this.closing.signal);
+    this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
+    const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
+    // Redacted details must still reach someone: without a logger of its own, the kernel writes to stderr.
+    const log = options.onHandlerError ?? (redact ? (error: unknown, report: object) => console.error('MCP handler error', report, error) : undefined);
+    this.errors = new HandlerErrorPolicy(redact, () => this.correlationId(), log);
     this.serverInfo = Object.fromEntries(
       Object.entries({
         name: options.name,
@@ -169,6 +195,11 @@ export class McpKernel {
       ['completion/complete', (req, ctx) => this.complete(req, ctx)],
       ['subscriptions/listen', (req, ctx) => this.listen(req, ctx)],
     ]);
+  }
+
+  /** Calls running now and listen streams open now, for health checks and load tests. */
+  get load(): { calls: number; subscriptions: number } {
+    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions };
   }
 
   /** True when no `requestStateSecret` was given and a per-process key signs request state. */
@@ -248,11 +279,19 @@ export class McpKernel {
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
+    if (call) this.describedCalls.set(request, call);
     const respond = async (): Promise<JsonRpcResponse> => {
       try {
-        const result = await handler(request, context);
+        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+        const result =
+          request.method === 'subscriptions/listen'
+            ? await handler(request, context)
+            : await this.calls.run(context.signal, (signal) => handler(request, { ...context, signal }));
         return successResponse(request.id, this.stamp(result));
       } catch (error) {
+        if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
+          return successResponse(request.id, this.stamp(toolError(`Error: ${error.message}`)));
+        }
         if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
         if (call) call.error = error;
         return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
@@ -358,7 +397,7 @@ export class McpKernel {
     } catch (error) {
       if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
-      return toolError(`Error: ${error instanceof Error ? error.message : renderText(error)}`);
+      return toolError(`Error: ${this.clientMessage(error, request, params.name)}`);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, true);
     return this.toolResult(value, entry.output);
@@ -563,7 +602,19 @@ export class McpKernel {
   private handlerFailure(error: unknown, context: McpContext, binding: StateBinding, request: JsonRpcRequest): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
-    throw new McpError(ErrorCode.InternalError, `Error: ${error instanceof Error ? error.message : renderText(error)}`);
+    const name = typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
+    throw new McpError(ErrorCode.InternalError, `Error: ${this.clientMessage(error, request, name)}`);
+  }
+
+  /** What the client may read of an unexpected handler error; the interceptors' call learns the error and its id. */
+  private clientMessage(error: unknown, request: JsonRpcRequest, name: string | undefined): string {
+    const call = this.describedCalls.get(request);
+    const correlationId = this.correlationId();
+    if (call && !(error instanceof ToolError)) {
+      call.error = error;
+      call.correlationId = correlationId;
+    }
+    return this.errors.clientMessage(error, { method: request.method, name, requestId: request.id }, correlationId);
   }
 
   /**

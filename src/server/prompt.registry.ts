@@ -70,7 +70,9 @@ export class PromptRegistry {
   completer(name: string, argument: string): Completer | null | undefined {
     const entry = this.entries.get(name);
     if (!entry) return undefined;
-    return entry.complete?.[argument] ?? null;
+    // Own keys only: an argument named "constructor" or "toString" must not find Object.prototype's methods.
+    const completers = entry.complete;
+    return completers && Object.hasOwn(completers, argument) ? completers[argument] : null;
   }
 
   private changed(): void {

@@ -139,7 +139,9 @@ export class ResourceRegistry {
   completer(uriTemplate: string, variable: string): Completer | null | undefined {
     const entry = this.templates.get(uriTemplate);
     if (!entry) return undefined;
-    return entry.registration.complete?.[variable] ?? null;
+    // Own keys only: a variable named "constructor" or "toString" must not find Object.prototype's methods.
+    const completers = entry.registration.complete;
+    return completers && Object.hasOwn(completers, variable) ? completers[variable] : null;
   }
 
   /** The scopes a template requires, for listing and completion. */

@@ -2,6 +2,7 @@ import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunct
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from '../protocol/mcp-types.js';
+import { safeRegExp } from './safe-regexp.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -19,7 +20,8 @@ export interface CompiledSchema {
 /**
  * Compiles JSON Schemas once, at registration. Secure defaults: no `$data`, no `allErrors` (both let a schema
  * author's input cost more than its size), and no `loadSchema`, so a remote `$ref` is never fetched: it fails
- * compilation and the tool is rejected instead of being validated permissively.
+ * compilation and the tool is rejected instead of being validated permissively. Patterns run on RE2, so no
+ * argument can make validation take more than linear time.
  */
 export class SchemaCompiler {
   private readonly draft2020: Ajv;
@@ -37,7 +39,7 @@ export class SchemaCompiler {
       logger: false,
       validateSchema: true,
       addUsedSchema: false,
-      code: { optimize: false },
+      code: { optimize: false, regExp: safeRegExp },
     };
     this.draft2020 = addFormats(new Ajv2020(options) as unknown as Ajv);
     this.draft07 = addFormats(new Ajv(options));

@@ -1,10 +1,12 @@
+import re2, { type RE2 } from 're2-wasm';
+
 /**
  * RFC 6570 matching for resource templates: simple `{var}` expressions (level 1) match one path segment,
  * reserved `{+var}` match anything, and `{?a,b}` query expressions bind query parameters. Compiled once.
  */
 export class UriTemplate {
   readonly variables: readonly string[];
-  private readonly pattern: RegExp;
+  private readonly pattern: RE2;
   private readonly queryNames: readonly string[];
 
   constructor(readonly template: string) {
@@ -29,7 +31,9 @@ export class UriTemplate {
     if (/[{}]/.test(template.slice(last)) || variables.length + queryNames.length === 0) {
       throw new Error(`Invalid URI template "${template}": expected at least one {variable}`);
     }
-    this.pattern = new RegExp(`^${source}$`);
+    // RE2, not RegExp: adjacent variables (`{a}{b}{c}`) backtrack polynomially, so one crafted URI could
+    // block the event loop for seconds (the CVE-2026-0621 class); RE2 matches in linear time.
+    this.pattern = new re2.RE2(`^${source}$`, 'u');
     this.variables = variables;
     this.queryNames = queryNames;
   }
@@ -39,7 +43,7 @@ export class UriTemplate {
     if (!match) return null;
     const values: Record<string, string> = Object.create(null);
     try {
-      this.variables.forEach((name, i) => (values[name] = decodeURIComponent(match[i + 1])));
+      this.variables.forEach((name, i) => (values[name] = decodeURIComponent(match[i + 1] ?? '')));
       if (this.queryNames.length > 0) {
         const query = new URLSearchParams(uri.includes('?') ? uri.slice(uri.indexOf('?') + 1) : '');
         for (const name of this.queryNames) {

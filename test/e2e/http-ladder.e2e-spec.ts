@@ -81,7 +81,7 @@ describe('MCP endpoint: the HTTP ladder', () => {
     it.each([
       ['a batch', [canaryCall()], null],
       ['an empty batch', [], null],
-      ['a JSON-RPC response', { jsonrpc: '2.0', id: 7, result: {} }, 7],
+      ['a JSON-RPC response', { jsonrpc: '2.0', id: 7, result: {} }, null],
       ['a number', 1, null],
       ['a string', '"tools/list"', null],
     ])('answers %s with -32600 / 400 and dispatches nothing', async (_label, body, id) => {

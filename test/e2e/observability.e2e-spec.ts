@@ -47,6 +47,25 @@ async function boot(options: Partial<McpModuleOptions>, logger: LoggerService | 
   return { app, mcp: createMcpTestClient(app) };
 }
 
+describe('Observability: a redacted handler error and its log line share one reference', () => {
+  const logger = new CapturingLogger();
+  let app: INestApplication;
+  let mcp: McpTestClient;
+  beforeAll(async () => ({ app, mcp } = await boot({ redactErrors: true }, logger)));
+  afterAll(() => app.close());
+
+  it('gives the client a reference that finds the one server-side line with the real message', async () => {
+    const { result } = await mcp.callTool('explode');
+    const text = (result?.content[0] as { text: string }).text;
+    const reference = /^Error: Internal error \(reference ([0-9a-f-]{36})\)$/.exec(text)?.[1];
+    expect(reference).toBeDefined();
+    expect(text).not.toContain('kaboom');
+    const lines = logger.lines.filter((l) => l.context === 'MCPServer' && l.message.includes(reference!));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'error', message: expect.stringContaining('(cause: kaboom)') });
+  });
+});
+
 describe('Observability: Nest Logger line per failed call', () => {
   const logger = new CapturingLogger();
   let app: INestApplication;
@@ -62,14 +81,16 @@ describe('Observability: Nest Logger line per failed call', () => {
     expect(mcpLines().length).toBe(before);
   });
 
-  it('logs one warn line with a correlation id for a failed tool and for a JSON-RPC error', async () => {
+  it('logs one line with a correlation id for a failed tool and for a JSON-RPC error', async () => {
     const before = mcpLines().length;
     await mcp.callTool('explode');
     await mcp.getPrompt('greet', {});
     const lines = mcpLines().slice(before);
     expect(lines).toHaveLength(2);
-    expect(lines[0].level).toBe('warn');
-    expect(lines[0].message).toMatch(/^tools\/call explode failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: tool_error Error: kaboom$/);
+    // A tool that threw an unexpected error: error level, with the cause the client may not see.
+    expect(lines[0].level).toBe('error');
+    expect(lines[0].message).toMatch(/^tools\/call explode failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: tool_error Error: kaboom \(cause: kaboom\)$/);
+    expect(lines[1].level).toBe('warn');
     expect(lines[1].message).toMatch(/^prompts\/get greet failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: -32602 Missing required argument: who$/);
     expect(lines.every((l) => !l.message.includes('\n'))).toBe(true);
   });

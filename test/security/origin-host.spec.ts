@@ -1,0 +1,93 @@
+import 'reflect-metadata';
+import { isLoopbackHost, MCPServer, McpModule, publicBindError } from '../../src/index.js';
+import { createApp } from '../support/create-app.js';
+import { envelope, headersFor, post } from '../support/mcp-request.js';
+import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
+
+// security.md §2.5: Origin and Host (rows O1-O10; O11-O15 concern authorization, which this module leaves to
+// the application's guards, see docs/security.md).
+describe('security §2.5 Origin and Host (O rows)', () => {
+  let fx: Fixture;
+  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+
+  beforeAll(async () => {
+    fx = await startFixture({}, true);
+  });
+  afterAll(() => fx.app.close());
+
+  it.each([
+    ['O1 a foreign origin', { origin: 'http://evil.example.com' }],
+    ['O2 Origin: null', { origin: 'null' }],
+    ['O3 an unparseable origin', { origin: '::::' }],
+    ['O2 a file: origin', { origin: 'file://' }],
+    ['O6 a foreign Host (DNS rebinding)', { host: 'evil.example.com' }],
+    ['O6 a foreign Host and Origin together', { host: 'evil.example.com', origin: 'http://evil.example.com' }],
+    ['O7 a Host with a loopback prefix', { host: 'localhost.evil.com' }],
+    ['O7 a Host embedding a loopback address', { host: '127.0.0.1.nip.io' }],
+    ['O7 an empty Host', { host: '' }],
+    ['O7 a Host with a non-numeric port', { host: 'localhost:80x' }],
+  ])('%s is 403 and never dispatched', async (_row, headers) => {
+    await expectRefused(fx, () => post(fx.app, echo, headers), { status: 403, code: -32600, id: null });
+  });
+
+  it.each([
+    ['O4 a loopback origin on another port', { origin: 'http://localhost:5173' }],
+    ['O5 no Origin at all', {}],
+    ['O6 a loopback Host', { host: 'localhost' }],
+    ['O8 an IPv6 loopback Host with a port', { host: '[::1]:1' }],
+  ])('%s is served', async (_row, headers) => {
+    await post(fx.app, echo, headers).expect(200);
+  });
+
+  it('O9: an HTTP/1.0 request without Host is 403; HTTP/1.1 without Host gets 400 from Node', async () => {
+    const text = JSON.stringify(echo);
+    const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
+    const http10 = [`POST /mcp HTTP/1.0`, ...headers, `Content-Length: ${text.length}`, '', text].join('\r\n');
+    await expectRefused(fx, () => rawExchange(fx.port, http10), { status: 403, code: -32600, id: null });
+    const http11 = [`POST /mcp HTTP/1.1`, 'Connection: close', ...headers, `Content-Length: ${text.length}`, '', text].join('\r\n');
+    expect((await rawExchange(fx.port, http11)).status).toBe(400);
+  });
+
+  it('allowedHosts and allowedOrigins replace the loopback defaults', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'public', version: '1', allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] })]);
+    try {
+      app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
+      await post(app, echo, { host: 'mcp.example.com', origin: 'https://app.example.com' }).expect(200);
+      await post(app, echo, { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com' }).expect(200);
+      await post(app, echo, { host: 'localhost' }).expect(403);
+      await post(app, echo, { host: 'mcp.example.com', origin: 'https://evil.example.com' }).expect(403);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('O10: listening beyond loopback without allowedHosts fails at start-up', () => {
+  it.each([[undefined], ['0.0.0.0'], ['::'], ['192.168.1.10'], ['example.com']])('app.listen(port, %s) is refused before anything is bound', async (host) => {
+    const app = await createApp([McpModule.forRoot({ name: 'bind', version: '1' })]);
+    const server = app.getHttpServer();
+    try {
+      const listening = host === undefined ? app.listen(0) : app.listen(0, host);
+      await expect(listening).rejects.toThrow(/allowedHosts/);
+      expect(server.listening).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('loopback binds start, and so does an explicit allowlist', async () => {
+    for (const options of [{}, { allowedHosts: ['mcp.example.com'] }]) {
+      const app = await createApp([McpModule.forRoot({ name: 'bind', version: '1', ...options })]);
+      await app.listen(0, '127.0.0.1');
+      expect(app.getHttpServer().listening).toBe(true);
+      await app.close();
+    }
+  });
+
+  it('classifies hosts: loopback names and addresses only', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST']) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of [undefined, '', '0.0.0.0', '::', '10.0.0.1', 'localhost.evil.com', '127.0.0.1.nip.io']) expect(isLoopbackHost(host)).toBe(false);
+    expect(publicBindError('0.0.0.0', { enabled: false })).toBeNull();
+    expect(publicBindError('0.0.0.0', { allowedHosts: ['a.example'] })).toBeNull();
+  });
+});

@@ -1,0 +1,54 @@
+import { jest } from '@jest/globals';
+import { HandlerErrorPolicy, scrubMessage } from '../../src/server/handler-error.policy.js';
+import { CallGuard, DeadlineExceeded } from '../../src/server/call-guard.js';
+import { McpError, ToolError } from '../../src/index.js';
+
+describe('scrubMessage', () => {
+  it.each([
+    ["ENOENT: no such file or directory, open '/srv/app/config/secret.json'", "ENOENT: no such file or directory, open '<path>'"],
+    ['failed at /home/deploy/app/dist/db.js:42:7', 'failed at <path>:42:7'],
+    ['C:\\Users\\me\\app\\db.js broke', '<path> broke'],
+    ['boom\n    at Object.<anonymous> (/srv/app/x.js:1:1)\n    at node:internal/main', 'boom'],
+  ])('removes paths and stack lines: %s', (message, expected) => {
+    expect(scrubMessage(message)).toBe(expected);
+  });
+
+  it.each(['see https://example.com/a/b/c for details', 'ratio 1/2/3', 'a/b/c relative', 'plain message'])('leaves %s alone', (message) => {
+    expect(scrubMessage(message)).toBe(message);
+  });
+});
+
+describe('HandlerErrorPolicy', () => {
+  const context = { method: 'tools/call', name: 't', requestId: 1 };
+  it('passes ToolError messages without logging them', () => {
+    const log = jest.fn();
+    expect(new HandlerErrorPolicy(true, () => 'id', log).clientMessage(new ToolError('City not found'), context)).toBe('City not found');
+    expect(log).not.toHaveBeenCalled();
+  });
+  it('redacts and logs other errors under one reference', () => {
+    const log = jest.fn();
+    const error = new Error('secret');
+    expect(new HandlerErrorPolicy(true, () => 'ref-1', log).clientMessage(error, context)).toBe('Internal error (reference ref-1)');
+    expect(log).toHaveBeenCalledWith(error, { ...context, correlationId: 'ref-1' });
+  });
+});
+
+describe('CallGuard', () => {
+  it('never starts work whose signal is already aborted', async () => {
+    const outer = new AbortController();
+    outer.abort();
+    const work = jest.fn(async () => 'ran');
+    await expect(new CallGuard(0, 10).run(outer.signal, work)).rejects.toThrow('Request cancelled');
+    expect(work).not.toHaveBeenCalled();
+  });
+  it('passes an McpError reason through, and frees its slot whatever happens', async () => {
+    const guard = new CallGuard(50, 1);
+    const outer = new AbortController();
+    const pending = guard.run(outer.signal, () => new Promise(() => undefined));
+    outer.abort(new McpError(-32603, 'Server is shutting down'));
+    await expect(pending).rejects.toThrow('Server is shutting down');
+    await expect(guard.run(undefined, () => new Promise(() => undefined))).rejects.toBeInstanceOf(DeadlineExceeded);
+    await expect(guard.run(undefined, async () => 'ok')).resolves.toBe('ok');
+    expect(guard.inFlight).toBe(0);
+  });
+});
