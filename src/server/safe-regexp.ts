@@ -1,5 +1,6 @@
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-import re2 from 're2-wasm';
+// A named import: the CommonJS build must not look for a default export, which re2-wasm does not have.
+import { RE2 } from 're2-wasm';
 
 /**
  * The regular-expression engine for schema `pattern` and `patternProperties`: RE2 (WebAssembly, no native
@@ -8,6 +9,6 @@ import re2 from 're2-wasm';
  * class). RE2 has no lookaround and no back-references: a schema using them fails to compile, at registration.
  */
 export const safeRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string) => new re2.RE2(pattern, flags.includes('u') ? flags : `${flags}u`),
+  (pattern: string, flags: string) => new RE2(pattern, flags.includes('u') ? flags : `${flags}u`),
   { code: 'new RE2' },
 );

@@ -1,4 +1,5 @@
-import re2, { type RE2 } from 're2-wasm';
+// A named import: the CommonJS build must not look for a default export, which re2-wasm does not have.
+import { RE2 } from 're2-wasm';
 
 /**
  * RFC 6570 matching for resource templates: simple `{var}` expressions (level 1) match one path segment,
@@ -33,7 +34,7 @@ export class UriTemplate {
     }
     // RE2, not RegExp: adjacent variables (`{a}{b}{c}`) backtrack polynomially, so one crafted URI could
     // block the event loop for seconds (the CVE-2026-0621 class); RE2 matches in linear time.
-    this.pattern = new re2.RE2(`^${source}$`, 'u');
+    this.pattern = new RE2(`^${source}$`, 'u');
     this.variables = variables;
     this.queryNames = queryNames;
   }
