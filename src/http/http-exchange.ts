@@ -34,6 +34,9 @@ export class HttpExchange implements McpRequestContext {
   readonly headers: HeaderBag;
   readonly notify = (notification: JsonRpcNotification): void => this.send(notification);
   private controller: AbortController | undefined;
+  private abortListeners: Array<(reason: unknown) => void> | undefined;
+  private abortedWith: { reason: unknown } | undefined;
+  private watchingClose = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
   private silence: NodeJS.Timeout | undefined;
@@ -57,12 +60,35 @@ export class HttpExchange implements McpRequestContext {
   }
 
   get signal(): AbortSignal {
-    return this.abortController().signal;
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      if (this.abortedWith) controller.abort(this.abortedWith.reason);
+      else this.watchClose();
+    }
+    return this.controller.signal;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.abortedWith || this.clientGone) {
+      listener(this.abortedWith?.reason);
+      return () => undefined;
+    }
+    (this.abortListeners ??= []).push(listener);
+    this.watchClose();
+    return () => {
+      const at = this.abortListeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.abortListeners!.splice(at, 1);
+    };
   }
 
   /** Aborts the call (the server is shutting down); the handler's signal fires with `reason`. */
   abort(reason: unknown): void {
-    this.abortController().abort(reason);
+    if (this.abortedWith) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+    const listeners = this.abortListeners;
+    this.abortListeners = undefined;
+    for (const listener of listeners ?? []) listener(reason);
   }
 
   /** The client went away before the response was complete. */
@@ -86,14 +112,12 @@ export class HttpExchange implements McpRequestContext {
     clearInterval(this.keepAlive);
   }
 
-  private abortController(): AbortController {
-    if (!this.controller) {
-      const controller = (this.controller = new AbortController());
-      if (this.clientGone) controller.abort();
-      // Only the response side tells a disconnect: the request stream closed once its body was read.
-      else this.res.once('close', () => !this.res.writableFinished && controller.abort());
-    }
-    return this.controller;
+  private watchClose(): void {
+    if (this.watchingClose) return;
+    this.watchingClose = true;
+    if (this.clientGone) this.abort(undefined);
+    // Only the response side tells a disconnect: the request stream closed once its body was read.
+    else this.res.once('close', () => !this.res.writableFinished && this.abort(undefined));
   }
 
   private startStream(): void {

@@ -38,7 +38,12 @@ const metaGetter = {
  */
 function openTelemetryInterceptor(api: OtelApi, options: OpenTelemetryOptions): McpCallInterceptor {
   const tracer = api.trace.getTracer(options.tracerName ?? 'nestjs-mcp');
+  // The API alone (no SDK registered) only makes non-recording spans: skip the work until an SDK is there,
+  // checked per call because an app may register its SDK after this module started.
+  const noSdk = new api.ProxyTracerProvider().getDelegate();
+  const sdkRegistered = () => (api.trace.getTracerProvider() as { getDelegate?: () => unknown }).getDelegate?.() !== noSdk;
   return (call, next) => {
+    if (!sdkRegistered()) return next();
     const parent = api.propagation.extract(api.ROOT_CONTEXT, call.meta, metaGetter);
     const name = call.name === undefined ? call.method : `${call.method} ${call.name}`;
     return tracer.startActiveSpan(name, { kind: api.SpanKind.SERVER, attributes: spanAttributes(call) }, parent, async (span) => {

@@ -10,10 +10,21 @@ export class DeadlineExceeded extends McpError {
 }
 
 /**
+ * Where a call learns it must stop: a signal, or (cheaper for a transport, which then need not build an
+ * AbortController per request) a subscription that returns its own unsubscribe.
+ */
+export interface AbortSource {
+  signal?: AbortSignal;
+  onAbort?(listener: (reason: unknown) => void): () => void;
+}
+
+/**
  * Bounds every handler call: at most `maxConcurrent` at once (the excess is refused at once, never queued),
- * and at most `timeoutMs` each. The handler gets its own signal, which fires when the transport's signal fires
- * (client gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores
- * the signal, so a hung handler holds neither the client nor a concurrency slot.
+ * and at most `timeoutMs` each. The handler gets its own signal, which fires when the source aborts (client
+ * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
+ * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
+ * created only if the handler reads its signal: most never do, and creating one costs more than the rest of a
+ * small call.
  */
 export class CallGuard {
   private active = 0;
@@ -28,31 +39,65 @@ export class CallGuard {
     return this.active;
   }
 
-  async run<T>(outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  run<T>(source: AbortSource | undefined, work: (signal: () => AbortSignal) => T | Promise<T>): Promise<T> {
     if (this.active >= this.maxConcurrent) {
-      throw new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later');
+      return Promise.reject(new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'));
     }
     this.active++;
-    const controller = new AbortController();
-    const onOuterAbort = () =>
-      controller.abort(outer?.reason instanceof McpError ? outer.reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
-    const timer = this.timeoutMs > 0 ? setTimeout(() => controller.abort(new DeadlineExceeded(this.timeoutMs)), this.timeoutMs) : undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let controller: AbortController | undefined;
+      let stopReason: { reason: unknown } | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let unsubscribe: (() => void) | undefined;
+      const finish = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.active--;
+        clearTimeout(timer);
+        unsubscribe?.();
+        return true;
+      };
+      const stop = (reason: unknown) => {
+        stopReason ??= { reason };
+        controller?.abort(reason);
+        if (finish()) reject(reason);
+      };
+      const signal = () => {
+        if (!controller) {
+          controller = new AbortController();
+          if (stopReason) controller.abort(stopReason.reason);
+        }
+        return controller.signal;
+      };
+      const cancelled = (reason: unknown) => stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
+
+      if (source?.onAbort) {
+        unsubscribe = source.onAbort(cancelled);
+      } else if (source?.signal) {
+        const outer = source.signal;
+        if (outer.aborted) cancelled(outer.reason);
+        else {
+          const listener = () => cancelled(outer.reason);
+          outer.addEventListener('abort', listener, { once: true });
+          unsubscribe = () => outer.removeEventListener('abort', listener);
+        }
+      }
+      // Work whose source was already aborted never starts.
+      if (settled) return;
+      if (this.timeoutMs > 0) timer = setTimeout(() => stop(new DeadlineExceeded(this.timeoutMs)), this.timeoutMs);
+      let running: Promise<T>;
+      try {
+        running = Promise.resolve(work(signal));
+      } catch (error) {
+        if (finish()) reject(error);
+        return;
+      }
+      // Whichever loses (the work or a stop) settles later with nobody listening: both paths are handled here.
+      running.then(
+        (value) => finish() && resolve(value),
+        (error) => finish() && reject(error),
+      );
     });
-    // Whichever loses the race settles later with nobody listening; that must not become an unhandled rejection.
-    stopped.catch(() => undefined);
-    try {
-      if (controller.signal.aborted) throw controller.signal.reason;
-      const running = Promise.resolve().then(() => work(controller.signal));
-      running.catch(() => undefined);
-      return await Promise.race([running, stopped]);
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
-      this.active--;
-    }
   }
 }

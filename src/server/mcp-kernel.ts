@@ -104,6 +104,11 @@ export interface McpRequestContext {
    * only when all of theirs are granted; without this field none are granted, so such primitives fail closed.
    */
   scopes?: readonly string[];
+  /**
+   * Subscribes to the transport giving up on the request (the client went away, shutdown), as a cheaper
+   * alternative to `signal`: the kernel then builds no AbortController for calls whose handlers never look.
+   */
+  onAbort?(listener: (reason: unknown) => void): () => void;
 }
 
 type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<Record<string, unknown>>;
@@ -286,7 +291,7 @@ export class McpKernel {
         const result =
           request.method === 'subscriptions/listen'
             ? await handler(request, context)
-            : await this.calls.run(context.signal, (signal) => handler(request, { ...context, signal }));
+            : await this.calls.run(context, (signal) => handler(request, withSignal(context, signal)));
         return successResponse(request.id, this.stamp(result));
       } catch (error) {
         if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
@@ -669,6 +674,20 @@ export class McpKernel {
 }
 
 type ToolEntryOutput = { validate(value: unknown): string | null } | undefined;
+
+/** The transport's context with the call's own (deadline-bound, lazily built) signal in place of the transport's. */
+function withSignal(context: McpRequestContext, signal: () => AbortSignal): McpRequestContext {
+  return {
+    headers: context.headers,
+    notify: context.notify,
+    httpRequest: context.httpRequest,
+    principal: context.principal,
+    scopes: context.scopes,
+    get signal() {
+      return signal();
+    },
+  };
+}
 
 function toolError(text: string): Record<string, unknown> {
   return { isError: true, content: [{ type: 'text', text }] };

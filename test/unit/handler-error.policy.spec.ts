@@ -38,17 +38,44 @@ describe('CallGuard', () => {
     const outer = new AbortController();
     outer.abort();
     const work = jest.fn(async () => 'ran');
-    await expect(new CallGuard(0, 10).run(outer.signal, work)).rejects.toThrow('Request cancelled');
+    await expect(new CallGuard(0, 10).run({ signal: outer.signal }, work)).rejects.toThrow('Request cancelled');
     expect(work).not.toHaveBeenCalled();
   });
   it('passes an McpError reason through, and frees its slot whatever happens', async () => {
     const guard = new CallGuard(50, 1);
     const outer = new AbortController();
-    const pending = guard.run(outer.signal, () => new Promise(() => undefined));
+    const pending = guard.run({ signal: outer.signal }, () => new Promise(() => undefined));
     outer.abort(new McpError(-32603, 'Server is shutting down'));
     await expect(pending).rejects.toThrow('Server is shutting down');
     await expect(guard.run(undefined, () => new Promise(() => undefined))).rejects.toBeInstanceOf(DeadlineExceeded);
     await expect(guard.run(undefined, async () => 'ok')).resolves.toBe('ok');
     expect(guard.inFlight).toBe(0);
+  });
+  it('aborts the signal a handler read when the source aborts through onAbort, and unsubscribes once settled', async () => {
+    const listeners = new Set<(reason: unknown) => void>();
+    const source = { onAbort: (listener: (reason: unknown) => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const guard = new CallGuard(0, 5);
+    let seen: AbortSignal | undefined;
+    const pending = guard.run(source, (signal) => {
+      seen = signal();
+      return new Promise(() => undefined);
+    });
+    expect(listeners.size).toBe(1);
+    for (const listener of [...listeners]) listener(undefined);
+    await expect(pending).rejects.toThrow('Request cancelled');
+    expect(seen?.aborted).toBe(true);
+    expect(listeners.size).toBe(0);
+    expect(guard.inFlight).toBe(0);
+  });
+  it('hands a handler that reads its signal after the deadline an aborted signal', async () => {
+    const guard = new CallGuard(20, 5);
+    let read: () => AbortSignal = () => new AbortController().signal;
+    const pending = guard.run(undefined, (signal) => {
+      read = signal;
+      return new Promise(() => undefined);
+    });
+    await expect(pending).rejects.toBeInstanceOf(DeadlineExceeded);
+    expect(read().aborted).toBe(true);
+    expect(read().reason).toBeInstanceOf(DeadlineExceeded);
   });
 });
