@@ -16,6 +16,11 @@ export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
+/** Whether `text` is more than `limit` bytes of UTF-8; a string short enough cannot be (3 bytes per UTF-16 unit at most) and is not measured. */
+export function exceedsBytes(text: string, limit: number): boolean {
+  return text.length > limit / 3 && Buffer.byteLength(text) > limit;
+}
+
 export interface HttpExchangeLimits {
   /** Interval of `:` keep-alive comments on an SSE stream; 0 disables them (and the silent-call upgrade). */
   keepAliveMs: number;
@@ -132,7 +137,7 @@ export class HttpExchange implements McpRequestContext {
     if (this.closed) return;
     const frame = sseFrame(JSON.stringify(notification));
     // The response cap holds for each message: an oversized log or progress notification is dropped.
-    if (frame.length > this.limits.maxMessageBytes) return;
+    if (exceedsBytes(frame, this.limits.maxMessageBytes)) return;
     if (!this.streaming) this.startStream();
     this.res.write(frame);
   }

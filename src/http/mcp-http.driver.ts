@@ -9,7 +9,7 @@ import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
-import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
+import { exceedsBytes, HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
@@ -250,8 +250,7 @@ export class McpHttpDriver {
       // A handler result that cannot be serialized is the server's fault, not the client's.
       return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
     }
-    const size = typeof text === 'string' ? (text.length > this.maxResponseBytes / 3 ? Buffer.byteLength(text) : 0) : byteLength(text);
-    if (size > this.maxResponseBytes) {
+    if (typeof text === 'string' ? exceedsBytes(text, this.maxResponseBytes) : byteLength(text) > this.maxResponseBytes) {
       const message = `Internal error: the result is larger than the response limit of ${this.maxResponseBytes} bytes`;
       return JSON.stringify(errorResponse(id, ErrorCode.InternalError, message));
     }

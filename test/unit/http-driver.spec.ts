@@ -1,0 +1,68 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpHttpDriver, McpKernel, type McpHttpOptions } from '../../src/index.js';
+import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
+
+/** The kernel and driver over a bare Node server on 127.0.0.1: the transport without Nest. */
+async function serve(kernel: McpKernel, options: McpHttpOptions = {}) {
+  const driver = new McpHttpDriver(kernel, options);
+  const arrived: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    arrived.shift()?.();
+    void driver.handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    driver,
+    port,
+    /** Resolves once the next request's head reached the driver. */
+    nextArrival: () => new Promise<void>((resolve) => arrived.push(resolve)),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Answer {
+  status: number;
+  type: string | undefined;
+  text: string;
+}
+
+/** POSTs `body` in two writes; `between` runs after the first half was sent. */
+function postInTwo(port: number, body: Record<string, unknown>, between: () => Promise<void> = async () => undefined): Promise<Answer> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headersFor(body), host: '127.0.0.1', 'content-length': Buffer.byteLength(text) } },
+      (res) => {
+        let out = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (out += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], text: out }));
+      },
+    );
+    req.on('error', reject);
+    req.write(text.slice(0, 10));
+    void between().then(() => req.end(text.slice(10)));
+  });
+}
+
+describe('McpHttpDriver', () => {
+  it('drops a notification whose UTF-8 size is over maxResponseBytes, though its length in characters is under it', async () => {
+    const kernel = new McpKernel({ name: 't', version: '1' });
+    // 400 characters, 1,200 bytes of UTF-8.
+    kernel.registerTool('shout', 'Logs a long line', { type: 'object' }, (_args, _answers, ctx) => {
+      ctx.log('info', '€'.repeat(400));
+      return 'done';
+    });
+    const fx = await serve(kernel, { maxResponseBytes: 1_000 });
+    try {
+      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'shout', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }));
+      const messages = answer.type === 'text/event-stream' ? sseMessages(answer.text) : [JSON.parse(answer.text)];
+      expect(messages.filter((m) => m.method === 'notifications/message')).toEqual([]);
+      expect(messages.at(-1)).toMatchObject({ result: { content: [{ type: 'text', text: 'done' }] } });
+    } finally {
+      await fx.stop();
+    }
+  });
+});
