@@ -52,6 +52,12 @@ export interface HttpRejection {
 export type PreparedBody = { raw: Buffer } | { parsed: unknown };
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const SHUTTING_DOWN: HttpRejection = {
+  status: 503,
+  message: 'Service Unavailable: the server is shutting down',
+  code: ErrorCode.InternalError,
+  headers: { connection: 'close', 'retry-after': '1' },
+};
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
@@ -107,14 +113,7 @@ export class McpHttpDriver {
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
   preflight(req: IncomingMessage): HttpRejection | null {
-    if (this.closing) {
-      return {
-        status: 503,
-        message: 'Service Unavailable: the server is shutting down',
-        code: ErrorCode.InternalError,
-        headers: { connection: 'close', 'retry-after': '1' },
-      };
-    }
+    if (this.closing) return SHUTTING_DOWN;
     const origin = req.headers.origin;
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
@@ -193,6 +192,12 @@ export class McpHttpDriver {
       return;
     }
 
+    // A request admitted before close() may have spent the drain reading its body or authenticating: the drain
+    // waits only for calls it can see, so one that starts now would run while the server goes away.
+    if (this.closing) {
+      this.reject(res, SHUTTING_DOWN);
+      return;
+    }
     const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
     const work = this.kernel.handleRequest(verdict.request, exchange);
     this.inFlight.set(work, exchange);

@@ -65,4 +65,23 @@ describe('McpHttpDriver', () => {
       await fx.stop();
     }
   });
+
+  it('refuses with 503 a request whose body was still arriving when close() began, instead of running it after the drain', async () => {
+    const kernel = new McpKernel({ name: 't', version: '1' });
+    let ran = 0;
+    kernel.registerTool('work', 'Counts its calls', { type: 'object' }, () => ++ran);
+    const fx = await serve(kernel);
+    try {
+      const arrival = fx.nextArrival();
+      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'work', arguments: {} }, { id: 7 }), async () => {
+        await arrival;
+        await fx.driver.close();
+      });
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
+      expect(ran).toBe(0);
+    } finally {
+      await fx.stop();
+    }
+  });
 });
