@@ -302,7 +302,15 @@ export class McpKernel {
         return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
       }
     };
-    return call ? this.interceptor!(call, respond) : respond();
+    if (!call) return respond();
+    try {
+      return await this.interceptor!(call, respond);
+    } catch (error) {
+      // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
+      // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
+      this.errors.clientMessage(error, { method: request.method, name: call.name ?? call.uri, requestId: request.id });
+      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    }
   }
 
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */

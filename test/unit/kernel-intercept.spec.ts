@@ -1,4 +1,4 @@
-import { McpKernel, type McpCall } from '../../src/index.js';
+import { McpKernel, type McpCall, type McpCallInterceptor } from '../../src/index.js';
 import { envelope } from '../support/mcp-request.js';
 
 describe('McpKernel.intercept: the one hook around dispatched calls', () => {
@@ -56,5 +56,28 @@ describe('McpKernel.intercept: the one hook around dispatched calls', () => {
     const response = await kernel.handleRequest(envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'x', value: '' } }));
     expect(response && 'error' in response && response.error).toEqual({ code: -32603, message: 'Internal error' });
     expect((calls[0].error as Error).message).toBe('completer crashed');
+  });
+});
+
+describe('McpKernel.intercept: an interceptor that throws', () => {
+  it.each([
+    ['synchronously', () => {
+      throw new Error('metrics backend down');
+    }],
+    ['after the call', async (_call: unknown, next: () => Promise<unknown>) => {
+      await next();
+      throw new Error('metrics backend down');
+    }],
+  ])('%s: the client still gets a JSON-RPC error (handleRequest never rejects), onHandlerError the exception', async (_when, interceptor) => {
+    const logged: unknown[] = [];
+    const kernel = new McpKernel({ name: 'k', version: '1', onHandlerError: (error) => logged.push(error) });
+    kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
+    kernel.intercept(interceptor as McpCallInterceptor);
+    await expect(kernel.handleRequest(envelope('tools/call', { name: 'add', arguments: {} }, { id: 9 }))).resolves.toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32603, message: 'Internal error' },
+    });
+    expect(logged.map((e) => (e as Error).message)).toEqual(['metrics backend down']);
   });
 });
