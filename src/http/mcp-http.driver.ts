@@ -61,8 +61,8 @@ const SHUTTING_DOWN: HttpRejection = {
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
- * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), message shape (-32600),
- * notification (202), then the classifier's envelope and header rungs, then the kernel. It works on Node's
+ * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), authentication (401), message
+ * shape (-32600), notification (202), then the classifier's envelope and header rungs, then the kernel. It works on Node's
  * request and response objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
  */
 export class McpHttpDriver {
