@@ -37,6 +37,9 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   if (typeof fastify?.addHook !== 'function') return false;
   const readBody: PreParsingHook = (request, reply, payload, done) => {
     if (request.raw.method !== 'POST') return done(null, payload);
+    // The controller applies CORS only to what reaches it without a body (preflights); a POST is marked here,
+    // before a refusal of its body can be written.
+    driver.applyCors(request.raw, reply.raw);
     void driver.readPrepared(request.raw, reply.raw).then((prepared) => {
       if (!prepared) {
         reply.hijack();

@@ -162,3 +162,34 @@ describe("The app.enableCors(...) recipe (module option off)", () => {
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate,MCP-Protocol-Version');
   });
 });
+
+describe('CORS on Fastify (the body is read in a preParsing hook, not the Express layer)', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })], [], 'fastify');
+    app.get(MCPServer).registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (a: { text?: string }) => a.text ?? '');
+  });
+  afterAll(() => app.close());
+
+  it('answers the preflight', async () => {
+    const res = await preflight(app, INSPECTOR).expect(204);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+  });
+
+  it('marks a cross-origin POST readable, and a refusal decided while reading its body too', async () => {
+    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const res = await crossOriginPost(app, body).expect(200);
+    expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
+    expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
+    const refused = await request(app.getHttpServer())
+      .post('/mcp')
+      .set({ ...headersFor(body), 'content-type': 'text/plain' })
+      .set('origin', INSPECTOR)
+      .send(JSON.stringify(body))
+      .expect(415);
+    expect(refused.body.error.code).toBe(-32600);
+    expect(refused.headers['access-control-allow-origin']).toBe(INSPECTOR);
+  });
+});
