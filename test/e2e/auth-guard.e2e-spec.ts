@@ -81,7 +81,7 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
     expect(res.body).toMatchObject({ statusCode: 401, message: 'Unauthorized' });
   });
 
-  it('keeps the metadata document reachable through a guard that honours isPublic', async () => {
+  it('keeps the metadata document reachable though a global guard refuses anonymous requests', async () => {
     const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/mcp').expect(200);
     expect(res.body.resource).toBe(RESOURCE);
   });
