@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpHttpDriver, McpKernel, type McpHttpOptions } from '../../src/index.js';
+import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpOptions, type PreparedBody } from '../../src/index.js';
 import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
 
 /** The kernel and driver over a bare Node server on 127.0.0.1: the transport without Nest. */
@@ -82,6 +82,28 @@ describe('McpHttpDriver', () => {
       expect(ran).toBe(0);
     } finally {
       await fx.stop();
+    }
+  });
+
+  it('serves a body another framework already parsed, after the preflight it runs itself (the types of a front layer are public)', async () => {
+    const kernel = new McpKernel({ name: 't', version: '1' });
+    kernel.registerTool('echo', 'Echoes', { type: 'object' }, (args: { text?: string }) => args.text ?? '');
+    const driver = new McpHttpDriver(kernel);
+    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'parsed elsewhere' } });
+    const server = createServer((req, res) => {
+      const refusal: HttpRejection | null = driver.preflight(req);
+      if (refusal) return driver.reject(res, refusal);
+      const prepared: PreparedBody = { parsed: body };
+      req.resume();
+      void driver.handle(req, res, prepared);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const answer = await postInTwo(port, body);
+      expect(JSON.parse(answer.text)).toMatchObject({ result: { content: [{ type: 'text', text: 'parsed elsewhere' }] } });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
