@@ -11,9 +11,11 @@ interface FastifyLikeReply {
   hijack(): void;
 }
 type PreParsingHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, payload: Readable, done: (error: Error | null, payload: Readable) => void) => void;
+type OnRequestHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, done: () => void) => void;
 interface FastifyLikeRoute {
   url: string;
   bodyLimit?: number;
+  onRequest?: OnRequestHook | OnRequestHook[];
   preParsing?: PreParsingHook | PreParsingHook[];
 }
 interface FastifyLikeInstance {
@@ -30,6 +32,7 @@ const PARSED_ELSEWHERE = Buffer.from('null');
  * encoding) and leaves it on the raw request, so every refusal is the driver's JSON-RPC error. Fastify has no
  * per-route way to skip parsing, so the parser is then handed the literal `null`, which every JSON parser
  * accepts at no cost, and the route's body limit becomes the driver's (the driver has enforced it already).
+ * The route also gets an `onRequest` hook that applies the CORS policy (and answers preflights).
  * Must run before Nest registers its routes. Returns false when the instance is not one it can hook.
  */
 export function installFastifyBodyHook(instance: unknown, fullPath: string, driver: McpHttpDriver): boolean {
@@ -37,9 +40,6 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   if (typeof fastify?.addHook !== 'function') return false;
   const readBody: PreParsingHook = (request, reply, payload, done) => {
     if (request.raw.method !== 'POST') return done(null, payload);
-    // The controller applies CORS only to what reaches it without a body (preflights); a POST is marked here,
-    // before a refusal of its body can be written.
-    driver.applyCors(request.raw, reply.raw);
     void driver.readPrepared(request.raw, reply.raw).then((prepared) => {
       if (!prepared) {
         reply.hijack();
@@ -53,8 +53,15 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
       done(null, Object.assign(parsedElsewhere, { receivedEncodedLength: Number(request.raw.headers['content-length']) }));
     });
   };
+  // CORS first, as on Express: a preflight carries no credentials, so it is answered before Nest's guards (which
+  // run in the route handler), and every other request is marked before a refusal of its body can be written.
+  const cors: OnRequestHook = (request, reply, done) => {
+    if (driver.applyCors(request.raw, reply.raw)) return reply.hijack();
+    done();
+  };
   fastify.addHook('onRoute', (route) => {
     if (route.url !== fullPath) return;
+    route.onRequest = [...[route.onRequest ?? []].flat(), cors];
     route.bodyLimit = driver.maxBodyBytes;
     route.preParsing = [...[route.preParsing ?? []].flat(), readBody];
   });

@@ -24,7 +24,7 @@ export function createMcpController(path: string): Type<unknown> {
       const nodeReq = req.raw ?? req;
       const nodeRes = res.raw ?? res;
       const prepared = nodeReq[MCP_PREPARED_BODY];
-      // Express answers preflights in its body layer; on Fastify the route sees them.
+      // The Express layer and the Fastify hooks apply CORS; this is for an adapter that has neither.
       if (!prepared && this.driver.applyCors(nodeReq, nodeRes)) return Promise.resolve();
       return this.driver.handle(nodeReq, nodeRes, prepared, req);
     }

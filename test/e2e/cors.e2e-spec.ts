@@ -167,19 +167,27 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
   let app: INestApplication;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })], [], 'fastify');
+    // A global guard that turns away what carries no credentials, as a preflight never does.
+    const guard = { provide: APP_GUARD, useValue: { canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization) } };
+    app = await createApp([McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })], [guard], 'fastify');
     app.get(MCPServer).registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (a: { text?: string }) => a.text ?? '');
   });
   afterAll(() => app.close());
 
-  it('answers the preflight', async () => {
+  it('answers the preflight ahead of the guard', async () => {
     const res = await preflight(app, INSPECTOR).expect(204);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
   });
 
   it('marks a cross-origin POST readable, and a refusal decided while reading its body too', async () => {
     const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
-    const res = await crossOriginPost(app, body).expect(200);
+    const res = await request(app.getHttpServer())
+      .post('/mcp')
+      .set(headersFor(body))
+      .set('origin', INSPECTOR)
+      .set('authorization', 'Bearer anything')
+      .send(JSON.stringify(body))
+      .expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
