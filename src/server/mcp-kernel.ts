@@ -327,7 +327,9 @@ export class McpKernel {
   }
 
   private publish(event: McpEvent): void {
-    void this.eventBus.publish(event);
+    // A remote bus that is down must neither fail the registration nor, as an unhandled rejection, end the
+    // process: listen streams miss this change, and stderr says so.
+    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) => console.error('MCP event bus: publish failed', event, error));
   }
 
   private capabilities(): ServerCapabilities {
