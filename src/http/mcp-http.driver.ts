@@ -163,7 +163,7 @@ export class McpHttpDriver {
 
     // After the transport rungs and the body (a Nest guard that sets request.user runs after the body layer),
     // before anything is dispatched, so every message, notifications included, needs a caller.
-    const auth = this.authenticator && (await this.authenticator.authenticate(req, httpRequest));
+    const auth = this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest));
     if (auth && !auth.ok) {
       this.writeJson(res, auth.status, errorResponse(echoableId(message), auth.code, auth.message), auth.headers);
       return;
@@ -219,6 +219,15 @@ export class McpHttpDriver {
         ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
         : undefined;
     this.writeJson(res, status, response, challenge);
+  }
+
+  /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
+  private async authenticate(authenticator: McpHttpAuthenticator, req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication> {
+    try {
+      return await authenticator.authenticate(req, httpRequest);
+    } catch {
+      return { ok: false, status: 500, code: ErrorCode.InternalError, message: 'Internal error: the caller could not be authenticated' };
+    }
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {

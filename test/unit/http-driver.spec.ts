@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpOptions, type PreparedBody } from '../../src/index.js';
+import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpAuthenticator, type McpHttpOptions, type PreparedBody } from '../../src/index.js';
 import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
 
 /** The kernel and driver over a bare Node server on 127.0.0.1: the transport without Nest. */
@@ -9,7 +9,8 @@ async function serve(kernel: McpKernel, options: McpHttpOptions = {}) {
   const arrived: Array<() => void> = [];
   const server: Server = createServer((req, res) => {
     arrived.shift()?.();
-    void driver.handle(req, res);
+    // What a framework does with a rejected handler: a bare status, no JSON-RPC body.
+    driver.handle(req, res).catch(() => res.writeHead(599).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -104,6 +105,25 @@ describe('McpHttpDriver', () => {
       expect(JSON.parse(answer.text)).toMatchObject({ result: { content: [{ type: 'text', text: 'parsed elsewhere' }] } });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('answers 500 -32603 in JSON-RPC form when the authenticator throws, instead of rejecting to the framework', async () => {
+    const kernel = new McpKernel({ name: 't', version: '1' });
+    kernel.registerTool('echo', 'Echoes', { type: 'object' }, () => 'unreachable');
+    const authenticator: McpHttpAuthenticator = {
+      authenticate: async () => {
+        throw new Error('session store down');
+      },
+      insufficientScopeHeaders: () => ({}),
+    };
+    const fx = await serve(kernel, { authenticator });
+    try {
+      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'echo', arguments: {} }, { id: 3 }));
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error: the caller could not be authenticated' } });
+    } finally {
+      await fx.stop();
     }
   });
 });
