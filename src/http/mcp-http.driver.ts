@@ -74,7 +74,7 @@ export class McpHttpDriver {
   private readonly authenticator?: McpHttpAuthenticator;
   private readonly cors?: CorsPolicy;
   private readonly exchangeLimits: HttpExchangeLimits;
-  /** Calls past the preflight, each with the exchange that can abort it. */
+  /** Requests handed to the kernel, each with the exchange that can abort it: what close() drains. */
   private readonly inFlight = new Map<Promise<unknown>, HttpExchange>();
   private closing = false;
 

@@ -74,9 +74,9 @@ export interface McpServerOptions extends Implementation {
   eventBus?: McpEventBus;
   /** Most `subscriptions/listen` streams open at once. Default 1000. */
   maxSubscriptions?: number;
-  /** Wall-clock deadline of one call (tool, prompt, resource, completion); its handler's signal fires. Default 60 s; 0 disables. */
+  /** Wall-clock deadline of one request (any method but `subscriptions/listen`); its handler's signal fires. Default 60 s; 0 disables. */
   callTimeoutMs?: number;
-  /** Most calls running at once; the excess is refused with -32603 "Server busy", never queued. Default 256. */
+  /** Most requests running at once (any method but `subscriptions/listen`); the excess is refused with -32603 "Server busy", never queued. Default 256. */
   maxConcurrentCalls?: number;
   /**
    * Replace the message of an unexpected handler error (anything but `ToolError` and `McpError`) with a generic
