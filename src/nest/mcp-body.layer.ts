@@ -17,11 +17,14 @@ interface ExpressLikeApp {
 export function installExpressBodyLayer(app: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const express = app as ExpressLikeApp;
   if (typeof express?.use !== 'function' || !Array.isArray(express.router?.stack)) return false;
+  // Compared the way Express routes by default (case-insensitive, trailing slash optional): a path that reaches
+  // the MCP controller but not this layer would have its body eaten by Nest's parser and the driver wait forever.
+  const endpoint = routeKey(fullPath);
   express.use(fullPath, (req, res, next) => {
-    const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
+    const path = routeKey(((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0]);
     // Every verb, not only POST: Nest's generic parser would otherwise answer a GET carrying a malformed JSON
     // body with its own error page. The preflight refuses non-POSTs (405) without reading the body.
-    if (path !== fullPath) return next();
+    if (path !== endpoint) return next();
     // CORS first: a preflight is answered here, before Nest middleware and guards that a preflight cannot satisfy.
     if (driver.applyCors(req, res)) return;
     // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).
@@ -35,4 +38,8 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   const stack = express.router!.stack!;
   stack.unshift(stack.pop());
   return true;
+}
+
+function routeKey(path: string): string {
+  return path.replace(/\/+$/, '').toLowerCase();
 }

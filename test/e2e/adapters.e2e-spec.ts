@@ -223,6 +223,23 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
   });
 });
 
+describe('McpModule on express: every path Express routes to the MCP controller', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await createApp([McpModule.forRoot({ name: 'paths', version: '1.0.0', maxBodyBytes: MAX_BODY })]);
+  });
+  afterAll(() => app.close());
+
+  // Express routes are case-insensitive and ignore a trailing slash; the body layer must own the body there too,
+  // or Nest's JSON parser consumes it and the driver waits for a body that never comes.
+  it.each(['/mcp/', '/MCP', '/Mcp/?x=1'])('serves %s, under the driver\'s body rules', async (path) => {
+    const ok = await post(app, envelope('server/discover'), {}, path).timeout(5_000).expect(200);
+    expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
+    const big = await post(app, envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) }), {}, path).timeout(5_000).expect(413);
+    expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
+});
+
 /** The OAuth resource-server parts answer the same on every adapter: the 401 challenge and the metadata URLs. */
 describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
   let app: INestApplication;
