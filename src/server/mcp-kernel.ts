@@ -560,7 +560,7 @@ export class McpKernel {
       else if (event.type === 'resources/updated' && watchedSet.has(event.uri)) send('notifications/resources/updated', { uri: event.uri });
     });
     try {
-      await untilAborted([transport.signal, this.closing.signal]);
+      await untilStopped(transport, this.closing.signal);
     } finally {
       unsubscribe();
       this.openSubscriptions--;
@@ -784,14 +784,32 @@ function withMime<T extends { uri: string }>(contents: T, mimeType: string | und
   return mimeType === undefined ? contents : { ...contents, mimeType };
 }
 
-function untilAborted(signals: Array<AbortSignal | undefined>): Promise<void> {
-  const live = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (live.some((s) => s.aborted)) return Promise.resolve();
+/**
+ * Resolves when the server closes or the transport gives up on the request: through its `onAbort`
+ * subscription when it has one (a transport may offer only that), else through its signal.
+ */
+function untilStopped(transport: McpRequestContext, closing: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => {
-      for (const s of live) s.removeEventListener('abort', done);
+    let unsubscribe: (() => void) | undefined;
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      closing.removeEventListener('abort', stop);
+      unsubscribe?.();
       resolve();
     };
-    for (const s of live) s.addEventListener('abort', done, { once: true });
+    if (closing.aborted) return stop();
+    closing.addEventListener('abort', stop, { once: true });
+    if (transport.onAbort) {
+      unsubscribe = transport.onAbort(stop);
+    } else if (transport.signal) {
+      const signal = transport.signal;
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      unsubscribe = () => signal.removeEventListener('abort', stop);
+    }
+    // A subscription that fired at once left nothing to undo.
+    if (stopped) unsubscribe?.();
   });
 }
