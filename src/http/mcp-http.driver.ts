@@ -309,7 +309,8 @@ function checkMediaType(header: string | undefined): string | null {
     return `Unsupported Media Type: Content-Type must be application/json, got "${type.trim()}"`;
   }
   for (const param of params) {
-    const [name, value] = param.split('=').map((s) => s.trim().toLowerCase());
+    // A parameter may come without a value (`; charset`).
+    const [name, value = ''] = param.split('=').map((s) => s.trim().toLowerCase());
     if (name === 'charset' && value.replace(/"/g, '') !== 'utf-8') return `Unsupported charset "${value}": use utf-8`;
   }
   return null;
