@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorReport } from '../server/handler-error.policy.js';
+import type { McpCall } from '../server/mcp-call.js';
 import { McpKernel } from '../server/mcp-kernel.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
@@ -34,6 +35,11 @@ export class MCPServer extends McpKernel implements OnModuleInit {
     if (telemetry === false) return;
     const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
     if (tracing) this.intercept(tracing);
+  }
+
+  /** The failed-call logger may be the interceptor that threw, or have seen the call before another did. */
+  protected interceptorFailed(error: unknown, call: McpCall): void {
+    logHandlerError(error, { correlationId: this.correlationId(), method: call.method, name: call.name ?? call.uri, requestId: call.requestId });
   }
 }
 

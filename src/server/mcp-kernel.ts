@@ -308,9 +308,14 @@ export class McpKernel {
     } catch (error) {
       // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
       // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
-      this.errors.clientMessage(error, { method: request.method, name: call.name ?? call.uri, requestId: request.id });
+      this.interceptorFailed(error, call);
       return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
     }
+  }
+
+  /** Where the exception of an interceptor goes: the handler-error log (`onHandlerError`). */
+  protected interceptorFailed(error: unknown, call: McpCall): void {
+    this.errors.clientMessage(error, { method: call.method, name: call.name ?? call.uri, requestId: call.requestId });
   }
 
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */

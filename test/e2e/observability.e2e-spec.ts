@@ -228,3 +228,27 @@ describe('Observability: OpenTelemetry spans (MCP semantic conventions)', () => 
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
 });
+
+describe('Observability: an interceptor that throws', () => {
+  const logger = new CapturingLogger();
+  let app: INestApplication;
+  let mcp: McpTestClient;
+  beforeAll(async () => {
+    ({ app, mcp } = await boot({ telemetry: false }, logger));
+    // Outermost, so it throws after the failed-call logger has seen a successful call.
+    app.get(MCPServer).intercept(async (_call, next) => {
+      await next();
+      throw new Error('metrics exporter down');
+    });
+  });
+  afterAll(() => app.close());
+
+  it('answers the client with a JSON-RPC error and logs the exception through Nest', async () => {
+    const exchange = await mcp.callTool('add', { a: 1, b: 2 });
+    expect(exchange.status).toBe(200);
+    expect(exchange.error).toEqual({ code: -32603, message: 'Internal error' });
+    // The client's own tools/list (for the tool's parameter headers) failed the same way; the call is the last line.
+    const lines = logger.lines.filter((l) => l.level === 'error' && l.context === 'MCPServer' && l.message.startsWith('tools/call'));
+    expect(lines).toEqual([expect.objectContaining({ message: expect.stringMatching(/^tools\/call "add" failed \(reference [0-9a-f-]{36}\): metrics exporter down$/) })]);
+  });
+});
