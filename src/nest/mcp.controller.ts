@@ -5,7 +5,7 @@ import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
 type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };
 /** Express hands over Node's objects themselves; Fastify wraps them and exposes them as `raw`. */
-type FrameworkRequest = NodeRequest & { raw?: NodeRequest };
+type FrameworkRequest = NodeRequest & { raw?: NodeRequest; body?: unknown };
 type FrameworkResponse = ServerResponse & { raw?: ServerResponse };
 
 /**
@@ -26,7 +26,22 @@ export function createMcpController(path: string): Type<unknown> {
       const prepared = nodeReq[MCP_PREPARED_BODY];
       // The Express layer and the Fastify hooks apply CORS; this is for an adapter that has neither.
       if (!prepared && this.driver.applyCors(nodeReq, nodeRes)) return Promise.resolve();
+      if (!prepared && nodeReq.readableEnded) return this.fromFrameworkBody(nodeReq, nodeRes, req);
       return this.driver.handle(nodeReq, nodeRes, prepared, req);
+    }
+
+    /**
+     * The body layer matches the path it was given; a route Nest builds further (URI versioning, RouterModule)
+     * reaches here with the body already read by Nest's parser, under its limits. Serve that parsed body, after
+     * the rules the layer would have applied, rather than wait for a body that will never come.
+     */
+    private fromFrameworkBody(nodeReq: NodeRequest, nodeRes: ServerResponse, req: FrameworkRequest): Promise<void> {
+      const refused = this.driver.preflight(nodeReq);
+      if (refused) {
+        this.driver.reject(nodeRes, refused);
+        return Promise.resolve();
+      }
+      return this.driver.handle(nodeReq, nodeRes, { parsed: req.body }, req);
     }
   }
   return McpController;

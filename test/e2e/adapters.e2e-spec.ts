@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { VersioningType, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
@@ -237,6 +237,25 @@ describe('McpModule on express: every path Express routes to the MCP controller'
     expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
     const big = await post(app, envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) }), {}, path).timeout(5_000).expect(413);
     expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
+});
+
+describe.each(HTTP_ADAPTERS)('McpModule on %s under URI versioning (a route path the body layer or hook does not know)', (adapter) => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0' })] }).compile();
+    app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+    app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+    await app.init();
+    if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(() => app.close());
+
+  it('serves /v1/mcp from the body Nest parsed, still under the Host/Origin rule', async () => {
+    const ok = await post(app, envelope('server/discover'), {}, '/v1/mcp').timeout(5_000).expect(200);
+    expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
+    const foreign = await post(app, envelope('server/discover'), { host: 'evil.example' }, '/v1/mcp').timeout(5_000).expect(403);
+    expect(foreign.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });
 
