@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyHttpRequest, classifyMessage } from '../protocol/classifier.js';
+import { classifyHttpRequest, classifyMessage, unsupportedVersionError } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
@@ -179,8 +179,7 @@ export class McpHttpDriver {
       // speaks a version this server does not, which it must learn rather than be silently acknowledged.
       const version = singleHeader(req.headers, 'mcp-protocol-version');
       if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        const data = { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
-        this.writeJson(res, 400, errorResponse(null, ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', data));
+        this.writeJson(res, 400, unsupportedVersionError(null, version));
         return;
       }
       res.writeHead(202).end();
@@ -199,7 +198,7 @@ export class McpHttpDriver {
       return;
     }
     const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
-    const work = this.kernel.handleRequest(verdict.request, exchange);
+    const work = this.kernel.dispatch(verdict.request, exchange);
     this.inFlight.set(work, exchange);
     let response: JsonRpcResponse | undefined;
     try {

@@ -8,6 +8,7 @@ import {
   type JsonRpcErrorResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type RequestId,
 } from './jsonrpc.js';
 import {
   META_CLIENT_CAPABILITIES,
@@ -84,13 +85,18 @@ export function checkProtocolVersion(request: JsonRpcRequest): JsonRpcErrorRespo
   if (META_PROTOCOL_VERSION in meta) {
     const requested = meta[META_PROTOCOL_VERSION];
     if (typeof requested !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(requested)) {
-      return errorResponse(request.id, ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-        requested: typeof requested === 'string' ? requested : JSON.stringify(requested),
-      });
+      return unsupportedVersionError(request.id, typeof requested === 'string' ? requested : JSON.stringify(requested));
     }
   }
   return null;
+}
+
+/** The -32022 answer, with the `data: {supported, requested}` the spec requires. */
+export function unsupportedVersionError(id: RequestId | null, requested: string): JsonRpcErrorResponse {
+  return errorResponse(id, ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+    supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+    requested,
+  });
 }
 
 /** Rung: the per-request envelope the 2026-07-28 transport requires in `params._meta`. */

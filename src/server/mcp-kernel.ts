@@ -278,8 +278,14 @@ export class McpKernel {
     if (verdict.kind === 'notification') return undefined;
     const { request } = verdict;
     if (request.method === 'initialize') return initializeRemovedError(request);
-    const versionError = checkProtocolVersion(request);
-    if (versionError) return versionError;
+    return checkProtocolVersion(request) ?? this.dispatch(request, context);
+  }
+
+  /**
+   * Dispatches a request that already passed the classifier's message and version rungs (as a transport that
+   * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
+   */
+  async dispatch(request: JsonRpcRequest, context: McpRequestContext = {}): Promise<JsonRpcResponse> {
     const handler = REMOVED_METHODS.has(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
