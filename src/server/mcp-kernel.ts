@@ -152,7 +152,6 @@ export class McpKernel {
   private openSubscriptions = 0;
   private interceptor?: McpCallInterceptor;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
-  private readonly describedCalls = new WeakMap<JsonRpcRequest, McpCall>();
   private readonly calls: CallGuard;
   private readonly errors: HandlerErrorPolicy;
 
@@ -290,14 +289,13 @@ export class McpKernel {
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
-    if (call) this.describedCalls.set(request, call);
     const respond = async (): Promise<JsonRpcResponse> => {
       try {
         // A listen stream is long-lived by design and has its own cap; every other call is bounded.
         const result =
           request.method === 'subscriptions/listen'
             ? await handler(request, context)
-            : await this.calls.run(context, (signal) => handler(request, withSignal(context, signal)));
+            : await this.calls.run(context, (signal) => handler(request, new CallContext(context, signal, call || undefined)));
         return successResponse(request.id, this.stamp(result));
       } catch (error) {
         if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
@@ -423,7 +421,7 @@ export class McpKernel {
     } catch (error) {
       if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
-      return toolError(`Error: ${this.clientMessage(error, request, params.name)}`);
+      return toolError(`Error: ${this.clientMessage(error, request, params.name, transport)}`);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, true);
     return this.toolResult(value, entry.output);
@@ -464,7 +462,7 @@ export class McpKernel {
     try {
       value = await match.handler(uri, match.variables, context);
     } catch (error) {
-      return this.handlerFailure(error, context, binding, request);
+      return this.handlerFailure(error, context, binding, request, transport);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
     const contents = resourceContents(value, uri, match.mimeType);
@@ -501,7 +499,7 @@ export class McpKernel {
     try {
       value = await prompt.handler(args as Record<string, string>, context);
     } catch (error) {
-      return this.handlerFailure(error, context, binding, request);
+      return this.handlerFailure(error, context, binding, request, transport);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, false);
     if (typeof value === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
@@ -625,16 +623,22 @@ export class McpKernel {
     });
   }
 
-  private handlerFailure(error: unknown, context: McpContext, binding: StateBinding, request: JsonRpcRequest): Record<string, unknown> {
+  private handlerFailure(
+    error: unknown,
+    context: McpContext,
+    binding: StateBinding,
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Record<string, unknown> {
     if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, false);
     if (error instanceof McpError) throw error;
     const name = typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
-    throw new McpError(ErrorCode.InternalError, `Error: ${this.clientMessage(error, request, name)}`);
+    throw new McpError(ErrorCode.InternalError, `Error: ${this.clientMessage(error, request, name, transport)}`);
   }
 
   /** What the client may read of an unexpected handler error; the interceptors' call learns the error and its id. */
-  private clientMessage(error: unknown, request: JsonRpcRequest, name: string | undefined): string {
-    const call = this.describedCalls.get(request);
+  private clientMessage(error: unknown, request: JsonRpcRequest, name: string | undefined, transport: McpRequestContext): string {
+    const call = transport instanceof CallContext ? transport.call : undefined;
     const correlationId = this.correlationId();
     if (call && !(error instanceof ToolError)) {
       call.error = error;
@@ -697,17 +701,36 @@ export class McpKernel {
 type ToolEntryOutput = { validate(value: unknown): string | null } | undefined;
 
 /** The transport's context with the call's own (deadline-bound, lazily built) signal in place of the transport's. */
-function withSignal(context: McpRequestContext, signal: () => AbortSignal): McpRequestContext {
-  return {
-    headers: context.headers,
-    notify: context.notify,
-    httpRequest: context.httpRequest,
-    principal: context.principal,
-    scopes: context.scopes,
-    get signal() {
-      return signal();
-    },
-  };
+/**
+ * The context a method handler gets: the transport's, with the call's own signal and the interceptors' view of
+ * the call (where an unexpected error is reported). Both travel with the call, and the signal is a getter on
+ * the prototype. An object literal with a per-call getter closure gets a new hidden class per call, reachable
+ * from the shared one through a transition the young-generation collector keeps alive; a table keyed by
+ * request (a WeakMap) is kept alive the same way. Either held every request's objects until a full collection:
+ * under load all of them were promoted (docs/performance.md).
+ */
+class CallContext implements McpRequestContext {
+  readonly headers: HeaderBag | undefined;
+  readonly notify: ((notification: JsonRpcNotification) => void) | undefined;
+  readonly httpRequest: unknown;
+  readonly principal: unknown;
+  readonly scopes: readonly string[] | undefined;
+
+  constructor(
+    context: McpRequestContext,
+    private readonly signalOf: () => AbortSignal,
+    readonly call: McpCall | undefined,
+  ) {
+    this.headers = context.headers;
+    this.notify = context.notify;
+    this.httpRequest = context.httpRequest;
+    this.principal = context.principal;
+    this.scopes = context.scopes;
+  }
+
+  get signal(): AbortSignal {
+    return this.signalOf();
+  }
 }
 
 function toolError(text: string): Record<string, unknown> {
