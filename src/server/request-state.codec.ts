@@ -112,11 +112,12 @@ export function canonicalDigest(value: unknown): string {
 
 /**
  * What a request state is bound to: the method, the primitive, its arguments and the principal. Most requests
- * never seal or open a state, so the hashing waits until one does; the arguments and principal are captured as
- * canonical JSON up front, so a handler that changes its argument object cannot change the binding.
+ * never seal or open a state, so the canonical form and the hashing wait until one does; the arguments and
+ * principal are captured as JSON text up front (one native `JSON.stringify`), so a handler that changes its
+ * argument object cannot change the binding.
  */
 export class StateBinding {
-  private readonly args: string;
+  private readonly args: string | undefined;
   private readonly principal: string | undefined;
   private value: string | undefined;
 
@@ -126,14 +127,19 @@ export class StateBinding {
     args: unknown,
     principal: unknown,
   ) {
-    this.args = canonicalJson(args);
-    this.principal = principal === undefined ? undefined : canonicalJson(principal);
+    this.args = JSON.stringify(args);
+    this.principal = principal === undefined ? undefined : JSON.stringify(principal);
   }
 
   get digest(): string {
-    this.value ??= canonicalDigest([this.method, this.name, sha256(this.args), this.principal === undefined ? '' : sha256(this.principal)]);
+    this.value ??= canonicalDigest([this.method, this.name, canonicalHash(this.args), this.principal === undefined ? '' : canonicalHash(this.principal)]);
     return this.value;
   }
+}
+
+/** The hash of captured JSON text in canonical form (key order does not count). */
+function canonicalHash(json: string | undefined): string {
+  return sha256(canonicalJson(json === undefined ? null : JSON.parse(json)));
 }
 
 function sha256(text: string): string {
