@@ -330,8 +330,10 @@ export class McpKernel {
   /** Adds what every result carries: `resultType` and the server's identity in `_meta`. */
   private stamp(result: Record<string, unknown>): Record<string, unknown> {
     if (result.resultType === undefined) result.resultType = 'complete';
-    const meta = isPlainObject(result._meta) ? result._meta : {};
-    result._meta = { ...meta, [META_SERVER_INFO]: this.serverInfo };
+    // Assigned, not a computed key in the literal: V8 defines those through a runtime call, on every response.
+    const meta: Record<string, unknown> = isPlainObject(result._meta) ? { ...result._meta } : {};
+    meta[META_SERVER_INFO] = this.serverInfo;
+    result._meta = meta;
     return result;
   }
 
