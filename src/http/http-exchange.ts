@@ -32,8 +32,9 @@ export interface HttpExchangeLimits {
  * What the kernel knows about one HTTP exchange: its headers, the caller, an abort signal that follows the
  * client, and a notification sink that turns the response into an SSE stream on the first notification. The
  * signal's AbortController is created only when something first reads it or aborts the exchange, and until then
- * a client that goes away is seen on the response itself. A call that stays silent for one keep-alive interval
- * also becomes a stream (when the client accepts SSE), so a proxy's idle timeout does not cut it.
+ * a client that goes away is seen on the response itself. A call that stays silent for a keep-alive interval
+ * also becomes a stream (when the client accepts SSE), so a proxy's idle timeout does not cut it: the driver's
+ * one sweep timer calls `sweep()` on every exchange in flight, rather than each exchange arming a timer.
  */
 export class HttpExchange implements McpRequestContext {
   readonly headers: HeaderBag;
@@ -44,7 +45,8 @@ export class HttpExchange implements McpRequestContext {
   private watchingClose = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
-  private silence: NodeJS.Timeout | undefined;
+  /** Sweeps this exchange has stayed silent through; undefined when it may not become a stream. */
+  private silentSweeps: number | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -55,13 +57,18 @@ export class HttpExchange implements McpRequestContext {
     private readonly limits: HttpExchangeLimits,
   ) {
     this.headers = req.headers;
-    if (limits.keepAliveMs > 0 && /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''))) {
-      this.silence = setTimeout(() => {
-        if (this.streaming || this.closed || res.headersSent) return;
-        this.startStream();
-        res.write(KEEP_ALIVE);
-      }, limits.keepAliveMs);
-    }
+    if (limits.keepAliveMs > 0 && acceptsEventStream(req.headers.accept)) this.silentSweeps = 0;
+  }
+
+  /**
+   * Called by the driver every half keep-alive interval: the second sweep an exchange stays silent through
+   * means it has been silent for at least half an interval and at most a whole one, and it becomes a stream.
+   */
+  sweep(): void {
+    if (this.silentSweeps === undefined || this.streaming) return;
+    if (++this.silentSweeps < 2 || this.closed || this.res.headersSent) return;
+    this.startStream();
+    this.res.write(KEEP_ALIVE);
   }
 
   get signal(): AbortSignal {
@@ -111,9 +118,9 @@ export class HttpExchange implements McpRequestContext {
     return this.streaming;
   }
 
-  /** Stops the keep-alive timers; called once the kernel has answered. */
+  /** Stops the keep-alive comments; called once the kernel has answered. */
   finish(): void {
-    clearTimeout(this.silence);
+    this.silentSweeps = undefined;
     clearInterval(this.keepAlive);
   }
 
@@ -141,4 +148,8 @@ export class HttpExchange implements McpRequestContext {
     if (!this.streaming) this.startStream();
     this.res.write(frame);
   }
+}
+
+function acceptsEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/event-stream\b/i.test(accept);
 }

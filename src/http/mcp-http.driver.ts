@@ -51,7 +51,6 @@ export interface HttpRejection {
 /** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
 export type PreparedBody = { raw: Buffer } | { parsed: unknown };
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 const SHUTTING_DOWN: HttpRejection = {
   status: 503,
   message: 'Service Unavailable: the server is shutting down',
@@ -76,6 +75,8 @@ export class McpHttpDriver {
   private readonly exchangeLimits: HttpExchangeLimits;
   /** Requests handed to the kernel, each with the exchange that can abort it: what close() drains. */
   private readonly inFlight = new Map<Promise<unknown>, HttpExchange>();
+  /** Runs while calls are in flight: one timer for every exchange's keep-alive upgrade, not one per request. */
+  private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
 
   constructor(
@@ -199,12 +200,12 @@ export class McpHttpDriver {
     }
     const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
     const work = this.kernel.dispatch(verdict.request, exchange);
-    this.inFlight.set(work, exchange);
+    this.track(work, exchange);
     let response: JsonRpcResponse | undefined;
     try {
       response = await work;
     } finally {
-      this.inFlight.delete(work);
+      this.untrack(work);
       exchange.finish();
     }
     if (!response || exchange.closed) return;
@@ -218,6 +219,24 @@ export class McpHttpDriver {
         ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
         : undefined;
     this.writeJson(res, status, response, challenge);
+  }
+
+  private track(work: Promise<unknown>, exchange: HttpExchange): void {
+    this.inFlight.set(work, exchange);
+    if (this.sweeper === undefined && this.keepAliveMs > 0) {
+      this.sweeper = setInterval(() => {
+        for (const inFlight of this.inFlight.values()) inFlight.sweep();
+      }, this.keepAliveMs / 2);
+      this.sweeper.unref();
+    }
+  }
+
+  private untrack(work: Promise<unknown>): void {
+    this.inFlight.delete(work);
+    if (this.inFlight.size === 0 && this.sweeper !== undefined) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
@@ -238,11 +257,11 @@ export class McpHttpDriver {
     if (res.headersSent || res.writableEnded) return;
     const text = this.serialize(body);
     if (typeof text === 'string') {
-      res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+      res.writeHead(status, jsonHeaders(Buffer.byteLength(text), headers));
       res.end(text);
       return;
     }
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': byteLength(text), ...headers });
+    res.writeHead(status, jsonHeaders(byteLength(text), headers));
     // Corked, the chunks leave in one write and the pre-serialized page is never copied.
     res.cork();
     for (const chunk of text) res.write(chunk);
@@ -275,6 +294,12 @@ export class McpHttpDriver {
     const text = this.serialize(body);
     return typeof text === 'string' ? text : Buffer.concat(text).toString('utf8');
   }
+}
+
+// A literal per response rather than spreads: this runs for every answer.
+function jsonHeaders(contentLength: number, extra: Record<string, string> | undefined): Record<string, string | number> {
+  const headers = { 'content-type': 'application/json', 'content-length': contentLength };
+  return extra ? Object.assign(headers, extra) : headers;
 }
 
 function byteLength(chunks: readonly Buffer[]): number {
