@@ -93,6 +93,11 @@ export class McpHttpDriver {
     if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
   }
 
+  /** Whether the `cors` option is on: without it, a front layer need not call `applyCors`. */
+  get corsEnabled(): boolean {
+    return this.cors !== undefined;
+  }
+
   /** Adds CORS headers when enabled; answers a preflight itself and returns true. Runs before any other rule. */
   applyCors(req: IncomingMessage, res: ServerResponse): boolean {
     return this.cors?.apply(req, res) ?? false;

@@ -44,6 +44,10 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
       signals.push(ctx.signal);
       return 'peeked';
     });
+    server.registerTool('body_headers', 'Returns the body headers the handler sees', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      const { headers } = ctx.httpRequest as { headers: Record<string, string | undefined> };
+      return { type: headers['content-type'], length: headers['content-length'], encoding: headers['transfer-encoding'] ?? null };
+    });
     server.addTool({ name: 'needs_sampling', inputSchema: { type: 'object' }, requiredCapabilities: { sampling: {} }, handler: () => 'sampled' });
   });
   afterAll(() => app.close());
@@ -160,10 +164,27 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     expect(invalid.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Missing required argument: b' }] });
   });
 
+  it('leaves the body headers as they arrived for the handler (and anything else after the body layer)', async () => {
+    const body = envelope('tools/call', { name: 'body_headers', arguments: {} });
+    const res = await post(app, body).expect(200);
+    expect(res.body.result.structuredContent ?? JSON.parse(res.body.result.content[0].text)).toEqual({
+      type: 'application/json',
+      length: String(Buffer.byteLength(JSON.stringify(body))),
+      encoding: null,
+    });
+    // Written in two parts without a length: the body arrives chunked.
+    const text = JSON.stringify(body);
+    const chunkedRequest = request(app.getHttpServer()).post('/mcp').set(headersFor(body));
+    chunkedRequest.write(text.slice(0, 20));
+    chunkedRequest.write(text.slice(20));
+    const chunked = await chunkedRequest.expect(200);
+    expect(JSON.parse(chunked.body.result.content[0].text)).toMatchObject({ type: 'application/json', encoding: 'chunked' });
+  });
+
   it('lists tools as one JSON document', async () => {
     const res = await post(app, envelope('tools/list')).expect(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'wait', 'peek', 'needs_sampling']);
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'wait', 'peek', 'body_headers', 'needs_sampling']);
     expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
     expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name: 'adapters', version: '1.0.0' });
   });
