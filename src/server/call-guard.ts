@@ -1,5 +1,6 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { SlotSet, type Slotted } from './slot-set.js';
 
 /** A call that outlived the server's deadline; its handler's signal has been aborted. */
 export class DeadlineExceeded extends McpError {
@@ -18,21 +19,33 @@ export interface AbortSource {
   onAbort?(listener: (reason: unknown) => void): () => void;
 }
 
+/** A running call's deadline, as the sweep sees it. */
+interface Deadline extends Slotted {
+  readonly at: number;
+  readonly stop: (reason: unknown) => void;
+}
+
 /**
  * Bounds every handler call: at most `maxConcurrent` at once (the excess is refused at once, never queued),
  * and at most `timeoutMs` each. The handler gets its own signal, which fires when the source aborts (client
  * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
  * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
  * created only if the handler reads its signal: most never do, and creating one costs more than the rest of a
- * small call.
+ * small call. Deadlines are enforced by one sweep timer, running while calls are, every tenth of the timeout
+ * (10 ms to 1 s), rather than a timer per call: a call is stopped at most that long after its deadline.
  */
 export class CallGuard {
   private active = 0;
+  private readonly deadlines = new SlotSet<Deadline>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly sweepMs: number;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly maxConcurrent: number,
-  ) {}
+  ) {
+    this.sweepMs = Math.min(Math.max(timeoutMs / 10, 10), 1_000);
+  }
 
   /** Calls being run now. */
   get inFlight(): number {
@@ -48,13 +61,13 @@ export class CallGuard {
       let settled = false;
       let controller: AbortController | undefined;
       let stopReason: { reason: unknown } | undefined;
-      let timer: NodeJS.Timeout | undefined;
+      let deadline: Deadline | undefined;
       let unsubscribe: (() => void) | undefined;
       const finish = (): boolean => {
         if (settled) return false;
         settled = true;
         this.active--;
-        clearTimeout(timer);
+        if (deadline) this.untrack(deadline);
         unsubscribe?.();
         return true;
       };
@@ -85,7 +98,7 @@ export class CallGuard {
       }
       // Work whose source was already aborted never starts.
       if (settled) return;
-      if (this.timeoutMs > 0) timer = setTimeout(() => stop(new DeadlineExceeded(this.timeoutMs)), this.timeoutMs);
+      if (this.timeoutMs > 0) this.track((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
       let running: Promise<T>;
       try {
         running = Promise.resolve(work(signal));
@@ -99,5 +112,24 @@ export class CallGuard {
         (error) => finish() && reject(error),
       );
     });
+  }
+
+  private track(deadline: Deadline): void {
+    this.deadlines.add(deadline);
+    this.sweeper ??= setInterval(() => this.sweep(), this.sweepMs);
+  }
+
+  private untrack(deadline: Deadline): void {
+    this.deadlines.delete(deadline);
+    if (this.deadlines.size > 0 || this.sweeper === undefined) return;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const deadline of this.deadlines.values()) {
+      if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
+    }
   }
 }
