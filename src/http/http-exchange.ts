@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { McpRequestContext } from '../server/mcp-kernel.js';
+import type { Slotted } from '../server/slot-set.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -36,8 +37,12 @@ export interface HttpExchangeLimits {
  * also becomes a stream (when the client accepts SSE), so a proxy's idle timeout does not cut it: the driver's
  * one sweep timer calls `sweep()` on every exchange in flight, rather than each exchange arming a timer.
  */
-export class HttpExchange implements McpRequestContext {
+export class HttpExchange implements McpRequestContext, Slotted {
   readonly headers: HeaderBag;
+  /** The kernel's work for this exchange, once dispatched: what a shutdown drain waits for. */
+  work: Promise<unknown> | undefined;
+  /** Its place among the driver's exchanges in flight. */
+  slot = -1;
   readonly notify = (notification: JsonRpcNotification): void => this.send(notification);
   private controller: AbortController | undefined;
   private abortListeners: Array<(reason: unknown) => void> | undefined;

@@ -7,6 +7,7 @@ import { McpError } from '../protocol/mcp-error.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
+import { SlotSet } from '../server/slot-set.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
 import { exceedsBytes, HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
@@ -74,7 +75,7 @@ export class McpHttpDriver {
   private readonly cors?: CorsPolicy;
   private readonly exchangeLimits: HttpExchangeLimits;
   /** Requests handed to the kernel, each with the exchange that can abort it: what close() drains. */
-  private readonly inFlight = new Map<Promise<unknown>, HttpExchange>();
+  private readonly inFlight = new SlotSet<HttpExchange>();
   /** Runs while calls are in flight: one timer for every exchange's keep-alive upgrade, not one per request. */
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
@@ -110,10 +111,10 @@ export class McpHttpDriver {
   async close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
     this.closing = true;
     this.kernel.close();
-    if (!(await settledWithin([...this.inFlight.keys()], drainTimeoutMs))) {
+    if (!(await settledWithin(this.inFlightWork(), drainTimeoutMs))) {
       const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');
       for (const exchange of this.inFlight.values()) exchange.abort(reason);
-      await settledWithin([...this.inFlight.keys()], 1_000);
+      await settledWithin(this.inFlightWork(), 1_000);
     }
   }
 
@@ -205,12 +206,13 @@ export class McpHttpDriver {
     }
     const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
     const work = this.kernel.dispatch(verdict.request, exchange);
-    this.track(work, exchange);
+    exchange.work = work;
+    this.track(exchange);
     let response: JsonRpcResponse | undefined;
     try {
       response = await work;
     } finally {
-      this.untrack(work);
+      this.untrack(exchange);
       exchange.finish();
     }
     if (!response || exchange.closed) return;
@@ -226,8 +228,12 @@ export class McpHttpDriver {
     this.writeJson(res, status, response, challenge);
   }
 
-  private track(work: Promise<unknown>, exchange: HttpExchange): void {
-    this.inFlight.set(work, exchange);
+  private inFlightWork(): Array<Promise<unknown>> {
+    return this.inFlight.values().map((exchange) => exchange.work!);
+  }
+
+  private track(exchange: HttpExchange): void {
+    this.inFlight.add(exchange);
     if (this.sweeper === undefined && this.keepAliveMs > 0) {
       this.sweeper = setInterval(() => {
         for (const inFlight of this.inFlight.values()) inFlight.sweep();
@@ -236,8 +242,8 @@ export class McpHttpDriver {
     }
   }
 
-  private untrack(work: Promise<unknown>): void {
-    this.inFlight.delete(work);
+  private untrack(exchange: HttpExchange): void {
+    this.inFlight.delete(exchange);
     if (this.inFlight.size === 0 && this.sweeper !== undefined) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
@@ -332,6 +338,7 @@ async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Pro
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */
 function checkMediaType(header: string | undefined): string | null {
+  if (header === 'application/json') return null;
   if (!header) return 'Unsupported Media Type: Content-Type must be application/json';
   const [type, ...params] = header.split(';');
   if (type.trim().toLowerCase() !== 'application/json') {
