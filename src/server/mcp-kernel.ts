@@ -609,7 +609,8 @@ export class McpKernel {
       }
       state = opened.payload;
     }
-    const inputResponses = acceptedAnswers(sent ?? {}, state);
+    // A first round (no answers, no state) is most calls: no filtering to do.
+    const inputResponses = sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state);
     return new McpContext({
       requestId: request.id,
       method: request.method,
