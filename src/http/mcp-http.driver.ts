@@ -76,7 +76,10 @@ export class McpHttpDriver {
   private readonly exchangeLimits: HttpExchangeLimits;
   /** Requests handed to the kernel, each with the exchange that can abort it: what close() drains. */
   private readonly inFlight = new SlotSet<HttpExchange>();
-  /** Runs while calls are in flight: one timer for every exchange's keep-alive upgrade, not one per request. */
+  /**
+   * One timer for every exchange's keep-alive upgrade, not one per request; it stops itself once a sweep finds
+   * nothing in flight (stopping it when the last call ends would restart it for nearly every request).
+   */
   private sweeper: NodeJS.Timeout | undefined;
   private closing = false;
 
@@ -212,7 +215,7 @@ export class McpHttpDriver {
     try {
       response = await work;
     } finally {
-      this.untrack(exchange);
+      this.inFlight.delete(exchange);
       exchange.finish();
     }
     if (!response || exchange.closed) return;
@@ -235,19 +238,18 @@ export class McpHttpDriver {
   private track(exchange: HttpExchange): void {
     this.inFlight.add(exchange);
     if (this.sweeper === undefined && this.keepAliveMs > 0) {
-      this.sweeper = setInterval(() => {
-        for (const inFlight of this.inFlight.values()) inFlight.sweep();
-      }, this.keepAliveMs / 2);
+      this.sweeper = setInterval(() => this.sweep(), this.keepAliveMs / 2);
       this.sweeper.unref();
     }
   }
 
-  private untrack(exchange: HttpExchange): void {
-    this.inFlight.delete(exchange);
-    if (this.inFlight.size === 0 && this.sweeper !== undefined) {
+  private sweep(): void {
+    if (this.inFlight.size === 0) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
+      return;
     }
+    for (const exchange of this.inFlight.values()) exchange.sweep();
   }
 
   /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */

@@ -31,8 +31,10 @@ interface Deadline extends Slotted {
  * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
  * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
  * created only if the handler reads its signal: most never do, and creating one costs more than the rest of a
- * small call. Deadlines are enforced by one sweep timer, running while calls are, every tenth of the timeout
- * (10 ms to 1 s), rather than a timer per call: a call is stopped at most that long after its deadline.
+ * small call. Deadlines are enforced by one sweep timer every tenth of the timeout (10 ms to 1 s), rather than a
+ * timer per call: a call is stopped at most that long after its deadline. The sweep stops itself once it finds
+ * no call, not when the last call ends, since calls mostly run one at a time and would start and stop it each.
+ * It keeps the process alive only while calls run, as a per-call timer would.
  */
 export class CallGuard {
   private active = 0;
@@ -116,17 +118,21 @@ export class CallGuard {
 
   private track(deadline: Deadline): void {
     this.deadlines.add(deadline);
-    this.sweeper ??= setInterval(() => this.sweep(), this.sweepMs);
+    if (this.sweeper === undefined) this.sweeper = setInterval(() => this.sweep(), this.sweepMs);
+    else if (this.deadlines.size === 1) this.sweeper.ref();
   }
 
   private untrack(deadline: Deadline): void {
     this.deadlines.delete(deadline);
-    if (this.deadlines.size > 0 || this.sweeper === undefined) return;
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    if (this.deadlines.size === 0) this.sweeper?.unref();
   }
 
   private sweep(): void {
+    if (this.deadlines.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+      return;
+    }
     const now = Date.now();
     for (const deadline of this.deadlines.values()) {
       if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
