@@ -35,7 +35,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      source.removeAllListeners('data');
+      // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
+      // removing a Readable's listeners schedules work of its own, measurable per request.
+      if (!result.ok) source.removeAllListeners('data');
       if (source !== req) source.destroy();
       resolve(result);
     };
