@@ -13,6 +13,8 @@ export const SERVERS = {
   'nest-express': 'bare Nest + Express @Post',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
+  'rekog-fastify': '@rekog/mcp-nest 2.0.5 on Nest + Fastify',
+  'rekog-express': '@rekog/mcp-nest 2.0.5 on Nest + Express',
 } as const;
 export type ServerName = keyof typeof SERVERS;
 

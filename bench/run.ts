@@ -171,6 +171,8 @@ async function main(): Promise<void> {
   speed('Fastify: MCP tools/call vs bare Nest+Fastify', '≥ 0.7', 0.7, find('mcp-fastify', 'call'), find('nest-fastify', 'call'));
   speed('Fastify: MCP tools/call vs SDK createMcpHandler', '≥ 6', 6, find('mcp-fastify', 'call'), find('sdk', 'call'));
   speed('Express: MCP tools/call vs bare Nest+Express', '≥ 0.95', 0.95, find('mcp-express', 'call'), find('nest-express', 'call'));
+  speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
+  speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
   for (const [server, name] of [['mcp-fastify', 'Fastify'], ['mcp-express', 'Express']] as const) {
     speed(`${name}: MCP tools/list (1,000 tools) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000'), find(server, 'call'));
     speed(`${name}: MCP tools/call with 1,000 tools vs with 5`, '≥ 0.9', 0.9, find(server, 'call-1000'), find(server, 'call'));

@@ -3,6 +3,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { startNestBare } from './servers/nest-bare.js';
 import { startNestMcp } from './servers/nest-mcp.js';
 import { startNodeHttp } from './servers/node-http.js';
+import { startRekog } from './servers/rekog.js';
 import { startSdk } from './servers/sdk.js';
 import type { ChildUsage, ServerName } from './fixtures.js';
 
@@ -15,9 +16,12 @@ async function start(name: ServerName, tools: number): Promise<number> {
     case 'mcp-fastify':
     case 'mcp-express':
     case 'nest-fastify':
-    case 'nest-express': {
+    case 'nest-express':
+    case 'rekog-fastify':
+    case 'rekog-express': {
       const adapter = name.endsWith('fastify') ? 'fastify' : 'express';
-      const app = name.startsWith('mcp') ? await startNestMcp(adapter, tools) : await startNestBare(adapter, tools);
+      const startApp = name.startsWith('mcp') ? startNestMcp : name.startsWith('rekog') ? startRekog : startNestBare;
+      const app = await startApp(adapter, tools);
       await app.listen(0, '127.0.0.1');
       return (app.getHttpServer().address() as AddressInfo).port;
     }
