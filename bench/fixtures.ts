@@ -88,13 +88,23 @@ export interface BenchCase {
   /** The tool `Mcp-Name` names. */
   name?: string;
   sse?: boolean;
+  /**
+   * Served in pages of the library's default size (100) instead of one page of everything. Only servers that
+   * paginate run such a case: the one-page rows compare the same payload across servers, this one shows what a
+   * client of this library gets by default.
+   */
+  paged?: boolean;
 }
+
+/** The servers that paginate lists. */
+export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express'];
 
 export const CASES: readonly BenchCase[] = [
   { id: 'call', label: 'tools/call add, 5 tools', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
   { id: 'call-1000', label: 'tools/call add, 1,000 tools', tools: 1000, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
   { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
   { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },
+  { id: 'list-1000-paged', label: 'tools/list, 1,000 tools, default pages of 100', tools: 1000, method: 'tools/list', params: {}, paged: true },
   {
     id: 'progress',
     label: 'tools/call with 3 progress (SSE)',

@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
+import { CASES, PAGING_SERVERS, requestBody, requestHeaders, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
 
 /**
@@ -34,8 +34,9 @@ interface Row {
   failed: string | null;
 }
 
-function startChild(server: ServerName, tools: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(here('./server-child.js'), [server, String(tools)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--expose-gc'] });
+function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: ChildProcess; port: number }> {
+  const args = [server, String(benchCase.tools), ...(benchCase.paged ? ['paged'] : [])];
+  const child = fork(here('./server-child.js'), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--expose-gc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${server} did not start within 30 s`)), 30_000);
     child.once('message', (message) => {
@@ -77,7 +78,9 @@ async function verify(port: number, benchCase: BenchCase): Promise<string | null
   }
   const body = JSON.parse(text);
   if (benchCase.method === 'tools/list') {
-    return body.result?.tools?.length === benchCase.tools ? null : `listed ${body.result?.tools?.length} tools, expected ${benchCase.tools}`;
+    const expected = benchCase.paged ? 100 : benchCase.tools;
+    if (body.result?.tools?.length !== expected) return `listed ${body.result?.tools?.length} tools, expected ${expected}`;
+    return benchCase.paged && typeof body.result.nextCursor !== 'string' ? 'a first page without nextCursor' : null;
   }
   return body.result?.content?.[0]?.text === '5' ? null : `unexpected result: ${text.slice(0, 200)}`;
 }
@@ -95,7 +98,7 @@ function cannon(port: number, benchCase: BenchCase, seconds: number): Promise<au
 
 async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
   const row: Row = { server, benchCase, rps: 0, p50: 0, p99: 0, cpuUsPerRequest: 0, rssWarmMb: 0, rssEndMb: 0, heapWarmMb: 0, heapEndMb: 0, failed: null };
-  const { child, port } = await startChild(server, benchCase.tools);
+  const { child, port } = await startChild(server, benchCase);
   try {
     row.failed = await verify(port, benchCase);
     if (row.failed) return row;
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   for (const server of servers) {
-    for (const benchCase of CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c.id))) {
+    for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && (!c.paged || PAGING_SERVERS.includes(server)))) {
       process.stderr.write(`  ${server} / ${benchCase.id} ... `);
       const row = await runCase(server, benchCase);
       process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
@@ -174,7 +177,8 @@ async function main(): Promise<void> {
   speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
   speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
   for (const [server, name] of [['mcp-fastify', 'Fastify'], ['mcp-express', 'Express']] as const) {
-    speed(`${name}: MCP tools/list (1,000 tools) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000'), find(server, 'call'));
+    speed(`${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000-paged'), find(server, 'call'));
+    speed(`${name}: MCP tools/list (1,000 tools in one page) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000'), find(server, 'call'));
     speed(`${name}: MCP tools/call with 1,000 tools vs with 5`, '≥ 0.9', 0.9, find(server, 'call-1000'), find(server, 'call'));
     const mine = find(server, 'call');
     const bare = find(server === 'mcp-fastify' ? 'nest-fastify' : 'nest-express', 'call');

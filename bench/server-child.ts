@@ -1,17 +1,12 @@
 import 'reflect-metadata';
 import type { AddressInfo, Server } from 'node:net';
-import { startNestBare } from './servers/nest-bare.js';
-import { startNestMcp } from './servers/nest-mcp.js';
-import { startNodeHttp } from './servers/node-http.js';
-import { startRekog } from './servers/rekog.js';
-import { startSdk } from './servers/sdk.js';
 import type { ChildUsage, ServerName } from './fixtures.js';
 
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
- * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools>`.
+ * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged]`.
  */
-async function start(name: ServerName, tools: number): Promise<number> {
+async function start(name: ServerName, tools: number, paged: boolean): Promise<number> {
   switch (name) {
     case 'mcp-fastify':
     case 'mcp-express':
@@ -20,22 +15,27 @@ async function start(name: ServerName, tools: number): Promise<number> {
     case 'rekog-fastify':
     case 'rekog-express': {
       const adapter = name.endsWith('fastify') ? 'fastify' : 'express';
-      const startApp = name.startsWith('mcp') ? startNestMcp : name.startsWith('rekog') ? startRekog : startNestBare;
-      const app = await startApp(adapter, tools);
+      // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
+      const startApp = name.startsWith('mcp')
+        ? (await import('./servers/nest-mcp.js')).startNestMcp
+        : name.startsWith('rekog')
+          ? (await import('./servers/rekog.js')).startRekog
+          : (await import('./servers/nest-bare.js')).startNestBare;
+      const app = await startApp(adapter, tools, paged);
       await app.listen(0, '127.0.0.1');
       return (app.getHttpServer().address() as AddressInfo).port;
     }
     case 'node-http':
     case 'sdk': {
-      const server: Server = name === 'sdk' ? startSdk(tools) : startNodeHttp(tools);
+      const server: Server = name === 'sdk' ? (await import('./servers/sdk.js')).startSdk(tools) : (await import('./servers/node-http.js')).startNodeHttp(tools);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return (server.address() as AddressInfo).port;
     }
   }
 }
 
-const [name, tools] = process.argv.slice(2);
-const port = await start(name as ServerName, Number(tools));
+const [name, tools, paged] = process.argv.slice(2);
+const port = await start(name as ServerName, Number(tools), paged === 'paged');
 process.on('message', (message) => {
   if (message !== 'usage') return;
   const cpu = process.cpuUsage();

@@ -5,8 +5,12 @@ import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { ADD_TOOL, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
 import type { AdapterName } from './nest-bare.js';
 
-/** This library: `McpModule` with the benchmark's tools registered at start-up. */
-export async function startNestMcp(adapter: AdapterName, toolCount: number): Promise<INestApplication> {
+/**
+ * This library: `McpModule` with the benchmark's tools registered at start-up. Lists come as one page of all
+ * the tools, as in the other servers' responses, so the list rows compare the same payload; `paged` keeps the
+ * library's default page size instead.
+ */
+export async function startNestMcp(adapter: AdapterName, toolCount: number, paged = false): Promise<INestApplication> {
   @Injectable()
   class BenchTools implements OnModuleInit {
     constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
@@ -23,8 +27,7 @@ export async function startNestMcp(adapter: AdapterName, toolCount: number): Pro
     }
   }
 
-  // One page holds all 1,000 tools, as in the peers' responses, so the list rows compare the same payload.
-  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', pageSize: 1000 })], providers: [BenchTools] })
+  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', ...(paged ? {} : { pageSize: 1000 }) })], providers: [BenchTools] })
   class BenchModule {}
 
   return adapter === 'fastify'
