@@ -24,7 +24,7 @@ function envelope(id, method, params = {}) {
   };
 }
 
-function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, testing, expectedNestMajor }) {
+function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, testing, expressEntry, expectedNestMajor }) {
   const nestVersion = JSON.parse(readFileSync(join(appDir, 'node_modules/@nestjs/core/package.json'), 'utf8')).version;
   let app;
   const post = (body, name) => {
@@ -73,6 +73,19 @@ function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, test
     const { status, result } = await mcp.callTool('echo', { text: 'from the kit' });
     assert.equal(status, 200);
     assert.deepEqual(result.content, [{ type: 'text', text: 'from the kit' }]);
+  });
+
+  test(`${label}: the nestjs-mcp/express entry point's adapter serves a tool call`, async () => {
+    const fast = await NestFactory.create(AppModule, new expressEntry.PrototypeExpressAdapter(), { logger: false });
+    await fast.init();
+    try {
+      const mcp = testing.createMcpTestClient(fast);
+      const { status, result } = await mcp.callTool('echo', { text: 'through the prototype adapter' });
+      assert.equal(status, 200);
+      assert.deepEqual(result.content, [{ type: 'text', text: 'through the prototype adapter' }]);
+    } finally {
+      await fast.close();
+    }
   });
 }
 
