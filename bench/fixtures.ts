@@ -11,6 +11,8 @@ export const SERVERS = {
   'mcp-express': 'nestjs-mcp on Nest + Express',
   'nest-fastify': 'bare Nest + Fastify @Post',
   'nest-express': 'bare Nest + Express @Post',
+  'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
+  'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
   'rekog-fastify': '@rekog/mcp-nest 2.0.5 on Nest + Fastify',
@@ -97,7 +99,7 @@ export interface BenchCase {
 }
 
 /** The servers that paginate lists. */
-export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express'];
+export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];
 
 export const CASES: readonly BenchCase[] = [
   { id: 'call', label: 'tools/call add, 5 tools', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },

@@ -12,9 +12,11 @@ async function start(name: ServerName, tools: number, paged: boolean): Promise<n
     case 'mcp-express':
     case 'nest-fastify':
     case 'nest-express':
+    case 'mcp-express-prototype':
+    case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
-      const adapter = name.endsWith('fastify') ? 'fastify' : 'express';
+      const adapter = name.endsWith('fastify') ? 'fastify' : name.endsWith('prototype') ? 'express-prototype' : 'express';
       // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
       const startApp = name.startsWith('mcp')
         ? (await import('./servers/nest-mcp.js')).startNestMcp

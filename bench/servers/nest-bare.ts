@@ -1,10 +1,7 @@
 import { Body, Controller, Module, Post, Req, Res, type INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandDispatcher } from './hand-dispatch.js';
-
-export type AdapterName = 'express' | 'fastify';
+import { createNestApp, type AdapterName } from './nest-app.js';
 
 /** Nest itself: a plain `@Post` route, the framework's JSON body parser, and the hand-written dispatcher. */
 export async function startNestBare(adapter: AdapterName, toolCount: number): Promise<INestApplication> {
@@ -21,7 +18,5 @@ export async function startNestBare(adapter: AdapterName, toolCount: number): Pr
   @Module({ controllers: [BareController] })
   class BareModule {}
 
-  return adapter === 'fastify'
-    ? NestFactory.create(BareModule, new FastifyAdapter(), { logger: false })
-    : NestFactory.create(BareModule, { logger: false });
+  return createNestApp(BareModule, adapter);
 }

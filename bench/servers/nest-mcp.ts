@@ -1,9 +1,7 @@
 import { Inject, Injectable, Module, type INestApplication, type OnModuleInit } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { ADD_TOOL, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
-import type { AdapterName } from './nest-bare.js';
+import { createNestApp, type AdapterName } from './nest-app.js';
 
 /**
  * This library: `McpModule` with the benchmark's tools registered at start-up. Lists come as one page of all
@@ -30,7 +28,5 @@ export async function startNestMcp(adapter: AdapterName, toolCount: number, page
   @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', ...(paged ? {} : { pageSize: 1000 }) })], providers: [BenchTools] })
   class BenchModule {}
 
-  return adapter === 'fastify'
-    ? NestFactory.create(BenchModule, new FastifyAdapter(), { logger: false })
-    : NestFactory.create(BenchModule, { logger: false });
+  return createNestApp(BenchModule, adapter);
 }

@@ -1,11 +1,9 @@
 import { Module, type INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool, type McpContext } from '@rekog/mcp-nest';
 import { z } from 'zod';
 import { ADD_TOOL, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
-import type { AdapterName } from './nest-bare.js';
+import { createNestApp, type AdapterName } from './nest-app.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
@@ -53,10 +51,7 @@ export async function startRekog(adapter: AdapterName, toolCount: number): Promi
   class RekogModule {}
 
   const mcp = new McpStrategy({ name: 'bench', version: '1.0.0', transports: [new StreamableHttpTransport({ protocol: 'modern-only' })] });
-  const app =
-    adapter === 'fastify'
-      ? await NestFactory.create(RekogModule, new FastifyAdapter(), { logger: false })
-      : await NestFactory.create(RekogModule, { logger: false });
+  const app = await createNestApp(RekogModule, adapter);
   mcp.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy: mcp });
   // Mounts the MCP route, so it has to run before the caller's listen().

@@ -1,0 +1,19 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { PrototypeExpressAdapter } from '../../src/express/index.js';
+
+/** Express with Nest's default adapter, Express with `PrototypeExpressAdapter` (this package's), or Fastify. */
+export type AdapterName = 'express' | 'express-prototype' | 'fastify';
+
+/** A Nest app of `module` on the named adapter, not yet listening, without logs. */
+export function createNestApp(module: Type<unknown>, adapter: AdapterName): Promise<INestApplication> {
+  switch (adapter) {
+    case 'fastify':
+      return NestFactory.create(module, new FastifyAdapter(), { logger: false });
+    case 'express-prototype':
+      return NestFactory.create(module, new PrototypeExpressAdapter(), { logger: false });
+    case 'express':
+      return NestFactory.create(module, { logger: false });
+  }
+}
