@@ -33,6 +33,17 @@ export interface IntrospectionVerifierOptions {
   issuer?: string | string[];
   /** Timeout of one introspection call, in milliseconds. Default 5000. */
   timeoutMs?: number;
+  /**
+   * How long an accepted token is trusted without asking again, in milliseconds; never past its `exp`. This is
+   * also how long a revocation can go unnoticed. Default 60000; `0` asks on every request.
+   */
+  cacheTtlMs?: number;
+  /** How long a refused token stays refused without asking again, in milliseconds. Default 5000, or `cacheTtlMs` if shorter. */
+  negativeCacheTtlMs?: number;
+  /** How many accepted (and, separately, refused) tokens are remembered; the least recently used go first. Default 10000. */
+  cacheMaxEntries?: number;
+  /** The clock, in milliseconds since the epoch, for `exp` and cache expiry. Default `Date.now`; tests set a fake one. */
+  now?: () => number;
 }
 
 /**
