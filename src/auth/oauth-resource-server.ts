@@ -6,7 +6,7 @@ import type { McpAuthOptions } from './auth-options.js';
 import { bearerToken } from './bearer-token.js';
 import { IntrospectionVerifier } from './introspection.verifier.js';
 import { JwtVerifier } from './jwt.verifier.js';
-import { scopesOf } from './principal.js';
+import { credentialExpiryOf, scopesOf } from './principal.js';
 import {
   canonicalResourceUri,
   defaultResourceMetadataUrl,
@@ -98,7 +98,12 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   }
 
   private authenticated(principal: unknown): HttpAuthentication {
-    return { ok: true, principal, scopes: this.hierarchy.expand(this.scopesOf(principal) ?? []) };
+    return {
+      ok: true,
+      principal,
+      scopes: this.hierarchy.expand(this.scopesOf(principal) ?? []),
+      credentialExpiresAt: credentialExpiryOf(principal),
+    };
   }
 
   private unauthorized(details: Pick<BearerChallenge, 'error' | 'errorDescription'> = {}): HttpAuthentication {

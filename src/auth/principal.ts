@@ -48,6 +48,18 @@ export function scopesOf(principal: unknown): string[] {
   return [];
 }
 
+/**
+ * When the credential behind any principal expires, in milliseconds since the epoch: an McpPrincipal's
+ * `expiresAt`, or the `exp` claim (seconds) of a principal that is a token's payload, as a Passport JWT
+ * strategy's user is. Undefined for a credential that does not say, which then never expires here.
+ */
+export function credentialExpiryOf(principal: unknown): number | undefined {
+  if (principal instanceof McpPrincipal) return principal.expiresAt === undefined ? undefined : principal.expiresAt * 1000;
+  if (typeof principal !== 'object' || principal === null) return undefined;
+  const exp = (principal as { exp?: unknown }).exp;
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+}
+
 function stringClaim(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

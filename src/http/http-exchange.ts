@@ -59,6 +59,7 @@ export class HttpExchange implements McpRequestContext, Slotted {
     readonly httpRequest: unknown,
     readonly principal: unknown,
     readonly scopes: readonly string[] | undefined,
+    readonly credentialExpiresAt: number | undefined,
     private readonly limits: HttpExchangeLimits,
   ) {
     this.headers = req.headers;

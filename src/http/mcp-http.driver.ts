@@ -28,9 +28,12 @@ export interface McpHttpOptions extends HostOriginOptions {
   authenticator?: McpHttpAuthenticator;
 }
 
-/** The caller a request was authenticated as, or the refusal to send instead of processing it. */
+/**
+ * The caller a request was authenticated as (and when its credential expires, in epoch ms: its listen streams
+ * end then), or the refusal to send instead of processing it.
+ */
 export type HttpAuthentication =
-  | { ok: true; principal: unknown; scopes: readonly string[] }
+  | { ok: true; principal: unknown; scopes: readonly string[]; credentialExpiresAt?: number }
   | { ok: false; status: number; code: number; message: string; headers?: Record<string, string> };
 
 /** The authentication step of the driver (an OAuth resource server, for one). */
@@ -207,7 +210,7 @@ export class McpHttpDriver {
       this.reject(res, SHUTTING_DOWN);
       return;
     }
-    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, this.exchangeLimits);
+    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, auth?.credentialExpiresAt, this.exchangeLimits);
     const work = this.kernel.dispatch(verdict.request, exchange);
     exchange.work = work;
     this.track(exchange);

@@ -105,6 +105,11 @@ export interface McpRequestContext {
    */
   scopes?: readonly string[];
   /**
+   * When the caller's credential expires, in milliseconds since the epoch: a listen stream ends then, with its
+   * closing result, so notifications stop reaching a caller whose token is no longer valid. Absent: never.
+   */
+  credentialExpiresAt?: number;
+  /**
    * Subscribes to the transport giving up on the request (the client went away, shutdown), as a cheaper
    * alternative to `signal`: the kernel then builds no AbortController for calls whose handlers never look.
    */
@@ -128,6 +133,7 @@ const DEFAULT_READ_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 const RETRY_CACHE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 // The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
 const NEVER_ABORTED = new AbortController().signal;
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -822,22 +828,35 @@ function withMime<T extends { uri: string }>(contents: T, mimeType: string | und
 }
 
 /**
- * Resolves when the server closes or the transport gives up on the request: through its `onAbort`
- * subscription when it has one (a transport may offer only that), else through its signal.
+ * Resolves when the server closes, the caller's credential expires, or the transport gives up on the request:
+ * through its `onAbort` subscription when it has one (a transport may offer only that), else through its signal.
  */
 function untilStopped(transport: McpRequestContext, closing: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let unsubscribe: (() => void) | undefined;
+    let expiry: NodeJS.Timeout | undefined;
     let stopped = false;
     const stop = () => {
       if (stopped) return;
       stopped = true;
       closing.removeEventListener('abort', stop);
+      clearTimeout(expiry);
       unsubscribe?.();
       resolve();
     };
     if (closing.aborted) return stop();
     closing.addEventListener('abort', stop, { once: true });
+    const expiresAt = transport.credentialExpiresAt;
+    if (expiresAt !== undefined) {
+      // setTimeout fires at once for a delay past 2^31-1 ms (about 24.8 days): a later expiry waits in steps.
+      const arm = () => {
+        const left = expiresAt - Date.now();
+        expiry = left > MAX_TIMER_DELAY ? setTimeout(arm, MAX_TIMER_DELAY) : setTimeout(stop, Math.max(left, 0));
+        // The open response holds the process; a pending expiry alone should not.
+        expiry.unref();
+      };
+      arm();
+    }
     if (transport.onAbort) {
       unsubscribe = transport.onAbort(stop);
     } else if (transport.signal) {
