@@ -724,6 +724,7 @@ class CallContext implements McpRequestContext {
   readonly httpRequest: unknown;
   readonly principal: unknown;
   readonly scopes: readonly string[] | undefined;
+  readonly credentialExpiresAt: number | undefined;
 
   constructor(
     context: McpRequestContext,
@@ -735,6 +736,7 @@ class CallContext implements McpRequestContext {
     this.httpRequest = context.httpRequest;
     this.principal = context.principal;
     this.scopes = context.scopes;
+    this.credentialExpiresAt = context.credentialExpiresAt;
   }
 
   get signal(): AbortSignal {
