@@ -15,6 +15,9 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = SMOKE ? 1 : Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = SMOKE ? 0 : 1;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+// On a shared machine one run of a server can be 20-40 % off the next: with several rounds, every server and case
+// runs once per round, interleaved, and each figure is the median of its rounds.
+const ROUNDS = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 // Narrow a run while investigating: BENCH_ONLY=mcp-fastify,nest-fastify BENCH_CASES=call,list-1000.
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
@@ -132,6 +135,24 @@ function measureStartup(tools: number): Promise<number> {
   });
 }
 
+/** Each figure the median of its rounds; a row that failed in any round is reported as failed. */
+function medianRow(runs: Row[]): Row {
+  const failed = runs.find((r) => r.failed);
+  if (failed || runs.length === 1) return failed ?? runs[0];
+  const of = (field: 'rps' | 'p50' | 'p99' | 'cpuUsPerRequest' | 'rssWarmMb' | 'rssEndMb' | 'heapWarmMb' | 'heapEndMb') => median(runs.map((r) => r[field]));
+  return {
+    ...runs[0],
+    rps: of('rps'),
+    p50: of('p50'),
+    p99: of('p99'),
+    cpuUsPerRequest: of('cpuUsPerRequest'),
+    rssWarmMb: of('rssWarmMb'),
+    rssEndMb: of('rssEndMb'),
+    heapWarmMb: of('heapWarmMb'),
+    heapEndMb: of('heapEndMb'),
+  };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
@@ -139,17 +160,23 @@ async function main(): Promise<void> {
   const servers = (Object.keys(SERVERS) as ServerName[]).filter((s) => !ONLY || ONLY.includes(s));
   console.log(
     `nestjs-mcp benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ` +
-      `autocannon ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up${SMOKE ? ' (smoke mode)' : ''}\n`,
+      `autocannon ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up` +
+      `${ROUNDS > 1 ? `, median of ${ROUNDS} interleaved rounds` : ''}${SMOKE ? ' (smoke mode)' : ''}\n`,
   );
-  const rows: Row[] = [];
-  for (const server of servers) {
-    for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && (!c.paged || PAGING_SERVERS.includes(server)))) {
-      process.stderr.write(`  ${server} / ${benchCase.id} ... `);
-      const row = await runCase(server, benchCase);
-      process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
-      rows.push(row);
+  const rounds: Row[][] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const rows: Row[] = [];
+    for (const server of servers) {
+      for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && (!c.paged || PAGING_SERVERS.includes(server)))) {
+        process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
+        const row = await runCase(server, benchCase);
+        process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
+        rows.push(row);
+      }
     }
+    rounds.push(rows);
   }
+  const rows = rounds[0].map((_, i) => medianRow(rounds.map((rows) => rows[i])));
 
   console.log('| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) | heap after GC MB (warm → end) |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
