@@ -7,7 +7,7 @@ import { McpError } from '../protocol/mcp-error.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
-import { SlotSet } from '../server/slot-set.js';
+import { SweptSet } from '../server/swept-set.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
 import { exceedsBytes, HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
@@ -77,13 +77,11 @@ export class McpHttpDriver {
   private readonly authenticator?: McpHttpAuthenticator;
   private readonly cors?: CorsPolicy;
   private readonly exchangeLimits: HttpExchangeLimits;
-  /** Requests handed to the kernel, each with the exchange that can abort it: what close() drains. */
-  private readonly inFlight = new SlotSet<HttpExchange>();
   /**
-   * One timer for every exchange's keep-alive upgrade, not one per request; it stops itself once a sweep finds
-   * nothing in flight (stopping it when the last call ends would restart it for nearly every request).
+   * Requests handed to the kernel, each with the exchange that can abort it: what close() drains. Swept every
+   * half keep-alive interval for the silent-call upgrade (one timer for all, which never holds the process).
    */
-  private sweeper: NodeJS.Timeout | undefined;
+  private readonly inFlight: SweptSet<HttpExchange>;
   private closing = false;
 
   constructor(
@@ -95,6 +93,7 @@ export class McpHttpDriver {
     this.keepAliveMs = options.sseKeepAliveMs ?? 15_000;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     this.exchangeLimits = { keepAliveMs: this.keepAliveMs, maxMessageBytes: this.maxResponseBytes };
+    this.inFlight = new SweptSet(this.keepAliveMs / 2, (exchanges) => exchanges.forEach((exchange) => exchange.sweep()), false);
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
     if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
@@ -213,7 +212,7 @@ export class McpHttpDriver {
     const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, auth?.credentialExpiresAt, this.exchangeLimits);
     const work = this.kernel.dispatch(verdict.request, exchange);
     exchange.work = work;
-    this.track(exchange);
+    this.inFlight.add(exchange);
     let response: JsonRpcResponse | undefined;
     try {
       response = await work;
@@ -236,23 +235,6 @@ export class McpHttpDriver {
 
   private inFlightWork(): Array<Promise<unknown>> {
     return this.inFlight.values().map((exchange) => exchange.work!);
-  }
-
-  private track(exchange: HttpExchange): void {
-    this.inFlight.add(exchange);
-    if (this.sweeper === undefined && this.keepAliveMs > 0) {
-      this.sweeper = setInterval(() => this.sweep(), this.keepAliveMs / 2);
-      this.sweeper.unref();
-    }
-  }
-
-  private sweep(): void {
-    if (this.inFlight.size === 0) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
-      return;
-    }
-    for (const exchange of this.inFlight.values()) exchange.sweep();
   }
 
   /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */

@@ -1,6 +1,7 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
-import { SlotSet, type Slotted } from './slot-set.js';
+import type { Slotted } from './slot-set.js';
+import { SweptSet } from './swept-set.js';
 
 /** A call that outlived the server's deadline; its handler's signal has been aborted. */
 export class DeadlineExceeded extends McpError {
@@ -31,22 +32,19 @@ interface Deadline extends Slotted {
  * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
  * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
  * created only if the handler reads its signal: most never do, and creating one costs more than the rest of a
- * small call. Deadlines are enforced by one sweep timer every tenth of the timeout (10 ms to 1 s), rather than a
- * timer per call: a call is stopped at most that long after its deadline. The sweep stops itself once it finds
- * no call, not when the last call ends, since calls mostly run one at a time and would start and stop it each.
- * It keeps the process alive only while calls run, as a per-call timer would.
+ * small call. Deadlines are enforced by one sweep every tenth of the timeout (10 ms to 1 s), rather than a timer
+ * per call: a call is stopped at most that long after its deadline.
  */
 export class CallGuard {
   private active = 0;
-  private readonly deadlines = new SlotSet<Deadline>();
-  private sweeper: NodeJS.Timeout | undefined;
-  private readonly sweepMs: number;
+  private readonly deadlines: SweptSet<Deadline>;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly maxConcurrent: number,
   ) {
-    this.sweepMs = Math.min(Math.max(timeoutMs / 10, 10), 1_000);
+    const sweepMs = timeoutMs > 0 ? Math.min(Math.max(timeoutMs / 10, 10), 1_000) : 0;
+    this.deadlines = new SweptSet(sweepMs, (deadlines) => this.stopOverdue(deadlines), true);
   }
 
   /** Calls being run now. */
@@ -69,7 +67,7 @@ export class CallGuard {
         if (settled) return false;
         settled = true;
         this.active--;
-        if (deadline) this.untrack(deadline);
+        if (deadline) this.deadlines.delete(deadline);
         unsubscribe?.();
         return true;
       };
@@ -100,7 +98,7 @@ export class CallGuard {
       }
       // Work whose source was already aborted never starts.
       if (settled) return;
-      if (this.timeoutMs > 0) this.track((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
+      if (this.timeoutMs > 0) this.deadlines.add((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
       let running: Promise<T>;
       try {
         running = Promise.resolve(work(signal));
@@ -116,25 +114,9 @@ export class CallGuard {
     });
   }
 
-  private track(deadline: Deadline): void {
-    this.deadlines.add(deadline);
-    if (this.sweeper === undefined) this.sweeper = setInterval(() => this.sweep(), this.sweepMs);
-    else if (this.deadlines.size === 1) this.sweeper.ref();
-  }
-
-  private untrack(deadline: Deadline): void {
-    this.deadlines.delete(deadline);
-    if (this.deadlines.size === 0) this.sweeper?.unref();
-  }
-
-  private sweep(): void {
-    if (this.deadlines.size === 0) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
-      return;
-    }
+  private stopOverdue(deadlines: readonly Deadline[]): void {
     const now = Date.now();
-    for (const deadline of this.deadlines.values()) {
+    for (const deadline of deadlines) {
       if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
     }
   }

@@ -1,0 +1,42 @@
+import { jest } from '@jest/globals';
+import type { Slotted } from '../../src/server/slot-set.js';
+import { SweptSet } from '../../src/server/swept-set.js';
+
+const item = (name: string): Slotted & { name: string } => ({ name, slot: -1 });
+
+describe('SweptSet', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('visits the items it holds once per period, with one timer for all of them', () => {
+    const visits: string[][] = [];
+    const set = new SweptSet<Slotted & { name: string }>(100, (items) => visits.push(items.map((i) => i.name).sort()), false);
+    const [a, b] = ['a', 'b'].map(item);
+    set.add(a);
+    set.add(b);
+    expect(jest.getTimerCount()).toBe(1);
+    jest.advanceTimersByTime(100);
+    set.delete(a);
+    jest.advanceTimersByTime(100);
+    expect(visits).toEqual([['a', 'b'], ['b']]);
+  });
+
+  it('stops its timer on a sweep that finds nothing, and starts it again with the next item', () => {
+    const set = new SweptSet<Slotted & { name: string }>(100, () => undefined, true);
+    const a = item('a');
+    set.add(a);
+    set.delete(a);
+    expect(jest.getTimerCount()).toBe(1);
+    jest.advanceTimersByTime(100);
+    expect(jest.getTimerCount()).toBe(0);
+    set.add(a);
+    expect(jest.getTimerCount()).toBe(1);
+  });
+
+  it('never starts a timer with a period of 0', () => {
+    const set = new SweptSet<Slotted & { name: string }>(0, () => undefined, true);
+    set.add(item('a'));
+    expect(jest.getTimerCount()).toBe(0);
+    expect(set.values().map((i) => i.name)).toEqual(['a']);
+  });
+});
