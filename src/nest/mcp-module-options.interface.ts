@@ -3,7 +3,7 @@ import type { McpHttpOptions } from '../http/mcp-http.driver.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
-import type { McpServerOptions } from '../server/mcp-kernel.js';
+import type { McpServerOptions } from '../server/mcp-server.options.js';
 
 /** What the module adds around the kernel: logs, traces and metrics of every call. */
 export interface McpObservabilityOptions {
