@@ -4,6 +4,7 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { CacheHints, Implementation } from '../protocol/mcp-types.js';
 import { META_SERVER_INFO, REMOVED_METHODS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { cacheHints, definedHints } from './cache-hints.js';
+import type { McpEra } from './era.js';
 import { Cacheable, InterimResult, type CacheHint, type MethodResult } from './method-result.js';
 
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
@@ -24,7 +25,7 @@ export interface CacheOptions {
  * (the version rung), and what it adds to every result: `resultType`, the server's identity in `_meta`, the
  * cache hints, and the `input_required` shape of an interim result.
  */
-export class Era2026 {
+export class Era2026 implements McpEra {
   static readonly supportedVersions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
   private readonly listCache: CacheHints;
   private readonly privateListCache: CacheHints;

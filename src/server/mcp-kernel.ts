@@ -3,9 +3,11 @@ import { classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import type { ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
 import { CallGuard, DeadlineExceeded } from './call-guard.js';
 import { Era2026 } from './era-2026.js';
+import type { McpEra } from './era.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
 import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.policy.js';
 import { HandlerFailure } from './handler-failure.js';
@@ -36,22 +38,24 @@ import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.re
  *
  * This class is the dispatcher: the method table (built once), the classifier, interceptors, the call guard
  * and deadline, and the mapping of failures to JSON-RPC errors. The methods themselves live in one class per
- * family (`methods/`), which answer era-neutral results: the core result, a `Cacheable` naming the cache hints
- * that apply, or an `InterimResult` when a handler asked the client for input (`input-round.ts`).
+ * family (`methods/`), which answer era-neutral results (`method-result.ts`): the core result, a `Cacheable`
+ * naming the cache hints that apply, or an `InterimResult` when a handler asked the client for input
+ * (`input-round.ts`, the one place multi-round input lives).
  *
- * The era seam: what protocol revision 2026-07-28 adds (the version rung and removed methods, `resultType`, the
- * server's identity in `_meta`, cache hints, the `input_required` shape) is `Era2026` (`era-2026.ts`), applied
- * once per answer in `dispatch`. An adapter for an earlier revision calls the same families through the
- * same table (`invoke`) and presents their answers its own way, so no family knows which era it serves.
+ * The era seam: what a protocol revision adds around the families is an `McpEra` (`era.ts`): its version rung,
+ * the methods it does not have, and `present`, which turns a family's answer into its result. `Era2026`
+ * (`era-2026.ts`) is the default: `resultType`, the server's identity in `_meta`, cache hints, the
+ * `input_required` shape. A transport serving an earlier revision calls `dispatch(request, context, itsEra)`:
+ * the same table, guard, interceptors and error mapping, with that era's presentation.
  */
 export class McpKernel {
-  protected readonly options: McpServerOptions;
   private readonly tools: ToolRegistry;
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly states: RequestStateCodec;
   private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
+  private readonly server: ServerMethods;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly era: Era2026;
   private readonly logger: McpLogger;
@@ -64,7 +68,6 @@ export class McpKernel {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
       throw new Error('MCP server options need a "name" and a "version" (strings)');
     }
-    this.options = options;
     this.logger = options.logger ?? consoleLogger;
     const pageSize = options.pageSize ?? 100;
     const schemas = new SchemaCompiler();
@@ -87,7 +90,7 @@ export class McpKernel {
     const resources = new ResourceMethods(this.resources, round, failure);
     const prompts = new PromptMethods(this.prompts, round, failure);
     const completion = new CompletionMethods(this.prompts, this.resources);
-    const server = new ServerMethods(this.tools, this.prompts, this.resources, completion, Era2026.supportedVersions, options.instructions);
+    const server = (this.server = new ServerMethods(this.tools, this.prompts, this.resources, completion, Era2026.supportedVersions, options.instructions));
     this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, options.maxSubscriptions ?? 1000);
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => server.discover()],
@@ -106,6 +109,11 @@ export class McpKernel {
   /** Calls running now and listen streams open now, for health checks and load tests. */
   get load(): { calls: number; subscriptions: number } {
     return { calls: this.calls.inFlight, subscriptions: this.listen.openStreams };
+  }
+
+  /** The capabilities of what is registered now, for an era's handshake (`server/discover`, `initialize`). */
+  capabilities(): ServerCapabilities {
+    return this.server.capabilities();
   }
 
   /** True when no `requestStateSecret` was given and a per-process key signs request state. */
@@ -183,9 +191,10 @@ export class McpKernel {
   /**
    * Dispatches a request that already passed the classifier's message and version rungs (as a transport that
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
+   * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
    */
-  async dispatch(request: JsonRpcRequest, context: McpRequestContext = {}): Promise<JsonRpcResponse> {
-    const handler = this.era.removed(request.method) ? undefined : this.methods.get(request.method);
+  async dispatch(request: JsonRpcRequest, context: McpRequestContext = {}, era: McpEra = this.era): Promise<JsonRpcResponse> {
+    const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
@@ -196,10 +205,10 @@ export class McpKernel {
           request.method === 'subscriptions/listen'
             ? await handler(request, context)
             : await this.calls.run(context, (signal) => handler(request, new CallContext(context, signal, call || undefined)));
-        return successResponse(request.id, this.era.present(result));
+        return successResponse(request.id, era.present(result));
       } catch (error) {
         if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
-          return successResponse(request.id, this.era.present(toolError(`Error: ${error.message}`)));
+          return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
         }
         if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
         if (call) call.error = error;
