@@ -68,6 +68,9 @@ export { isLoopbackHost, publicBindError } from './http/bind-address.js';
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
+export { getMcpServerToken } from './nest/mcp-server.token.js';
+export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
+export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
 export { RequireScopes, MCP_REQUIRED_SCOPES, getRequiredScopes } from './nest/require-scopes.decorator.js';
 export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';

@@ -1,4 +1,4 @@
-import { Logger, type FactoryProvider } from '@nestjs/common';
+import type { FactoryProvider, Logger } from '@nestjs/common';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
@@ -6,7 +6,8 @@ import { McpKernel } from '../server/mcp-kernel.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_KERNEL } from './mcp.constants.js';
+import { MCP_KERNEL, MCP_LOGGER } from './mcp.constants.js';
+import { GENERATED_STATE_SECRET } from './mcp.messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */
@@ -17,17 +18,13 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  * write, then the interceptors in order (call logging, `onCall`, and tracing outermost, so its span covers the
  * others' work too).
  */
-async function createKernel(options: McpModuleOptions): Promise<McpKernel> {
-  const logger = new Logger('MCPServer');
+async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
     options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
   const kernel = new McpKernel({ onHandlerError, ...options, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
-    logger.warn(
-      `MCP server "${options.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +
-        'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).',
-    );
+    logger.warn(GENERATED_STATE_SECRET(options.name));
   }
   if (options.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
   if (options.onCall) kernel.intercept(callEventInterceptor(options.onCall));
@@ -51,5 +48,5 @@ function nestLogger(logger: Logger): McpLogger {
 export const mcpKernelProvider: FactoryProvider<Promise<McpKernel>> = {
   provide: MCP_KERNEL,
   useFactory: createKernel,
-  inject: [MCP_MODULE_OPTIONS],
+  inject: [MCP_MODULE_OPTIONS, MCP_LOGGER],
 };

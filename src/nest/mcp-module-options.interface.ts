@@ -43,4 +43,14 @@ export interface McpModuleExtras {
   path: string;
   /** Register the module globally, so `MCPServer` can be injected anywhere. */
   isGlobal: boolean;
+  /**
+   * The name this server is injectable under (`@InjectMcpServer(name)`, `getMcpServerToken(name)`). `forRoot`
+   * uses the server's `name`; give it to `forRootAsync`, whose options are not known before start-up.
+   */
+  name?: string;
+  /**
+   * Whether this server is the one `MCPServer` injects. Default true; with several servers, set it to false on
+   * all but one (start-up fails when two servers claim it) and inject the others by name.
+   */
+  isDefault: boolean;
 }

@@ -1,5 +1,5 @@
-import { Inject, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import { Inject, Logger, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnModuleInit, type OnApplicationShutdown } from '@nestjs/common';
+import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { publicBindError } from '../http/bind-address.js';
@@ -12,7 +12,9 @@ import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH, MCP_KERNEL, MCP_RESOURCE_SERVER } from './mcp.constants.js';
+import { McpConfigurationError } from './errors/mcp-configuration.error.js';
+import { MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_KERNEL, MCP_LOGGER, MCP_RESOURCE_SERVER, MCP_SERVER } from './mcp.constants.js';
+import { DUPLICATE_DEFAULT_SERVER } from './mcp.messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
@@ -30,8 +32,9 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    { provide: MCP_LOGGER, useValue: new Logger('MCPServer') },
     mcpKernelProvider,
-    MCPServer,
+    { provide: MCP_SERVER, useClass: MCPServer },
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
@@ -48,9 +51,8 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
       inject: [MCP_KERNEL, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
-  exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class McpModule extends McpConfigurableModule implements NestModule, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
     private readonly driver: McpHttpDriver,
@@ -58,8 +60,17 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_IS_DEFAULT) private readonly isDefault: boolean,
+    private readonly moduleRef: ModuleRef,
   ) {
     super();
+  }
+
+  /** Two default servers would make `MCPServer` mean a different server depending on where it is asked for. */
+  onModuleInit(): void {
+    if (!this.isDefault) return;
+    const defaults = this.moduleRef.get(MCPServer, { strict: false, each: true });
+    if (defaults.length > 1) throw new McpConfigurationError(DUPLICATE_DEFAULT_SERVER(defaults.length));
   }
 
   /** Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then. */

@@ -24,6 +24,7 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
           name: 'mail',
           version: '1.0.0',
           path: '/mail/mcp',
+          isDefault: false,
           auth: { resource: 'https://api.example.com/api/mail/mcp', authorizationServers: [ISSUER], scopesSupported: ['mail'], verify },
         }),
       ],

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { Injectable, Module, UseGuards, type INestApplication } from '@nestjs/common';
-import { McpModule, MCPServer, Prompt, Tool } from '../../src/index.js';
+import { ForbiddenException, Injectable, Module, UseGuards, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { McpConfigurationError, McpModule, McpRegistrationError, MCPServer, Prompt, Tool } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 
@@ -59,7 +60,7 @@ describe('Several MCP servers in one app', () => {
   beforeAll(async () => {
     app = await createApp([
       McpModule.forRoot({ name: 'billing', version: '1.0.0', include: [BillingModule], path: '/billing/mcp' }),
-      McpModule.forRoot({ name: 'support', version: '1.0.0', include: [SupportModule], path: '/support/mcp' }),
+      McpModule.forRoot({ name: 'support', version: '1.0.0', include: [SupportModule], path: '/support/mcp', isDefault: false }),
       BillingModule,
       SupportModule,
     ]);
@@ -128,7 +129,82 @@ describe('The hideDeniedTools module option', () => {
   });
 });
 
+@Injectable()
+class OutageGuard {
+  canActivate(): boolean {
+    throw new Error('permission store unreachable');
+  }
+}
+
+@Injectable()
+class ForbidGuard {
+  canActivate(): boolean {
+    throw new ForbiddenException('not yours');
+  }
+}
+
+@Injectable()
+class FragileTools {
+  @Tool({ name: 'fragile', description: 'Its guard fails', hideWhenDenied: true })
+  @UseGuards(OutageGuard)
+  fragile(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'forbidden', description: 'Its guard denies by throwing', hideWhenDenied: true })
+  @UseGuards(ForbidGuard)
+  forbidden(): string {
+    return 'never';
+  }
+
+  @Tool({ name: 'open', description: 'No guard' })
+  open(): string {
+    return 'open';
+  }
+}
+
+@Module({ providers: [FragileTools] })
+class FragileModule {}
+
+describe('A visibility guard that throws', () => {
+  it('hides the tool and logs why through the MCPServer logger, once per list; a guard denying with an HttpException is not logged', async () => {
+    const errors: Array<{ message: unknown; trace: unknown; context: unknown }> = [];
+    const logger: LoggerService = {
+      log: () => {},
+      warn: () => {},
+      error: (message, trace, context) => errors.push({ message, trace, context }),
+    };
+    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'fragile', version: '1.0.0' }), FragileModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger });
+    await app.init();
+    try {
+      const res = await post(app, envelope('tools/list')).expect(200);
+      expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['open']);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].message).toBe('A guard of tool "fragile" threw while deciding whether tools/list shows it; the tool is hidden from this list');
+      expect(String(errors[0].trace)).toContain('permission store unreachable');
+      expect(errors[0].context).toBe('MCPServer');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('Start-up checks of decorated tools', () => {
+  it('wraps what the registry rejected in an McpRegistrationError that keeps it as cause', async () => {
+    const error = await createApp([McpModule.forRoot({ name: 'bad', version: '1.0.0' }), BadNameModule]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpRegistrationError);
+    expect((error as McpRegistrationError).place).toBe('BadNameTools.bad');
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(((error as Error).cause as Error).message).toBe('Invalid tool name "no spaces allowed": use 1-128 characters from [A-Za-z0-9_.-]');
+  });
+
+  it('reports a duplicate as a configuration error', async () => {
+    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule])).rejects.toBeInstanceOf(
+      McpConfigurationError,
+    );
+  });
+
   it('fails on a duplicate tool name, naming both places', async () => {
     await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule])).rejects.toThrow(
       'Duplicate MCP tool "invoice": declared by BillingTools.invoice and by OtherInvoiceTools.makeInvoice',

@@ -14,7 +14,10 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   outputSchema?: McpSchema;
   /** Client capabilities the tool cannot work without (-32021 when a request lacks one). */
   requiredCapabilities?: ClientCapabilities;
-  /** Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`). */
+  /**
+   * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`).
+   * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
+   */
   hideWhenDenied?: boolean;
 }
 
