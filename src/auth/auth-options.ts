@@ -76,7 +76,7 @@ export interface McpAuthOptions {
    * Takes the principal an existing guard already established, e.g. `(req) => req.user` after a Passport guard.
    * No token is verified here; a request without a principal gets the 401 challenge.
    */
-  fromRequest?: (request: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+  fromRequest?: (request: any) => unknown;
   /** Reads the granted scopes of a principal. Default: `scopes`, `scope` or `scp`. */
-  scopesOf?: (principal: any) => readonly string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  scopesOf?: (principal: any) => readonly string[];
 }

@@ -53,7 +53,7 @@ export class SchemaCompiler {
     try {
       fn = ajv.compile(schema as AnySchema);
     } catch (error) {
-      throw new Error(`${subject}: invalid JSON Schema: ${(error as Error).message}`);
+      throw new Error(`${subject}: invalid JSON Schema: ${(error as Error).message}`, { cause: error });
     }
     const compiled: CompiledSchema = {
       schema,

@@ -5,7 +5,6 @@ import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
 
 /** A complete tool declaration: the published definition plus how to run it. */
@@ -89,7 +88,7 @@ export class ToolRegistry {
     try {
       paramHeaders = extractParamHeaderRules(inputSchema);
     } catch (error) {
-      throw new Error(`Tool "${name}": ${(error as Error).message}`);
+      throw new Error(`Tool "${name}": ${(error as Error).message}`, { cause: error });
     }
     const entry: ToolEntry = {
       definition: stripUndefined(definition),

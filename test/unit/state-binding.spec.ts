@@ -13,7 +13,6 @@ describe('request-state binding', () => {
     const answer = await ctx.elicit('Colour?', { type: 'object', properties: { colour: { type: 'string' } } });
     return `${(answer.content as { colour: string }).colour} ${args.item}`;
   });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const call = async (args: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> =>
     kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: args, ...extra, _meta: META } });
 
