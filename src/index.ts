@@ -88,4 +88,4 @@ export { ResourceUri } from './nest/decorators/resource-uri.decorator.js';
 export { McpExecutionContext, type McpContextType } from './nest/mcp-execution-context.js';
 export { McpParamtype } from './nest/mcp-paramtype.enum.js';
 export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
-export type { McpSchema, StandardJsonSchemaSource, ZodSchemaSource } from './nest/schema/mcp-schema.type.js';
+export type { McpSchema, StandardJsonSchemaSource, ZodSchemaSource } from './server/schema/mcp-schema.type.js';

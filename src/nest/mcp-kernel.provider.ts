@@ -3,6 +3,7 @@ import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
+import { loadSchemaConverters } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
@@ -19,6 +20,8 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  * others' work too).
  */
 async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
+  // Registration is synchronous; the DTO and zod converters come from optional packages, loaded here once.
+  await loadSchemaConverters();
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
     options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;

@@ -19,13 +19,9 @@ import { McpConfigurationError } from './errors/mcp-configuration.error.js';
 import { McpRegistrationError } from './errors/mcp-registration.error.js';
 import type { MCPServer } from './mcp.server.js';
 import { providerPrototype } from './provider-prototype.js';
-import { toJsonSchema } from './schema/schema-converter.js';
 
 type ResourceResult = ResourceReadValue | InputRequired;
 type PromptResult = PromptValue | InputRequired;
-
-/** A tool without an `inputSchema` takes no arguments. */
-const NO_ARGUMENTS = { type: 'object', additionalProperties: false } as const;
 
 interface DecoratedMethod {
   wrapper: InstanceWrapper;
@@ -93,8 +89,8 @@ export class McpExplorer implements OnModuleInit {
         this.server.addTool({
           name,
           ...rest,
-          inputSchema: inputSchema ? await toJsonSchema(inputSchema, 'input') : { ...NO_ARGUMENTS },
-          outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
+          inputSchema,
+          outputSchema,
           handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
           visible: allowed,
           requiredScopes,

@@ -3,7 +3,7 @@ import { classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
-import type { ServerCapabilities } from '../protocol/mcp-types.js';
+import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
 import { CallGuard, DeadlineExceeded } from './call-guard.js';
 import { Era2026 } from './era-2026.js';
@@ -27,9 +27,12 @@ import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { RequestStateCodec } from './request-state.codec.js';
 import { InMemoryRequestStateStore } from './request-state.store.js';
 import { ResourceRegistry, type ResourceRegistration, type ResourceTemplateRegistration } from './resource.registry.js';
+import { register, type RegistrationHandle } from './registration-handle.js';
 import { SchemaCompiler } from './schema-compiler.js';
+import type { InferSchemaInput } from './schema/mcp-schema.type.js';
+import { toToolRegistration, type McpToolRegistration } from './tool-registration.js';
 import { serverInfoOf } from './server-info.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
+import { ToolRegistry, type ToolHandler } from './tool.registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -123,14 +126,26 @@ export class McpKernel {
 
   // ----- registration -------------------------------------------------------------------------------------
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
-    this.tools.add({ name, description, inputSchema: schema as Record<string, unknown>, handler });
+  /**
+   * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class)
+   * and handler, whose arguments are typed from the schema.
+   */
+  registerTool<S extends object>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: ToolHandler<InferSchemaInput<S>>,
+  ): RegistrationHandle<McpToolRegistration<S>> {
+    return this.addTool({ name, description, inputSchema: schema, handler });
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool(registration: ToolRegistration): void {
-    this.tools.add(registration);
+  addTool<S extends object = JsonSchema>(registration: McpToolRegistration<S>): RegistrationHandle<McpToolRegistration<S>> {
+    return register(
+      registration,
+      (r) => this.tools.add(toToolRegistration(r as McpToolRegistration<object>)),
+      (r) => this.tools.remove(r.name),
+    );
   }
 
   removeTool(name: string): boolean {
@@ -141,12 +156,20 @@ export class McpKernel {
     return this.tools.has(name);
   }
 
-  addResource(registration: ResourceRegistration): void {
-    this.resources.addResource(registration);
+  addResource(registration: ResourceRegistration): RegistrationHandle<ResourceRegistration> {
+    return register(
+      registration,
+      (r) => this.resources.addResource(r),
+      (r) => this.resources.removeResource(r.uri),
+    );
   }
 
-  addResourceTemplate(registration: ResourceTemplateRegistration): void {
-    this.resources.addTemplate(registration);
+  addResourceTemplate(registration: ResourceTemplateRegistration): RegistrationHandle<ResourceTemplateRegistration> {
+    return register(
+      registration,
+      (r) => this.resources.addTemplate(r),
+      (r) => this.resources.removeTemplate(r.uriTemplate),
+    );
   }
 
   removeResource(uri: string): boolean {
@@ -157,8 +180,12 @@ export class McpKernel {
     return this.resources.removeTemplate(uriTemplate);
   }
 
-  addPrompt(registration: PromptRegistration): void {
-    this.prompts.add(registration);
+  addPrompt(registration: PromptRegistration): RegistrationHandle<PromptRegistration> {
+    return register(
+      registration,
+      (r) => this.prompts.add(r),
+      (r) => this.prompts.remove(r.name),
+    );
   }
 
   removePrompt(name: string): boolean {

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { z } from 'zod';
-import { optionalImport } from '../../src/nest/schema/optional-import.js';
-import { toJsonSchema } from '../../src/nest/schema/schema-converter.js';
+import { optionalImport } from '../../src/server/schema/optional-import.js';
+import { toJsonSchema } from '../../src/server/schema/schema-converter.js';
 
 class NameDto {
   @IsString()

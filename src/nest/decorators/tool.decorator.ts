@@ -2,7 +2,7 @@ import { SetMetadata } from '@nestjs/common';
 import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
-import type { McpSchema } from '../schema/mcp-schema.type.js';
+import type { McpSchema } from '../../server/schema/mcp-schema.type.js';
 import { defaultMcpParams } from './mcp-param.decorator-factory.js';
 
 export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'> {
