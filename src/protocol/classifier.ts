@@ -187,7 +187,8 @@ const MODERN: EraVerdict = { era: 'modern' };
  * Rung 0 of a POST: only the `_meta` key `io.modelcontextprotocol/protocolVersion` claims 2026-07-28 (other
  * 2026 keys, such as a log level, ride 2025-era requests too), and the header is a cross-check, never the
  * claim: clients that predate 2025-06-18 send none. In order:
- * - anything that is not one object (a batch, a scalar) → modern, whose shape rung refuses it alike;
+ * - anything that is not one object (a batch, a scalar), or whose params are not one → modern, whose shape
+ *   rung refuses it as either era would;
  * - a response → reply (its id names a request of the server's, so an error never echoes it);
  * - `initialize` → legacy, unless its claim names a revision the envelope serves (then modern: 404), or the
  *   header names one without that claim (400 -32020: header and body disagree);
@@ -198,12 +199,12 @@ const MODERN: EraVerdict = { era: 'modern' };
  * - otherwise → legacy.
  */
 export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
-  if (!isPlainObject(message)) return MODERN;
+  // A message of the wrong shape gets the same -32600 from either era: the modern shape rung gives it.
+  if (!isPlainObject(message) || (message.params !== undefined && !isPlainObject(message.params))) return MODERN;
   const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
   const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
   const id = echoableId(message);
-  const params = isPlainObject(message.params) ? message.params : undefined;
-  const meta = params && isPlainObject(params._meta) ? params._meta : undefined;
+  const meta = isPlainObject(message.params) && isPlainObject(message.params._meta) ? message.params._meta : undefined;
   const claimed = meta !== undefined && META_PROTOCOL_VERSION in meta;
   if (!('method' in message)) {
     // 2026-07-28 clients are never asked anything, so a response from one is refused by the modern shape rung.
