@@ -4,6 +4,7 @@ import request from 'supertest';
 import { InputRequired, MCPServer, McpHttpDriver, McpModule, type McpContext } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
+import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { envelope, post, sseMessages } from '../support/mcp-request.js';
 import { closeListening, listenOnLoopback, LiveResponse } from '../support/sse-client.js';
 
@@ -436,6 +437,58 @@ describe('2025-era limits: oversized replies, waiting calls bounded and timed ou
     expect(driver.legacy?.waiting).toBe(0);
     expect(driver.legacy?.requests.size).toBe(0);
     expect(app.get(MCPServer).load.calls).toBe(0);
+  });
+});
+
+describe('2025-era replies with authorization on: bound to the caller', () => {
+  let app: INestApplication;
+  let url: string;
+  let issuer: TestIssuer;
+  let driver: McpHttpDriver;
+
+  beforeAll(async () => {
+    issuer = await createTestIssuer();
+    app = await createAuthApp({ jwt: { issuer: ISSUER, jwks: issuer.jwks } });
+    register(app.get(MCPServer));
+    driver = app.get(McpHttpDriver);
+    url = await listenOnLoopback(app);
+  });
+  afterAll(() => closeListening(app));
+
+  const as = async (sub: string) => ({ ...legacyHeaders(), authorization: `Bearer ${await issuer.token({ sub })}` });
+
+  it("refuses another principal's reply with 403 and no effect; the caller's own reply lands", async () => {
+    const alice = await as('alice');
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'a1'), alice);
+    const asked = await live.next();
+    expect(asked.method).toBe('elicitation/create');
+
+    const forged = await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Mallory') }, await as('mallory'));
+    expect(forged.status).toBe(403);
+    expect(JSON.parse(forged.body)).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(driver.legacy?.waiting).toBe(1);
+
+    // A fresh token of the same user (a refresh) is the same caller.
+    expect((await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Alice') }, await as('alice'))).status).toBe(202);
+    expect((await live.next()).result).toEqual({ content: [{ type: 'text', text: 'Hello, Alice!' }] });
+    live.close();
+    expect(driver.legacy?.waiting).toBe(0);
+  });
+
+  it('refuses a reply without a token with 401, before it is looked at', async () => {
+    const alice = await as('alice');
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'a2'), alice);
+    const asked = await live.next();
+    expect((await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Nobody') })).status).toBe(401);
+    expect(driver.legacy?.waiting).toBe(1);
+    live.close();
+    await waitUntil(() => driver.legacy?.waiting === 0);
+  });
+
+  it('serves initialize only to an authenticated caller too', async () => {
+    expect((await legacyPost(app, legacyRequest('initialize', { protocolVersion: '2025-11-25' }))).status).toBe(401);
+    const res = await legacyPost(app, legacyRequest('initialize', { protocolVersion: '2025-11-25' }), await as('alice')).expect(200);
+    expect(res.body.result.serverInfo.name).toBe('files');
   });
 });
 
