@@ -440,6 +440,23 @@ describe('2025-era limits: oversized replies, waiting calls bounded and timed ou
   });
 });
 
+describe('2025-era calls waiting for input at shutdown', () => {
+  it('end with a clean tool error on their stream, and nothing is left waiting', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'closing', version: '1.0.0' })]);
+    register(app.get(MCPServer));
+    const driver = app.get(McpHttpDriver);
+    const url = await listenOnLoopback(app);
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'bye'), legacyHeaders());
+    expect((await live.next()).method).toBe('elicitation/create');
+    // Nest's shutdown drains the driver first (what ends the wait), then closes the server.
+    const closing = app.close();
+    const last = await live.next();
+    expect(last).toMatchObject({ id: 'bye', result: { isError: true, content: [{ text: 'Error: the server stopped waiting for the answer to elicitation/create' }] } });
+    await closing;
+    expect(driver.legacy?.waiting).toBe(0);
+  });
+});
+
 describe('2025-era replies with authorization on: bound to the caller', () => {
   let app: INestApplication;
   let url: string;
