@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { InputRequired, MCPServer, McpHttpDriver, McpModule, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpHttpDriver, McpKernel, McpModule, type McpContext } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
 import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
@@ -533,7 +533,7 @@ describe('legacy: off', () => {
   });
 
   it('refuses an unknown option value at start-up', () => {
-    expect(() => new McpHttpDriver(app.get(MCPServer), { legacy: 'sessionful' as 'off' })).toThrow(/legacy must be 'stateless' or 'off'/);
+    expect(() => new McpKernel({ name: 'k', version: '1', legacy: 'sessionful' as 'off' })).toThrow(/legacy must be 'stateless' or 'off'/);
   });
 });
 
