@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { InputRequired, MCPServer, McpHttpDriver, McpKernel, McpModule, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpHttpDriver, McpKernel, McpModule, type InputResponses, type McpContext } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
 import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
@@ -16,67 +16,36 @@ const ROOTS = { roots: [{ uri: 'file:///work', name: 'work' }] };
 
 /** The tools, resources and prompts every test here uses, each written once for both eras. */
 function register(server: MCPServer): void {
+  const tool = (name: string, description: string, handler: (ctx: McpContext, answers: InputResponses) => unknown) =>
+    server.addTool({ name, description, inputSchema: OBJECT, handler: (_args, answers, ctx: McpContext) => handler(ctx, answers) });
   server.registerTool('greet', 'Greets', { type: 'object', properties: { name: { type: 'string' } } }, (args: { name?: string }) => `Hello, ${args.name ?? 'world'}!`);
-  server.addTool({
-    name: 'ask_name',
-    description: 'Asks the user for a name',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const answer = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
-      return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name (${answer.action})`;
-    },
+  tool('ask_name', 'Asks the user for a name', async (ctx) => {
+    const answer = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
+    return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name (${answer.action})`;
   });
-  server.addTool({
-    name: 'ask_model',
-    description: 'Asks the client model',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const answer = await ctx.sample('Capital of France?', { maxTokens: 10 });
-      return `model said ${JSON.stringify(answer.content)}`;
-    },
+  tool('ask_model', 'Asks the client model', async (ctx) => `model said ${JSON.stringify((await ctx.sample('Capital of France?', { maxTokens: 10 })).content)}`);
+  tool('list_roots', 'Lists the client roots', async (ctx) => (await ctx.listRoots()).map((root) => root.uri).join(','));
+  tool('two_steps', 'Two rounds, state carried between them', async (ctx) => {
+    const name = await ctx.elicit('Step 1: name?', NAME_FORM, { key: 'step1' });
+    ctx.state = { rounds: ctx.round };
+    const color = await ctx.elicit('Step 2: color?', COLOR_FORM, { key: 'step2' });
+    return `${String(name.content?.name)} likes ${String(color.content?.color)} (round ${ctx.round})`;
   });
-  server.addTool({
-    name: 'list_roots',
-    description: 'Lists the client roots',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => (await ctx.listRoots()).map((root) => root.uri).join(','),
+  tool('by_hand', 'Throws InputRequired with its own keys and reads the answers under them', (_ctx, answers) => {
+    if (!answers.where || !answers.model) {
+      throw new InputRequired({
+        where: { method: 'roots/list', params: {} },
+        model: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
+      });
+    }
+    return `keys ${Object.keys(answers).sort().join(',')}`;
   });
-  server.addTool({
-    name: 'two_steps',
-    description: 'Two rounds, state carried between them',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const name = await ctx.elicit('Step 1: name?', NAME_FORM, { key: 'step1' });
-      ctx.state = { rounds: ctx.round };
-      const color = await ctx.elicit('Step 2: color?', COLOR_FORM, { key: 'step2' });
-      return `${String(name.content?.name)} likes ${String(color.content?.color)} (round ${ctx.round})`;
-    },
-  });
-  server.addTool({
-    name: 'by_hand',
-    description: 'Throws InputRequired with its own keys and reads the answers under them',
-    inputSchema: OBJECT,
-    handler: (_args, answers) => {
-      if (!answers.where || !answers.model) {
-        throw new InputRequired({
-          where: { method: 'roots/list', params: {} },
-          model: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
-        });
-      }
-      return `keys ${Object.keys(answers).sort().join(',')}`;
-    },
-  });
-  server.addTool({
-    name: 'chatty',
-    description: 'Logs and reports progress',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      ctx.log('debug', 'starting');
-      ctx.reportProgress({ progress: 1, total: 2 });
-      ctx.log('info', 'half way');
-      ctx.reportProgress({ progress: 2, total: 2 });
-      return `protocol ${ctx.protocolVersion}`;
-    },
+  tool('chatty', 'Logs and reports progress', (ctx) => {
+    ctx.log('debug', 'starting');
+    ctx.reportProgress({ progress: 1, total: 2 });
+    ctx.log('info', 'half way');
+    ctx.reportProgress({ progress: 2, total: 2 });
+    return `protocol ${ctx.protocolVersion}`;
   });
   server.addResource({ uri: 'test://doc', name: 'Doc', mimeType: 'text/plain', handler: () => 'the doc' });
   server.addResourceTemplate({
