@@ -98,7 +98,7 @@ export function isInputResponseFor(method: InputRequest['method'], value: unknow
       return (
         (value.role === 'assistant' || value.role === 'user') &&
         typeof value.model === 'string' &&
-        (isContentBlock(value.content) || (Array.isArray(value.content) && value.content.length > 0 && value.content.every(isContentBlock)))
+        (isSamplingContent(value.content) || (Array.isArray(value.content) && value.content.length > 0 && value.content.every(isSamplingContent)))
       );
     case 'roots/list':
       return (
@@ -133,6 +133,10 @@ function isElicitValue(value: unknown): boolean {
   return type === 'string' || type === 'number' || type === 'boolean' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
 }
 
-function isContentBlock(value: unknown): boolean {
+/**
+ * A sampling result's content: any typed block. Wider than a tool result's `isContentBlock` (content.ts) on
+ * purpose, since sampling content also carries `tool_use` and `tool_result` blocks.
+ */
+function isSamplingContent(value: unknown): boolean {
   return isPlainObject(value) && typeof value.type === 'string';
 }

@@ -1,6 +1,7 @@
 import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protocol/mcp-types.js';
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
+import { checkCompleters, checkPrimitiveName, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { Completer } from './resource.registry.js';
@@ -18,8 +19,6 @@ export interface PromptRegistration extends PromptDefinition {
   /** OAuth scopes a caller needs: without all of them the prompt is hidden from lists and a get gets 403. */
   requiredScopes?: string[];
 }
-
-const PROMPT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export class PromptRegistry {
   private readonly entries = new Map<string, PromptRegistration>();
@@ -39,7 +38,7 @@ export class PromptRegistry {
   }
 
   get hasCompleters(): boolean {
-    return [...this.entries.values()].some((p) => p.complete && Object.keys(p.complete).length > 0);
+    return someDeclareCompleters(this.entries.values());
   }
 
   get(name: string): PromptRegistration | undefined {
@@ -48,15 +47,11 @@ export class PromptRegistry {
 
   add(registration: PromptRegistration): void {
     const { name } = registration;
-    if (typeof name !== 'string' || !PROMPT_NAME.test(name)) {
-      throw new Error(`Invalid prompt name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
-    }
+    checkPrimitiveName('prompt', name);
     if (this.entries.has(name)) throw new Error(`Prompt "${name}" is already registered; prompt names must be unique`);
     if (typeof registration.handler !== 'function') throw new Error(`Prompt "${name}": handler must be a function`);
-    const declared = new Set((registration.arguments ?? []).map((a) => a.name));
-    for (const key of Object.keys(registration.complete ?? {})) {
-      if (!declared.has(key)) throw new Error(`Prompt "${name}": no argument "${key}" to complete`);
-    }
+    const declared = (registration.arguments ?? []).map((a) => a.name);
+    checkCompleters(`Prompt "${name}"`, registration.complete, declared, 'argument');
     this.entries.set(name, { ...registration, requiredScopes: checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes) });
     this.changed();
   }

@@ -7,6 +7,7 @@ import type {
 } from '../protocol/mcp-types.js';
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
+import { checkCompleters, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
@@ -81,7 +82,7 @@ export class ResourceRegistry {
   }
 
   get hasCompleters(): boolean {
-    return [...this.templates.values()].some((t) => t.registration.complete && Object.keys(t.registration.complete).length > 0);
+    return someDeclareCompleters([...this.templates.values()].map((t) => t.registration));
   }
 
   addResource(registration: ResourceRegistration): void {
@@ -100,9 +101,7 @@ export class ResourceRegistry {
     if (typeof registration.handler !== 'function') throw new Error(`Resource template "${uriTemplate}": handler must be a function`);
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`);
     const matcher = new UriTemplate(uriTemplate);
-    for (const key of Object.keys(registration.complete ?? {})) {
-      if (!matcher.variables.includes(key)) throw new Error(`Resource template "${uriTemplate}": no variable "${key}" to complete`);
-    }
+    checkCompleters(`Resource template "${uriTemplate}"`, registration.complete, matcher.variables, 'variable');
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);
     const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, ...definition } = registration;
     this.templates.set(uriTemplate, { definition: stripUndefined(definition), matcher, registration: { ...registration, requiredScopes } });

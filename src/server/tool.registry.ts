@@ -1,6 +1,7 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { McpContext } from './mcp-context.js';
+import { checkPrimitiveName } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
@@ -33,8 +34,6 @@ export interface ToolEntry {
   readonly visible?: ToolVisibility;
   readonly requiredScopes?: readonly string[];
 }
-
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
 export class ToolRegistry {
@@ -75,9 +74,7 @@ export class ToolRegistry {
   add(registration: ToolRegistration): void {
     const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, ...definition } = registration;
     const name = definition.name;
-    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-      throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
-    }
+    checkPrimitiveName('tool', name);
     if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
     if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
     const inputSchema = definition.inputSchema as JsonSchema;

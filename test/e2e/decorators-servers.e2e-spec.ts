@@ -1,36 +1,10 @@
 import 'reflect-metadata';
 import { ForbiddenException, Injectable, Module, UseGuards, type INestApplication, type LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpConfigurationError, McpModule, McpRegistrationError, MCPServer, Prompt, Tool } from '../../src/index.js';
+import { McpConfigurationError, McpModule, McpRegistrationError, MCPServer, Tool } from '../../src/index.js';
+import { BillingModule, SupportModule } from '../support/billing-support.modules.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
-
-@Injectable()
-class BillingTools {
-  @Tool({ name: 'invoice', description: 'Billing' })
-  invoice(): string {
-    return 'invoice';
-  }
-}
-
-@Injectable()
-class SupportTools {
-  @Tool({ name: 'ticket', description: 'Support' })
-  ticket(): string {
-    return 'ticket';
-  }
-
-  @Prompt({ name: 'triage', description: 'Support prompt' })
-  triage(): string {
-    return 'triage this';
-  }
-}
-
-@Module({ providers: [BillingTools] })
-class BillingModule {}
-
-@Module({ providers: [SupportTools] })
-class SupportModule {}
 
 @Injectable()
 class OtherInvoiceTools {

@@ -1,30 +1,9 @@
 import 'reflect-metadata';
-import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
-import { getMcpServerToken, InjectMcpServer, McpConfigurationError, McpModule, MCPServer, Tool } from '../../src/index.js';
+import { Injectable, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { getMcpServerToken, InjectMcpServer, McpConfigurationError, McpModule, MCPServer } from '../../src/index.js';
+import { BillingModule, SupportModule } from '../support/billing-support.modules.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
-
-@Injectable()
-class BillingTools {
-  @Tool({ name: 'invoice', description: 'Billing' })
-  invoice(): string {
-    return 'invoice';
-  }
-}
-
-@Injectable()
-class SupportTools {
-  @Tool({ name: 'ticket', description: 'Support' })
-  ticket(): string {
-    return 'ticket';
-  }
-}
-
-@Module({ providers: [BillingTools] })
-class BillingModule {}
-
-@Module({ providers: [SupportTools] })
-class SupportModule {}
 
 /** Asks for the servers every way a Nest user can. */
 @Injectable()
