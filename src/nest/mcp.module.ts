@@ -73,7 +73,10 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnMo
     if (defaults.length > 1) throw new McpConfigurationError(DUPLICATE_DEFAULT_SERVER(defaults.length));
   }
 
-  /** Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then. */
+  /**
+   * Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then, and no
+   * later lifecycle hook comes before route registration (pinned by test/unit/adapter-assumptions.spec.ts).
+   */
   configure(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'fastify') return;
