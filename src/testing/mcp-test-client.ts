@@ -18,12 +18,7 @@ import type {
   ToolDefinition,
 } from '../protocol/mcp-types.js';
 import { extractParamHeaderRules, readPath, type ParamHeaderRule } from '../protocol/param-headers.js';
-import {
-  LATEST_PROTOCOL_VERSION,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_PROTOCOL_VERSION,
-} from '../protocol/versions.js';
+import { mcpHeaders, mcpMessage } from './mcp-message.js';
 
 /** Something that serves HTTP: a Nest app (`INestApplication`), a Node server, or the base URL of a running one. */
 export type McpTestTarget = { getHttpServer(): unknown } | Server | string;
@@ -174,31 +169,8 @@ export class McpTestClient {
   }
 
   private async post(method: string, params: Record<string, unknown>, options: McpRequestOptions) {
-    const id = this.nextId++;
-    const body = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
-          [META_CLIENT_INFO]: this.clientInfo,
-          [META_CLIENT_CAPABILITIES]: this.capabilities,
-          ...options.meta,
-        },
-      },
-    };
-    const headers: Record<string, string | undefined> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-      'mcp-method': method,
-      ...this.headers,
-      ...options.headers,
-    };
-    const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
-    if (typeof name === 'string' && !('mcp-name' in (options.headers ?? {}))) headers['mcp-name'] = encodeHeaderValue(name);
+    const body = mcpMessage(method, params, { id: this.nextId++, clientInfo: this.clientInfo, clientCapabilities: this.capabilities, meta: options.meta });
+    const headers: Record<string, string | undefined> = { ...mcpHeaders(body), ...this.headers, ...options.headers };
     const response = await fetch(`${await this.url()}${this.path}`, {
       method: 'POST',
       headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),

@@ -3,8 +3,8 @@ import { ForbiddenException, Injectable, Module, UseGuards, type INestApplicatio
 import { Test } from '@nestjs/testing';
 import { McpConfigurationError, McpModule, McpRegistrationError, MCPServer, Tool } from '../../src/index.js';
 import { BillingModule, SupportModule } from '../support/billing-support.modules.js';
+import { createMcpTestClient } from '../../src/testing/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
 
 @Injectable()
 class OtherInvoiceTools {
@@ -41,23 +41,24 @@ describe('Several MCP servers in one app', () => {
   });
   afterAll(() => app.close());
 
-  const list = async (path: string, method = 'tools/list') => (await post(app, envelope(method), {}, path).expect(200)).body;
+  const client = (path: string) => createMcpTestClient(app, { path });
 
   it('gives each server only the tools of the modules it includes', async () => {
-    const billing = await list('/billing/mcp');
-    const support = await list('/support/mcp');
-    expect(billing.result.tools.map((t: { name: string }) => t.name)).toEqual(['invoice']);
-    expect(billing.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('billing');
-    expect(support.result.tools.map((t: { name: string }) => t.name)).toEqual(['ticket']);
-    expect(support.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('support');
+    const billing = await client('/billing/mcp').listTools();
+    const support = await client('/support/mcp').listTools();
+    expect(billing.result?.tools.map((t) => t.name)).toEqual(['invoice']);
+    expect((billing.result as any)._meta['io.modelcontextprotocol/serverInfo'].name).toBe('billing');
+    expect(support.result?.tools.map((t) => t.name)).toEqual(['ticket']);
+    expect((support.result as any)._meta['io.modelcontextprotocol/serverInfo'].name).toBe('support');
   });
 
   it('does not serve another server\'s tools or prompts', async () => {
-    const call = await post(app, envelope('tools/call', { name: 'ticket', arguments: {} }), {}, '/billing/mcp').expect(200);
-    expect(call.body.result).toMatchObject({ isError: true, content: [{ text: 'Tool not found' }] });
-    expect((await list('/support/mcp', 'prompts/list')).result.prompts).toEqual([{ name: 'triage', description: 'Support prompt' }]);
-    const none = await post(app, envelope('prompts/list'), {}, '/billing/mcp');
-    expect(none.body.error.code).toBe(-32601);
+    const call = await client('/billing/mcp').callTool('ticket');
+    expect(call.status).toBe(200);
+    expect(call.result).toMatchObject({ isError: true, content: [{ text: 'Tool not found' }] });
+    expect((await client('/support/mcp').listPrompts()).result?.prompts).toEqual([{ name: 'triage', description: 'Support prompt' }]);
+    const none = await client('/billing/mcp').listPrompts();
+    expect(none.error?.code).toBe(-32601);
   });
 });
 
@@ -95,8 +96,8 @@ describe('The hideDeniedTools module option', () => {
   it('hides every denied tool unless the tool opts out', async () => {
     const app = await createApp([McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }), LockedModule]);
     try {
-      const res = await post(app, envelope('tools/list')).expect(200);
-      expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['listed', 'open']);
+      const res = await createMcpTestClient(app).listTools();
+      expect(res.result?.tools.map((t) => t.name)).toEqual(['listed', 'open']);
     } finally {
       await app.close();
     }
@@ -152,8 +153,8 @@ describe('A visibility guard that throws', () => {
     const app = moduleRef.createNestApplication({ logger });
     await app.init();
     try {
-      const res = await post(app, envelope('tools/list')).expect(200);
-      expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['open']);
+      const res = await createMcpTestClient(app).listTools();
+      expect(res.result?.tools.map((t) => t.name)).toEqual(['open']);
       expect(errors).toHaveLength(1);
       expect(errors[0].message).toBe('A guard of tool "fragile" threw while deciding whether tools/list shows it; the tool is hidden from this list');
       expect(String(errors[0].trace)).toContain('permission store unreachable');

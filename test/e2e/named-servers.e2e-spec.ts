@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { Injectable, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { getMcpServerToken, InjectMcpServer, McpConfigurationError, McpModule, MCPServer } from '../../src/index.js';
 import { BillingModule, SupportModule } from '../support/billing-support.modules.js';
+import { createMcpTestClient } from '../../src/testing/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
 
 /** Asks for the servers every way a Nest user can. */
 @Injectable()
@@ -74,7 +74,7 @@ describe.each(setups)('Two MCP servers injected by name (%s)', (_label, servers)
     const consumer = app.get(Consumer);
     consumer.support.addTool({ name: 'escalate', description: 'Added at run time', inputSchema: { type: 'object' }, handler: () => 'up' });
     const names = async (path: string) =>
-      ((await post(app, envelope('tools/list'), {}, path).expect(200)).body.result.tools as Array<{ name: string }>).map((t) => t.name);
+      ((await createMcpTestClient(app, { path }).listTools()).result?.tools ?? []).map((t) => t.name);
     expect(await names('/support/mcp')).toEqual(['ticket', 'escalate']);
     expect(await names('/billing/mcp')).toEqual(['invoice']);
     consumer.support.removeTool('escalate');

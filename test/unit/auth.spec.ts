@@ -3,7 +3,7 @@ import { McpKernel, OAuthResourceServer, RequireScopes, bearerChallenge, getRequ
 import { bearerToken } from '../../src/auth/bearer-token.js';
 import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth/protected-resource-metadata.js';
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 
 describe('bearerChallenge', () => {
   it('puts error, scope, resource_metadata and description in one Bearer challenge', () => {
@@ -140,7 +140,7 @@ describe('Scoped lists in the kernel', () => {
     const cacheScopes: string[] = [];
     let cursor: string | undefined;
     do {
-      const response = await kernel.handleRequest(envelope('tools/list', cursor ? { cursor } : {}), { scopes });
+      const response = await kernel.handleRequest(mcpMessage('tools/list', cursor ? { cursor } : {}), { scopes });
       const result = (response as unknown as { result: { tools: Array<{ name: string }>; nextCursor?: string; cacheScope: string } }).result;
       names.push(...result.tools.map((t) => t.name));
       cacheScopes.push(result.cacheScope);
@@ -158,7 +158,7 @@ describe('Scoped lists in the kernel', () => {
   it('keeps lists public when nothing in them is scoped', async () => {
     const open = new McpKernel({ name: 'k', version: '1' });
     open.addTool({ name: 'a', description: 'a', inputSchema: { type: 'object' }, handler: () => 'a' });
-    const response = await open.handleRequest(envelope('tools/list'));
+    const response = await open.handleRequest(mcpMessage('tools/list'));
     expect((response as unknown as { result: { cacheScope: string } }).result.cacheScope).toBe('public');
   });
 

@@ -2,7 +2,7 @@ import { InputRequired, McpKernel } from '../../src/index.js';
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { McpEra } from '../../src/server/era.js';
 import { Cacheable, InterimResult, type MethodResult } from '../../src/server/method-result.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 
 const ELICITING = { elicitation: {} };
 
@@ -27,7 +27,7 @@ class BareEra implements McpEra {
 }
 
 function request(method: string, params: Record<string, unknown> = {}, clientCapabilities = {}): JsonRpcRequest {
-  return envelope(method, params, { clientCapabilities }) as unknown as JsonRpcRequest;
+  return mcpMessage(method, params, { clientCapabilities }) as unknown as JsonRpcRequest;
 }
 
 describe('McpKernel.dispatch with another era: the same families, that era\'s results', () => {

@@ -1,5 +1,5 @@
 import { McpKernel, type JsonRpcNotification } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -17,7 +17,7 @@ describe('subscriptions/listen over a transport that offers only onAbort (no sig
       },
     };
     let answered = false;
-    const stream = kernel.handleRequest(envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }), context).then((r) => {
+    const stream = kernel.handleRequest(mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }), context).then((r) => {
       answered = true;
       return r;
     });

@@ -1,5 +1,5 @@
 import { McpKernel, type McpEventBus, type McpLogger } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 
 /** Records what the kernel writes to its logger. */
 class RecordingLogger implements McpLogger {
@@ -36,7 +36,7 @@ describe('McpKernel logger option: the one place the kernel writes what only the
     kernel.intercept(async () => {
       throw new Error('metrics backend down');
     });
-    const response = await kernel.handleRequest(envelope('tools/call', { name: 't', arguments: {} }));
+    const response = await kernel.handleRequest(mcpMessage('tools/call', { name: 't', arguments: {} }));
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } });
     expect(logger.errors).toEqual([
       { message: expect.stringMatching(/^tools\/call "t" failed \(reference [0-9a-f-]{36}\): metrics backend down$/), error: new Error('metrics backend down') },
@@ -50,7 +50,7 @@ describe('McpKernel logger option: the one place the kernel writes what only the
     kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
       throw new Error('secret detail');
     });
-    const response = await kernel.handleRequest(envelope('tools/call', { name: 'boom', arguments: {} }));
+    const response = await kernel.handleRequest(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
     const text = (response as unknown as { result: { content: Array<{ text: string }> } }).result.content[0].text;
     const reference = /reference ([0-9a-f-]{36})/.exec(text)?.[1];
     expect(text).not.toContain('secret detail');

@@ -3,7 +3,7 @@ import { IsInt, IsString } from 'class-validator';
 import { z } from 'zod';
 import { McpKernel } from '../../src/index.js';
 import { loadSchemaConverters } from '../../src/server/schema/schema-converter.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 
 /** Compiles only when `value` has exactly type `T` (checked by tsc and ts-jest, not at run time). */
 type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -20,12 +20,12 @@ class OrderDto {
 const newKernel = () => new McpKernel({ name: 'k', version: '1', requestStateSecret: 'run-time-registration-secret-0123456789' });
 
 async function call(kernel: McpKernel, name: string, args: unknown): Promise<Record<string, any>> {
-  const response = await kernel.handleRequest(envelope('tools/call', { name, arguments: args }));
+  const response = await kernel.handleRequest(mcpMessage('tools/call', { name, arguments: args }));
   return (response as { result: Record<string, any> }).result;
 }
 
 async function listed(kernel: McpKernel): Promise<Array<Record<string, any>>> {
-  const response = await kernel.handleRequest(envelope('tools/list'));
+  const response = await kernel.handleRequest(mcpMessage('tools/list'));
   return (response as unknown as { result: { tools: Array<Record<string, any>> } }).result.tools;
 }
 
@@ -124,7 +124,7 @@ describe('The registration handle', () => {
     const kernel = newKernel();
     const prompt = kernel.addPrompt({ name: 'p', description: 'first', handler: () => 'a' });
     prompt.update({ description: 'second' });
-    const prompts = (await kernel.handleRequest(envelope('prompts/list'))) as unknown as { result: { prompts: Array<{ description: string }> } };
+    const prompts = (await kernel.handleRequest(mcpMessage('prompts/list'))) as unknown as { result: { prompts: Array<{ description: string }> } };
     expect(prompts.result.prompts.map((p) => p.description)).toEqual(['second']);
     const resource = kernel.addResource({ uri: 'file:///a', name: 'a', handler: () => 'A' });
     expect(resource.remove()).toBe(true);
