@@ -91,6 +91,13 @@ describe.each(SDKS)('@modelcontextprotocol/sdk $version (2025 era, stateless)', 
     expect(result.content).toEqual([{ type: 'text', text: `Roots: ${CLIENT_ROOT}` }]);
   });
 
+  if (version === '1.10.0') {
+    it('refuses an elicitation request it cannot answer, and the call ends with a clean tool error, not a hang', async () => {
+      const result = await client.callTool({ name: 'delete_file', arguments: { path: '/tmp/a' } });
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('elicitation/create') }]);
+    });
+  }
   if (version !== '1.10.0') {
     it('answers an elicitation request sent on the call stream, and the call completes with the answer', async () => {
       asked.length = 0;
@@ -102,7 +109,7 @@ describe.each(SDKS)('@modelcontextprotocol/sdk $version (2025 era, stateless)', 
 
   it(`used the 2025 era at ${era.version} throughout, with server requests and posted replies, and never a session`, () => {
     expect(erasOfToolCalls(proxy.exchanges)).toEqual([{ era: 'legacy', ...era }]);
-    const expectedRequests = version === '1.10.0' ? ['sampling/createMessage', 'roots/list'] : ['sampling/createMessage', 'roots/list', 'elicitation/create'];
+    const expectedRequests = ['sampling/createMessage', 'roots/list', 'elicitation/create'];
     expect(serverRequests(proxy.exchanges)).toEqual(expectedRequests);
     expect(postedReplyStatuses(proxy.exchanges)).toEqual(expectedRequests.map(() => 202));
     expect(sessionIds(proxy.exchanges)).toEqual([]);
