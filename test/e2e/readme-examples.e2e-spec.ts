@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -70,16 +71,22 @@ describe('README quick start: the official client with its defaults', () => {
   });
   afterAll(() => closeListening(app));
 
-  it('connects, lists the example tools and calls get_weather', async () => {
-    // The README's snippet, verbatim but for the URL (the example listens on a free port here).
-    const client = new Client({ name: 'my-app', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const { tools } = await client.listTools(); // get_weather, add, countdown
-    const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
-    await client.close();
+  it('connects, lists the example tools, calls get_weather and prints what the README says', async () => {
+    const printed: unknown[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((value: unknown) => void printed.push(value));
+    try {
+      // The README's snippet, verbatim but for the URL (the example listens on a free port here).
+      const client = new Client({ name: 'my-app', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await client.listTools(); // get_weather, add, countdown
+      const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+      console.log(weather.content); // [{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]
+      await client.close();
 
-    expect(client.getProtocolEra()).toBe('legacy');
-    expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'add', 'countdown']);
-    expect(weather.content).toEqual([{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]);
+      expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'add', 'countdown']);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toEqual([[{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]]);
   });
 });
