@@ -2,6 +2,7 @@ import { Client } from 'mcp-sdk-v1/client/index.js';
 import { StreamableHTTPClientTransport } from 'mcp-sdk-v1/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from 'mcp-sdk-v1/types.js';
 import { CLIENT_ROOT, MODEL_REPLY, startClientsApp, textOf, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import type { HttpAdapterName } from '../support/create-app.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { erasOfToolCalls, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
 
@@ -26,12 +27,16 @@ const loadV1_10 = async (): Promise<SdkV1> => ({
   ...(await import('mcp-sdk-v1-10/types.js')),
 }) as unknown as SdkV1;
 
-const SDKS: Array<{ version: string; load: () => Promise<SdkV1>; era: { version: string; header: string | undefined } }> = [
-  { version: '1.32.2', load: async () => ({ Client, StreamableHTTPClientTransport, CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema }), era: { version: '2025-11-25', header: '2025-11-25' } },
-  { version: '1.10.0', load: loadV1_10, era: { version: '2024-11-05', header: undefined } },
+const loadV1_32 = async (): Promise<SdkV1> => ({ Client, StreamableHTTPClientTransport, CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema });
+
+// The server requests ride the call's SSE stream, written by the driver on each adapter's raw response: both are driven.
+const SDKS: Array<{ version: string; adapter: HttpAdapterName; load: () => Promise<SdkV1>; era: { version: string; header: string | undefined } }> = [
+  { version: '1.32.2', adapter: 'express', load: loadV1_32, era: { version: '2025-11-25', header: '2025-11-25' } },
+  { version: '1.32.2', adapter: 'fastify', load: loadV1_32, era: { version: '2025-11-25', header: '2025-11-25' } },
+  { version: '1.10.0', adapter: 'express', load: loadV1_10, era: { version: '2024-11-05', header: undefined } },
 ];
 
-describe.each(SDKS)('@modelcontextprotocol/sdk $version (2025 era, stateless)', ({ version, load, era }) => {
+describe.each(SDKS)('@modelcontextprotocol/sdk $version (2025 era, stateless) on $adapter', ({ version, adapter, load, era }) => {
   let app: ClientsApp;
   let proxy: RecordingProxy;
   let sdk: SdkV1;
@@ -40,7 +45,7 @@ describe.each(SDKS)('@modelcontextprotocol/sdk $version (2025 era, stateless)', 
   const asked: string[] = [];
 
   beforeAll(async () => {
-    app = await startClientsApp();
+    app = await startClientsApp(adapter);
     proxy = await RecordingProxy.start(app.url);
     sdk = await load();
     const capabilities = { sampling: {}, roots: {}, ...(sdk.ElicitRequestSchema ? { elicitation: {} } : {}) };

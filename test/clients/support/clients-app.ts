@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { Injectable, type INestApplication } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { Args, McpCtx, McpModule, Tool, type McpContext } from '../../../src/index.js';
+import type { HttpAdapterName } from '../../support/create-app.js';
 import { closeListening, listenOnLoopback } from '../../support/sse-client.js';
 
 /**
@@ -53,12 +55,13 @@ export interface ClientsApp {
 }
 
 /** The app on 127.0.0.1 and a free port, with the module's defaults (2025 clients served statelessly). */
-export async function startClientsApp(): Promise<ClientsApp> {
+export async function startClientsApp(adapter: HttpAdapterName = 'express'): Promise<ClientsApp> {
   const moduleRef = await Test.createTestingModule({
     imports: [McpModule.forRoot({ name: 'clients-e2e', version: '1.0.0', instructions: 'Tools for the client e2e suite', logFailedCalls: false })],
     providers: [ClientsTools],
   }).compile();
-  const app: INestApplication = moduleRef.createNestApplication({ logger: false });
+  const app: INestApplication =
+    adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
   const url = await listenOnLoopback(app);
   return { url, close: () => closeListening(app) };
 }
