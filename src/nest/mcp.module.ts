@@ -35,7 +35,12 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
     ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,
-      useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
+      useFactory: async (options: McpModuleOptions) => {
+        if (!options.auth) return null;
+        const resourceServer = new OAuthResourceServer(options.auth);
+        await resourceServer.ready();
+        return resourceServer;
+      },
       inject: [MCP_MODULE_OPTIONS],
     },
     {
