@@ -25,7 +25,7 @@ run() {
   timeout 300 "$@" >"$log" 2>&1 || status=$?
   cat "$log"
   local summary pass fail
-  summary="$(grep -E '^ *Tests:? ' "$log" | tail -n 1 || true)"
+  summary="$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *Tests:? ' | tail -n 1 || true)"
   pass="$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+' || echo 0)"
   fail="$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+' || echo 0)"
   if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi
