@@ -22,7 +22,7 @@ run() {
   shift
   started=$(date +%s)
   log="$(mktemp -p "$scratch")"
-  timeout 300 "$@" >"$log" 2>&1 || status=$?
+  timeout 180 "$@" >"$log" 2>&1 || status=$?
   cat "$log"
   local summary pass fail
   summary="$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *Tests:? ' | tail -n 1 || true)"
