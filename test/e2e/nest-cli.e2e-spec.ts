@@ -34,7 +34,7 @@ describe('nest-cli.json', () => {
       const body = envelope('server/discover');
       const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
       expect(res.status).toBe(200);
-      expect((await res.json()).result.instructions).toBe('Weather lookups and small utilities.');
+      expect(((await res.json()) as { result: { instructions: string } }).result.instructions).toBe('Weather lookups and small utilities.');
     } finally {
       child.kill();
     }
