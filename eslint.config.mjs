@@ -20,6 +20,8 @@ export default tseslint.config(
       // Decorated classes, DI tokens and metadata need `Function` and `object`-typed escapes Nest itself uses.
       '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
+      // A `let` read by a closure before its one assignment (a server handler that needs the server) stays `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },

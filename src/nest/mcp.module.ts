@@ -1,8 +1,7 @@
-import { Inject, Logger, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnModuleInit, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger, Module, type BeforeApplicationShutdown, type LoggerService, type NestModule, type OnApplicationBootstrap, type OnModuleInit, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-import { publicBindError } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -19,6 +18,7 @@ import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
+import { warnOnPublicListen } from './public-listen.warning.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.routes.js';
 
 /**
@@ -41,7 +41,12 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
     ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,
-      useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
+      useFactory: async (options: McpModuleOptions) => {
+        if (!options.auth) return null;
+        const resourceServer = new OAuthResourceServer(options.auth);
+        await resourceServer.ready();
+        return resourceServer;
+      },
       inject: [MCP_MODULE_OPTIONS],
     },
     {
@@ -62,6 +67,7 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnMo
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_IS_DEFAULT) private readonly isDefault: boolean,
     private readonly moduleRef: ModuleRef,
+    @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {
     super();
   }
@@ -86,7 +92,7 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnMo
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
-    this.refusePublicListen(adapter);
+    warnOnPublicListen(adapter, this.options, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
     if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
@@ -100,21 +106,6 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnMo
 
   onApplicationShutdown(): void {
     this.kernel.close();
-  }
-
-  /**
-   * `app.listen` on a public address with the loopback-only Host allowlist fails before anything is bound
-   * (the error rejects `app.listen`). It wraps the adapter's `listen`, the one call `app.listen` makes, so a
-   * server that tests or users listen on directly is not affected.
-   */
-  private refusePublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
-    const listen = adapter.listen.bind(adapter) as (port: string | number, ...args: unknown[]) => unknown;
-    adapter.listen = (port: string | number, ...args: unknown[]) => {
-      const isPipe = typeof port === 'string' && !/^\d+$/.test(port);
-      const error = isPipe ? null : publicBindError(typeof args[0] === 'string' ? args[0] : undefined, this.options);
-      if (error) throw new Error(error);
-      return listen(port, ...args);
-    };
   }
 
   private fullPath(): string {

@@ -93,3 +93,22 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     expect(seen).toEqual(['preParsing', 'preValidation:undefined', 'handler']);
   });
 });
+
+describe('Nest behaviour the public-listen warning depends on', () => {
+  it('app.listen(port, host) makes one call to the HTTP adapter, listen(port, host, callback)', async () => {
+    @Module({})
+    class EmptyModule {}
+    const app = await NestFactory.create(EmptyModule, { logger: false });
+    const adapter = app.getHttpAdapter() as unknown as { listen: (...args: unknown[]) => unknown };
+    const listen = adapter.listen.bind(adapter);
+    const calls: unknown[][] = [];
+    adapter.listen = (...args: unknown[]) => {
+      calls.push(args);
+      return listen(...args);
+    };
+    await app.listen(0, '127.0.0.1');
+    await app.close();
+    expect(calls).toHaveLength(1);
+    expect(calls[0].slice(0, 2)).toEqual([0, '127.0.0.1']);
+  });
+});
