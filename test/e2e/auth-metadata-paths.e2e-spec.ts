@@ -43,9 +43,8 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
     expect(res.body.resource).toBe(resource);
   });
 
-  it('serves the root URL from the first server', async () => {
-    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(200);
-    expect(res.body.resource).toBe('https://api.example.com/api/files/mcp');
+  it('serves no document at the root URL, since neither resource is the bare origin (RFC 9728 §3.3)', async () => {
+    await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(404);
   });
 
   it('points each 401 challenge at its own document', async () => {
@@ -58,5 +57,38 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
     expect(challengeParams(mail.headers['www-authenticate']).resource_metadata).toBe(
       'https://api.example.com/.well-known/oauth-protected-resource/api/mail/mcp',
     );
+  });
+});
+
+describe('Protected Resource Metadata at the root URL with a path resource registered first', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'files',
+          version: '1.0.0',
+          path: '/files/mcp',
+          auth: { resource: 'https://api.example.com/files/mcp', authorizationServers: [ISSUER], verify },
+        }),
+        McpModule.forRoot({
+          name: 'root',
+          version: '1.0.0',
+          path: '/',
+          auth: { resource: 'https://api.example.com', authorizationServers: [ISSUER], verify },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('serves the root URL from the server whose resource is the origin, not from the first one', async () => {
+    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(200);
+    expect(res.body.resource).toBe('https://api.example.com');
+    const files = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/files/mcp').expect(200);
+    expect(files.body.resource).toBe('https://api.example.com/files/mcp');
   });
 });
