@@ -7,8 +7,10 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
  * host in lower case, percent-encodings of unreserved characters decoded and all others in upper-case hex,
  * and `.` / `..` segments removed from a hierarchical path (§5.2.4). The rest (path case, encoded reserved
  * characters such as `%2F`, the query) is significant and kept. A string without a scheme is returned as is.
+ * `lowerCaseHost: false` keeps the host as given: custom schemes (`weather://{city}`) use it as data, so
+ * templates are matched against that form, and only exact keys fold its case.
  */
-export function normalizeUri(uri: string): string {
+export function normalizeUri(uri: string, lowerCaseHost = true): string {
   const scheme = SCHEME.exec(uri);
   if (!scheme) return uri;
   let rest = normalizePercentEncoding(uri.slice(scheme[0].length));
@@ -21,7 +23,8 @@ export function normalizeUri(uri: string): string {
   let authority = '';
   if (path.startsWith('//')) {
     const end = path.indexOf('/', 2);
-    authority = lowerCaseHost(end < 0 ? path : path.slice(0, end));
+    authority = end < 0 ? path : path.slice(0, end);
+    if (lowerCaseHost) authority = hostInLowerCase(authority);
     path = end < 0 ? '' : path.slice(end);
   }
   if (path.startsWith('/')) path = removeDotSegments(path);
@@ -44,8 +47,12 @@ export function looseUriKey(uri: string): string {
   return `${scheme ? scheme[0] : ''}${path}`.toLowerCase();
 }
 
-/** Whether a decoded template variable holds a `.` or `..` segment, which a handler joining paths would follow. */
-export function hasDotSegment(value: string): boolean {
+/**
+ * Whether a decoded template variable could take a handler that joins it to a path somewhere other than its
+ * place in the template: a `.` or `..` segment, or an absolute path (a leading slash or backslash, a drive).
+ */
+export function escapesTemplate(value: string): boolean {
+  if (/^(?:[/\\]|[A-Za-z]:)/.test(value)) return true;
   return value.split(/[/\\]/).some((segment) => segment === '.' || segment === '..');
 }
 
@@ -57,7 +64,7 @@ function normalizePercentEncoding(text: string): string {
 }
 
 /** The authority with its host in lower case (userinfo and port kept), percent-encodings still upper-case. */
-function lowerCaseHost(authority: string): string {
+function hostInLowerCase(authority: string): string {
   const at = authority.lastIndexOf('@');
   const host = authority.slice(at + 1).toLowerCase().replace(/%[0-9a-f]{2}/g, (e) => e.toUpperCase());
   return `${authority.slice(0, at + 1)}${host}`;
