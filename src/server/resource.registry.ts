@@ -12,7 +12,7 @@ import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
 import { UriTemplate } from './uri-template.js';
-import { hasDotSegment, looseUriKey, normalizeUri } from './uri-normalization.js';
+import { escapesTemplate, looseUriKey, normalizeUri } from './uri-normalization.js';
 
 /** What a resource handler may return: text, bytes, contents, or a full read result. */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult;
@@ -43,8 +43,6 @@ export interface ResourceTemplateRegistration extends ResourceTemplateDefinition
 }
 
 export interface ResourceMatch {
-  /** The URI in RFC 3986 normal form, which is what was matched. */
-  uri: string;
   handler: ResourceHandler;
   variables: Record<string, string>;
   mimeType?: string;
@@ -63,7 +61,7 @@ interface TemplateEntry {
  * compared in RFC 3986 normal form (`normalizeUri`), so `file:///%70ayroll.csv` is `file:///payroll.csv` and
  * never reaches a template instead. A template match needs, besides the template's scopes, the scopes of every
  * static resource the URI could also denote once fully decoded (`looseUriKey`), and a variable that decodes to a
- * `.` or `..` segment matches nothing: what a template handler reads is then never a scoped resource it was not
+ * `.` or `..` segment or an absolute path matches nothing: what a template handler reads is then never a scoped resource it was not
  * meant to reach.
  */
 export class ResourceRegistry {
@@ -157,14 +155,15 @@ export class ResourceRegistry {
     const resource = this.resources.get(normal);
     if (resource) {
       const { handler, mimeType, cache, requiredScopes } = resource;
-      return { uri: normal, handler, variables: {}, mimeType, cache, requiredScopes };
+      return { handler, variables: {}, mimeType, cache, requiredScopes };
     }
+    const asGiven = normalizeUri(uri, false);
     for (const { matcher, registration } of this.templates.values()) {
-      const variables = matcher.match(normal);
+      const variables = matcher.match(asGiven);
       if (!variables) continue;
-      if (Object.values(variables).some(hasDotSegment)) return undefined;
+      if (Object.values(variables).some(escapesTemplate)) return undefined;
       const { handler, mimeType, cache } = registration;
-      return { uri: normal, handler, variables, mimeType, cache, requiredScopes: this.templateReadScopes(normal, registration.requiredScopes) };
+      return { handler, variables, mimeType, cache, requiredScopes: this.templateReadScopes(normal, registration.requiredScopes) };
     }
     return undefined;
   }
