@@ -2,8 +2,8 @@
  * Who a verified access token speaks for. The identity (issuer, subject, client) is the object's own data;
  * the scopes, claims and expiry are accessors. Request state is bound to the principal's JSON (`toJSON`): its
  * identity, so a multi-round call survives a token refresh or a scope step-up but not a change of user or
- * client; a token that names no identity at all (RFC 9068 requires only `exp`) is bound to all its claims, so
- * two such tokens never share a binding.
+ * client; a token that names neither subject nor client (RFC 9068 requires only `exp`) is bound to all its
+ * claims, so two such tokens never share a binding.
  */
 export class McpPrincipal {
   readonly issuer: string | undefined;
@@ -42,9 +42,12 @@ export class McpPrincipal {
     return typeof this.#claims.exp === 'number' ? this.#claims.exp : undefined;
   }
 
-  /** What identifies the principal (and what request state is bound to): never an empty object. */
+  /**
+   * What identifies the principal (and what request state is bound to): the issuer with the subject and
+   * client, or all the claims when the token names neither subject nor client (an issuer alone is everybody).
+   */
   toJSON(): Record<string, unknown> {
-    if (this.issuer === undefined && this.subject === undefined && this.clientId === undefined) return { claims: this.#claims };
+    if (this.subject === undefined && this.clientId === undefined) return { claims: this.#claims };
     return { issuer: this.issuer, subject: this.subject, clientId: this.clientId };
   }
 
