@@ -159,7 +159,7 @@ describe('Outbound introspection budget for unknown tokens (issue 17, item 10)',
       await app.close();
       await slow.close();
     }
-  });
+  }, 30_000);
 });
 
 describe('Listen streams of introspected tokens without exp (issue 17, item 9)', () => {

@@ -101,5 +101,5 @@ describe('Protected exact resources cannot be read through a broader template (i
     );
     // The generator reaches templates too (e.g. /docs/payroll.csv reads "no such file"), not only refusals.
     expect(served).toBeGreaterThan(0);
-  });
+  }, 60_000);
 });
