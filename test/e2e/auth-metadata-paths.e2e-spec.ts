@@ -8,30 +8,36 @@ import { challengeParams, ISSUER } from '../support/auth-tokens.js';
 
 const verify = () => null;
 
+/** An app with one protected MCP server per entry (served at `path`, protected as `resource`). */
+async function appWithServers(servers: Array<{ name: string; path: string; resource: string; scope?: string }>, globalPrefix?: string): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: servers.map(({ name, path, resource, scope }) =>
+      McpModule.forRoot({
+        name,
+        version: '1.0.0',
+        path,
+        auth: { resource, authorizationServers: [ISSUER], scopesSupported: scope ? [scope] : undefined, verify },
+      }),
+    ),
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  // The well-known URLs live at the host root whatever the API prefix.
+  if (globalPrefix) app.setGlobalPrefix(globalPrefix);
+  await app.init();
+  return app;
+}
+
 describe('Protected Resource Metadata URLs with a global prefix and two servers', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        McpModule.forRoot({
-          name: 'files',
-          version: '1.0.0',
-          path: '/files/mcp',
-          auth: { resource: 'https://api.example.com/api/files/mcp', authorizationServers: [ISSUER], scopesSupported: ['files'], verify },
-        }),
-        McpModule.forRoot({
-          name: 'mail',
-          version: '1.0.0',
-          path: '/mail/mcp',
-          auth: { resource: 'https://api.example.com/api/mail/mcp', authorizationServers: [ISSUER], scopesSupported: ['mail'], verify },
-        }),
+    app = await appWithServers(
+      [
+        { name: 'files', path: '/files/mcp', resource: 'https://api.example.com/api/files/mcp', scope: 'files' },
+        { name: 'mail', path: '/mail/mcp', resource: 'https://api.example.com/api/mail/mcp', scope: 'mail' },
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    // The well-known URLs live at the host root whatever the API prefix.
-    app.setGlobalPrefix('api');
-    await app.init();
+      'api',
+    );
   });
   afterAll(() => app.close());
 
@@ -64,24 +70,10 @@ describe('Protected Resource Metadata at the root URL with a path resource regis
   let app: INestApplication;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        McpModule.forRoot({
-          name: 'files',
-          version: '1.0.0',
-          path: '/files/mcp',
-          auth: { resource: 'https://api.example.com/files/mcp', authorizationServers: [ISSUER], verify },
-        }),
-        McpModule.forRoot({
-          name: 'root',
-          version: '1.0.0',
-          path: '/',
-          auth: { resource: 'https://api.example.com', authorizationServers: [ISSUER], verify },
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await appWithServers([
+      { name: 'files', path: '/files/mcp', resource: 'https://api.example.com/files/mcp' },
+      { name: 'root', path: '/', resource: 'https://api.example.com' },
+    ]);
   });
   afterAll(() => app.close());
 
