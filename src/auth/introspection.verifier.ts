@@ -105,8 +105,10 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (response.active !== true) throw new InvalidTokenError('The access token is not active');
     const now = this.now();
     const { exp, nbf, aud, token_type: tokenType } = response;
-    if (exp !== undefined && !isEpochSeconds(exp)) throw new InvalidTokenError("The introspection answer's exp is not a number");
-    if (exp !== undefined && (exp as number) * 1000 <= now) throw new InvalidTokenError('The access token expired');
+    if (exp !== undefined) {
+      if (!isEpochSeconds(exp)) throw new InvalidTokenError("The introspection answer's exp is not a number");
+      if (exp * 1000 <= now) throw new InvalidTokenError('The access token expired');
+    }
     if (nbf !== undefined && !(isEpochSeconds(nbf) && nbf * 1000 <= now)) throw new InvalidTokenError('The access token is not valid yet');
     if (tokenType !== undefined && !(typeof tokenType === 'string' && ACCESS_TOKEN_TYPES.has(tokenType.toLowerCase()))) {
       throw new InvalidTokenError('The token is not an access token');
