@@ -145,7 +145,11 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
   it('answers 503 when verify throws a plain Error (its database is down), so the client keeps its token', async () => {
     const res = await call(app, 'whoami', 'boom').expect(503);
     expect(res.headers['www-authenticate']).toBeUndefined();
-    expect(res.body.error).toEqual({ code: ErrorCode.InternalError, message: 'Token verification unavailable: The verify function failed' });
+    expect(res.body.error).toEqual({
+      code: ErrorCode.InternalError,
+      message: 'Token verification unavailable: The verify function failed',
+      data: { correlationId: expect.any(String) },
+    });
     expect(JSON.stringify(res.body)).not.toContain('database down');
   });
 });

@@ -40,7 +40,12 @@ describe('JWT verification when the JWKS endpoint misbehaves (issue 17, item 3)'
     try {
       const res = await ping(app, await issuer.token()).expect(503);
       expect(res.headers['www-authenticate']).toBeUndefined();
-      expect(res.body.error).toEqual({ code: ErrorCode.InternalError, message: 'Token verification unavailable: The authorization server keys could not be fetched' });
+      expect(res.body.error).toEqual({
+        code: ErrorCode.InternalError,
+        message: 'Token verification unavailable: The authorization server keys could not be fetched',
+        // The failed-call log line's reference, so an operator can find the cause.
+        data: { correlationId: expect.any(String) },
+      });
       // Once the endpoint is back, the same token works: it was never the token's fault.
       mode = 'ok';
       await ping(app, await issuer.token()).expect(200);

@@ -102,7 +102,7 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
     await listen('reader', 'r1', { toolsListChanged: true });
     const second = await listen('reader', 'r2', { toolsListChanged: true });
     const refused = await post(app, listenBody('r3', { toolsListChanged: true }), bearer('reader'));
-    expect(refused.body.error).toEqual({ code: ErrorCode.InternalError, message: 'Subscription limit reached for this caller (2 streams)' });
+    expect(refused.body.error).toMatchObject({ code: ErrorCode.InternalError, message: 'Subscription limit reached for this caller (2 streams)' });
     await listen('other', 'o1', { toolsListChanged: true });
     // Closing one of the caller's streams gives its slot back.
     second.close();
