@@ -1,4 +1,5 @@
 import type { FactoryProvider, Logger } from '@nestjs/common';
+import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
@@ -25,7 +26,9 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
     options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
-  const kernel = new McpKernel({ onHandlerError, ...options, logger: kernelLogger });
+  // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
+  const requestStateAudience = options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
+  const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));
   }

@@ -1,5 +1,6 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
+import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
 import { checkPrimitiveName } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
@@ -44,7 +45,7 @@ export class ToolRegistry {
   constructor(
     private readonly schemas: SchemaCompiler,
     pageSize: number,
-    private readonly onChange: () => void,
+    private readonly onChange: ListChangeListener,
   ) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map((e) => e.definition),
@@ -100,7 +101,7 @@ export class ToolRegistry {
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;
-    this.changed();
+    this.changed(entry.requiredScopes);
   }
 
   remove(name: string): boolean {
@@ -108,13 +109,13 @@ export class ToolRegistry {
     if (!entry) return false;
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
-    this.changed();
+    this.changed(entry.requiredScopes);
     return true;
   }
 
-  private changed(): void {
+  private changed(requiredScopes: readonly string[] | undefined): void {
     this.listing.invalidate();
-    this.onChange();
+    this.onChange(requiredScopes);
   }
 }
 
