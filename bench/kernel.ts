@@ -1,6 +1,6 @@
 import { Bench } from 'tinybench';
-import { McpKernel } from '../src/index.js';
 import { ADD_TOOL, PROTOCOL_VERSION, toolDefinitions } from './fixtures.js';
+import { McpKernel } from '../src/core/index.js';
 
 /**
  * In-process cost of the kernel alone: `handleRequest` for a `tools/call` of `add` with a small argument

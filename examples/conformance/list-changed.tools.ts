@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Content, MCPServer, Tool, type ContentBlock, type PromptRegistration, type ToolRegistration } from '../../src/index.js';
+import { Content, MCPServer, Tool, type ContentBlock, type McpToolRegistration, type PromptRegistration } from '../../src/index.js';
 
 /** The tool `test_trigger_tool_change` adds and removes. */
-const DYNAMIC_TOOL: ToolRegistration = {
+const DYNAMIC_TOOL: McpToolRegistration = {
   name: 'test_dynamic_tool',
   description: 'A tool that comes and goes with test_trigger_tool_change',
   inputSchema: { type: 'object', additionalProperties: false },

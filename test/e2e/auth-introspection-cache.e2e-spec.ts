@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { OAuthResourceServer, type IntrospectionVerifierOptions } from '../../src/index.js';
+import { type IntrospectionVerifierOptions } from '../../src/index.js';
 import { envelope, post } from '../support/mcp-request.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
+import { OAuthResourceServer } from '../../src/core/index.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const START = Math.floor(Date.now() / 1000) * 1000;

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InputRequired, inputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
 import { RequestStateCodec } from '../../src/server/request-state.codec.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
+import { inputRequired } from '../../src/core/index.js';
 
 const SECRET = 'input-required-e2e-secret-0123456789abcdef';
 const ALL_CAPS = { elicitation: {}, sampling: {}, roots: { listChanged: true } };

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { InputRequired, MCPServer, McpHttpDriver, McpKernel, McpModule, type InputResponses, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type InputResponses, type McpContext } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
 import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { envelope, post, sseMessages } from '../support/mcp-request.js';
 import { closeListening, listenOnLoopback, LiveResponse } from '../support/sse-client.js';
+import { McpHttpDriver, McpKernel } from '../../src/core/index.js';
 
 const OBJECT = { type: 'object' } as const;
 const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };

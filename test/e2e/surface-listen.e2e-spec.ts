@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InProcessEventBus, MCPServer, McpModule, type McpEvent, type McpKernel } from '../../src/index.js';
+import { MCPServer, McpModule, type McpEvent } from '../../src/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
+import { InProcessEventBus, type McpKernel } from '../../src/core/index.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { MCPServer, McpKernel, McpModule } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const LISTS = [
   { method: 'tools/list', key: 'tools', id: (item: Record<string, unknown>) => item.name },

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { McpKernel } from '../../src/index.js';
 import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
 import { expectRefused, expectStillServing, openStream, startFixture, waitFor, withoutUnhandledRejections, type Fixture } from './fixture.js';
+import { McpKernel } from '../../src/core/index.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
 jest.setTimeout(60_000);

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { MCPServer, McpModule, type HandlerErrorReport } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
 import { assertNoLeak, expectRefused, expectStillServing, FAKE_SECRET, startFixture, type Fixture } from './fixture.js';
+import { type HandlerErrorReport } from '../../src/core/index.js';
 
 // security.md §2.4: dispatch, tools and resources (rows D1-D15; D12 does not apply, see docs/security.md).
 describe('security §2.4 dispatch (D rows)', () => {

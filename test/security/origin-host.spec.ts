@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { isLoopbackHost, MCPServer, McpModule, publicBindWarning, type McpModuleOptions } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { envelope, headersFor, post } from '../support/mcp-request.js';
 import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
+import { isLoopbackHost, publicBindWarning } from '../../src/core/index.js';
 
 // security.md §2.5: Origin and Host (rows O1-O10; O11-O15 concern authorization, which this module leaves to
 // the application's guards, see docs/security.md).

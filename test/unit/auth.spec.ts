@@ -1,9 +1,11 @@
 import 'reflect-metadata';
-import { McpKernel, OAuthResourceServer, RequireScopes, bearerChallenge, getRequiredScopes, MCP_REQUIRED_SCOPES, McpPrincipal } from '../../src/index.js';
+import { RequireScopes, McpPrincipal } from '../../src/index.js';
 import { bearerToken } from '../../src/auth/bearer-token.js';
 import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth/protected-resource-metadata.js';
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, OAuthResourceServer, bearerChallenge } from '../../src/core/index.js';
+import { getRequiredScopes, MCP_REQUIRED_SCOPES } from '../../src/nest/require-scopes.decorator.js';
 
 describe('bearerChallenge', () => {
   it('puts error, scope, resource_metadata and description in one Bearer challenge', () => {

@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpAuthenticator, type McpHttpOptions, type PreparedBody } from '../../src/index.js';
 import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
+import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpAuthenticator, type McpHttpOptions, type PreparedBody } from '../../src/core/index.js';
 
 /** The kernel and driver over a bare Node server on 127.0.0.1: the transport without Nest. */
 async function serve(kernel: McpKernel, options: McpHttpOptions = {}) {

@@ -1,8 +1,9 @@
-import { InputRequired, McpKernel } from '../../src/index.js';
+import { InputRequired } from '../../src/index.js';
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { McpEra } from '../../src/server/era.js';
 import { Cacheable, InterimResult, type MethodResult } from '../../src/server/method-result.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const ELICITING = { elicitation: {} };
 

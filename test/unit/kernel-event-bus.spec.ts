@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { McpKernel, type McpEvent, type McpEventBus } from '../../src/index.js';
+import { type McpEvent, type McpEventBus } from '../../src/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 /** A remote bus (Redis, say) that is down: every publish rejects. */
 class DownBus implements McpEventBus {

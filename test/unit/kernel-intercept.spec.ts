@@ -1,5 +1,6 @@
-import { McpKernel, type McpCall, type McpCallInterceptor } from '../../src/index.js';
+import { type McpCall, type McpCallInterceptor } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 describe('McpKernel.intercept: the one hook around dispatched calls', () => {
   const kernel = new McpKernel({ name: 'k', version: '1', requestStateSecret: 'kernel-intercept-test-secret-0123456789' });

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { McpKernel, type JsonRpcNotification } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,5 @@
-import { McpKernel, type JsonRpcNotification } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 

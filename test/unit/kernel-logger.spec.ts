@@ -1,5 +1,6 @@
-import { McpKernel, type McpEventBus, type McpLogger } from '../../src/index.js';
+import { type McpEventBus } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type McpLogger } from '../../src/core/index.js';
 
 /** Records what the kernel writes to its logger. */
 class RecordingLogger implements McpLogger {

@@ -1,4 +1,5 @@
-import { ErrorCode, InputRequired, McpKernel, type JsonRpcResponse } from '../../src/index.js';
+import { ErrorCode, InputRequired } from '../../src/index.js';
+import { McpKernel, type JsonRpcResponse } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

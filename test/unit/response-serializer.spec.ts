@@ -1,5 +1,5 @@
-import { McpKernel, type JsonRpcResponse } from '../../src/index.js';
 import { preserialize, serializeResponse } from '../../src/server/response-serializer.js';
+import { McpKernel, type JsonRpcResponse } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { IsInt, IsString } from 'class-validator';
 import { z } from 'zod';
-import { McpKernel } from '../../src/index.js';
 import { loadSchemaConverters } from '../../src/server/schema/schema-converter.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 /** Compiles only when `value` has exactly type `T` (checked by tsc and ts-jest, not at run time). */
 type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -1,4 +1,5 @@
-import { McpKernel, type McpContext } from '../../src/index.js';
+import { type McpContext } from '../../src/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
