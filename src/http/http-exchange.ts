@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { McpRequestContext } from '../server/mcp-kernel.js';
+import { exceedsBytes } from '../server/response-serializer.js';
 import type { Slotted } from '../server/slot-set.js';
 
 export const SSE_HEADERS = {
@@ -15,11 +16,6 @@ const KEEP_ALIVE = ': keep-alive\n\n';
 
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
-}
-
-/** Whether `text` is more than `limit` bytes of UTF-8; a string short enough cannot be (3 bytes per UTF-16 unit at most) and is not measured. */
-export function exceedsBytes(text: string, limit: number): boolean {
-  return text.length > limit / 3 && Buffer.byteLength(text) > limit;
 }
 
 export interface HttpExchangeLimits {

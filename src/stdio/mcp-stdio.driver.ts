@@ -1,0 +1,214 @@
+import type { Readable } from 'node:stream';
+import { classifyMessage, classifyStdioRequest } from '../protocol/classifier.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import {
+  errorResponse,
+  isValidRequestId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
+import { exceedsBytes, serializeWithinLimit } from '../server/response-serializer.js';
+import { settledWithin } from '../server/settled-within.js';
+import { LineSplitter } from './line-splitter.js';
+import { StdioExchange } from './stdio-exchange.js';
+
+export interface McpStdioOptions {
+  /** Longest message line accepted, in bytes; a longer one gets -32600 and is skipped. Default 4 MiB. */
+  maxMessageBytes?: number;
+  /** Largest response line; a bigger result becomes -32603, a bigger notification is dropped. Default 4 MiB. */
+  maxResponseBytes?: number;
+  /** On close, how long calls in flight may run before they are aborted. Default 5 s. */
+  drainTimeoutMs?: number;
+  /**
+   * The caller the process serves. stdio has no OAuth: the credentials are the process's own (its environment),
+   * so whoever launches the server decides who it acts for and which `requiredScopes` it may use.
+   */
+  principal?: unknown;
+  scopes?: readonly string[];
+}
+
+/** Where lines go: stdout, or anything with a stream's `write`. */
+export interface LineSink {
+  write(data: string | Uint8Array, callback?: (error?: Error | null) => void): boolean;
+}
+
+/**
+ * The stdio driver: newline-delimited JSON-RPC on a pipe, over the same kernel as HTTP. One process serves one
+ * client, so request ids are the client's handles for cancellation: `notifications/cancelled` aborts the call
+ * with that id and nothing more is written for it. Requests run concurrently and are answered as they finish
+ * (out of order); progress, log and listen notifications are written as lines while their request runs.
+ * Malformed input is answered and skipped, never fatal; no line is buffered past `maxMessageBytes`.
+ */
+export class McpStdioDriver {
+  private readonly maxMessageBytes: number;
+  private readonly maxResponseBytes: number;
+  private readonly drainTimeoutMs: number;
+  private readonly inFlight = new Map<RequestId, StdioExchange>();
+  private readonly writeNotification = (notification: JsonRpcNotification): void => this.sendNotification(notification);
+  private output: LineSink | undefined;
+  private stopReading: (() => void) | undefined;
+  private closed: (() => void) | undefined;
+  private pendingWrites = 0;
+  private flushed: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly kernel: McpKernel,
+    private readonly options: McpStdioOptions = {},
+  ) {
+    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
+  }
+
+  /**
+   * Serves the messages read from `input`, writing answers to `output`, until the input ends (the client closed
+   * stdin) or `close()` is called; resolves once every call in flight is answered and written.
+   */
+  serve(input: Readable, output: LineSink): Promise<void> {
+    if (this.output) throw new Error('McpStdioDriver serves one connection');
+    this.output = output;
+    const splitter = new LineSplitter(this.maxMessageBytes);
+    const onData = (chunk: Buffer | string) => {
+      for (const line of splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) this.receive(line);
+    };
+    const ended = () => {
+      for (const line of splitter.end()) this.receive(line);
+      void this.close();
+    };
+    input.on('data', onData);
+    input.once('end', ended);
+    // A read error (the pipe broke) ends the connection like EOF.
+    input.once('error', ended);
+    this.stopReading = () => {
+      input.off('data', onData);
+      input.off('end', ended);
+      input.off('error', ended);
+      input.pause();
+    };
+    return new Promise((resolve) => (this.closed = resolve));
+  }
+
+  /**
+   * Graceful shutdown: stops reading, ends listen streams with their closing result, lets other calls finish
+   * until the drain deadline, then aborts them (their answer is -32603 "Server is shutting down") and waits
+   * for what was written to leave. `serve` resolves when it is done.
+   */
+  close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
+    return (this.closing ??= this.shutdown(drainTimeoutMs));
+  }
+
+  private async shutdown(drainTimeoutMs: number): Promise<void> {
+    this.stopReading?.();
+    for (const exchange of this.inFlight.values()) {
+      if (exchange.request.method === 'subscriptions/listen') exchange.abort(undefined);
+    }
+    if (!(await settledWithin(this.inFlightWork(), drainTimeoutMs))) {
+      const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');
+      for (const exchange of this.inFlight.values()) exchange.abort(reason);
+      await settledWithin(this.inFlightWork(), 1_000);
+    }
+    await this.flush();
+    this.closed?.();
+  }
+
+  /** One line of input: parse, classify, and either answer at once or dispatch. */
+  private receive(line: { kind: 'line'; text: string } | { kind: 'oversize' }): void {
+    if (line.kind === 'oversize') {
+      this.sendResponse(errorResponse(null, ErrorCode.InvalidRequest, `Invalid Request: the message exceeds the limit of ${this.maxMessageBytes} bytes`));
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(line.text);
+    } catch {
+      this.sendResponse(errorResponse(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'));
+      return;
+    }
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') this.sendResponse(verdict.response);
+    else if (verdict.kind === 'notification') this.notification(verdict.notification);
+    else this.request(verdict.request);
+  }
+
+  /** `notifications/cancelled` stops the call it names; this revision defines no other client notification. */
+  private notification(notification: JsonRpcNotification): void {
+    if (notification.method !== 'notifications/cancelled') return;
+    const requestId = notification.params?.requestId;
+    if (!isValidRequestId(requestId)) return;
+    this.inFlight.get(requestId)?.cancel(new McpError(ErrorCode.InternalError, 'Request cancelled'));
+  }
+
+  private request(request: JsonRpcRequest): void {
+    if (this.closing) {
+      this.sendResponse(errorResponse(request.id, ErrorCode.InternalError, 'Server is shutting down'));
+      return;
+    }
+    // Ids are how the client names a call to cancel: two calls in flight under one id would make that ambiguous.
+    if (this.inFlight.has(request.id)) {
+      this.sendResponse(
+        errorResponse(request.id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(request.id)} is already in use by a request in flight`),
+      );
+      return;
+    }
+    const refused = classifyStdioRequest(request);
+    if (refused) {
+      this.sendResponse(refused);
+      return;
+    }
+    const exchange = new StdioExchange(request, this.writeNotification, this.options.principal, this.options.scopes);
+    this.inFlight.set(request.id, exchange);
+    exchange.work = this.kernel
+      .dispatch(request, exchange)
+      // dispatch answers every failure itself; this only keeps a broken promise from killing the process.
+      .catch(() => errorResponse(request.id, ErrorCode.InternalError, 'Internal error'))
+      .then((response) => {
+        this.inFlight.delete(request.id);
+        if (!exchange.isCancelled) this.sendResponse(response);
+      });
+  }
+
+  private inFlightWork(): Array<Promise<unknown>> {
+    return [...this.inFlight.values()].map((exchange) => exchange.work!);
+  }
+
+  private sendResponse(response: JsonRpcResponse): void {
+    const text = serializeWithinLimit(response, this.maxResponseBytes);
+    if (typeof text === 'string') this.writeLine(text);
+    else this.writeLine(Buffer.concat([...text, NEWLINE]), true);
+  }
+
+  /** A notification too big to send is dropped, as over HTTP. */
+  private sendNotification(notification: JsonRpcNotification): void {
+    const text = JSON.stringify(notification);
+    if (!exceedsBytes(text, this.maxResponseBytes)) this.writeLine(text);
+  }
+
+  private writeLine(data: string | Buffer, terminated = false): void {
+    const output = this.output;
+    if (!output) return;
+    this.pendingWrites++;
+    output.write(terminated ? data : `${data as string}\n`, () => this.written());
+  }
+
+  private written(): void {
+    if (--this.pendingWrites === 0) this.flushed?.();
+  }
+
+  /** Resolves once every line written so far has left (a pipe may be asynchronous, and the process may exit next). */
+  private flush(): Promise<void> {
+    if (this.pendingWrites === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.flushed = () => {
+        this.flushed = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+const NEWLINE = Buffer.from('\n');
