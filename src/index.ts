@@ -33,6 +33,16 @@ export type {
 } from './server/resource.registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
+export {
+  InProcessReplyRouter,
+  ReplyCancelled,
+  ReplyTimeout,
+  type ClientReply,
+  type PendingReply,
+  type PendingRequest,
+  type ReplyDelivery,
+  type ReplyRouter,
+} from './server/reply-router.js';
 export { insufficientScope } from './server/required-scopes.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
 

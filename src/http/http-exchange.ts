@@ -120,6 +120,11 @@ export class HttpExchange implements McpRequestContext, Slotted {
     return this.streaming;
   }
 
+  /** Ends the SSE stream with its last frame. */
+  end(frame: string): void {
+    this.res.end(frame);
+  }
+
   /** Stops the keep-alive comments; called once the kernel has answered. */
   finish(): void {
     this.silentSweeps = undefined;
