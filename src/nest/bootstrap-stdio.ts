@@ -27,7 +27,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /**
  * Starts `module` as a local MCP server on stdin/stdout, the way desktop clients launch one: a Nest application
  * context (no HTTP server) with the same `McpModule` configuration and decorated providers as the HTTP app. The
- * limits default to the module's (`maxBodyBytes`, `maxResponseBytes`, `drainTimeoutMs`). Stdout carries MCP
+ * limits and the 2025-era settings default to the module's (`maxBodyBytes`, `maxResponseBytes`, `drainTimeoutMs`,
+ * `legacy`, `clientReplyTimeoutMs`, `maxWaitingCalls`, `maxReplyBytes`). Stdout carries MCP
  * messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
  * run) and the process exits.
@@ -45,12 +46,10 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
     stdout.restore();
     throw error;
   }
-  const moduleOptions = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS);
+  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs, legacy, clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes } = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS);
   const driver = new McpStdioDriver(app.get(MCPServer), {
-    maxMessageBytes: moduleOptions.maxBodyBytes,
-    maxResponseBytes: moduleOptions.maxResponseBytes,
-    drainTimeoutMs: moduleOptions.drainTimeoutMs,
-    ...definedOnly(options),
+    ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs, legacy, clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes }),
+    ...withoutUndefined(options),
   });
 
   let closing: Promise<void> | undefined;
@@ -70,7 +69,7 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
   return { app, close, closed };
 }
 
-function definedOnly(options: McpStdioBootstrapOptions): McpStdioOptions {
-  const { maxMessageBytes, maxResponseBytes, drainTimeoutMs, principal, scopes } = options;
-  return Object.fromEntries(Object.entries({ maxMessageBytes, maxResponseBytes, drainTimeoutMs, principal, scopes }).filter(([, v]) => v !== undefined));
+/** Options given as undefined leave the default in place instead of overriding it. */
+function withoutUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

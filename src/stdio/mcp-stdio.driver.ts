@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { classifyMessage, classifyStdioRequest } from '../protocol/classifier.js';
+import { classifyEra, classifyMessage, classifyStdioRequest, legacyOffError } from '../protocol/classifier.js';
+import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import {
   errorResponse,
@@ -10,13 +11,21 @@ import {
   type RequestId,
 } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { LEGACY_DEFAULT_TRANSPORT_VERSION } from '../protocol/versions.js';
+import { Era2025, type Era2025Options } from '../server/legacy/era-2025.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { exceedsBytes, serializeWithinLimit } from '../server/response-serializer.js';
 import { settledWithin } from '../server/settled-within.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioExchange } from './stdio-exchange.js';
 
-export interface McpStdioOptions {
+export interface McpStdioOptions extends Omit<Era2025Options, 'replyRouter'> {
+  /**
+   * How clients that open with `initialize` (the 2025 era) are served: `'stateless'` (the default) by the
+   * 2025-era leg, with elicitation, sampling and roots sent as requests on stdout; `'off'` refuses them with
+   * -32022 naming the supported revision.
+   */
+  legacy?: 'stateless' | 'off';
   /** Longest message line accepted, in bytes; a longer one gets -32600 and is skipped. Default 4 MiB. */
   maxMessageBytes?: number;
   /** Largest response line; a bigger result becomes -32603, a bigger notification is dropped. Default 4 MiB. */
@@ -42,6 +51,12 @@ export interface LineSink {
  * with that id and nothing more is written for it. Requests run concurrently and are answered as they finish
  * (out of order); progress, log and listen notifications are written as lines while their request runs.
  * Malformed input is answered and skipped, never fatal; no line is buffered past `maxMessageBytes`.
+ *
+ * Both eras: the first request other than `server/discover` (which a dual-era client sends to probe) picks the
+ * era for the connection, as the spec asks of a dual-era stdio server. A request claiming 2026-07-28 in `_meta`
+ * pins the modern era; `initialize`, or any request without the claim, pins the 2025 era, whose server→client
+ * requests are written to stdout and answered by the client on stdin. A process has one client, so the 2025
+ * leg's replies need no router beyond this process.
  */
 export class McpStdioDriver {
   private readonly maxMessageBytes: number;
@@ -55,6 +70,10 @@ export class McpStdioDriver {
   private pendingWrites = 0;
   private flushed: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  private readonly legacy: Era2025 | undefined;
+  private era: 'modern' | 'legacy' | undefined;
+  /** The revision the 2025-era client negotiated with `initialize`. */
+  private legacyVersion = LEGACY_DEFAULT_TRANSPORT_VERSION;
 
   constructor(
     private readonly kernel: McpKernel,
@@ -63,6 +82,13 @@ export class McpStdioDriver {
     this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
     this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
+    if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'off') {
+      throw new Error(`MCP option legacy must be 'stateless' or 'off', got ${JSON.stringify(options.legacy)}`);
+    }
+    if (options.legacy !== 'off') {
+      const { clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes } = options;
+      this.legacy = new Era2025(kernel, { clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes });
+    }
   }
 
   /**
@@ -104,6 +130,7 @@ export class McpStdioDriver {
 
   private async shutdown(drainTimeoutMs: number): Promise<void> {
     this.stopReading?.();
+    await this.legacy?.close();
     for (const exchange of this.inFlight.values()) {
       if (exchange.request.method === 'subscriptions/listen') exchange.abort(undefined);
     }
@@ -127,6 +154,10 @@ export class McpStdioDriver {
       message = JSON.parse(line.text);
     } catch {
       this.sendResponse(errorResponse(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'));
+      return;
+    }
+    if (this.era === 'legacy' && this.legacy && classifyEra(message, NO_HEADERS).era === 'reply') {
+      void this.acceptReply(this.legacy, message as Record<string, unknown>);
       return;
     }
     const verdict = classifyMessage(message);
@@ -155,21 +186,47 @@ export class McpStdioDriver {
       );
       return;
     }
-    const refused = classifyStdioRequest(request);
+    const era = this.eraOf(request);
+    const refused =
+      era === 'modern' ? this.modernRefusal(request) : this.legacy ? null : legacyOffError(request, this.legacyVersion);
     if (refused) {
       this.sendResponse(refused);
       return;
     }
     const exchange = new StdioExchange(request, this.writeNotification, this.options.principal, this.options.scopes);
     this.inFlight.set(request.id, exchange);
-    exchange.work = this.kernel
-      .dispatch(request, exchange)
-      // dispatch answers every failure itself; this only keeps a broken promise from killing the process.
+    const work = era === 'modern' ? this.kernel.dispatch(request, exchange) : this.legacy!.handle(request, exchange, this.legacyVersion);
+    exchange.work = work
+      // Both answer every failure themselves; this only keeps a broken promise from killing the process.
       .catch(() => errorResponse(request.id, ErrorCode.InternalError, 'Internal error'))
       .then((response) => {
         this.inFlight.delete(request.id);
+        if (request.method === 'initialize' && 'result' in response) this.legacyVersion = String(response.result.protocolVersion);
         if (!exchange.isCancelled) this.sendResponse(response);
       });
+  }
+
+  /** The era of a request: the connection's once pinned; else this request's, which pins it unless it is a probe. */
+  private eraOf(request: JsonRpcRequest): 'modern' | 'legacy' {
+    if (this.era) return this.era;
+    const era = classifyEra(request, NO_HEADERS).era === 'modern' ? 'modern' : 'legacy';
+    if (request.method !== 'server/discover') this.era = era;
+    return era;
+  }
+
+  /**
+   * The stdio ladder of 2026-07-28; an `initialize` on a connection already modern gets -32022 naming the
+   * supported revision, as the versioning rules ask of a server that will not serve it.
+   */
+  private modernRefusal(request: JsonRpcRequest): JsonRpcResponse | null {
+    if (request.method === 'initialize' && classifyEra(request, NO_HEADERS).era !== 'modern') return legacyOffError(request, this.legacyVersion);
+    return classifyStdioRequest(request);
+  }
+
+  /** A 2025-era client's answer to a server request; one that reaches no waiting call is answered as over HTTP. */
+  private async acceptReply(legacy: Era2025, message: Record<string, unknown>): Promise<void> {
+    const answer = replyAnswer(await legacy.acceptReply(message, this.options.principal));
+    if ('response' in answer) this.sendResponse(answer.response);
   }
 
   private inFlightWork(): Array<Promise<unknown>> {
@@ -212,3 +269,5 @@ export class McpStdioDriver {
 }
 
 const NEWLINE = Buffer.from('\n');
+// There is no header layer on stdio: the era rung sees only the body.
+const NO_HEADERS = {};

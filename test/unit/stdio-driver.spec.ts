@@ -78,22 +78,18 @@ describe('McpStdioDriver', () => {
     await pipe.served;
   });
 
-  it('applies the _meta rules of 2026-07-28 (-32602 without the envelope, -32022 for another version) and has no header rung', async () => {
+  it('applies the _meta rules of 2026-07-28 on a modern connection (-32602 without the envelope, -32022 for another version), with no header rung', async () => {
     const pipe = connect(fixtureKernel().kernel);
+    pipe.send(envelope('server/discover', {}, { id: 0 }));
+    await pipe.response(0);
+    pipe.send(envelope('tools/list', {}, { id: 'pin' }));
+    await pipe.response('pin');
     pipe.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     pipe.send(envelope('tools/list', {}, { id: 2, meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }));
     pipe.send(envelope('tools/list', {}, { id: 3 }));
     expect(await pipe.response(1)).toMatchObject({ error: { code: -32602 } });
     expect(await pipe.response(2)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } } });
     expect(await pipe.response(3)).toHaveProperty('result.tools');
-    pipe.end();
-    await pipe.served;
-  });
-
-  it('answers initialize (before the 2025 leg is wired) with -32601 naming the supported versions', async () => {
-    const pipe = connect(fixtureKernel().kernel);
-    pipe.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-    expect(await pipe.response(1)).toMatchObject({ error: { code: -32601, data: { supported: ['2026-07-28'] } } });
     pipe.end();
     await pipe.served;
   });
@@ -247,5 +243,95 @@ describe('McpStdioDriver', () => {
     pipe.end();
     await pipe.served;
     expect(pipe.messages()).toEqual([expect.objectContaining({ id: 'last' })]);
+  });
+
+  describe('the 2025 era', () => {
+    const initialize = (id: unknown, capabilities: Record<string, unknown> = {}) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'old', version: '1' } },
+    });
+
+    it('pins the connection on initialize and serves 2025-shaped results to requests without _meta', async () => {
+      const pipe = connect(fixtureKernel().kernel);
+      pipe.send(initialize(0));
+      expect(await pipe.response(0)).toMatchObject({
+        result: { protocolVersion: '2025-06-18', serverInfo: { name: 'stdio-unit' }, capabilities: { tools: {} } },
+      });
+      pipe.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      pipe.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'old' } } });
+      pipe.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      const call = await pipe.response(1);
+      expect(call.result).toEqual({ content: [{ type: 'text', text: 'old' }] });
+      expect(await pipe.response(2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+      pipe.end();
+      await pipe.served;
+    });
+
+    it('asks for elicitation with a request on the pipe and finishes the call with the answer read back', async () => {
+      const { kernel } = fixtureKernel();
+      const pipe = connect(kernel);
+      pipe.send(initialize(0, { elicitation: {} }));
+      await pipe.response(0);
+      pipe.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+      const asked = await pipe.until((m) => m.method === 'elicitation/create');
+      expect(asked.id).toMatch(/^srv-/);
+      expect(asked.params).toMatchObject({ message: 'Name?' });
+      // A reply to an id nobody asked is refused precisely and changes nothing.
+      pipe.send({ jsonrpc: '2.0', id: 'srv-unknown', result: { action: 'accept', content: { name: 'Eve' } } });
+      expect(await pipe.until((m) => m.id === null && 'error' in m)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('no server request with this id') } });
+      pipe.send({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } });
+      expect(await pipe.response(1)).toMatchObject({ result: { content: [{ type: 'text', text: 'Hello Ada' }] } });
+      pipe.end();
+      await pipe.served;
+    });
+
+    it('cancels a call that waits for the client: no answer is written and the request is withdrawn', async () => {
+      const { kernel } = fixtureKernel();
+      const pipe = connect(kernel);
+      pipe.send(initialize(0, { elicitation: {} }));
+      await pipe.response(0);
+      pipe.send({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'ask', arguments: {} } });
+      const asked = await pipe.until((m) => m.method === 'elicitation/create');
+      pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } });
+      await settle();
+      pipe.send({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Late' } } });
+      expect(await pipe.until((m) => m.id === null && 'error' in m)).toMatchObject({ error: { code: -32600 } });
+      expect(pipe.messages().some((m) => m.id === 'c')).toBe(false);
+      pipe.end();
+      await pipe.served;
+    });
+
+    it('lets a dual-era client probe with server/discover and then fall back to initialize', async () => {
+      const pipe = connect(fixtureKernel().kernel);
+      pipe.send(envelope('server/discover', {}, { id: 'probe' }));
+      expect(await pipe.response('probe')).toMatchObject({ result: { supportedVersions: ['2026-07-28'] } });
+      pipe.send(initialize(0));
+      expect(await pipe.response(0)).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+      pipe.end();
+      await pipe.served;
+    });
+
+    it('answers initialize on a connection already modern with -32022 naming the supported revision', async () => {
+      const pipe = connect(fixtureKernel().kernel);
+      pipe.send(envelope('tools/list', {}, { id: 1 }));
+      await pipe.response(1);
+      pipe.send(initialize(2));
+      expect(await pipe.response(2)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } } });
+      // A response on a modern connection answers nothing the server asked.
+      pipe.send({ jsonrpc: '2.0', id: 'srv-x', result: {} });
+      expect(await pipe.until((m) => m.id === null)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('does not accept JSON-RPC responses') } });
+      pipe.end();
+      await pipe.served;
+    });
+
+    it("refuses the 2025 era with -32022 when legacy is 'off'", async () => {
+      const pipe = connect(fixtureKernel().kernel, { legacy: 'off' });
+      pipe.send(initialize(0));
+      expect(await pipe.response(0)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } } });
+      pipe.end();
+      await pipe.served;
+    });
   });
 });
