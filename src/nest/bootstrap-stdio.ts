@@ -1,4 +1,4 @@
-import type { DynamicModule, INestApplicationContext, LoggerService, LogLevel, Type } from '@nestjs/common';
+import { ConsoleLogger, type DynamicModule, type INestApplicationContext, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio.driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
@@ -7,7 +7,10 @@ import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCPServer } from './mcp.server.js';
 
 export interface McpStdioBootstrapOptions extends McpStdioOptions {
-  /** Nest's logger (it writes to stderr while stdio runs). Default: Nest's own, at `log` and above. */
+  /**
+   * Nest's logger (it writes to stderr while stdio runs). Default: Nest's own at `log` and above, colored only
+   * when stderr is a terminal (a client that keeps the server's stderr as a log file gets plain text).
+   */
   logger?: LoggerService | LogLevel[] | false;
   /** End the process once the app is closed (stdin ended, SIGINT, SIGTERM). Default true. */
   exitOnClose?: boolean;
@@ -41,7 +44,7 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
   const stdout = guardStdout();
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(module, { logger: options.logger ?? ['log', 'error', 'warn'], abortOnError: false });
+    app = await NestFactory.createApplicationContext(module, { logger: options.logger ?? defaultLogger(), abortOnError: false });
   } catch (error) {
     stdout.restore();
     throw error;
@@ -67,6 +70,10 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
   process.stdout.once('error', close);
   const closed = driver.serve(process.stdin, stdout.sink).then(close);
   return { app, close, closed };
+}
+
+function defaultLogger(): LoggerService {
+  return new ConsoleLogger({ logLevels: ['log', 'error', 'warn'], colors: process.stderr.isTTY === true });
 }
 
 /** Options given as undefined leave the default in place instead of overriding it. */
