@@ -253,6 +253,20 @@ describe('McpStdioDriver', () => {
       params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'old', version: '1' } },
     });
 
+    /** A connection pinned to the 2025 era by an initialize that declared elicitation. */
+    const initialized = async () => {
+      const pipe = connect(fixtureKernel().kernel);
+      pipe.send(initialize(0, { elicitation: {} }));
+      await pipe.response(0);
+      return pipe;
+    };
+
+    /** Calls the tool that asks a name, and returns the elicitation request the server wrote for it. */
+    const askName = (pipe: ReturnType<typeof connect>, id: string | number) => {
+      pipe.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+      return pipe.until((m) => m.method === 'elicitation/create');
+    };
+
     it('pins the connection on initialize and serves 2025-shaped results to requests without _meta', async () => {
       const pipe = connect(fixtureKernel().kernel);
       pipe.send(initialize(0));
@@ -270,12 +284,8 @@ describe('McpStdioDriver', () => {
     });
 
     it('asks for elicitation with a request on the pipe and finishes the call with the answer read back', async () => {
-      const { kernel } = fixtureKernel();
-      const pipe = connect(kernel);
-      pipe.send(initialize(0, { elicitation: {} }));
-      await pipe.response(0);
-      pipe.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {} } });
-      const asked = await pipe.until((m) => m.method === 'elicitation/create');
+      const pipe = await initialized();
+      const asked = await askName(pipe, 1);
       expect(asked.id).toMatch(/^srv-/);
       expect(asked.params).toMatchObject({ message: 'Name?' });
       // A reply to an id nobody asked is refused precisely and changes nothing.
@@ -288,12 +298,8 @@ describe('McpStdioDriver', () => {
     });
 
     it('cancels a call that waits for the client: no answer is written and the request is withdrawn', async () => {
-      const { kernel } = fixtureKernel();
-      const pipe = connect(kernel);
-      pipe.send(initialize(0, { elicitation: {} }));
-      await pipe.response(0);
-      pipe.send({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'ask', arguments: {} } });
-      const asked = await pipe.until((m) => m.method === 'elicitation/create');
+      const pipe = await initialized();
+      const asked = await askName(pipe, 'c');
       pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } });
       await settle();
       pipe.send({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Late' } } });
