@@ -5,6 +5,7 @@ export * from './protocol/mcp-types.js';
 export { McpError } from './protocol/mcp-error.js';
 export {
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
   META_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
@@ -13,10 +14,15 @@ export {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
 } from './protocol/versions.js';
-export { classifyMessage, classifyHttpRequest, classifyStdioRequest, type MessageVerdict } from './protocol/classifier.js';
+export { classifyEra, classifyMessage, classifyHttpRequest, classifyStdioRequest, type EraVerdict, type MessageVerdict } from './protocol/classifier.js';
+export { replyAnswer, type ReplyOutcome } from './protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
-export { McpKernel, type McpServerOptions, type McpRequestContext } from './server/mcp-kernel.js';
+export { McpKernel } from './server/mcp-kernel.js';
+export type { McpServerOptions } from './server/mcp-server.options.js';
+export type { McpRequestContext } from './server/mcp-request-context.js';
+export type { McpLogger } from './server/mcp-logger.js';
+export type { LegacyLeg, LegacyOptions } from './server/legacy/legacy-leg.js';
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
 export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';

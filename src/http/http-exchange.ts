@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
-import type { McpRequestContext } from '../server/mcp-kernel.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { McpRequestContext } from '../server/mcp-request-context.js';
 import { AbortableExchange } from '../server/abortable-exchange.js';
 import { exceedsBytes } from '../server/response-serializer.js';
 import type { Slotted } from '../server/slot-set.js';
@@ -40,7 +40,7 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   work: Promise<unknown> | undefined;
   /** Its place among the driver's exchanges in flight. */
   slot = -1;
-  readonly notify = (notification: JsonRpcNotification): void => this.send(notification);
+  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => this.send(message);
   private watchingClose = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -118,9 +118,9 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
     }
   }
 
-  private send(notification: JsonRpcNotification): void {
+  private send(message: JsonRpcNotification | JsonRpcRequest): void {
     if (this.closed) return;
-    const frame = sseFrame(JSON.stringify(notification));
+    const frame = sseFrame(JSON.stringify(message));
     // The response cap holds for each message: an oversized log or progress notification is dropped.
     if (exceedsBytes(frame, this.limits.maxMessageBytes)) return;
     if (!this.streaming) this.startStream();

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyEra, classifyHttpRequest, classifyMessage, legacyOffError, unsupportedVersionError } from '../protocol/classifier.js';
 import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { echoableId, errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { Era2025, type Era2025Options } from '../server/legacy/era-2025.js';
+import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { byteLength, serializeWithinLimit } from '../server/response-serializer.js';
 import { settledWithin } from '../server/settled-within.js';
@@ -16,12 +16,7 @@ import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
 import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
-export interface McpHttpOptions extends HostOriginOptions, Era2025Options {
-  /**
-   * How 2025-era clients (those that open with `initialize`) are served: `'stateless'` (the default) on the
-   * same endpoint, with no session; `'off'` refuses them with 400 -32022 naming the supported revision.
-   */
-  legacy?: 'stateless' | 'off';
+export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
   /** Largest response (one JSON body or the final SSE message), in bytes; a bigger result becomes -32603. Default 4 MiB. */
@@ -85,8 +80,8 @@ export class McpHttpDriver {
   private readonly authenticator?: McpHttpAuthenticator;
   private readonly cors?: CorsPolicy;
   private readonly exchangeLimits: HttpExchangeLimits;
-  /** The 2025-era leg; undefined when `legacy` is `'off'`. */
-  readonly legacy: Era2025 | undefined;
+  /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
+  readonly legacy: LegacyLeg | undefined;
   /**
    * Requests handed to the kernel, each with the exchange that can abort it: what close() drains. Swept every
    * half keep-alive interval for the silent-call upgrade (one timer for all, which never holds the process).
@@ -106,10 +101,7 @@ export class McpHttpDriver {
     this.inFlight = new SweptSet(this.keepAliveMs / 2, (exchanges) => exchanges.forEach((exchange) => exchange.sweep()), false);
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
-    if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'off') {
-      throw new Error(`MCP option legacy must be 'stateless' or 'off', got ${JSON.stringify(options.legacy)}`);
-    }
-    this.legacy = options.legacy === 'off' ? undefined : new Era2025(kernel, options);
+    this.legacy = kernel.legacy;
     if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
   }
 
@@ -130,7 +122,6 @@ export class McpHttpDriver {
   async close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
     this.closing = true;
     this.kernel.close();
-    await this.legacy?.close();
     if (!(await settledWithin(this.inFlightWork(), drainTimeoutMs))) {
       const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');
       for (const exchange of this.inFlight.values()) exchange.abort(reason);
@@ -251,7 +242,7 @@ export class McpHttpDriver {
    * expect. No `Mcp-Session-Id` is read or written.
    */
   private async serveLegacy(
-    legacy: Era2025,
+    legacy: LegacyLeg,
     version: string,
     message: unknown,
     req: IncomingMessage,
@@ -270,12 +261,12 @@ export class McpHttpDriver {
     }
     const exchange = this.admit(req, res, httpRequest, auth);
     if (!exchange) return;
-    const response = await this.run(exchange, legacy.handle(verdict.request as JsonRpcRequest, exchange, version));
+    const response = await this.run(exchange, legacy.handle(verdict.request, exchange, version));
     if (response) this.writeJson(res, 200, response);
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */
-  private async acceptReply(legacy: Era2025, message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
+  private async acceptReply(legacy: LegacyLeg, message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
     const answer = replyAnswer(await legacy.acceptReply(message, principal));
     if ('response' in answer) this.writeJson(res, answer.status, answer.response);
     else res.writeHead(202).end();

@@ -1,10 +1,11 @@
 import { ConsoleLogger, type DynamicModule, type INestApplicationContext, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { McpKernel } from '../server/mcp-kernel.js';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio.driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCPServer } from './mcp.server.js';
+import { MCP_KERNEL } from './mcp.constants.js';
 
 export interface McpStdioBootstrapOptions extends McpStdioOptions {
   /**
@@ -29,9 +30,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**
  * Starts `module` as a local MCP server on stdin/stdout, the way desktop clients launch one: a Nest application
- * context (no HTTP server) with the same `McpModule` configuration and decorated providers as the HTTP app. The
- * limits and the 2025-era settings default to the module's (`maxBodyBytes`, `maxResponseBytes`, `drainTimeoutMs`,
- * `legacy`, `clientReplyTimeoutMs`, `maxWaitingCalls`, `maxReplyBytes`). Stdout carries MCP
+ * context (no HTTP server) with the same `McpModule` configuration and decorated providers as the HTTP app (the
+ * 2025-era settings such as `legacy` included). The limits default to the module's (`maxBodyBytes`,
+ * `maxResponseBytes`, `drainTimeoutMs`). Stdout carries MCP
  * messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
  * run) and the process exits.
@@ -49,9 +50,9 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
     stdout.restore();
     throw error;
   }
-  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs, legacy, clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes } = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS);
-  const driver = new McpStdioDriver(app.get(MCPServer), {
-    ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs, legacy, clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes }),
+  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS);
+  const driver = new McpStdioDriver(app.get<McpKernel>(MCP_KERNEL), {
+    ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs }),
     ...withoutUndefined(options),
   });
 

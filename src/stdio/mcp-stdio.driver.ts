@@ -12,20 +12,14 @@ import {
 } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { LEGACY_DEFAULT_TRANSPORT_VERSION } from '../protocol/versions.js';
-import { Era2025, type Era2025Options } from '../server/legacy/era-2025.js';
+import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { exceedsBytes, serializeWithinLimit } from '../server/response-serializer.js';
 import { settledWithin } from '../server/settled-within.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioExchange } from './stdio-exchange.js';
 
-export interface McpStdioOptions extends Omit<Era2025Options, 'replyRouter'> {
-  /**
-   * How clients that open with `initialize` (the 2025 era) are served: `'stateless'` (the default) by the
-   * 2025-era leg, with elicitation, sampling and roots sent as requests on stdout; `'off'` refuses them with
-   * -32022 naming the supported revision.
-   */
-  legacy?: 'stateless' | 'off';
+export interface McpStdioOptions {
   /** Longest message line accepted, in bytes; a longer one gets -32600 and is skipped. Default 4 MiB. */
   maxMessageBytes?: number;
   /** Largest response line; a bigger result becomes -32603, a bigger notification is dropped. Default 4 MiB. */
@@ -55,22 +49,23 @@ export interface LineSink {
  * Both eras: the first request other than `server/discover` (which a dual-era client sends to probe) picks the
  * era for the connection, as the spec asks of a dual-era stdio server. A request claiming 2026-07-28 in `_meta`
  * pins the modern era; `initialize`, or any request without the claim, pins the 2025 era, whose server→client
- * requests are written to stdout and answered by the client on stdin. A process has one client, so the 2025
- * leg's replies need no router beyond this process.
+ * requests are written to stdout and answered by the client on stdin, where the kernel's 2025-era leg routes
+ * each reply to the call that waits for it.
  */
 export class McpStdioDriver {
   private readonly maxMessageBytes: number;
   private readonly maxResponseBytes: number;
   private readonly drainTimeoutMs: number;
   private readonly inFlight = new Map<RequestId, StdioExchange>();
-  private readonly writeNotification = (notification: JsonRpcNotification): void => this.sendNotification(notification);
+  private readonly writeMessage = (message: JsonRpcNotification | JsonRpcRequest): void => this.sendMessage(message);
   private output: LineSink | undefined;
   private stopReading: (() => void) | undefined;
   private closed: (() => void) | undefined;
   private pendingWrites = 0;
   private flushed: (() => void) | undefined;
   private closing: Promise<void> | undefined;
-  private readonly legacy: Era2025 | undefined;
+  /** The kernel's 2025-era leg; undefined with its option `legacy: 'off'`. */
+  private readonly legacy: LegacyLeg | undefined;
   private era: 'modern' | 'legacy' | undefined;
   /** The revision the 2025-era client negotiated with `initialize`. */
   private legacyVersion = LEGACY_DEFAULT_TRANSPORT_VERSION;
@@ -82,13 +77,7 @@ export class McpStdioDriver {
     this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
     this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
-    if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'off') {
-      throw new Error(`MCP option legacy must be 'stateless' or 'off', got ${JSON.stringify(options.legacy)}`);
-    }
-    if (options.legacy !== 'off') {
-      const { clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes } = options;
-      this.legacy = new Era2025(kernel, { clientReplyTimeoutMs, maxWaitingCalls, maxReplyBytes });
-    }
+    this.legacy = kernel.legacy;
   }
 
   /**
@@ -193,7 +182,7 @@ export class McpStdioDriver {
       this.sendResponse(refused);
       return;
     }
-    const exchange = new StdioExchange(request, this.writeNotification, this.options.principal, this.options.scopes);
+    const exchange = new StdioExchange(request, this.writeMessage, this.options.principal, this.options.scopes);
     this.inFlight.set(request.id, exchange);
     const work = era === 'modern' ? this.kernel.dispatch(request, exchange) : this.legacy!.handle(request, exchange, this.legacyVersion);
     exchange.work = work
@@ -224,7 +213,7 @@ export class McpStdioDriver {
   }
 
   /** A 2025-era client's answer to a server request; one that reaches no waiting call is answered as over HTTP. */
-  private async acceptReply(legacy: Era2025, message: Record<string, unknown>): Promise<void> {
+  private async acceptReply(legacy: LegacyLeg, message: Record<string, unknown>): Promise<void> {
     const answer = replyAnswer(await legacy.acceptReply(message, this.options.principal));
     if ('response' in answer) this.sendResponse(answer.response);
   }
@@ -239,9 +228,9 @@ export class McpStdioDriver {
     else this.writeLine(Buffer.concat([...text, NEWLINE]), true);
   }
 
-  /** A notification too big to send is dropped, as over HTTP. */
-  private sendNotification(notification: JsonRpcNotification): void {
-    const text = JSON.stringify(notification);
+  /** A notification (or a 2025-era request to the client) too big to send is dropped, as over HTTP. */
+  private sendMessage(message: JsonRpcNotification | JsonRpcRequest): void {
+    const text = JSON.stringify(message);
     if (!exceedsBytes(text, this.maxResponseBytes)) this.writeLine(text);
   }
 

@@ -1,6 +1,6 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { AbortableExchange } from '../server/abortable-exchange.js';
-import type { McpRequestContext } from '../server/mcp-kernel.js';
+import type { McpRequestContext } from '../server/mcp-request-context.js';
 
 /**
  * What the kernel knows about one request read from stdin: the caller the process runs for, an abort that
@@ -11,14 +11,14 @@ import type { McpRequestContext } from '../server/mcp-kernel.js';
 export class StdioExchange extends AbortableExchange implements McpRequestContext {
   /** The kernel's work for this request, once dispatched: what a shutdown drain waits for. */
   work: Promise<unknown> | undefined;
-  readonly notify = (notification: JsonRpcNotification): void => {
-    if (!this.cancelled) this.sink(notification);
+  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => {
+    if (!this.cancelled) this.sink(message);
   };
   private cancelled = false;
 
   constructor(
     readonly request: JsonRpcRequest,
-    private readonly sink: (notification: JsonRpcNotification) => void,
+    private readonly sink: (message: JsonRpcNotification | JsonRpcRequest) => void,
     readonly principal: unknown,
     readonly scopes: readonly string[] | undefined,
   ) {

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { InputRequired, MCPServer, McpHttpDriver, McpModule, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpHttpDriver, McpKernel, McpModule, type InputResponses, type McpContext } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
+import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { envelope, post, sseMessages } from '../support/mcp-request.js';
 import { closeListening, listenOnLoopback, LiveResponse } from '../support/sse-client.js';
 
@@ -15,67 +16,36 @@ const ROOTS = { roots: [{ uri: 'file:///work', name: 'work' }] };
 
 /** The tools, resources and prompts every test here uses, each written once for both eras. */
 function register(server: MCPServer): void {
+  const tool = (name: string, description: string, handler: (ctx: McpContext, answers: InputResponses) => unknown) =>
+    server.addTool({ name, description, inputSchema: OBJECT, handler: (_args, answers, ctx: McpContext) => handler(ctx, answers) });
   server.registerTool('greet', 'Greets', { type: 'object', properties: { name: { type: 'string' } } }, (args: { name?: string }) => `Hello, ${args.name ?? 'world'}!`);
-  server.addTool({
-    name: 'ask_name',
-    description: 'Asks the user for a name',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const answer = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
-      return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name (${answer.action})`;
-    },
+  tool('ask_name', 'Asks the user for a name', async (ctx) => {
+    const answer = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
+    return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name (${answer.action})`;
   });
-  server.addTool({
-    name: 'ask_model',
-    description: 'Asks the client model',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const answer = await ctx.sample('Capital of France?', { maxTokens: 10 });
-      return `model said ${JSON.stringify(answer.content)}`;
-    },
+  tool('ask_model', 'Asks the client model', async (ctx) => `model said ${JSON.stringify((await ctx.sample('Capital of France?', { maxTokens: 10 })).content)}`);
+  tool('list_roots', 'Lists the client roots', async (ctx) => (await ctx.listRoots()).map((root) => root.uri).join(','));
+  tool('two_steps', 'Two rounds, state carried between them', async (ctx) => {
+    const name = await ctx.elicit('Step 1: name?', NAME_FORM, { key: 'step1' });
+    ctx.state = { rounds: ctx.round };
+    const color = await ctx.elicit('Step 2: color?', COLOR_FORM, { key: 'step2' });
+    return `${String(name.content?.name)} likes ${String(color.content?.color)} (round ${ctx.round})`;
   });
-  server.addTool({
-    name: 'list_roots',
-    description: 'Lists the client roots',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => (await ctx.listRoots()).map((root) => root.uri).join(','),
+  tool('by_hand', 'Throws InputRequired with its own keys and reads the answers under them', (_ctx, answers) => {
+    if (!answers.where || !answers.model) {
+      throw new InputRequired({
+        where: { method: 'roots/list', params: {} },
+        model: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
+      });
+    }
+    return `keys ${Object.keys(answers).sort().join(',')}`;
   });
-  server.addTool({
-    name: 'two_steps',
-    description: 'Two rounds, state carried between them',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      const name = await ctx.elicit('Step 1: name?', NAME_FORM, { key: 'step1' });
-      ctx.state = { rounds: ctx.round };
-      const color = await ctx.elicit('Step 2: color?', COLOR_FORM, { key: 'step2' });
-      return `${String(name.content?.name)} likes ${String(color.content?.color)} (round ${ctx.round})`;
-    },
-  });
-  server.addTool({
-    name: 'by_hand',
-    description: 'Throws InputRequired with its own keys and reads the answers under them',
-    inputSchema: OBJECT,
-    handler: (_args, answers) => {
-      if (!answers.where || !answers.model) {
-        throw new InputRequired({
-          where: { method: 'roots/list', params: {} },
-          model: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
-        });
-      }
-      return `keys ${Object.keys(answers).sort().join(',')}`;
-    },
-  });
-  server.addTool({
-    name: 'chatty',
-    description: 'Logs and reports progress',
-    inputSchema: OBJECT,
-    handler: async (_args, _answers, ctx: McpContext) => {
-      ctx.log('debug', 'starting');
-      ctx.reportProgress({ progress: 1, total: 2 });
-      ctx.log('info', 'half way');
-      ctx.reportProgress({ progress: 2, total: 2 });
-      return `protocol ${ctx.protocolVersion}`;
-    },
+  tool('chatty', 'Logs and reports progress', (ctx) => {
+    ctx.log('debug', 'starting');
+    ctx.reportProgress({ progress: 1, total: 2 });
+    ctx.log('info', 'half way');
+    ctx.reportProgress({ progress: 2, total: 2 });
+    return `protocol ${ctx.protocolVersion}`;
   });
   server.addResource({ uri: 'test://doc', name: 'Doc', mimeType: 'text/plain', handler: () => 'the doc' });
   server.addResourceTemplate({
@@ -439,6 +409,75 @@ describe('2025-era limits: oversized replies, waiting calls bounded and timed ou
   });
 });
 
+describe('2025-era calls waiting for input at shutdown', () => {
+  it('end with a clean tool error on their stream, and nothing is left waiting', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'closing', version: '1.0.0' })]);
+    register(app.get(MCPServer));
+    const driver = app.get(McpHttpDriver);
+    const url = await listenOnLoopback(app);
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'bye'), legacyHeaders());
+    expect((await live.next()).method).toBe('elicitation/create');
+    // Nest's shutdown drains the driver first (what ends the wait), then closes the server.
+    const closing = app.close();
+    const last = await live.next();
+    expect(last).toMatchObject({ id: 'bye', result: { isError: true, content: [{ text: 'Error: the server stopped waiting for the answer to elicitation/create' }] } });
+    await closing;
+    expect(driver.legacy?.waiting).toBe(0);
+  });
+});
+
+describe('2025-era replies with authorization on: bound to the caller', () => {
+  let app: INestApplication;
+  let url: string;
+  let issuer: TestIssuer;
+  let driver: McpHttpDriver;
+
+  beforeAll(async () => {
+    issuer = await createTestIssuer();
+    app = await createAuthApp({ jwt: { issuer: ISSUER, jwks: issuer.jwks } });
+    register(app.get(MCPServer));
+    driver = app.get(McpHttpDriver);
+    url = await listenOnLoopback(app);
+  });
+  afterAll(() => closeListening(app));
+
+  const as = async (sub: string) => ({ ...legacyHeaders(), authorization: `Bearer ${await issuer.token({ sub })}` });
+
+  it("refuses another principal's reply with 403 and no effect; the caller's own reply lands", async () => {
+    const alice = await as('alice');
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'a1'), alice);
+    const asked = await live.next();
+    expect(asked.method).toBe('elicitation/create');
+
+    const forged = await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Mallory') }, await as('mallory'));
+    expect(forged.status).toBe(403);
+    expect(JSON.parse(forged.body)).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(driver.legacy?.waiting).toBe(1);
+
+    // A fresh token of the same user (a refresh) is the same caller.
+    expect((await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Alice') }, await as('alice'))).status).toBe(202);
+    expect((await live.next()).result).toEqual({ content: [{ type: 'text', text: 'Hello, Alice!' }] });
+    live.close();
+    expect(driver.legacy?.waiting).toBe(0);
+  });
+
+  it('refuses a reply without a token with 401, before it is looked at', async () => {
+    const alice = await as('alice');
+    const live = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, 'a2'), alice);
+    const asked = await live.next();
+    expect((await postReply(url, { jsonrpc: '2.0', id: asked.id, ...elicitAnswer('Nobody') })).status).toBe(401);
+    expect(driver.legacy?.waiting).toBe(1);
+    live.close();
+    await waitUntil(() => driver.legacy?.waiting === 0);
+  });
+
+  it('serves initialize only to an authenticated caller too', async () => {
+    expect((await legacyPost(app, legacyRequest('initialize', { protocolVersion: '2025-11-25' }))).status).toBe(401);
+    const res = await legacyPost(app, legacyRequest('initialize', { protocolVersion: '2025-11-25' }), await as('alice')).expect(200);
+    expect(res.body.result.serverInfo.name).toBe('files');
+  });
+});
+
 describe('legacy: off', () => {
   let app: INestApplication;
   beforeAll(async () => {
@@ -463,7 +502,7 @@ describe('legacy: off', () => {
   });
 
   it('refuses an unknown option value at start-up', () => {
-    expect(() => new McpHttpDriver(app.get(MCPServer), { legacy: 'sessionful' as 'off' })).toThrow(/legacy must be 'stateless' or 'off'/);
+    expect(() => new McpKernel({ name: 'k', version: '1', legacy: 'sessionful' as 'off' })).toThrow(/legacy must be 'stateless' or 'off'/);
   });
 });
 

@@ -82,6 +82,16 @@ describe('ClientRequests: server→client requests without a session', () => {
     expect(requests.size).toBe(0);
   });
 
+  it('ends with ClientInputError when the router closes (shutdown), never another error', async () => {
+    const asking = requests.ask(ELICIT, 'o', () => undefined, never).catch((e: unknown) => e);
+    await new Promise((resolve) => setImmediate(resolve));
+    await router.close();
+    const error = await asking;
+    expect(error).toBeInstanceOf(ClientInputError);
+    expect((error as Error).message).toMatch(/stopped waiting for the answer to elicitation\/create/);
+    expect(requests.size).toBe(0);
+  });
+
   it('refuses a call without a stream to ask on', async () => {
     await expect(requests.ask(ELICIT, 'o', undefined, never)).rejects.toThrow(/cannot carry requests to the client/);
   });

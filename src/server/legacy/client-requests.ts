@@ -82,7 +82,8 @@ export class ClientRequests {
         asked.map(async ({ key, request, pending }) => {
           const reply = await pending.reply.catch((error: unknown) => {
             if (error instanceof ReplyTimeout) throw new ClientInputError(`Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`);
-            throw error;
+            // Withdrawn: the call ended (its own error stands), or the server is shutting down.
+            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`);
           });
           if ('error' in reply) throw new ClientInputError(`Error: the client refused ${request.method}: ${reply.error.message} (${reply.error.code})`);
           answers[key] = reply.result as unknown as InputResponses[string];
