@@ -60,11 +60,18 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
   const close = () =>
     (closing ??= (async () => {
       for (const signal of SIGNALS) process.off(signal, close);
-      await driver.close();
-      await app.close();
+      let exitCode = 0;
+      try {
+        await driver.close();
+        await app.close();
+      } catch (error) {
+        // A shutdown hook that throws must not leave the process running with stdin gone.
+        exitCode = 1;
+        process.stderr.write(`MCP stdio server: shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      }
       stdout.restore();
       process.stdin.destroy();
-      if (options.exitOnClose !== false) process.exit(0);
+      if (options.exitOnClose !== false) process.exit(exitCode);
     })());
   for (const signal of SIGNALS) process.once(signal, close);
   // The client went away on the other end of stdout: writing further would only fail.

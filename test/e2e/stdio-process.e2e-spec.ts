@@ -14,8 +14,8 @@ class RawStdioClient {
   private partial = '';
   private readonly waiters = new Set<() => void>();
 
-  constructor(entry: string) {
-    this.child = spawn(process.execPath, [entry], { stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(entry: string, env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [entry], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (this.partial + chunk).split('\n');
       this.partial = parts.pop()!;
@@ -64,8 +64,8 @@ class RawStdioClient {
 }
 
 const clients: RawStdioClient[] = [];
-function start(entry: string): RawStdioClient {
-  const client = new RawStdioClient(entry);
+function start(entry: string, env?: Record<string, string>): RawStdioClient {
+  const client = new RawStdioClient(entry, env);
   clients.push(client);
   return client;
 }
@@ -120,6 +120,27 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     expect(code).toBe(0);
     expect(ms).toBeLessThan(5_000);
     expect(server.messages().find((m) => m.id === 'slow')).toMatchObject({ result: { content: [{ text: 'slept 300' }] } });
+    expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
+  });
+
+  it('still exits, with the error on stderr, when a shutdown hook throws', async () => {
+    const server = start(STDIO_ENTRIES.fixture, { FIXTURE_FAIL_SHUTDOWN: '1' });
+    server.send(envelope('server/discover', {}, { id: 0 }));
+    await server.response(0);
+    server.child.stdin.end();
+    // Nest 12 logs a failing onModuleDestroy and goes on (exit 0); where app.close() rejects, the exit code is 1.
+    expect([0, 1]).toContain((await server.exit(Date.now())).code);
+    expect(server.stderr).toContain('Error: FIXTURE shutdown hook failed');
+    expect(server.stdoutLines.every((line) => JSON.parse(line).jsonrpc === '2.0')).toBe(true);
+  });
+
+  it('shuts down cleanly when the client stops reading stdout (EPIPE)', async () => {
+    const server = start(STDIO_ENTRIES.fixture);
+    server.send(envelope('server/discover', {}, { id: 0 }));
+    await server.response(0);
+    server.child.stdout.destroy();
+    server.send(envelope('tools/list', {}, { id: 1 }));
+    expect((await server.exit(Date.now())).code).toBe(0);
     expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
   });
 

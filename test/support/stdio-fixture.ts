@@ -35,6 +35,7 @@ class NoisyTools implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     process.stderr.write('FIXTURE onModuleDestroy ran\n');
+    if (process.env.FIXTURE_FAIL_SHUTDOWN === '1') throw new Error('FIXTURE shutdown hook failed');
   }
 }
 
