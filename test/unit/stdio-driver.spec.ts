@@ -237,6 +237,20 @@ describe('McpStdioDriver', () => {
     expect(pipe.messages()).toEqual([expect.objectContaining({ id: 'slow', error: expect.objectContaining({ code: -32603, message: 'Server is shutting down' }) })]);
   });
 
+  it('grants the scopes it was given to every call (stdio has no OAuth: the launcher decides), and none without', async () => {
+    const kernel = new McpKernel({ name: 'scoped', version: '1' });
+    kernel.addTool({ name: 'admin', description: 'Needs a scope', inputSchema: { type: 'object' }, requiredScopes: ['admin'], handler: () => 'done' });
+    const granted = connect(kernel, { scopes: ['admin'], principal: { sub: 'local-user' } });
+    granted.send(envelope('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
+    expect(await granted.response(1)).toMatchObject({ result: { content: [{ text: 'done' }] } });
+    const anonymous = connect(kernel);
+    anonymous.send(envelope('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
+    expect(await anonymous.response(1)).toMatchObject({ error: { code: -31403 } });
+    granted.end();
+    anonymous.end();
+    await Promise.all([granted.served, anonymous.served]);
+  });
+
   it('serves the last line of the input even without a final newline', async () => {
     const pipe = connect(fixtureKernel().kernel);
     pipe.raw(JSON.stringify(envelope('tools/list', {}, { id: 'last' })));
