@@ -6,6 +6,7 @@ import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from 
 import type { McpEra } from '../era.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
+import { toolError } from '../methods/tools.methods.js';
 import { InProcessReplyRouter, type ReplyRouter } from '../reply-router.js';
 import { ClientInputError, ClientRequests } from './client-requests.js';
 import { Era2025 } from './era-2025.js';
@@ -48,7 +49,6 @@ const ERA = new Era2025();
 export class LegacyLeg {
   readonly requests: ClientRequests;
   private readonly router: ReplyRouter;
-  private readonly capabilities2025: () => ServerCapabilities;
 
   constructor(
     private readonly kernel: LegacyDispatcher,
@@ -63,7 +63,6 @@ export class LegacyLeg {
       maxWaiting: options.maxWaitingCalls ?? 100,
       maxReplyBytes: options.maxReplyBytes ?? 1024 * 1024,
     });
-    this.capabilities2025 = () => legacyCapabilities(kernel.capabilities());
   }
 
   /** Server→client requests waiting for a reply on this instance. */
@@ -87,7 +86,7 @@ export class LegacyLeg {
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         // Accepted, never delivered: a stateless server has no stream to send resources/updated on.
-        if (!this.capabilities2025().resources) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        if (!this.capabilities().resources) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
         if (typeof request.params?.uri !== 'string') return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
         return successResponse(request.id, {});
       default:
@@ -105,11 +104,20 @@ export class LegacyLeg {
     return this.router.close();
   }
 
+  /** What is registered now, in the 2025 shape: no stream outlives a request, so no list_changed or updates. */
+  private capabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = { ...this.kernel.capabilities() };
+    if (capabilities.tools) capabilities.tools = {};
+    if (capabilities.prompts) capabilities.prompts = {};
+    if (capabilities.resources) capabilities.resources = { subscribe: true };
+    return capabilities;
+  }
+
   private initialize(request: JsonRpcRequest): Record<string, unknown> {
     const requested = request.params?.protocolVersion;
     // Version negotiation (2025-11-25 lifecycle): the same version when supported, else the latest this leg has.
     const protocolVersion = typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities2025(), serverInfo: this.serverInfo };
+    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities(), serverInfo: this.serverInfo };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return result;
   }
@@ -147,15 +155,6 @@ const NEVER = new AbortController().signal;
 
 /** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
 function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
-  if (request.method === 'tools/call') return successResponse(request.id, { content: [{ type: 'text', text: message }], isError: true });
+  if (request.method === 'tools/call') return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
   return errorResponse(request.id, ErrorCode.InternalError, message);
-}
-
-/** No stream outlives a request on this leg, so no list_changed or resources/updated can be delivered. */
-function legacyCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
-  const legacy: ServerCapabilities = { ...capabilities };
-  if (legacy.tools) legacy.tools = {};
-  if (legacy.prompts) legacy.prompts = {};
-  if (legacy.resources) legacy.resources = { subscribe: true };
-  return legacy;
 }
