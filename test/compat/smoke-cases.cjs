@@ -5,6 +5,7 @@ const { test, after, before } = require('node:test');
 const assert = require('node:assert/strict');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { spawn } = require('node:child_process');
 
 const PROTOCOL_VERSION = '2026-07-28';
 
@@ -97,6 +98,23 @@ function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, test
     } finally {
       await fast.close();
     }
+  });
+
+  test(`${label}: bootstrapStdio serves a tool call on stdin/stdout (logs on stderr) and exits 0 when stdin ends`, async () => {
+    const child = spawn(process.execPath, ['stdio.js'], { cwd: appDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.stdin.write(`${JSON.stringify(envelope(1, 'tools/call', { name: 'echo', arguments: { text: 'over stdio' } }))}\n`);
+    while (!stdout.includes('\n') && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(lines.length, 1);
+    assert.deepEqual(lines[0].result.content, [{ type: 'text', text: 'over stdio' }]);
+    assert.match(stderr, /Starting Nest application/);
   });
 }
 
