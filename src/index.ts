@@ -76,7 +76,7 @@ export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 export { bearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
 export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from './auth/protected-resource-metadata.js';
 export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
-export { isLoopbackHost, publicBindError } from './http/bind-address.js';
+export { isLoopbackHost, publicBindWarning } from './http/bind-address.js';
 
 // stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
 export { McpStdioDriver, type McpStdioOptions, type LineSink } from './stdio/mcp-stdio.driver.js';
