@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
+import { measureStdioStartup } from './stdio-startup.js';
 
 /**
  * `npm run bench`: starts each server in its own process on 127.0.0.1, one at a time, checks that it answers
@@ -245,6 +246,14 @@ async function main(): Promise<void> {
   console.log(
     `Start-up (Nest + Express, create + init, median of ${runs}): no tools ${fmt(median(bare))} ms, 1,000 tools via registerTool ${fmt(median(loaded))} ms: ` +
       `+${fmt(extra)} ms (goal ≤ 1,000 ms more: ${extra <= 1000 ? 'met' : 'not met'})`,
+  );
+
+  const stdioRuns = SMOKE ? 1 : 7;
+  const stdio = await measureStdioStartup(stdioRuns);
+  console.log(
+    `stdio start-up (spawn to the first answer on stdout, median of ${stdioRuns}): nestjs-mcp bootstrapStdio ${fmt(stdio.mcp)} ms, ` +
+      `bare Nest createApplicationContext ${fmt(stdio.bare)} ms (+${fmt(stdio.mcp - stdio.bare)} ms, ×${fmt(stdio.mcp / stdio.bare, 2)}), ` +
+      `SDK serveStdio ${fmt(stdio.sdk)} ms`,
   );
 
   const failures = rows.filter((r) => r.failed);

@@ -8,6 +8,7 @@ export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from 
 export { MCPServer } from './nest/mcp.server.js';
 export { getMcpServerToken } from './nest/mcp-server.token.js';
 export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
+export { bootstrapStdio, type McpStdioBootstrapOptions, type McpStdioApplication } from './nest/bootstrap-stdio.js';
 
 // Decorators for tools, resources and prompts on providers, their parameters and execution context.
 export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';

@@ -18,7 +18,7 @@ export {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
 } from '../protocol/versions.js';
-export { classifyEra, classifyMessage, classifyHttpRequest, type EraVerdict, type MessageVerdict } from '../protocol/classifier.js';
+export { classifyEra, classifyMessage, classifyHttpRequest, classifyStdioRequest, type EraVerdict, type MessageVerdict } from '../protocol/classifier.js';
 export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
@@ -71,6 +71,9 @@ export {
 } from '../http/mcp-http.driver.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin.policy.js';
 export type { McpCorsOptions } from '../http/cors.policy.js';
+
+// stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
+export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio.driver.js';
 
 // Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 export { OAuthResourceServer } from '../auth/oauth-resource-server.js';
