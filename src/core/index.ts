@@ -33,15 +33,9 @@ export { InMemoryRequestStateStore, type RequestStateStore } from '../server/req
 export { Content } from '../server/content.js';
 export { ToolError } from '../server/tool-error.js';
 export type { HandlerErrorLogger, HandlerErrorReport } from '../server/handler-error.policy.js';
-export type { ToolHandler, ToolRegistration, ToolVisibility } from '../server/tool.registry.js';
-export type {
-  ResourceHandler,
-  ResourceRegistration,
-  ResourceTemplateRegistration,
-  ResourceReadValue,
-  Completer,
-} from '../server/resource.registry.js';
-export type { PromptHandler, PromptRegistration, PromptValue } from '../server/prompt.registry.js';
+// The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
+// only the registry's JSON-Schema-only form of a tool is the kernel's own.
+export type { ToolRegistration } from '../server/tool.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/event-bus.js';
 export {
   InProcessReplyRouter,
@@ -88,6 +82,4 @@ export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
 
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';
-export type { RegistrationHandle } from '../server/registration-handle.js';
-export type { McpToolRegistration } from '../server/tool-registration.js';
-export type { DtoClass, InferSchemaInput, McpSchema, StandardJsonSchemaSource, ZodSchemaSource } from '../server/schema/mcp-schema.type.js';
+export type { DtoClass } from '../server/schema/mcp-schema.type.js';
