@@ -8,10 +8,11 @@ import { InputRequiredTools } from './input-required.tools.js';
 import { ListChangedTools } from './list-changed.tools.js';
 import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
+import { TaskTools } from './task.tools.js';
 
 /**
  * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28
- * requirement set, declared with the library's decorators on ordinary providers. `McpModule` registers them
+ * requirement set and the tasks extension's scenarios, declared with the library's decorators on ordinary providers. `McpModule` registers them
  * at start-up in provider order, then method order, which is the order of `tools/list`.
  */
 @Module({
@@ -23,6 +24,7 @@ import { SchemaTools } from './schema.tools.js';
     DiagnosticTools,
     ListChangedTools,
     InputRequiredTools,
+    TaskTools,
     ConformanceResources,
     ConformancePrompts,
   ],

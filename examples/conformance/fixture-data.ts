@@ -40,3 +40,5 @@ export const NAME_FORM = { type: 'object', properties: { name: { type: 'string' 
 export const COLOR_FORM = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
 export const CONFIRM_FORM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
 export const CONTEXT_FORM = { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] };
+/** The confirmation the tasks scenarios answer (`{ confirm: true }`). */
+export const DELETE_CONFIRM_FORM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };

@@ -1,9 +1,12 @@
-/** What listen streams can be told about. */
+import type { DetailedTask } from '../protocol/tasks.js';
+
+/** What listen streams can be told about. A task's state goes only to streams of its owner (an opaque key). */
 export type McpEvent =
   | { type: 'tools/list_changed' }
   | { type: 'prompts/list_changed' }
   | { type: 'resources/list_changed' }
-  | { type: 'resources/updated'; uri: string };
+  | { type: 'resources/updated'; uri: string }
+  | { type: 'tasks/status'; owner: string; task: DetailedTask };
 
 /**
  * Carries change events to `subscriptions/listen` streams. The default lives in the process; a deployment
