@@ -8,7 +8,8 @@
  * 3. Runs `conformance server --requirements 2026-07-28` with an empty expected-failures baseline.
  * 4. Stops the fixture, reads every checks.json and prints a per-scenario table.
  * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
- * run, and on any check short of SUCCESS in the pending scenarios. The tasks-* extension is reported only.
+ * run, and on any check short of SUCCESS in the pending scenarios.
+ * 5. The tasks extension (SEP-2663): runs each tasks-* scenario for real and gates it the same way (see below).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -178,6 +179,55 @@ function report(results, { required, pending }) {
   return { table, summary, failures, closing: `Scenarios: ${passed} passed, ${gated - passed} failed` };
 }
 
+// ----- tasks extension (SEP-2663) ---------------------------------------------------------------------------
+// The tasks-* scenarios belong to an extension, so `--requirements` reports them as "not scored" and never
+// fails on them. This step runs each one on its own at 2026-07-28 (`--spec-version` needs `--force`: without
+// it the referee prints SKIPPED and exits 0) into its own directory, and fails on anything short of SUCCESS or
+// INFO, except the one scenario the referee itself always skips (pending its subscriptions/listen rewrite).
+const TASK_SCENARIOS = [
+  'tasks-capability-negotiation',
+  'tasks-dispatch-and-envelope',
+  'tasks-lifecycle',
+  'tasks-mrtr-composition',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-request-state-removal',
+  'tasks-required-task-error',
+  'tasks-status-notifications',
+  'tasks-wire-fields',
+];
+const TASK_SCENARIOS_THE_REFEREE_SKIPS = new Set(['tasks-status-notifications']);
+
+function runTaskScenarios(url, outDir) {
+  const cli = join(refereeDir, 'dist', 'index.js');
+  for (const scenario of TASK_SCENARIOS) {
+    const args = [cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', REQUIREMENTS, '--force', '-o', outDir];
+    spawnSync(node22, args, { cwd: root, stdio: 'inherit' });
+  }
+}
+
+function reportTaskScenarios(results) {
+  const failures = [];
+  const rows = TASK_SCENARIOS.map((scenario) => {
+    const result = results.get(scenario);
+    if (!result) {
+      failures.push(`${scenario}: did not run`);
+      return [scenario, '-', '-', '-', '-', '-', '-', 'MISSING'];
+    }
+    const { counts, total, problems } = result;
+    const allowed = TASK_SCENARIOS_THE_REFEREE_SKIPS.has(scenario) ? ['SKIPPED'] : [];
+    const bad = problems.filter((p) => !allowed.includes(p.status));
+    for (const p of bad) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+    const verdict = bad.length > 0 ? 'FAIL' : allowed.length > 0 ? 'skipped by the referee' : 'pass';
+    return [scenario, total, ...STATUSES.map((s) => counts[s]), verdict];
+  });
+  const header = ['tasks scenario', 'checks', ...STATUSES, 'verdict'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const passed = rows.filter((r) => r.at(-1) !== 'FAIL' && r.at(-1) !== 'MISSING').length;
+  return { table, failures, summary: `tasks extension: ${passed}/${TASK_SCENARIOS.length} scenarios pass (${TASK_SCENARIOS_THE_REFEREE_SKIPS.size} skipped by the referee)` };
+}
+// ----- end of the tasks extension step -----------------------------------------------------------------------
+
 async function main() {
   ensureReferee();
   if (!process.argv.includes('--no-build')) run(npm, ['run', '--silent', 'build:all']);
@@ -186,6 +236,8 @@ async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = join(root, 'conformance-results', stamp);
   mkdirSync(outDir, { recursive: true });
+  const tasksDir = join(outDir, 'tasks-extension');
+  mkdirSync(tasksDir, { recursive: true });
 
   const fixture = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
     cwd: root,
@@ -198,13 +250,16 @@ async function main() {
     const cli = join(refereeDir, 'dist', 'index.js');
     const args = [cli, 'server', '--url', url, '--requirements', REQUIREMENTS, '-o', outDir, '--expected-failures', baseline];
     refereeStatus = spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status;
+    runTaskScenarios(url, tasksDir);
   } finally {
     await stop(fixture);
   }
 
   const { table, summary, failures, closing } = report(readResults(outDir), readRequirements());
-  writeFileSync(join(outDir, 'summary.md'), `${table}\n\n${summary}\n`);
-  console.log(`\n${table}\n\n${summary}\nResults: ${outDir}`);
+  const tasks = reportTaskScenarios(readResults(tasksDir));
+  failures.push(...tasks.failures);
+  writeFileSync(join(outDir, 'summary.md'), `${table}\n\n${summary}\n\n${tasks.table}\n\n${tasks.summary}\n`);
+  console.log(`\n${table}\n\n${summary}\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${outDir}`);
   if (refereeStatus !== 0) failures.unshift(`the referee exited with ${refereeStatus}`);
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
