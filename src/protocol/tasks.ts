@@ -1,4 +1,7 @@
+import { isPlainObject, type JsonRpcRequest } from './jsonrpc.js';
+import { McpError } from './mcp-error.js';
 import type { InputRequests } from './mcp-types.js';
+import { META_CLIENT_CAPABILITIES } from './versions.js';
 
 /** The tasks extension (SEP-2663): a `tools/call` may be answered with a task the client polls. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -34,4 +37,17 @@ export interface DetailedTask {
   inputRequests?: InputRequests;
   result?: Record<string, unknown>;
   error?: TaskError;
+}
+
+/** Whether the request's own client capabilities declare the tasks extension (each request speaks for itself). */
+export function declaresTasksExtension(request: JsonRpcRequest): boolean {
+  const meta = request.params?._meta;
+  if (!isPlainObject(meta)) return false;
+  const capabilities = meta[META_CLIENT_CAPABILITIES];
+  return isPlainObject(capabilities) && isPlainObject(capabilities.extensions) && isPlainObject(capabilities.extensions[TASKS_EXTENSION]);
+}
+
+/** -32021 naming the tasks extension: for `tasks/*` and task notifications from a client without it, and required-task tools. */
+export function tasksExtensionRequired(): McpError {
+  return McpError.missingCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
 }

@@ -7,6 +7,7 @@ import type {
   Implementation,
   InputRequest,
   InputRequests,
+  InputResponse,
   InputResponses,
   JsonSchema,
   ListRootsResult,
@@ -15,7 +16,8 @@ import type {
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
 import { StartTask, type TaskRun } from './active-task.js';
-import { answers, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { answers, capabilityNeededFor, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface ProgressUpdate {
@@ -231,9 +233,10 @@ export class McpContext {
     }
     const task = this.task;
     if (task) {
+      // In a task the asks wait for tasks/update, all outstanding at once.
       const asked = Object.entries(this.pending);
       for (const [key] of asked) delete this.pending[key];
-      const answers = await Promise.all(asked.map(([key, request]) => task.ask(key, request)));
+      const answers = await Promise.all(asked.map(([key, request]) => this.askInTask(task, key, request)));
       asked.forEach(([key], i) => (answered[key] = answers[i]));
       return answered;
     }
@@ -249,9 +252,15 @@ export class McpContext {
   private ask(key: string, request: InputRequest): Promise<unknown> {
     const answer = this.answerFor(key);
     if (answers(request, answer, this.schemas)) return Promise.resolve(answer);
-    if (this.task) return this.task.ask(key, request);
+    if (this.task) return this.askInTask(this.task, key, request);
     this.pending[key] = request;
     return handled(Promise.reject(new InputRequired(this.pending, { state: this.state })));
+  }
+
+  /** A task asks through `tasks/get`, but only for what the creating request declared it can answer. */
+  private askInTask(task: TaskRun, key: string, request: InputRequest): Promise<InputResponse> {
+    if (this.supports(request)) return task.ask(key, request);
+    return handled(Promise.reject(McpError.missingCapabilities(capabilityNeededFor(request))));
   }
 
   private answerFor(key: string): unknown {

@@ -55,6 +55,12 @@ import {
 import { SchemaCompiler } from './schema-compiler.js';
 import { ToolError } from './tool-error.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
+import { StartTask } from './active-task.js';
+import { TaskMethods } from './methods/tasks.methods.js';
+import { TaskRunner, type TaskOptions } from './task-runner.js';
+import { taskOwnerOf } from './task-owner.js';
+import { ToolTasks, type ToolSettlement } from './tool-tasks.js';
+import { declaresTasksExtension, TASKS_EXTENSION, tasksExtensionRequired } from '../protocol/tasks.js';
 
 /** The server's identity (`name`, `version`, optional title, description, website, icons) is sent as `serverInfo`. */
 export interface McpServerOptions extends Implementation {
@@ -85,6 +91,8 @@ export interface McpServerOptions extends Implementation {
   redactErrors?: boolean;
   /** Receives every unexpected handler error with its correlation id (the server-side log). */
   onHandlerError?: HandlerErrorLogger;
+  /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */
+  tasks?: TaskOptions;
 }
 
 /** What a transport knows about a request; every field is optional and the kernel works without any. */
@@ -160,6 +168,8 @@ export class McpKernel {
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
   private readonly errors: HandlerErrorPolicy;
+  private readonly taskRunner: TaskRunner;
+  private readonly toolTasks: ToolTasks;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -193,6 +203,9 @@ export class McpKernel {
     this.listCache = cacheHints(options.cache?.lists, DEFAULT_LIST_CACHE);
     this.readCache = cacheHints(options.cache?.resources, DEFAULT_READ_CACHE);
     this.discoverCache = cacheHints(options.cache?.discover, DEFAULT_LIST_CACHE);
+    this.taskRunner = new TaskRunner(options.tasks, (owner, task) => this.publish({ type: 'tasks/status', owner, task }));
+    this.toolTasks = new ToolTasks(this.taskRunner, this.schemas);
+    const tasks = new TaskMethods(this.taskRunner, this.schemas);
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', async () => this.discover()],
       ['tools/list', (req, ctx) => this.listTools(req, ctx)],
@@ -204,12 +217,15 @@ export class McpKernel {
       ['prompts/get', (req, ctx) => this.getPrompt(req, ctx)],
       ['completion/complete', (req, ctx) => this.complete(req, ctx)],
       ['subscriptions/listen', (req, ctx) => this.listen(req, ctx)],
+      ['tasks/get', async (req, ctx) => ({ ...(await tasks.get(req, ctx)) })],
+      ['tasks/update', (req, ctx) => tasks.update(req, ctx)],
+      ['tasks/cancel', (req, ctx) => tasks.cancel(req, ctx)],
     ]);
   }
 
   /** Calls running now and listen streams open now, for health checks and load tests. */
-  get load(): { calls: number; subscriptions: number } {
-    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions };
+  get load(): { calls: number; subscriptions: number; tasks: number } {
+    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions, tasks: this.taskRunner.running };
   }
 
   /** True when no `requestStateSecret` was given and a per-process key signs request state. */
@@ -269,6 +285,7 @@ export class McpKernel {
   /** Ends every open listen stream with its closing result; later listens are refused. */
   close(): void {
     this.closing.abort();
+    this.taskRunner.close();
   }
 
   // ----- the kernel ---------------------------------------------------------------------------------------
@@ -356,6 +373,7 @@ export class McpKernel {
     if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
     if (this.hasCompletions()) capabilities.completions = {};
     capabilities.logging = {};
+    if (this.tools.hasTaskTools) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return capabilities;
   }
 
@@ -418,21 +436,33 @@ export class McpKernel {
       if (missing) throw McpError.missingCapabilities(missing);
     }
 
+    const mode = this.toolTasks.mode(entry, request);
+
     const binding = this.binding(request.method, params.name, args, transport.principal);
-    const context = await this.createContext(request, transport, binding, entry.singleUseState);
+    const context = await this.createContext(request, transport, binding, entry.singleUseState, mode === 'deferred');
     const invalid = entry.input.validate(args);
     if (invalid) return toolError(invalid);
+    if (mode === 'task') return this.toolTasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
 
     let value: unknown;
     try {
       value = await entry.handler(args, context.inputResponses, context);
     } catch (error) {
+      if (error instanceof StartTask && mode === 'deferred') return this.toolTasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
       if (error instanceof InputRequired) return this.inputRequired(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.clientMessage(error, request, params.name, transport)}`);
     }
     if (value instanceof InputRequired) return this.inputRequired(value, context, binding, request, true);
     return this.toolResult(value, entry.output);
+  }
+
+  /** How a task's handler outcome becomes its result; the call it came from was answered long ago. */
+  private settlement(request: JsonRpcRequest, name: string, output: ToolEntryOutput): ToolSettlement {
+    return {
+      result: (value) => this.toolResult(value, output),
+      failure: (error) => toolError(`Error: ${this.clientMessage(error, request, name, {})}`),
+    };
   }
 
   private toolResult(value: unknown, output: ToolEntryOutput): Record<string, unknown> {
@@ -558,6 +588,11 @@ export class McpKernel {
       ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
       : [];
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
+    const taskIds = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string') : [];
+    if (taskIds.length > 0) {
+      if (!declaresTasksExtension(request)) throw tasksExtensionRequired();
+      honoured.taskIds = taskIds;
+    }
     if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
     if (this.openSubscriptions >= (this.options.maxSubscriptions ?? 1000)) {
       throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
@@ -569,12 +604,15 @@ export class McpKernel {
     send('notifications/subscriptions/acknowledged', { notifications: honoured });
 
     const watchedSet = new Set(watched);
+    const taskSet = new Set(taskIds);
+    const owner = taskOwnerOf(transport.principal);
     this.openSubscriptions++;
     const unsubscribe = this.eventBus.subscribe((event) => {
       if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
       else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
       else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
       else if (event.type === 'resources/updated' && watchedSet.has(event.uri)) send('notifications/resources/updated', { uri: event.uri });
+      else if (event.type === 'tasks/status' && event.owner === owner && taskSet.has(event.task.taskId)) send('notifications/tasks', { ...event.task });
     });
     try {
       await untilStopped(transport, this.closing.signal);
@@ -597,7 +635,13 @@ export class McpKernel {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  private async createContext(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding, singleUse = false): Promise<McpContext> {
+  private async createContext(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    binding: StateBinding,
+    singleUse = false,
+    mayStartTask = false,
+  ): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -629,6 +673,7 @@ export class McpKernel {
       httpRequest: transport.httpRequest,
       principal: transport.principal,
       schemas: this.schemas,
+      mayStartTask,
     });
   }
 

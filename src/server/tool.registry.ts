@@ -57,6 +57,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
   private conditional = 0;
+  private taskTools = 0;
   readonly listing: PagedList<ToolDefinition>;
 
   constructor(
@@ -78,6 +79,11 @@ export class ToolRegistry {
 
   get(name: string): ToolEntry | undefined {
     return this.entries.get(name);
+  }
+
+  /** True when some tool may run as a task: the server then advertises the tasks extension. */
+  get hasTaskTools(): boolean {
+    return this.taskTools > 0;
   }
 
   /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
@@ -126,6 +132,7 @@ export class ToolRegistry {
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;
+    if (taskSupport) this.taskTools++;
     this.changed();
   }
 
@@ -134,6 +141,7 @@ export class ToolRegistry {
     if (!entry) return false;
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
+    if (entry.taskSupport) this.taskTools--;
     this.changed();
     return true;
   }
