@@ -64,7 +64,7 @@ async function rpc(url: string, method: string, params: Record<string, unknown>,
       },
     }),
   });
-  const body = await response.json();
+  const body = (await response.json()) as { result?: any; error?: { code: number; message: string } };
   if (body.error) throw new Error(`${body.error.code} ${body.error.message}`);
   return body.result;
 }
