@@ -224,8 +224,8 @@ export class McpKernel {
   }
 
   /** Calls running now and listen streams open now, for health checks and load tests. */
-  get load(): { calls: number; subscriptions: number; tasks: number } {
-    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions, tasks: this.taskRunner.running };
+  get load(): { calls: number; subscriptions: number } {
+    return { calls: this.calls.inFlight, subscriptions: this.openSubscriptions };
   }
 
   /** True when no `requestStateSecret` was given and a per-process key signs request state. */
