@@ -56,11 +56,6 @@ export class TaskRunner {
     this.limits = { perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'), total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks') };
   }
 
-  /** Tasks running on this instance now. */
-  get running(): number {
-    return this.active.size;
-  }
-
   /**
    * Creates a task for `owner` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
