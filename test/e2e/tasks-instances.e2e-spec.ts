@@ -4,11 +4,11 @@ import { ErrorCode, InMemoryTaskStore, MCPServer, McpModule, TASKS_EXTENSION, ty
 import { createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
-const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
+const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
-type Json = Record<string, any>;
 
 /** Task tools added with `addTool`, each waiting on something the test controls. */
 class Jobs {
@@ -58,26 +58,10 @@ async function appWith(options: Json, jobs: Jobs): Promise<INestApplication> {
   return app;
 }
 
-function taskCall(app: INestApplication, method: string, params: Json, headers: Record<string, string> = {}) {
-  return post(app, envelope(method, params, { clientCapabilities: WITH_TASKS }), headers);
-}
+const AS_CLIENT = { capabilities: WITH_TASKS_AND_FORMS };
 
 async function create(app: INestApplication, name: string, headers: Record<string, string> = {}): Promise<string> {
-  const res = await post(app, envelope('tools/call', { name, arguments: {} }, { clientCapabilities: WITH_TASKS }), headers).expect(200);
-  expect(res.body.result.resultType).toBe('task');
-  return res.body.result.taskId;
-}
-
-async function statusOf(app: INestApplication, taskId: string, headers: Record<string, string> = {}): Promise<Json> {
-  return (await taskCall(app, 'tasks/get', { taskId }, headers).expect(200)).body.result;
-}
-
-async function waitFor(app: INestApplication, taskId: string, status: string): Promise<Json> {
-  for (;;) {
-    const task = await statusOf(app, taskId);
-    if (task.status === status) return task;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  return (await createTask(app, name, {}, { ...AS_CLIENT, headers })).taskId;
 }
 
 describe('Tasks across two instances sharing one store', () => {
@@ -99,25 +83,25 @@ describe('Tasks across two instances sharing one store', () => {
 
   it('creates on one, reads on the other at once, and the other cancels it where it runs', async () => {
     const taskId = await create(a, 'long_job');
-    expect(await statusOf(b, taskId)).toMatchObject({ taskId, status: 'working' });
-    await taskCall(b, 'tasks/cancel', { taskId }).expect(200);
+    expect(await getTask(b, taskId, AS_CLIENT)).toMatchObject({ taskId, status: 'working' });
+    await taskRequest(b, 'tasks/cancel', { taskId }, AS_CLIENT).expect(200);
     expect((jobs.aborted as Error).message).toBe('The task was cancelled');
-    expect(await statusOf(a, taskId)).toMatchObject({ status: 'cancelled' });
+    expect(await getTask(a, taskId, AS_CLIENT)).toMatchObject({ status: 'cancelled' });
   });
 
   it('answers input on the other instance: the instance running the task resumes and completes it', async () => {
     const taskId = await create(a, 'confirm_job');
-    const asking = await waitFor(b, taskId, 'input_required');
+    const asking = await waitForStatus(b, taskId, 'input_required', AS_CLIENT);
     expect(asking.inputRequests).toEqual({ go: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: CONFIRM } } });
-    await taskCall(b, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }).expect(200);
-    expect((await waitFor(b, taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
-    expect((await statusOf(a, taskId)).status).toBe('completed');
+    await taskRequest(b, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }, AS_CLIENT).expect(200);
+    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
+    expect((await getTask(a, taskId, AS_CLIENT)).status).toBe('completed');
   });
 
   it('completes on the instance running it, as seen from the other', async () => {
     const taskId = await create(a, 'long_job');
     jobs.done();
-    expect((await waitFor(b, taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'long job done' }]);
+    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'long job done' }]);
   });
 });
 
@@ -130,13 +114,13 @@ describe('Tasks: expiry', () => {
     try {
       const taskId = await create(app, 'long_job');
       jobs.done();
-      await waitFor(app, taskId, 'completed');
+      await waitForStatus(app, taskId, 'completed', AS_CLIENT);
       clock += 59_000;
-      expect((await statusOf(app, taskId)).status).toBe('completed');
+      expect((await getTask(app, taskId, AS_CLIENT)).status).toBe('completed');
       clock += 60_000;
-      const gone = await taskCall(app, 'tasks/get', { taskId }).expect(400);
+      const gone = await taskRequest(app, 'tasks/get', { taskId }, AS_CLIENT).expect(400);
       expect(gone.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
-      await taskCall(app, 'tasks/cancel', { taskId }).expect(400);
+      await taskRequest(app, 'tasks/cancel', { taskId }, AS_CLIENT).expect(400);
     } finally {
       await app.close();
     }
@@ -171,17 +155,17 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
       ['tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }],
       ['tasks/cancel', { taskId }],
     ] as const) {
-      const res = await taskCall(app, method, params, mallory).expect(400);
+      const res = await taskRequest(app, method, params, { ...AS_CLIENT, headers: mallory }).expect(400);
       expect(res.body.error).toEqual({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
     }
-    const task = await statusOf(app, taskId, aliceAgain);
+    const task = await getTask(app, taskId, { ...AS_CLIENT, headers: aliceAgain });
     expect(['working', 'input_required']).toContain(task.status);
-    await taskCall(app, 'tasks/cancel', { taskId }, alice).expect(200);
-    expect((await statusOf(app, taskId, alice)).status).toBe('cancelled');
+    await taskRequest(app, 'tasks/cancel', { taskId }, { ...AS_CLIENT, headers: alice }).expect(200);
+    expect((await getTask(app, taskId, { ...AS_CLIENT, headers: alice })).status).toBe('cancelled');
   });
 
   it('refuses tasks/get without a token like any MCP request (401)', async () => {
-    await taskCall(app, 'tasks/get', { taskId: 'x' }).expect(401);
+    await taskRequest(app, 'tasks/get', { taskId: 'x' }, AS_CLIENT).expect(401);
   });
 });
 
@@ -211,17 +195,17 @@ describe('Tasks: notifications/tasks on listen streams', () => {
   it('sends the full task state of the tasks a stream named, as tasks/get would show it', async () => {
     const taskId = await create(app, 'confirm_job');
     const other = await create(app, 'long_job');
-    await waitFor(app, taskId, 'input_required');
+    await waitForStatus(app, taskId, 'input_required', AS_CLIENT);
     const live = await listen({ taskIds: [taskId] });
     expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
 
-    await taskCall(app, 'tasks/cancel', { taskId: other }).expect(200);
-    await taskCall(app, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } }).expect(200);
+    await taskRequest(app, 'tasks/cancel', { taskId: other }, AS_CLIENT).expect(200);
+    await taskRequest(app, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } }, AS_CLIENT).expect(200);
     // The other task's cancellation came first, and this stream did not name it: the first frame is this task's.
     expect(await live.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
     const done = await live.next();
     expect(done).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed', result: { content: [{ type: 'text', text: 'confirmed: false' }] } } });
-    const { resultType, _meta, ...polled } = await statusOf(app, taskId);
+    const { resultType, _meta, ...polled } = await getTask(app, taskId, AS_CLIENT);
     expect(resultType).toBe('complete');
     expect(done.params).toEqual({ ...polled, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } });
   });

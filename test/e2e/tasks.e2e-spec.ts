@@ -2,8 +2,8 @@ import { Injectable, type INestApplication } from '@nestjs/common';
 import { Args, ErrorCode, McpContext, McpCtx, McpError, McpModule, TASKS_EXTENSION, Tool, ToolError } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 
-const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
 const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
@@ -83,33 +83,6 @@ class ReportTools {
   }
 }
 
-type Json = Record<string, any>;
-
-function tasks(app: INestApplication, method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Json, capabilities: Json = WITH_TASKS) {
-  return post(app, envelope(method, params, { clientCapabilities: capabilities }));
-}
-
-async function createTask(app: INestApplication, name: string, args: Json = {}, capabilities: Json = WITH_TASKS): Promise<Json> {
-  const res = await callTool(app, name, args, {}, { clientCapabilities: capabilities }).expect(200);
-  expect(res.body.result).toMatchObject({ resultType: 'task', status: 'working' });
-  return res.body.result;
-}
-
-async function getTask(app: INestApplication, taskId: string): Promise<Json> {
-  const res = await tasks(app, 'tasks/get', { taskId }).expect(200);
-  expect(res.body.result.resultType).toBe('complete');
-  return res.body.result;
-}
-
-/** Polls tasks/get until the task shows a status (the jest timeout bounds it, no clock is asserted on). */
-async function waitFor(app: INestApplication, taskId: string, status: string): Promise<Json> {
-  for (;;) {
-    const task = await getTask(app, taskId);
-    if (task.status === status) return task;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
 describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
   let app: INestApplication;
   let tools: ReportTools;
@@ -158,7 +131,7 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     });
 
     it.each(['tasks/get', 'tasks/update', 'tasks/cancel'] as const)('answers %s from a client without the extension with -32021, before looking the task up', async (method) => {
-      const res = await tasks(app, method, { taskId: 'no-such-task', inputResponses: {} }, {}).expect(400);
+      const res = await taskRequest(app, method, { taskId: 'no-such-task', inputResponses: {} }, { capabilities: {} }).expect(400);
       expect(res.body.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
     });
 
@@ -176,11 +149,11 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       for (const absent of ['result', 'error', 'inputRequests', 'requestState', 'ttl', 'pollInterval', 'content']) expect(created).not.toHaveProperty(absent);
       const first = await getTask(app, created.taskId);
       expect(first).toMatchObject({ status: 'working' });
-      const working = await waitFor(app, created.taskId, 'working');
+      const working = await waitForStatus(app, created.taskId, 'working');
       expect(working).toMatchObject({ taskId: created.taskId, createdAt: created.createdAt });
 
       tools.gates[0].release();
-      const done = await waitFor(app, created.taskId, 'completed');
+      const done = await waitForStatus(app, created.taskId, 'completed');
       expect(done.result).toEqual({ content: [{ type: 'text', text: `report ready (task ${created.taskId})` }] });
       expect(done).not.toHaveProperty('error');
     });
@@ -196,26 +169,26 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
     it('ends completed with isError for a tool error', async () => {
       const { taskId } = await createTask(app, 'broken_report');
-      const task = await waitFor(app, taskId, 'completed');
+      const task = await waitForStatus(app, taskId, 'completed');
       expect(task.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: The data source is empty' }] });
     });
 
     it('ends failed with the JSON-RPC error for a protocol error, and no result', async () => {
       const { taskId } = await createTask(app, 'lost_worker');
-      const task = await waitFor(app, taskId, 'failed');
+      const task = await waitForStatus(app, taskId, 'failed');
       expect(task.error).toEqual({ code: ErrorCode.InternalError, message: 'The worker went away', data: { worker: 7 } });
       expect(task).not.toHaveProperty('result');
     });
 
     it('cancels mid-run: cancelled at once, the handler signalled, terminal for good', async () => {
       const { taskId } = await createTask(app, 'build_report');
-      const ack = await tasks(app, 'tasks/cancel', { taskId }).expect(200);
+      const ack = await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
       expect(ack.body.result.resultType).toBe('complete');
       for (const absent of ['taskId', 'status', 'result', 'error', 'inputRequests']) expect(ack.body.result).not.toHaveProperty(absent);
       expect((await getTask(app, taskId)).status).toBe('cancelled');
       expect((tools.gates[0].stoppedBy as Error).message).toBe('The task was cancelled');
       tools.gates[0].release();
-      await tasks(app, 'tasks/cancel', { taskId }).expect(200);
+      await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
       const task = await getTask(app, taskId);
       expect(task.status).toBe('cancelled');
       expect(task).not.toHaveProperty('result');
@@ -223,51 +196,51 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
     it('acks a cancel of a completed task and leaves its result', async () => {
       const { taskId } = await createTask(app, 'broken_report');
-      await waitFor(app, taskId, 'completed');
-      await tasks(app, 'tasks/cancel', { taskId }).expect(200);
+      await waitForStatus(app, taskId, 'completed');
+      await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
       expect((await getTask(app, taskId)).status).toBe('completed');
     });
   });
 
   describe('input through tasks/update', () => {
     it('input_required with the request, an unknown key ignored, then completed with the answer', async () => {
-      const { taskId } = await createTask(app, 'delete_file', { file: 'a.txt' }, WITH_TASKS_AND_FORMS);
-      const asking = await waitFor(app, taskId, 'input_required');
+      const { taskId } = await createTask(app, 'delete_file', { file: 'a.txt' }, { capabilities: WITH_TASKS_AND_FORMS });
+      const asking = await waitForStatus(app, taskId, 'input_required');
       expect(asking.inputRequests).toEqual({
         confirm_delete: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete a.txt?', requestedSchema: CONFIRM } },
       });
-      const ignored = await tasks(app, 'tasks/update', { taskId, inputResponses: { nope: { action: 'accept', content: { confirm: true } } } }).expect(200);
+      const ignored = await taskRequest(app, 'tasks/update', { taskId, inputResponses: { nope: { action: 'accept', content: { confirm: true } } } }).expect(200);
       expect(ignored.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
-      const invalid = await tasks(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: 'yes' } } } }).expect(200);
+      const invalid = await taskRequest(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: 'yes' } } } }).expect(200);
       expect(invalid.body.result.resultType).toBe('complete');
       expect((await getTask(app, taskId)).inputRequests).toHaveProperty('confirm_delete');
 
-      await tasks(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } } }).expect(200);
-      const done = await waitFor(app, taskId, 'completed');
+      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } } }).expect(200);
+      const done = await waitForStatus(app, taskId, 'completed');
       expect(done.result.content).toEqual([{ type: 'text', text: 'deleted a.txt' }]);
     });
 
     it('takes two outstanding requests one at a time: only the unanswered one stays', async () => {
-      const { taskId } = await createTask(app, 'two_questions', {}, WITH_TASKS_AND_FORMS);
-      let task = await waitFor(app, taskId, 'input_required');
+      const { taskId } = await createTask(app, 'two_questions', {}, { capabilities: WITH_TASKS_AND_FORMS });
+      let task = await waitForStatus(app, taskId, 'input_required');
       while (Object.keys(task.inputRequests).length < 2) task = await getTask(app, taskId);
-      await tasks(app, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }).expect(200);
+      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }).expect(200);
       const partly = await getTask(app, taskId);
       expect(partly.status).toBe('input_required');
       expect(Object.keys(partly.inputRequests)).toEqual(['sure']);
-      await tasks(app, 'tasks/update', { taskId, inputResponses: { sure: { action: 'accept', content: { confirm: true } } } }).expect(200);
-      expect((await waitFor(app, taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'Ada true' }]);
+      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { sure: { action: 'accept', content: { confirm: true } } } }).expect(200);
+      expect((await waitForStatus(app, taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'Ada true' }]);
     });
 
     it('rejects a non-object inputResponses with -32602', async () => {
-      const { taskId } = await createTask(app, 'delete_file', { file: 'b.txt' }, WITH_TASKS_AND_FORMS);
-      const res = await tasks(app, 'tasks/update', { taskId, inputResponses: 'yes' }).expect(400);
+      const { taskId } = await createTask(app, 'delete_file', { file: 'b.txt' }, { capabilities: WITH_TASKS_AND_FORMS });
+      const res = await taskRequest(app, 'tasks/update', { taskId, inputResponses: 'yes' }).expect(400);
       expect(res.body.error.code).toBe(ErrorCode.InvalidParams);
     });
 
     it('fails the task with -32021 when it asks for what the creating request did not declare', async () => {
       const { taskId } = await createTask(app, 'wants_sampling');
-      const task = await waitFor(app, taskId, 'failed');
+      const task = await waitForStatus(app, taskId, 'failed');
       expect(task.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { sampling: {} } } });
     });
 
@@ -285,16 +258,16 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       expect(second.body.result).toMatchObject({ resultType: 'task', status: 'working' });
       expect(second.body.result).not.toHaveProperty('requestState');
       expect(second.body.result).not.toHaveProperty('inputRequests');
-      const done = await waitFor(app, second.body.result.taskId, 'completed');
+      const done = await waitForStatus(app, second.body.result.taskId, 'completed');
       expect(done.result.content).toEqual([{ type: 'text', text: `Hello Alice from ${second.body.result.taskId}` }]);
     });
   });
 
   describe('bad task requests', () => {
     it('answers -32602 for an unknown task id, and for a taskId that is not a string', async () => {
-      const unknown = await tasks(app, 'tasks/get', { taskId: 'c29tZS1yYW5kb20tdGFzay1pZA' }).expect(400);
+      const unknown = await taskRequest(app, 'tasks/get', { taskId: 'c29tZS1yYW5kb20tdGFzay1pZA' }).expect(400);
       expect(unknown.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
-      const numeric = await tasks(app, 'tasks/get', { taskId: 12 }).expect(400);
+      const numeric = await taskRequest(app, 'tasks/get', { taskId: 12 }).expect(400);
       expect(numeric.body.error.code).toBe(ErrorCode.InvalidParams);
     });
 
@@ -315,7 +288,7 @@ describe('Tasks: bounds', () => {
       const { taskId } = await createTask(app, 'broken_report');
       const res = await callTool(app, 'broken_report', {}, {}, { clientCapabilities: WITH_TASKS }).expect(200);
       expect(res.body.error).toMatchObject({ code: ErrorCode.InternalError, data: { reason: 'task_limit' } });
-      expect((await waitFor(app, taskId, 'completed')).result.isError).toBe(true);
+      expect((await waitForStatus(app, taskId, 'completed')).result.isError).toBe(true);
     } finally {
       await app.close();
     }
