@@ -84,11 +84,18 @@ export class TaskRunner {
     this.active.set(record.taskId, task);
     const expiry = setTimeout(() => task.stop(new TaskStopped('The task expired')), Math.max(createdAt + this.ttlMs - this.now(), 0));
     expiry.unref();
-    void this.execute(task, work).finally(() => {
+    let released = false;
+    // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
+    // keeps only its own closure alive, not this instance's subscription, timer or bookkeeping.
+    const release = () => {
+      if (released) return;
+      released = true;
       clearTimeout(expiry);
       this.active.delete(record.taskId);
       unsubscribe().catch((error: unknown) => console.error('MCP tasks: unsubscribe failed', record.taskId, error));
-    });
+    };
+    task.signal.addEventListener('abort', release, { once: true });
+    void this.execute(task, work).finally(release);
     return { resultType: 'task', ...detailedTask(record) };
   }
 

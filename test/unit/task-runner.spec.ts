@@ -5,7 +5,20 @@ import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.j
 import type { DetailedTask } from '../../src/protocol/tasks.js';
 import type { TaskRun } from '../../src/server/active-task.js';
 import { TaskRunner, type TaskOutcome } from '../../src/server/task-runner.js';
-import { InMemoryTaskStore } from '../../src/server/task-store.js';
+import { InMemoryTaskStore, type TaskSignal } from '../../src/server/task-store.js';
+
+/** The in-memory store, counting the subscriptions still held. */
+class CountingStore extends InMemoryTaskStore {
+  listening = 0;
+  override async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+    const unsubscribe = await super.subscribe(taskId, listener);
+    this.listening++;
+    return async () => {
+      this.listening--;
+      await unsubscribe();
+    };
+  }
+}
 
 const ELICIT: InputRequest = {
   method: 'elicitation/create',
@@ -98,6 +111,26 @@ describe('TaskRunner', () => {
     const task = await statusOf(runner, taskId);
     expect(task.status).toBe('cancelled');
     expect(task).not.toHaveProperty('result');
+  });
+
+  it('lets go of a cancelled task whose handler ignores its signal and never settles', async () => {
+    const store = new CountingStore();
+    const stubborn = new TaskRunner({ store }, () => undefined);
+    const { taskId } = (await stubborn.start('alice', {}, () => new Promise<never>(() => undefined))) as { taskId: string };
+    expect(store.listening).toBe(1);
+    await stubborn.cancel(taskId, 'alice');
+    await settle();
+    expect(store.listening).toBe(0);
+    expect(await stubborn.get(taskId, 'alice')).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('lets go of a task once its handler settles', async () => {
+    const store = new CountingStore();
+    const quick = new TaskRunner({ store }, () => undefined);
+    const { taskId } = (await quick.start('alice', {}, async () => ({ result: { content: [] } }))) as { taskId: string };
+    await settle();
+    expect(store.listening).toBe(0);
+    expect((await quick.get(taskId, 'alice')).status).toBe('completed');
   });
 
   it('acks a cancel of a task that has ended, and leaves it as it was', async () => {
