@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { InputRequest, InputResponses } from '../protocol/mcp-types.js';
-import { isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
+import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskError } from '../protocol/tasks.js';
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 
@@ -60,7 +60,7 @@ export class TaskRunner {
    * Creates a task for `owner` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
    */
-  async start(owner: string, answers: InputResponses, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<Record<string, unknown>> {
+  async start(owner: string, answers: InputResponses, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<CreateTaskResult> {
     const createdAt = this.now();
     const record: StoredTask = {
       taskId: randomBytes(18).toString('base64url'),

@@ -1,8 +1,8 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
-import type { InputRequests } from '../protocol/mcp-types.js';
-import { declaresTasksExtension, tasksExtensionRequired } from '../protocol/tasks.js';
+import type { CallToolResult, InputRequests } from '../protocol/mcp-types.js';
+import { declaresTasksExtension, tasksExtensionRequired, type CreateTaskResult } from '../protocol/tasks.js';
 import { TaskStopped, type TaskRun } from './active-task.js';
 import { InputRequired } from './input-required.js';
 import { McpContext } from './mcp-context.js';
@@ -17,9 +17,9 @@ export type ToolCallMode = 'request' | 'task' | 'deferred';
 /** How the tools family turns what a handler did into a `CallToolResult`, the same in a task as in a request. */
 export interface ToolSettlement {
   /** What the handler returned (checked against the tool's outputSchema). */
-  result(value: unknown): Record<string, unknown>;
+  result(value: unknown): CallToolResult;
   /** An error the handler threw that is not a protocol error: a tool error result the client may read. */
-  failure(error: unknown): Record<string, unknown>;
+  failure(error: unknown): CallToolResult;
 }
 
 /**
@@ -44,7 +44,7 @@ export class ToolTasks {
   }
 
   /** Creates the task (answering once the store has it) and runs the handler in it, with what `base` gathered. */
-  start(entry: ToolEntry, args: Record<string, unknown>, base: McpContext, settle: ToolSettlement): Promise<Record<string, unknown>> {
+  start(entry: ToolEntry, args: Record<string, unknown>, base: McpContext, settle: ToolSettlement): Promise<CreateTaskResult> {
     return this.runner.start(taskOwnerOf(base.principal), base.inputResponses, (run) => this.run(entry, args, base, run, settle));
   }
 
@@ -67,12 +67,12 @@ export class ToolTasks {
       let asked: InputRequired;
       try {
         const value = await entry.handler(args, context.inputResponses, context);
-        if (!(value instanceof InputRequired)) return { result: settle.result(value) };
+        if (!(value instanceof InputRequired)) return completed(settle.result(value));
         asked = value;
       } catch (error) {
         if (error instanceof TaskStopped) throw error;
         if (error instanceof McpError) return protocolError(error);
-        if (!(error instanceof InputRequired)) return { result: settle.failure(error) };
+        if (!(error instanceof InputRequired)) return completed(settle.failure(error));
         asked = error;
       }
       try {
@@ -86,6 +86,10 @@ export class ToolTasks {
       state = asked.options.state !== undefined ? asked.options.state : context.state;
     }
   }
+}
+
+function completed(result: CallToolResult): TaskOutcome {
+  return { result: result as unknown as Record<string, unknown> };
 }
 
 function protocolError(error: McpError): TaskOutcome {
