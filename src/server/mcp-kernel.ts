@@ -32,7 +32,7 @@ import { SchemaCompiler } from './schema-compiler.js';
 import { serverInfoOf } from './server-info.js';
 import { TaskRunner } from './task-runner.js';
 import { ToolTasks } from './tool-tasks.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistration, type ToolRegistrationOptions } from './tool.registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -132,9 +132,9 @@ export class McpKernel {
 
   // ----- registration -------------------------------------------------------------------------------------
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
-    this.tools.add({ name, description, inputSchema: schema as Record<string, unknown>, handler });
+  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler, plus any other option (`taskSupport`, ...). */
+  registerTool(name: string, description: string, schema: object, handler: ToolHandler, options: ToolRegistrationOptions = {}): void {
+    this.tools.add({ ...options, name, description, inputSchema: schema as Record<string, unknown>, handler });
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */

@@ -35,6 +35,9 @@ export interface ToolRegistration extends ToolDefinition {
  */
 export type TaskSupport = 'optional' | 'required';
 
+/** What `registerTool` takes besides the name, description, input schema and handler. */
+export type ToolRegistrationOptions = Omit<ToolRegistration, 'name' | 'description' | 'inputSchema' | 'handler'>;
+
 export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
 
 export interface ToolEntry {

@@ -217,6 +217,19 @@ describe('Tasks: notifications/tasks on listen streams', () => {
 });
 
 describe('Tasks: the call that creates one', () => {
+  it('runs a tool registered with registerTool and taskSupport as a task, and refuses it without the extension', async () => {
+    const app = await appWith({}, new Jobs());
+    try {
+      app.get(MCPServer).registerTool('nightly_export', 'Exports everything', { type: 'object' }, () => 'exported', { taskSupport: 'required' });
+      const refused = await callTool(app, 'nightly_export', {}).expect(400);
+      expect(refused.body.error.code).toBe(ErrorCode.MissingRequiredClientCapability);
+      const taskId = await create(app, 'nightly_export');
+      expect((await waitForStatus(app, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'exported' }]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('needs the extension on that very request, whatever earlier requests declared', async () => {
     const jobs = new Jobs();
     const app = await appWith({}, jobs);
