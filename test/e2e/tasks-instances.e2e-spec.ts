@@ -210,6 +210,12 @@ describe('Tasks: notifications/tasks on listen streams', () => {
     expect(done.params).toEqual({ ...polled, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } });
   });
 
+  it('follows at most 100 task ids per stream, and says which in its acknowledgement', async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => `task-${i}`);
+    const live = await listen({ taskIds: [...ids, 42] });
+    expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: ids.slice(0, 100) } } });
+  });
+
   it('refuses task notifications to a client without the extension: -32021', async () => {
     const res = await post(app, envelope('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { clientCapabilities: {} })).expect(400);
     expect(res.body.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });

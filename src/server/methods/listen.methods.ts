@@ -13,6 +13,9 @@ import { taskOwnerOf } from '../task-owner.js';
 import type { ToolRegistry } from '../tool.registry.js';
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
+// A caller keeps at most `tasks.maxTasksPerCaller` (100 by default) tasks; a stream follows at most this many, and
+// its acknowledgement names the ones it agreed to, so a body full of ids costs no more than that.
+const MAX_TASK_IDS = 100;
 
 /** `subscriptions/listen`: a long-lived stream of list-changed, resource-updated and task notifications. */
 export class ListenMethods {
@@ -52,7 +55,7 @@ export class ListenMethods {
       ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
       : [];
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
-    const taskIds = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string') : [];
+    const taskIds = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TASK_IDS) : [];
     if (taskIds.length > 0) {
       if (!declaresTasksExtension(request)) throw tasksExtensionRequired();
       honoured.taskIds = taskIds;
