@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { McpModule } from '../../src/index.js';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
+import { ClientRequestTools } from './client-request.tools.js';
 import { ContentTools } from './content.tools.js';
 import { DiagnosticTools } from './diagnostic.tools.js';
 import { InputRequiredTools } from './input-required.tools.js';
@@ -11,8 +12,9 @@ import { SchemaTools } from './schema.tools.js';
 import { TaskTools } from './task.tools.js';
 
 /**
- * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28
- * requirement set and the tasks extension's scenarios, declared with the library's decorators on ordinary providers. `McpModule` registers them
+ * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28 and
+ * 2025-11-25 requirement sets and the tasks extension's scenarios, on one endpoint, declared with the library's
+ * decorators on ordinary providers. `McpModule` registers them
  * at start-up in provider order, then method order, which is the order of `tools/list`.
  */
 @Module({
@@ -24,6 +26,7 @@ import { TaskTools } from './task.tools.js';
     DiagnosticTools,
     ListChangedTools,
     InputRequiredTools,
+    ClientRequestTools,
     TaskTools,
     ConformanceResources,
     ConformancePrompts,
