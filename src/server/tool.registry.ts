@@ -1,5 +1,6 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
+import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
@@ -66,7 +67,7 @@ export class ToolRegistry {
   constructor(
     private readonly schemas: SchemaCompiler,
     pageSize: number,
-    private readonly onChange: () => void,
+    private readonly onChange: ListChangeListener,
   ) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map((e) => e.definition),
@@ -136,7 +137,7 @@ export class ToolRegistry {
     this.entries.set(name, entry);
     if (visible) this.conditional++;
     if (taskSupport) this.taskTools++;
-    this.changed();
+    this.changed(entry.requiredScopes);
   }
 
   remove(name: string): boolean {
@@ -145,13 +146,13 @@ export class ToolRegistry {
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
     if (entry.taskSupport) this.taskTools--;
-    this.changed();
+    this.changed(entry.requiredScopes);
     return true;
   }
 
-  private changed(): void {
+  private changed(requiredScopes: readonly string[] | undefined): void {
     this.listing.invalidate();
-    this.onChange();
+    this.onChange(requiredScopes);
   }
 }
 
