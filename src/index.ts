@@ -29,7 +29,10 @@ export { InMemoryRequestStateStore, type RequestStateStore } from './server/requ
 export { Content } from './server/content.js';
 export { ToolError } from './server/tool-error.js';
 export type { HandlerErrorLogger, HandlerErrorReport } from './server/handler-error.policy.js';
-export type { ToolHandler, ToolRegistration, ToolVisibility } from './server/tool.registry.js';
+export type { ToolHandler, ToolRegistration, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
+export { InMemoryTaskStore, type TaskStore, type StoredTask, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from './server/task-store.js';
+export type { TaskOptions } from './server/task-runner.js';
+export { TASKS_EXTENSION, isTerminalStatus, type TaskStatus, type DetailedTask, type TaskError } from './protocol/tasks.js';
 export type {
   ResourceHandler,
   ResourceRegistration,
