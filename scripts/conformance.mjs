@@ -9,8 +9,9 @@
  *    envelope) and 2025-11-25 (initialize, served statelessly), each with its empty expected-failures baseline.
  * 4. Stops the fixture, reads every checks.json and prints a per-scenario table for each set.
  * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
- * run, and on any check short of SUCCESS in the pending scenarios. The tasks-* extension is reported only.
- * The last line counts the gated scenarios of both sets (what .ci/run adds up).
+ * run, and on any check short of SUCCESS in the pending scenarios.
+ * 5. The tasks extension (SEP-2663): runs each tasks-* scenario for real at 2026-07-28 and gates it (see below).
+ * The last line counts the gated scenarios of both sets and of the tasks step (what .ci/run adds up).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -211,6 +212,58 @@ function report(results, { required, pending }, baseline, gatePending) {
   return { table, summary, failures, passed, failed: gated - passed };
 }
 
+// ----- tasks extension (SEP-2663) ---------------------------------------------------------------------------
+// The tasks-* scenarios belong to an extension, so `--requirements` reports them as "not scored" and never
+// fails on them. This step runs each one on its own at 2026-07-28 (`--spec-version` needs `--force`: without
+// it the referee prints SKIPPED and exits 0) into its own directory, and fails on anything short of SUCCESS or
+// INFO, except the one scenario the referee itself always skips (pending its subscriptions/listen rewrite).
+const TASK_SCENARIOS = [
+  'tasks-capability-negotiation',
+  'tasks-dispatch-and-envelope',
+  'tasks-lifecycle',
+  'tasks-mrtr-composition',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-request-state-removal',
+  'tasks-required-task-error',
+  'tasks-status-notifications',
+  'tasks-wire-fields',
+];
+const TASK_SCENARIOS_THE_REFEREE_SKIPS = new Set(['tasks-status-notifications']);
+const TASKS_SPEC_VERSION = '2026-07-28';
+
+function runTaskScenarios(url, outDir) {
+  const cli = join(refereeDir, 'dist', 'index.js');
+  for (const scenario of TASK_SCENARIOS) {
+    const args = [cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', TASKS_SPEC_VERSION, '--force', '-o', outDir];
+    spawnSync(node22, args, { cwd: root, stdio: 'inherit' });
+  }
+}
+
+function reportTaskScenarios(results) {
+  const failures = [];
+  const rows = TASK_SCENARIOS.map((scenario) => {
+    const result = results.get(scenario);
+    if (!result) {
+      failures.push(`${scenario}: did not run`);
+      return [scenario, '-', '-', '-', '-', '-', '-', 'MISSING'];
+    }
+    const { counts, total, problems } = result;
+    const allowed = TASK_SCENARIOS_THE_REFEREE_SKIPS.has(scenario) ? ['SKIPPED'] : [];
+    const bad = problems.filter((p) => !allowed.includes(p.status));
+    for (const p of bad) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+    const verdict = bad.length > 0 ? 'FAIL' : allowed.length > 0 ? 'skipped by the referee' : 'pass';
+    return [scenario, total, ...STATUSES.map((s) => counts[s]), verdict];
+  });
+  const header = ['tasks scenario', 'checks', ...STATUSES, 'verdict'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const count = (verdict) => rows.filter((r) => r.at(-1) === verdict).length;
+  const failed = TASK_SCENARIOS.length - count('pass') - count('skipped by the referee');
+  const summary = `tasks extension: ${count('pass')} passed, ${count('skipped by the referee')} skipped by the referee, ${failed} failed`;
+  return { table, failures, summary, passed: count('pass'), failed };
+}
+// ----- end of the tasks extension step -----------------------------------------------------------------------
+
 async function main() {
   ensureReferee();
   if (!process.argv.includes('--no-build')) run(npm, ['run', '--silent', 'build:all']);
@@ -218,6 +271,8 @@ async function main() {
   const url = `http://127.0.0.1:${port}/mcp`;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outRoot = join(root, 'conformance-results', stamp);
+  const tasksDir = join(outRoot, 'tasks-extension');
+  mkdirSync(tasksDir, { recursive: true });
 
   const fixture = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
     cwd: root,
@@ -235,6 +290,7 @@ async function main() {
       const args = [cli, 'server', '--url', url, '--requirements', requirements, '-o', outDir, '--expected-failures', baselineFor(requirements)];
       statuses.set(requirements, spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status);
     }
+    runTaskScenarios(url, tasksDir);
   } finally {
     await stop(fixture);
   }
@@ -253,7 +309,13 @@ async function main() {
     passed += result.passed;
     failed += result.failed;
   }
-  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')})`;
+  const tasks = reportTaskScenarios(readResults(tasksDir));
+  writeFileSync(join(tasksDir, 'summary.md'), `${tasks.table}\n\n${tasks.summary}\n`);
+  console.log(`\n## tasks extension (${TASKS_SPEC_VERSION}, forced)\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${tasksDir}`);
+  failures.push(...tasks.failures.map((f) => `tasks extension: ${f}`));
+  passed += tasks.passed;
+  failed += tasks.failed;
+  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks extension)`;
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
     console.log(closing);

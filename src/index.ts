@@ -39,7 +39,7 @@ export type * from './protocol/mcp-types.js';
 export type { McpSchema, InferSchemaInput, StandardJsonSchemaSource, ZodSchemaSource } from './server/schema/mcp-schema.type.js';
 export type { McpToolRegistration } from './server/tool-registration.js';
 export type { RegistrationHandle } from './server/registration-handle.js';
-export type { ToolHandler, ToolVisibility } from './server/tool.registry.js';
+export type { ToolHandler, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
 export type {
   ResourceHandler,
   ResourceRegistration,
@@ -59,6 +59,9 @@ export type { McpServerOptions } from './server/mcp-server.options.js';
 export type { LegacyOptions } from './server/legacy/legacy-leg.js';
 export type { McpEvent, McpEventBus } from './server/event-bus.js';
 export type { RequestStateStore } from './server/request-state.store.js';
+export type { TaskStore, StoredTask } from './server/task-store.js';
+export type { TaskOptions } from './server/task-runner.js';
+export type { TaskStatus } from './protocol/tasks.js';
 export type { McpCallEvent } from './observability/call-events.js';
 export type { OpenTelemetryOptions } from './observability/open-telemetry.js';
 export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';

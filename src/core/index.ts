@@ -36,6 +36,10 @@ export type { HandlerErrorLogger, HandlerErrorReport } from '../server/handler-e
 // The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
 // only the registry's JSON-Schema-only form of a tool is the kernel's own.
 export type { ToolRegistration } from '../server/tool.registry.js';
+
+// Tasks (SEP-2663): the store a deployment plugs in, and the protocol's task states.
+export { InMemoryTaskStore, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from '../server/task-store.js';
+export { TASKS_EXTENSION, isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/event-bus.js';
 export {
   InProcessReplyRouter,

@@ -9,7 +9,7 @@ import type { JsonSchema } from '../protocol/mcp-types.js';
 import type { RegistrationHandle } from '../server/registration-handle.js';
 import type { InferSchemaInput } from '../server/schema/mcp-schema.type.js';
 import type { McpToolRegistration } from '../server/tool-registration.js';
-import type { ToolHandler } from '../server/tool.registry.js';
+import type { ToolHandler, ToolRegistrationOptions } from '../server/tool.registry.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -28,15 +28,16 @@ export class MCPServer {
 
   /**
    * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class,
-   * as `@Tool` takes) and handler, whose arguments are typed from the schema. The handle updates or removes it.
+   * as `@Tool` takes) and handler, whose arguments are typed from the schema. Other options (`taskSupport`, ...) come last. The handle updates or removes it.
    */
   registerTool<S extends object>(
     name: string,
     description: string,
     schema: S,
     handler: ToolHandler<InferSchemaInput<S>>,
+    options?: ToolRegistrationOptions,
   ): RegistrationHandle<McpToolRegistration<S>> {
-    return this.kernel.registerTool(name, description, schema, handler);
+    return this.kernel.registerTool(name, description, schema, handler, options);
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */

@@ -124,6 +124,11 @@ export function routedName(request: JsonRpcRequest): string | undefined {
       return typeof request.params?.name === 'string' ? request.params.name : undefined;
     case 'resources/read':
       return typeof request.params?.uri === 'string' ? request.params.uri : undefined;
+    // The tasks extension routes by task, so a load balancer can send a task's traffic where its state is.
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      return typeof request.params?.taskId === 'string' ? request.params.taskId : undefined;
     default:
       return undefined;
   }

@@ -24,6 +24,7 @@ import { ListenMethods } from './methods/listen.methods.js';
 import { PromptMethods } from './methods/prompts.methods.js';
 import { ResourceMethods } from './methods/resources.methods.js';
 import { ServerMethods } from './methods/server.methods.js';
+import { TaskMethods } from './methods/tasks.methods.js';
 import { toolError, ToolMethods } from './methods/tools.methods.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { RequestStateCodec } from './request-state.codec.js';
@@ -35,7 +36,9 @@ import { SchemaCompiler } from './schema-compiler.js';
 import type { InferSchemaInput } from './schema/mcp-schema.type.js';
 import { toToolRegistration, type McpToolRegistration } from './tool-registration.js';
 import { serverInfoOf } from './server-info.js';
-import { ToolRegistry, type ToolHandler } from './tool.registry.js';
+import { TaskRunner } from './task-runner.js';
+import { ToolTasks } from './tool-tasks.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './tool.registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -61,6 +64,7 @@ export class McpKernel {
   private readonly states: RequestStateCodec;
   private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
+  private readonly taskRunner: TaskRunner;
   private readonly server: ServerMethods;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly era: Era2026;
@@ -101,7 +105,9 @@ export class McpKernel {
     const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
     const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas, audience);
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    const tools = new ToolMethods(this.tools, round, failure, gate);
+    this.taskRunner = new TaskRunner(options.tasks, (owner, task) => this.publish({ type: 'tasks/status', owner, task }));
+    const tasks = new TaskMethods(this.taskRunner, schemas);
+    const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
@@ -123,6 +129,9 @@ export class McpKernel {
       ['prompts/get', (req, ctx) => prompts.get(req, ctx)],
       ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
       ['subscriptions/listen', (req, ctx) => this.listen.listen(req, ctx)],
+      ['tasks/get', (req, ctx) => tasks.get(req, ctx)],
+      ['tasks/update', (req, ctx) => tasks.update(req, ctx)],
+      ['tasks/cancel', (req, ctx) => tasks.cancel(req, ctx)],
     ]);
   }
 
@@ -145,15 +154,16 @@ export class McpKernel {
 
   /**
    * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class)
-   * and handler, whose arguments are typed from the schema.
+   * and handler, whose arguments are typed from the schema, plus any other option (`taskSupport`, ...).
    */
   registerTool<S extends object>(
     name: string,
     description: string,
     schema: S,
     handler: ToolHandler<InferSchemaInput<S>>,
+    options: ToolRegistrationOptions = {},
   ): RegistrationHandle<McpToolRegistration<S>> {
-    return this.addTool({ name, description, inputSchema: schema, handler });
+    return this.addTool({ ...options, name, description, inputSchema: schema, handler });
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
@@ -220,6 +230,7 @@ export class McpKernel {
    */
   close(): void {
     this.listen.close();
+    this.taskRunner.close();
     void this.legacy?.close();
   }
 

@@ -35,7 +35,10 @@ export function mcpMessage(method: string, params: Record<string, unknown> = {},
   };
 }
 
-/** The headers a conforming client sends with `body`: media types, MCP-Protocol-Version, Mcp-Method, Mcp-Name. */
+/**
+ * The headers a conforming client sends with `body`: media types, MCP-Protocol-Version, Mcp-Method, Mcp-Name (the
+ * tool or prompt name, the resource URI, or the task id).
+ */
 export function mcpHeaders(body: { method?: unknown; params?: unknown }): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -45,7 +48,14 @@ export function mcpHeaders(body: { method?: unknown; params?: unknown }): Record
   if (typeof body.method !== 'string') return headers;
   headers['mcp-method'] = body.method;
   const params = (body.params ?? {}) as Record<string, unknown>;
-  const name = body.method === 'resources/read' ? params.uri : body.method === 'tools/call' || body.method === 'prompts/get' ? params.name : undefined;
+  const name =
+    body.method === 'resources/read'
+      ? params.uri
+      : body.method === 'tools/call' || body.method === 'prompts/get'
+        ? params.name
+        : body.method.startsWith('tasks/')
+          ? params.taskId
+          : undefined;
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   return headers;
 }

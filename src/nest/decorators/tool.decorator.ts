@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { TaskSupport } from '../../server/tool.registry.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
 import type { McpSchema } from '../../server/schema/mcp-schema.type.js';
@@ -19,6 +20,13 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
    * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
    */
   hideWhenDenied?: boolean;
+  /**
+   * Run calls as tasks (SEP-2663) for clients that declared the tasks extension: they get a task id at once and
+   * poll `tasks/get`. `required` also refuses clients without the extension (-32021). See docs/tasks.md.
+   */
+  taskSupport?: TaskSupport;
+  /** With `taskSupport`: run in the request until the method calls `ctx.startTask()` (input rounds first). */
+  deferTask?: boolean;
 }
 
 /**
