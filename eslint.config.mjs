@@ -22,7 +22,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       // A `let` read by a closure before its one assignment (a server handler that needs the server) stays `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   { files: ['test/**/*.ts'], languageOptions: { globals: globals.jest } },

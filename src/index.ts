@@ -4,7 +4,11 @@
 
 // The module, its options and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
-export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpObservabilityOptions,
+} from './nest/mcp-module-options.interface.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { getMcpServerToken } from './nest/mcp-server.token.js';
 export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
@@ -36,7 +40,12 @@ export { McpPrincipal } from './auth/principal.js';
 export type * from './protocol/mcp-types.js';
 
 // Run-time registration through MCPServer: schemas in any style, typed handlers, a handle to update or remove.
-export type { McpSchema, InferSchemaInput, StandardJsonSchemaSource, ZodSchemaSource } from './server/schema/mcp-schema.type.js';
+export type {
+  McpSchema,
+  InferSchemaInput,
+  StandardJsonSchemaSource,
+  ZodSchemaSource,
+} from './server/schema/mcp-schema.type.js';
 export type { McpToolRegistration } from './server/tool-registration.js';
 export type { RegistrationHandle } from './server/registration-handle.js';
 export type { ToolHandler, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';

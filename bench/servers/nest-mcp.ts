@@ -14,18 +14,31 @@ export async function startNestMcp(adapter: AdapterName, toolCount: number, page
     constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
 
     onModuleInit(): void {
-      this.server.registerTool(ADD_TOOL.name, ADD_TOOL.description, ADD_TOOL.inputSchema, ({ a, b }: { a: number; b: number }) => a + b);
-      this.server.registerTool(PROGRESS_TOOL.name, PROGRESS_TOOL.description, PROGRESS_TOOL.inputSchema, (_args: unknown, _answers: unknown, ctx: McpContext) => {
-        for (const progress of PROGRESS_STEPS) ctx.reportProgress({ progress, total: PROGRESS_STEPS.length });
-        return 'done';
-      });
+      this.server.registerTool(
+        ADD_TOOL.name,
+        ADD_TOOL.description,
+        ADD_TOOL.inputSchema,
+        ({ a, b }: { a: number; b: number }) => a + b,
+      );
+      this.server.registerTool(
+        PROGRESS_TOOL.name,
+        PROGRESS_TOOL.description,
+        PROGRESS_TOOL.inputSchema,
+        (_args: unknown, _answers: unknown, ctx: McpContext) => {
+          for (const progress of PROGRESS_STEPS) ctx.reportProgress({ progress, total: PROGRESS_STEPS.length });
+          return 'done';
+        },
+      );
       for (const tool of toolDefinitions(toolCount).slice(2)) {
         this.server.registerTool(tool.name, tool.description, tool.inputSchema, () => 'no matches');
       }
     }
   }
 
-  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', ...(paged ? {} : { pageSize: 1000 }) })], providers: [BenchTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', ...(paged ? {} : { pageSize: 1000 }) })],
+    providers: [BenchTools],
+  })
   class BenchModule {}
 
   return createNestApp(BenchModule, adapter);

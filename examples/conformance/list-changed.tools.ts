@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Content, MCPServer, Tool, type ContentBlock, type McpToolRegistration, type PromptRegistration } from '../../src/index.js';
+import {
+  Content,
+  MCPServer,
+  Tool,
+  type ContentBlock,
+  type McpToolRegistration,
+  type PromptRegistration,
+} from '../../src/index.js';
 
 /** The tool `test_trigger_tool_change` adds and removes. */
 const DYNAMIC_TOOL: McpToolRegistration = {
@@ -30,7 +37,11 @@ export class ListChangedTools {
     description: `Adds or removes the tool "${DYNAMIC_TOOL.name}", so listen streams get notifications/tools/list_changed`,
   })
   triggerToolChange(): ContentBlock {
-    return toggle(DYNAMIC_TOOL.name, () => this.server.removeTool(DYNAMIC_TOOL.name), () => this.server.addTool(DYNAMIC_TOOL));
+    return toggle(
+      DYNAMIC_TOOL.name,
+      () => this.server.removeTool(DYNAMIC_TOOL.name),
+      () => this.server.addTool(DYNAMIC_TOOL),
+    );
   }
 
   @Tool({
@@ -38,7 +49,11 @@ export class ListChangedTools {
     description: `Adds or removes the prompt "${DYNAMIC_PROMPT.name}", so listen streams get notifications/prompts/list_changed`,
   })
   triggerPromptChange(): ContentBlock {
-    return toggle(DYNAMIC_PROMPT.name, () => this.server.removePrompt(DYNAMIC_PROMPT.name), () => this.server.addPrompt(DYNAMIC_PROMPT));
+    return toggle(
+      DYNAMIC_PROMPT.name,
+      () => this.server.removePrompt(DYNAMIC_PROMPT.name),
+      () => this.server.addPrompt(DYNAMIC_PROMPT),
+    );
   }
 }
 

@@ -18,7 +18,14 @@ export {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
 } from '../protocol/versions.js';
-export { classifyEra, classifyMessage, classifyHttpRequest, classifyStdioRequest, type EraVerdict, type MessageVerdict } from '../protocol/classifier.js';
+export {
+  classifyEra,
+  classifyMessage,
+  classifyHttpRequest,
+  classifyStdioRequest,
+  type EraVerdict,
+  type MessageVerdict,
+} from '../protocol/classifier.js';
 export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
@@ -28,7 +35,12 @@ export type { McpRequestContext } from '../server/mcp-request-context.js';
 export type { McpLogger } from '../server/mcp-logger.js';
 export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
 export { McpContext, type ProgressUpdate, type SampleOptions } from '../server/mcp-context.js';
-export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from '../server/input-required.js';
+export {
+  InputRequired,
+  inputRequired,
+  type InputRequiredOptions,
+  type InputCapability,
+} from '../server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from '../server/request-state.store.js';
 export { Content } from '../server/content.js';
 export { ToolError } from '../server/tool-error.js';
@@ -79,10 +91,12 @@ export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions }
 export { McpPrincipal, scopesOf } from '../auth/principal.js';
 export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from '../auth/token-verifier.js';
 export { bearerChallenge, type BearerChallenge } from '../auth/www-authenticate.js';
-export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from '../auth/protected-resource-metadata.js';
+export {
+  PROTECTED_RESOURCE_METADATA_PATH,
+  type ProtectedResourceMetadata,
+} from '../auth/protected-resource-metadata.js';
 export { applyServerTimeouts, type ServerTimeouts } from '../http/server-timeouts.js';
 export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
-
 
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';

@@ -10,7 +10,12 @@ interface FastifyLikeReply {
   raw: ServerResponse;
   hijack(): void;
 }
-type PreParsingHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, payload: Readable, done: (error: Error | null, payload: Readable) => void) => void;
+type PreParsingHook = (
+  request: FastifyLikeRequest,
+  reply: FastifyLikeReply,
+  payload: Readable,
+  done: (error: Error | null, payload: Readable) => void,
+) => void;
 type RequestHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, done: () => void) => void;
 interface FastifyLikeRoute {
   url: string;

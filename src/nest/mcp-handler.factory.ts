@@ -63,7 +63,11 @@ export class McpHandlerFactory {
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {}
 
-  create<T = unknown>(wrapper: InstanceWrapper, methodName: string, options: McpHandlerOptions = {}): McpMethodHandler<T> {
+  create<T = unknown>(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    options: McpHandlerOptions = {},
+  ): McpMethodHandler<T> {
     const handler = this.createHandler(wrapper, methodName) as McpMethodHandler<T>;
     if (!options.httpExceptionsAsToolErrors) return handler;
     return async (host) => {
@@ -92,10 +96,24 @@ export class McpHandlerFactory {
    * database is down) hides it too, since showing a tool nobody could vouch for is worse, but is logged with
    * its error: an outage must not look like an empty tool list.
    */
-  createGuardCheck(wrapper: InstanceWrapper, methodName: string, tool: string): (context: McpContext) => Promise<boolean> {
+  createGuardCheck(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    tool: string,
+  ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
     const check = (instance: Instance, contextId?: ContextId) =>
-      this.externalContextCreator.create(instance, probe, methodName, undefined, undefined, contextId, wrapper.id, GUARDS_ONLY, MCP_CONTEXT);
+      this.externalContextCreator.create(
+        instance,
+        probe,
+        methodName,
+        undefined,
+        undefined,
+        contextId,
+        wrapper.id,
+        GUARDS_ONLY,
+        MCP_CONTEXT,
+      );
     const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
     return async (context) => {
       const host: McpArgumentsHost = [context.httpRequest, context, context.inputResponses, undefined, undefined];
@@ -104,7 +122,8 @@ export class McpHandlerFactory {
         const { instance, contextId } = await this.resolvePerCall(wrapper, context.httpRequest);
         return (await check(instance, contextId)(...host)) === true;
       } catch (error) {
-        if (!(error instanceof HttpException)) this.logger.error(VISIBILITY_GUARD_FAILED(tool), error instanceof Error ? error.stack : String(error));
+        if (!(error instanceof HttpException))
+          this.logger.error(VISIBILITY_GUARD_FAILED(tool), error instanceof Error ? error.stack : String(error));
         return false;
       }
     };
@@ -120,13 +139,25 @@ export class McpHandlerFactory {
     }
     const instance = wrapper.instance as Instance;
     if (this.hasEnhancers(instance, methodName)) {
-      const pipeline = this.pipeline(instance, pipelineCallback(instance[methodName]), methodName, undefined, wrapper.id);
+      const pipeline = this.pipeline(
+        instance,
+        pipelineCallback(instance[methodName]),
+        methodName,
+        undefined,
+        wrapper.id,
+      );
       return (host) => pipeline(...host);
     }
     return this.direct(instance, methodName);
   }
 
-  private pipeline(instance: Instance, callback: (...args: unknown[]) => unknown, methodName: string, contextId: ContextId | undefined, inquirerId: string) {
+  private pipeline(
+    instance: Instance,
+    callback: (...args: unknown[]) => unknown,
+    methodName: string,
+    contextId: ContextId | undefined,
+    inquirerId: string,
+  ) {
     return this.externalContextCreator.create(
       instance,
       callback,
@@ -155,14 +186,23 @@ export class McpHandlerFactory {
     };
   }
 
-  private async resolvePerCall(wrapper: InstanceWrapper, httpRequest: unknown): Promise<{ instance: Instance; contextId: ContextId }> {
+  private async resolvePerCall(
+    wrapper: InstanceWrapper,
+    httpRequest: unknown,
+  ): Promise<{ instance: Instance; contextId: ContextId }> {
     // A context id per HTTP request (one call per POST), which also honours a ContextIdStrategy (durable providers).
     const contextId = ContextIdFactory.getByRequest(httpRequest as Record<string, unknown>);
     this.moduleRef.registerRequestByContextId(httpRequest, contextId);
     // Within the provider's own module, as @nestjs/graphql does: resolving the token app-wide could find a
     // provider of the same class registered by another module.
     const host = wrapper.host!;
-    const instance = await this.injector.loadPerContext(wrapper.instance as Instance, host, host.providers, contextId, wrapper);
+    const instance = await this.injector.loadPerContext(
+      wrapper.instance as Instance,
+      host,
+      host.providers,
+      contextId,
+      wrapper,
+    );
     return { instance, contextId };
   }
 
@@ -201,7 +241,8 @@ function pipelineCallback(method: Function): (...args: unknown[]) => unknown {
 
 /** Copies every metadata entry of `source` onto `target`, so `Reflector` lookups on either agree. */
 function withMetadataOf<T extends Function>(source: Function, target: T): T {
-  for (const key of Reflect.getMetadataKeys(source)) Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
+  for (const key of Reflect.getMetadataKeys(source))
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
   return target;
 }
 
@@ -211,8 +252,12 @@ function declares(key: string, method: object, classRef: object): boolean {
   return (onMethod?.length ?? 0) + (onClass?.length ?? 0) > 0;
 }
 
-function paramsOf(instance: Instance, methodName: string): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
-  const metadata: Record<string, ParamMetadata> = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
+function paramsOf(
+  instance: Instance,
+  methodName: string,
+): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
+  const metadata: Record<string, ParamMetadata> =
+    Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
   return Object.entries(metadata).map(([key, p]) => ({
     index: p.index,
     type: Number(key.split(':')[0]),

@@ -25,9 +25,12 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   await loadSchemaConverters();
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
-    options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
+    options.logFailedCalls === false
+      ? (error, report) => logHandlerError(kernelLogger, error, report)
+      : reportedByCallLogger;
   // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
-  const requestStateAudience = options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
+  const requestStateAudience =
+    options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
   const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));

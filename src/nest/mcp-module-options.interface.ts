@@ -20,7 +20,8 @@ export interface McpObservabilityOptions {
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key). The module
  * logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger` option is not offered.
  */
-export interface McpModuleOptions extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
+export interface McpModuleOptions
+  extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
   /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
   auth?: McpAuthOptions;
   /**

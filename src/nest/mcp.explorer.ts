@@ -82,9 +82,16 @@ export class McpExplorer implements OnModuleInit {
   private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
     switch (metadata.kind) {
       case 'tool': {
-        const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options as ToolOptions;
+        const {
+          name = methodName,
+          inputSchema,
+          outputSchema,
+          hideWhenDenied,
+          ...rest
+        } = metadata.options as ToolOptions;
         const handler = this.handlers.create(wrapper, methodName, { httpExceptionsAsToolErrors: true });
-        const hide = (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
+        const hide =
+          (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
         const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
         this.server.addTool({
           name,
@@ -132,7 +139,10 @@ export class McpExplorer implements OnModuleInit {
   }
 
   /** Completers named by method are bound to the provider's (singleton) instance. */
-  private completers(wrapper: InstanceWrapper, given: McpCompleters | undefined): Record<string, Completer> | undefined {
+  private completers(
+    wrapper: InstanceWrapper,
+    given: McpCompleters | undefined,
+  ): Record<string, Completer> | undefined {
     if (!given) return undefined;
     const out: Record<string, Completer> = {};
     for (const [key, completer] of Object.entries(given)) {

@@ -1,4 +1,14 @@
-import { Inject, Logger, Module, type BeforeApplicationShutdown, type LoggerService, type NestModule, type OnApplicationBootstrap, type OnModuleInit, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Logger,
+  Module,
+  type BeforeApplicationShutdown,
+  type LoggerService,
+  type NestModule,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
@@ -12,7 +22,14 @@ import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { McpConfigurationError } from './errors/mcp-configuration.error.js';
-import { MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_KERNEL, MCP_LOGGER, MCP_RESOURCE_SERVER, MCP_SERVER } from './mcp.constants.js';
+import {
+  MCP_ENDPOINT_PATH,
+  MCP_IS_DEFAULT,
+  MCP_KERNEL,
+  MCP_LOGGER,
+  MCP_RESOURCE_SERVER,
+  MCP_SERVER,
+} from './mcp.constants.js';
 import { DUPLICATE_DEFAULT_SERVER } from './mcp.messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -57,7 +74,10 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
     },
   ],
 })
-export class McpModule extends McpConfigurableModule implements NestModule, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class McpModule
+  extends McpConfigurableModule
+  implements NestModule, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   constructor(
     @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
     private readonly driver: McpHttpDriver,
@@ -94,7 +114,8 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnMo
     if (!adapter) return;
     warnOnPublicListen(adapter, this.options, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
-    if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
+    if (httpServer && this.options.serverTimeouts !== false)
+      applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
     installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
   }

@@ -41,7 +41,9 @@ export class MCPServer {
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool<S extends object = JsonSchema>(registration: McpToolRegistration<S>): RegistrationHandle<McpToolRegistration<S>> {
+  addTool<S extends object = JsonSchema>(
+    registration: McpToolRegistration<S>,
+  ): RegistrationHandle<McpToolRegistration<S>> {
     return this.kernel.addTool(registration);
   }
 

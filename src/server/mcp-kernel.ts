@@ -83,16 +83,25 @@ export class McpKernel {
     this.logger = options.logger ?? consoleLogger;
     const pageSize = options.pageSize ?? 100;
     const schemas = new SchemaCompiler();
-    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) => this.publish({ type: 'tools/list_changed', requiredScopes }));
-    this.resources = new ResourceRegistry(pageSize, (requiredScopes) => this.publish({ type: 'resources/list_changed', requiredScopes }));
-    this.prompts = new PromptRegistry(pageSize, (requiredScopes) => this.publish({ type: 'prompts/list_changed', requiredScopes }));
+    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) =>
+      this.publish({ type: 'tools/list_changed', requiredScopes }),
+    );
+    this.resources = new ResourceRegistry(pageSize, (requiredScopes) =>
+      this.publish({ type: 'resources/list_changed', requiredScopes }),
+    );
+    this.prompts = new PromptRegistry(pageSize, (requiredScopes) =>
+      this.publish({ type: 'prompts/list_changed', requiredScopes }),
+    );
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
     this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
     const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
     const toLogger: HandlerErrorLogger = (error, report) => logHandlerError(this.logger, error, report);
     // Redacted details must still reach someone: without a log of its own, the kernel writes to its logger.
-    const failure = new HandlerFailure(new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)), randomUUID);
+    const failure = new HandlerFailure(
+      new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)),
+      randomUUID,
+    );
     // `onHandlerError` was the kernel's only log before `logger` existed; it still gets these when it is the only one.
     this.interceptorLog = options.logger || !options.onHandlerError ? toLogger : options.onHandlerError;
     const serverInfo = serverInfoOf(options);
@@ -103,15 +112,29 @@ export class McpKernel {
     this.legacy = options.legacy === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, options);
 
     const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
-    const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas, audience);
+    const round = new InputRound(
+      this.states,
+      options.requestStateStore ?? new InMemoryRequestStateStore(),
+      schemas,
+      audience,
+    );
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    this.taskRunner = new TaskRunner(options.tasks, (owner, task) => this.publish({ type: 'tasks/status', owner, task }));
+    this.taskRunner = new TaskRunner(options.tasks, (owner, task) =>
+      this.publish({ type: 'tasks/status', owner, task }),
+    );
     const tasks = new TaskMethods(this.taskRunner, schemas);
     const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
-    const server = (this.server = new ServerMethods(this.tools, this.prompts, this.resources, completion, Era2026.supportedVersions, options.instructions));
+    const server = (this.server = new ServerMethods(
+      this.tools,
+      this.prompts,
+      this.resources,
+      completion,
+      Era2026.supportedVersions,
+      options.instructions,
+    ));
     const limits = {
       maxSubscriptions: options.maxSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxSubscriptions,
       maxSubscriptionsPerCaller: options.maxSubscriptionsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
@@ -167,7 +190,9 @@ export class McpKernel {
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool<S extends object = JsonSchema>(registration: McpToolRegistration<S>): RegistrationHandle<McpToolRegistration<S>> {
+  addTool<S extends object = JsonSchema>(
+    registration: McpToolRegistration<S>,
+  ): RegistrationHandle<McpToolRegistration<S>> {
     return register(
       registration,
       (r) => this.tools.add(toToolRegistration(r as McpToolRegistration<object>)),
@@ -252,7 +277,11 @@ export class McpKernel {
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
    */
-  async dispatch(request: JsonRpcRequest, context: McpRequestContext = {}, era: McpEra = this.era): Promise<JsonRpcResponse> {
+  async dispatch(
+    request: JsonRpcRequest,
+    context: McpRequestContext = {},
+    era: McpEra = this.era,
+  ): Promise<JsonRpcResponse> {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
@@ -263,7 +292,9 @@ export class McpKernel {
         const result =
           request.method === 'subscriptions/listen'
             ? await handler(request, context)
-            : await this.calls.run(context, (signal) => handler(request, new CallContext(context, signal, call || undefined)));
+            : await this.calls.run(context, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined)),
+              );
         return successResponse(request.id, era.present(result));
       } catch (error) {
         if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
@@ -309,12 +340,19 @@ export class McpKernel {
   }
 
   private interceptorFailed(error: unknown, call: McpCall): void {
-    this.interceptorLog(error, { correlationId: randomUUID(), method: call.method, name: call.name ?? call.uri, requestId: call.requestId });
+    this.interceptorLog(error, {
+      correlationId: randomUUID(),
+      method: call.method,
+      name: call.name ?? call.uri,
+      requestId: call.requestId,
+    });
   }
 
   private publish(event: McpEvent): void {
     // A remote bus that is down must neither fail the registration nor, as an unhandled rejection, end the
     // process: listen streams miss this change, and the log says so.
-    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) => this.logger.error(`MCP event bus: publish of ${event.type} failed`, error));
+    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) =>
+      this.logger.error(`MCP event bus: publish of ${event.type} failed`, error),
+    );
   }
 }

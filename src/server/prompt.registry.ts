@@ -12,7 +12,10 @@ import { stripUndefined } from './tool.registry.js';
 export type PromptValue = string | PromptMessage[] | GetPromptResult;
 
 /** A handler may return (or throw) `InputRequired` to ask the client for input first. */
-export type PromptHandler = (args: Record<string, string>, context: McpContext) => PromptValue | InputRequired | Promise<PromptValue | InputRequired>;
+export type PromptHandler = (
+  args: Record<string, string>,
+  context: McpContext,
+) => PromptValue | InputRequired | Promise<PromptValue | InputRequired>;
 
 export interface PromptRegistration extends PromptDefinition {
   handler: PromptHandler;
@@ -25,7 +28,10 @@ export class PromptRegistry {
   private readonly entries = new Map<string, PromptRegistration>();
   readonly listing: PagedList<PromptDefinition>;
 
-  constructor(pageSize: number, private readonly onChange: ListChangeListener) {
+  constructor(
+    pageSize: number,
+    private readonly onChange: ListChangeListener,
+  ) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map(definitionOf),
       pageSize,

@@ -10,7 +10,12 @@ export function checkPrimitiveName(kind: 'tool' | 'prompt', name: unknown): asse
 }
 
 /** Each completer must complete something the primitive declares (a prompt argument, a template variable). */
-export function checkCompleters(owner: string, complete: object | undefined, declared: readonly string[], what: string): void {
+export function checkCompleters(
+  owner: string,
+  complete: object | undefined,
+  declared: readonly string[],
+  what: string,
+): void {
   for (const key of Object.keys(complete ?? {})) {
     if (!declared.includes(key)) throw new Error(`${owner}: no ${what} "${key}" to complete`);
   }

@@ -98,13 +98,24 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, taskSupport, deferTask, ...definition } = registration;
+    const {
+      handler,
+      requiredCapabilities,
+      singleUseState,
+      visible,
+      requiredScopes,
+      taskSupport,
+      deferTask,
+      ...definition
+    } = registration;
     const name = definition.name;
     checkPrimitiveName('tool', name);
     if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
     if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
     if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
-      throw new Error(`Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`);
+      throw new Error(
+        `Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`,
+      );
     }
     if (deferTask && taskSupport === undefined) throw new Error(`Tool "${name}": deferTask needs a taskSupport`);
     const inputSchema = definition.inputSchema as JsonSchema;
@@ -121,7 +132,9 @@ export class ToolRegistry {
       definition: stripUndefined(definition),
       handler,
       input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
-      output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
+      output: definition.outputSchema
+        ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`)
+        : undefined,
       paramHeaders,
       requiredCapabilities,
       singleUseState,

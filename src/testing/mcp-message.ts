@@ -1,6 +1,11 @@
 import { encodeHeaderValue } from '../protocol/header-codec.js';
 import type { ClientCapabilities, Implementation } from '../protocol/mcp-types.js';
-import { LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from '../protocol/versions.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+} from '../protocol/versions.js';
 
 export interface McpMessageOptions {
   /** Default 1. */

@@ -9,7 +9,10 @@ import { challengeParams, ISSUER } from '../support/auth-tokens.js';
 const verify = () => null;
 
 /** An app with one protected MCP server per entry (served at `path`, protected as `resource`). */
-async function appWithServers(servers: Array<{ name: string; path: string; resource: string; scope?: string }>, globalPrefix?: string): Promise<INestApplication> {
+async function appWithServers(
+  servers: Array<{ name: string; path: string; resource: string; scope?: string }>,
+  globalPrefix?: string,
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: servers.map(({ name, path, resource, scope }, index) =>
       McpModule.forRoot({

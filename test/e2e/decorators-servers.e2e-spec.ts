@@ -1,5 +1,12 @@
 import 'reflect-metadata';
-import { ForbiddenException, Injectable, Module, UseGuards, type INestApplication, type LoggerService } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Injectable,
+  Module,
+  UseGuards,
+  type INestApplication,
+  type LoggerService,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpConfigurationError, McpModule, McpRegistrationError, MCPServer, Tool } from '../../src/index.js';
 import { BillingModule, SupportModule } from '../support/billing-support.modules.js';
@@ -34,7 +41,13 @@ describe('Several MCP servers in one app', () => {
   beforeAll(async () => {
     app = await createApp([
       McpModule.forRoot({ name: 'billing', version: '1.0.0', include: [BillingModule], path: '/billing/mcp' }),
-      McpModule.forRoot({ name: 'support', version: '1.0.0', include: [SupportModule], path: '/support/mcp', isDefault: false }),
+      McpModule.forRoot({
+        name: 'support',
+        version: '1.0.0',
+        include: [SupportModule],
+        path: '/support/mcp',
+        isDefault: false,
+      }),
       BillingModule,
       SupportModule,
     ]);
@@ -52,11 +65,13 @@ describe('Several MCP servers in one app', () => {
     expect((support.result as any)._meta['io.modelcontextprotocol/serverInfo'].name).toBe('support');
   });
 
-  it('does not serve another server\'s tools or prompts', async () => {
+  it("does not serve another server's tools or prompts", async () => {
     const call = await client('/billing/mcp').callTool('ticket');
     expect(call.status).toBe(200);
     expect(call.result).toMatchObject({ isError: true, content: [{ text: 'Tool not found' }] });
-    expect((await client('/support/mcp').listPrompts()).result?.prompts).toEqual([{ name: 'triage', description: 'Support prompt' }]);
+    expect((await client('/support/mcp').listPrompts()).result?.prompts).toEqual([
+      { name: 'triage', description: 'Support prompt' },
+    ]);
     const none = await client('/billing/mcp').listPrompts();
     expect(none.error?.code).toBe(-32601);
   });
@@ -94,7 +109,10 @@ class LockedModule {}
 
 describe('The hideDeniedTools module option', () => {
   it('hides every denied tool unless the tool opts out', async () => {
-    const app = await createApp([McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }), LockedModule]);
+    const app = await createApp([
+      McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }),
+      LockedModule,
+    ]);
     try {
       const res = await createMcpTestClient(app).listTools();
       expect(res.result?.tools.map((t) => t.name)).toEqual(['listed', 'open']);
@@ -149,14 +167,18 @@ describe('A visibility guard that throws', () => {
       warn: () => {},
       error: (message, trace, context) => errors.push({ message, trace, context }),
     };
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'fragile', version: '1.0.0' }), FragileModule] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'fragile', version: '1.0.0' }), FragileModule],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger });
     await app.init();
     try {
       const res = await createMcpTestClient(app).listTools();
       expect(res.result?.tools.map((t) => t.name)).toEqual(['open']);
       expect(errors).toHaveLength(1);
-      expect(errors[0].message).toBe('A guard of tool "fragile" threw while deciding whether tools/list shows it; the tool is hidden from this list');
+      expect(errors[0].message).toBe(
+        'A guard of tool "fragile" threw while deciding whether tools/list shows it; the tool is hidden from this list',
+      );
       expect(String(errors[0].trace)).toContain('permission store unreachable');
       expect(errors[0].context).toBe('MCPServer');
     } finally {
@@ -167,21 +189,27 @@ describe('A visibility guard that throws', () => {
 
 describe('Start-up checks of decorated tools', () => {
   it('wraps what the registry rejected in an McpRegistrationError that keeps it as cause', async () => {
-    const error = await createApp([McpModule.forRoot({ name: 'bad', version: '1.0.0' }), BadNameModule]).catch((e: unknown) => e);
+    const error = await createApp([McpModule.forRoot({ name: 'bad', version: '1.0.0' }), BadNameModule]).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(McpRegistrationError);
     expect((error as McpRegistrationError).place).toBe('BadNameTools.bad');
     expect((error as Error).cause).toBeInstanceOf(Error);
-    expect(((error as Error).cause as Error).message).toBe('Invalid tool name "no spaces allowed": use 1-128 characters from [A-Za-z0-9_.-]');
-  });
-
-  it('reports a duplicate as a configuration error', async () => {
-    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule])).rejects.toBeInstanceOf(
-      McpConfigurationError,
+    expect(((error as Error).cause as Error).message).toBe(
+      'Invalid tool name "no spaces allowed": use 1-128 characters from [A-Za-z0-9_.-]',
     );
   });
 
+  it('reports a duplicate as a configuration error', async () => {
+    await expect(
+      createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule]),
+    ).rejects.toBeInstanceOf(McpConfigurationError);
+  });
+
   it('fails on a duplicate tool name, naming both places', async () => {
-    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule])).rejects.toThrow(
+    await expect(
+      createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule, ClashingModule]),
+    ).rejects.toThrow(
       'Duplicate MCP tool "invoice": declared by BillingTools.invoice and by OtherInvoiceTools.makeInvoice',
     );
   });
@@ -193,9 +221,9 @@ describe('Start-up checks of decorated tools', () => {
         server.registerTool('invoice', 'Registered at run time', { type: 'object' }, () => 'early');
       }
     }
-    await expect(createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule], [RegistersEarly])).rejects.toThrow(
-      'BillingTools.invoice: Tool "invoice" is already registered; tool names must be unique',
-    );
+    await expect(
+      createApp([McpModule.forRoot({ name: 'dup', version: '1.0.0' }), BillingModule], [RegistersEarly]),
+    ).rejects.toThrow('BillingTools.invoice: Tool "invoice" is already registered; tool names must be unique');
   });
 
   it('fails on an invalid tool name, naming the method', async () => {

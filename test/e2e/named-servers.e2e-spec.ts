@@ -17,7 +17,8 @@ class Consumer {
 }
 
 /** Which server an injected `MCPServer` is, told by the tool only that server's modules declare. */
-const serverOf = (server: MCPServer) => (server.hasTool('invoice') ? 'billing' : server.hasTool('ticket') ? 'support' : 'unknown');
+const serverOf = (server: MCPServer) =>
+  server.hasTool('invoice') ? 'billing' : server.hasTool('ticket') ? 'support' : 'unknown';
 
 const billing = { name: 'billing', version: '1.0.0', include: [BillingModule] };
 const support = { name: 'support', version: '1.0.0', include: [SupportModule] };
@@ -25,19 +26,30 @@ const support = { name: 'support', version: '1.0.0', include: [SupportModule] };
 const setups: Array<[string, DynamicModule[]]> = [
   [
     'forRoot',
-    [McpModule.forRoot({ ...billing, path: '/billing/mcp' }), McpModule.forRoot({ ...support, path: '/support/mcp', isDefault: false })],
+    [
+      McpModule.forRoot({ ...billing, path: '/billing/mcp' }),
+      McpModule.forRoot({ ...support, path: '/support/mcp', isDefault: false }),
+    ],
   ],
   [
     'forRootAsync',
     [
       McpModule.forRootAsync({ name: 'billing', path: '/billing/mcp', useFactory: async () => billing }),
-      McpModule.forRootAsync({ name: 'support', path: '/support/mcp', isDefault: false, useFactory: async () => support }),
+      McpModule.forRootAsync({
+        name: 'support',
+        path: '/support/mcp',
+        isDefault: false,
+        useFactory: async () => support,
+      }),
     ],
   ],
   [
     // The order that made the class token ambiguous before: the default server registered last.
     'forRoot, default registered second',
-    [McpModule.forRoot({ ...support, path: '/support/mcp', isDefault: false }), McpModule.forRoot({ ...billing, path: '/billing/mcp' })],
+    [
+      McpModule.forRoot({ ...support, path: '/support/mcp', isDefault: false }),
+      McpModule.forRoot({ ...billing, path: '/billing/mcp' }),
+    ],
   ],
 ];
 
@@ -72,7 +84,12 @@ describe.each(setups)('Two MCP servers injected by name (%s)', (_label, servers)
 
   it('serves what is registered through a named injection at that server only', async () => {
     const consumer = app.get(Consumer);
-    consumer.support.addTool({ name: 'escalate', description: 'Added at run time', inputSchema: { type: 'object' }, handler: () => 'up' });
+    consumer.support.addTool({
+      name: 'escalate',
+      description: 'Added at run time',
+      inputSchema: { type: 'object' },
+      handler: () => 'up',
+    });
     const names = async (path: string) =>
       ((await createMcpTestClient(app, { path }).listTools()).result?.tools ?? []).map((t) => t.name);
     expect(await names('/support/mcp')).toEqual(['ticket', 'escalate']);

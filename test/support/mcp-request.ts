@@ -11,7 +11,11 @@ export interface EnvelopeOptions {
 }
 
 /** A 2026-07-28 request body (the testing kit's `mcpMessage`, as client "test-client"). */
-export function envelope(method: string, params: Record<string, unknown> = {}, options: EnvelopeOptions = {}): Record<string, unknown> {
+export function envelope(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: EnvelopeOptions = {},
+): Record<string, unknown> {
   return mcpMessage(method, params, { ...options, clientInfo: { name: 'test-client', version: '1.0.0' } });
 }
 
@@ -26,7 +30,9 @@ export function post(
   path = '/mcp',
 ): request.Test {
   const merged: Record<string, string | undefined> = {
-    ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? headersFor(body as Record<string, unknown>) : { 'content-type': 'application/json' }),
+    ...(typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? headersFor(body as Record<string, unknown>)
+      : { 'content-type': 'application/json' }),
     ...headers,
   };
   let req = request(app.getHttpServer()).post(path);

@@ -58,10 +58,14 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     // The Fastify instance Nest's adapter creates, so the version tested is the one Nest brings.
     const fastify = new FastifyAdapter().getInstance();
     const seen: string[] = [];
-    fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req: unknown, _body: unknown, done: (error: Error | null, body?: unknown) => void) => {
-      seen.push('parser');
-      done(null, {});
-    });
+    fastify.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string' },
+      (_req: unknown, _body: unknown, done: (error: Error | null, body?: unknown) => void) => {
+        seen.push('parser');
+        done(null, {});
+      },
+    );
     fastify.post(
       '/mcp',
       {
@@ -85,7 +89,11 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     const { port } = fastify.server.address() as AddressInfo;
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
       expect(response.status).toBe(200);
     } finally {
       await fastify.close();

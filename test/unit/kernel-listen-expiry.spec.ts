@@ -12,7 +12,10 @@ function openListen(credentialExpiresAt: number) {
   const client = new AbortController();
   const sent: JsonRpcNotification[] = [];
   const context = { notify: (n: JsonRpcNotification) => sent.push(n), signal: client.signal, credentialExpiresAt };
-  const stream = kernel.handleRequest(mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }), context);
+  const stream = kernel.handleRequest(
+    mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
+    context,
+  );
   return { kernel, client, sent, stream };
 }
 

@@ -114,7 +114,10 @@ describe('McpHandlerFactory', () => {
 
   it('turns an HttpException into a tool error result only when asked to', async () => {
     const asTool = factory.create(wrapperOf(Tools), 'refuse', { httpExceptionsAsToolErrors: true });
-    expect(await asTool(hostWith({}))).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: not for you' }] });
+    expect(await asTool(hostWith({}))).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: not for you' }],
+    });
     const plain = factory.create(wrapperOf(Tools), 'refuse');
     await expect(plain(hostWith({}))).rejects.toBeInstanceOf(ForbiddenException);
   });

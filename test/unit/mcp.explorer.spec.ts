@@ -17,7 +17,8 @@ class RecordingServer {
   readonly resources: Array<Record<string, any>> = [];
   readonly prompts: Array<Record<string, any>> = [];
   addTool(registration: Record<string, any>) {
-    if (this.tools.some((t) => t.name === registration.name)) throw new Error(`Tool "${registration.name}" is already registered`);
+    if (this.tools.some((t) => t.name === registration.name))
+      throw new Error(`Tool "${registration.name}" is already registered`);
     this.tools.push(registration);
   }
   addResource(registration: Record<string, any>) {

@@ -17,7 +17,8 @@ class OrderDto {
   quantity!: number;
 }
 
-const newKernel = () => new McpKernel({ name: 'k', version: '1', requestStateSecret: 'run-time-registration-secret-0123456789' });
+const newKernel = () =>
+  new McpKernel({ name: 'k', version: '1', requestStateSecret: 'run-time-registration-secret-0123456789' });
 
 async function call(kernel: McpKernel, name: string, args: unknown): Promise<Record<string, any>> {
   const response = await kernel.handleRequest(mcpMessage('tools/call', { name, arguments: args }));
@@ -46,7 +47,11 @@ describe('Run-time registration takes what @Tool takes', () => {
       },
     });
     const [tool] = await listed(kernel);
-    expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { who: { type: 'string' } }, required: ['who'] });
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { who: { type: 'string' } },
+      required: ['who'],
+    });
     expect((await call(kernel, 'greet', { who: 'ada', times: 2 })).content[0].text).toBe('hello adahello ada');
     const invalid = await call(kernel, 'greet', { times: 1 });
     expect(invalid.isError).toBe(true);
@@ -73,7 +78,12 @@ describe('Run-time registration takes what @Tool takes', () => {
 
   it('keeps the seed signature registerTool(name, description, schema, handler), with zod too', async () => {
     const kernel = newKernel();
-    kernel.registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (args) => args.text);
+    kernel.registerTool(
+      'echo',
+      'Echoes',
+      { type: 'object', properties: { text: { type: 'string' } } },
+      (args) => args.text,
+    );
     kernel.registerTool('twice', 'Doubles', z.object({ n: z.number() }), (args) => {
       // @ts-expect-error: n is a number, not a string
       const wrong: string = args.n;
@@ -124,7 +134,9 @@ describe('The registration handle', () => {
     const kernel = newKernel();
     const prompt = kernel.addPrompt({ name: 'p', description: 'first', handler: () => 'a' });
     prompt.update({ description: 'second' });
-    const prompts = (await kernel.handleRequest(mcpMessage('prompts/list'))) as unknown as { result: { prompts: Array<{ description: string }> } };
+    const prompts = (await kernel.handleRequest(mcpMessage('prompts/list'))) as unknown as {
+      result: { prompts: Array<{ description: string }> };
+    };
     expect(prompts.result.prompts.map((p) => p.description)).toEqual(['second']);
     const resource = kernel.addResource({ uri: 'file:///a', name: 'a', handler: () => 'A' });
     expect(resource.remove()).toBe(true);

@@ -22,7 +22,11 @@ describe('schema conversion', () => {
   });
 
   it('derives a DTO schema', async () => {
-    expect(await toJsonSchema(NameDto, 'input')).toMatchObject({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    expect(await toJsonSchema(NameDto, 'input')).toMatchObject({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
   });
 
   it('names the package to install when an optional one is missing', async () => {

@@ -9,6 +9,9 @@ export class McpRegistrationError extends Error {
     readonly place: string,
     options: { cause: unknown },
   ) {
-    super(REGISTRATION_FAILED(place, options.cause instanceof Error ? options.cause.message : String(options.cause)), options);
+    super(
+      REGISTRATION_FAILED(place, options.cause instanceof Error ? options.cause.message : String(options.cause)),
+      options,
+    );
   }
 }

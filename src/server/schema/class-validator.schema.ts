@@ -24,7 +24,10 @@ export async function loadDtoConverter(): Promise<DtoConverter> {
  * JSON Schema of a class-validator DTO, derived from its decorators by `class-validator-jsonschema`, so the DTO
  * stays the single source of truth. Nested DTOs (`@ValidateNested()` + `@Type()`) land in `$defs`.
  */
-export function classToJsonSchema(dto: DtoClass, { converter, classTransformerMetadataStorage }: DtoConverter): JsonSchema {
+export function classToJsonSchema(
+  dto: DtoClass,
+  { converter, classTransformerMetadataStorage }: DtoConverter,
+): JsonSchema {
   const options = { refPointerPrefix: DEFS, classTransformerMetadataStorage };
   const root = converter.targetConstructorToSchema(dto, options);
   if (!root.type) root.type = 'object';
@@ -43,7 +46,9 @@ export function classToJsonSchema(dto: DtoClass, { converter, classTransformerMe
 /** class-transformer is optional: without it, nested DTO types are not followed. */
 async function classTransformerStorage(): Promise<unknown> {
   try {
-    const storage = (await import('class-transformer/cjs/storage.js' as string)) as { defaultMetadataStorage?: unknown };
+    const storage = (await import('class-transformer/cjs/storage.js' as string)) as {
+      defaultMetadataStorage?: unknown;
+    };
     return storage.defaultMetadataStorage;
   } catch {
     return undefined;

@@ -1,7 +1,14 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { classToJsonSchema, loadDtoConverter, type DtoConverter } from './class-validator.schema.js';
 import type { McpSchema } from './mcp-schema.type.js';
-import { isStandardJsonSchema, isZodSchema, loadZodConverter, standardToJsonSchema, type SchemaDirection, type ZodConverter } from './zod.schema.js';
+import {
+  isStandardJsonSchema,
+  isZodSchema,
+  loadZodConverter,
+  standardToJsonSchema,
+  type SchemaDirection,
+  type ZodConverter,
+} from './zod.schema.js';
 
 /**
  * The optional converters, loaded once (`loadSchemaConverters`). Registration is synchronous, and these come
@@ -37,6 +44,7 @@ export async function toJsonSchema(schema: McpSchema, direction: SchemaDirection
 
 function loaded<T>(converter: T | Error | undefined, purpose: string): T {
   if (converter instanceof Error) throw converter;
-  if (converter === undefined) throw new Error(`${purpose} needs the converters loaded first: await loadSchemaConverters()`);
+  if (converter === undefined)
+    throw new Error(`${purpose} needs the converters loaded first: await loadSchemaConverters()`);
   return converter;
 }

@@ -27,7 +27,9 @@ export function standardToJsonSchema(
   direction: SchemaDirection,
   zod: ZodConverter | undefined,
 ): JsonSchema {
-  if (isStandardJsonSchema(schema)) return schema['~standard'].jsonSchema[direction]({ target: 'draft-2020-12' }) as JsonSchema;
-  if (!zod) throw new Error('A zod schema older than zod 4.2 needs the converters loaded first: await loadSchemaConverters()');
+  if (isStandardJsonSchema(schema))
+    return schema['~standard'].jsonSchema[direction]({ target: 'draft-2020-12' }) as JsonSchema;
+  if (!zod)
+    throw new Error('A zod schema older than zod 4.2 needs the converters loaded first: await loadSchemaConverters()');
   return zod(schema, { io: direction, target: 'draft-2020-12' });
 }
