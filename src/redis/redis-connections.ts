@@ -125,7 +125,7 @@ export class McpRedisConnections {
   /** Closes the connections the module opened; the app's own are left as they are, minus our listeners. */
   async close(): Promise<void> {
     // disconnect, not quit: quit waits for an answer that a Redis that is down never sends.
-    for (const redis of this.owned) redis.disconnect();
+    await Promise.all(this.owned.map(disconnected));
     for (const undo of this.detach.splice(0)) undo();
   }
 
@@ -149,4 +149,17 @@ export class McpRedisConnections {
       redis.off('ready', onReady);
     });
   }
+}
+
+/** Disconnects and resolves once the connection has ended (or soon after, should no socket be left to close). */
+function disconnected(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1_000);
+    redis.once('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    redis.disconnect();
+  });
 }
