@@ -9,12 +9,17 @@
  * 4. Stops the fixture, reads every checks.json and prints a per-scenario table.
  * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
  * run, and on any check short of SUCCESS in the pending scenarios. The tasks-* extension is reported only.
+ *
+ * `MCP_URL=http://host:port/mcp` runs the referee against a server that is already up instead of step 2.
+ * `--cluster N` (`npm run test:conformance:cluster`) starts N fixtures sharing Redis (`REDIS_URL`, default the
+ * machine's) and one request-state secret, behind a round-robin proxy, and runs the referee through the proxy.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REFEREE = '@modelcontextprotocol/conformance';
 const REFEREE_VERSION = '0.2.0-alpha.12';
@@ -178,28 +183,77 @@ function report(results, { required, pending }) {
   return { table, summary, failures, closing: `Scenarios: ${passed} passed, ${gated - passed} failed` };
 }
 
+/** Starts one fixture process on a free port (or PORT) and waits until it answers; `env` adds to the environment. */
+async function startFixture(env = {}, port) {
+  port ??= Number(process.env.PORT) || (await freePort());
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const child = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    await waitUntilAnswering(url, child);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return { child, url, origin: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * What the referee runs against, and how to stop it: the server at MCP_URL (left alone), one fixture, or with
+ * `--cluster N`, N fixtures sharing Redis behind a round-robin proxy (built from test/support by build:all).
+ */
+async function startTarget() {
+  if (process.env.MCP_URL) return { url: process.env.MCP_URL, stop: async () => {} };
+  const clusterAt = process.argv.indexOf('--cluster');
+  if (clusterAt < 0) {
+    const fixture = await startFixture();
+    return { url: fixture.url, stop: () => stop(fixture.child) };
+  }
+  const size = Number(process.argv[clusterAt + 1]) || 3;
+  const env = {
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `nestjs-mcp-conformance:${randomBytes(8).toString('hex')}:`,
+    MCP_STATE_SECRET: randomBytes(32).toString('hex'),
+  };
+  const fixtures = [];
+  const stopAll = () => Promise.all(fixtures.map((fixture) => stop(fixture.child)));
+  try {
+    for (let i = 0; i < size; i++) fixtures.push(await startFixture(env, await freePort()));
+    const { RoundRobinProxy } = await import(pathToFileURL(join(root, 'build', 'test', 'support', 'round-robin-proxy.js')).href);
+    const proxy = await RoundRobinProxy.start(fixtures.map((fixture) => fixture.origin));
+    console.log(`${size} fixtures (${fixtures.map((f) => f.url).join(', ')}) behind a round-robin proxy at ${proxy.origin}/mcp, Redis ${env.REDIS_URL}`);
+    return {
+      url: `${proxy.origin}/mcp`,
+      stop: async () => {
+        console.log(`requests per instance through the proxy: ${proxy.counts.join(', ')}`);
+        await proxy.close();
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
 async function main() {
   ensureReferee();
-  if (!process.argv.includes('--no-build')) run(npm, ['run', '--silent', 'build:all']);
-  const port = Number(process.env.PORT) || (await freePort());
-  const url = `http://127.0.0.1:${port}/mcp`;
+  if (!process.argv.includes('--no-build') && !process.env.MCP_URL) run(npm, ['run', '--silent', 'build:all']);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = join(root, 'conformance-results', stamp);
   mkdirSync(outDir, { recursive: true });
 
-  const fixture = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const target = await startTarget();
   let refereeStatus;
   try {
-    await waitUntilAnswering(url, fixture);
     const cli = join(refereeDir, 'dist', 'index.js');
-    const args = [cli, 'server', '--url', url, '--requirements', REQUIREMENTS, '-o', outDir, '--expected-failures', baseline];
+    const args = [cli, 'server', '--url', target.url, '--requirements', REQUIREMENTS, '-o', outDir, '--expected-failures', baseline];
     refereeStatus = spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status;
   } finally {
-    await stop(fixture);
+    await target.stop();
   }
 
   const { table, summary, failures, closing } = report(readResults(outDir), readRequirements());

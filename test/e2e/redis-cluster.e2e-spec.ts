@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Redis } from 'ioredis';
+import { FixtureProcess } from '../support/fixture-process.js';
+import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
+import { RoundRobinProxy } from '../support/round-robin-proxy.js';
+
+/**
+ * Three instances of the conformance fixture as separate processes, sharing the machine's Redis and one
+ * request-state secret, behind a round-robin proxy with no affinity: the official client, talking to the
+ * proxy, cannot tell them from one server.
+ */
+describe('three instances behind a round-robin proxy (official client, 2026-07-28)', () => {
+  const keyPrefix = testKeyPrefix();
+  let fixtures: FixtureProcess[] = [];
+  let proxy: RoundRobinProxy;
+  let client: Client;
+  const elicited: string[] = [];
+
+  beforeAll(async () => {
+    const env = { REDIS_URL: MACHINE_REDIS_URL, REDIS_KEY_PREFIX: keyPrefix, MCP_STATE_SECRET: randomBytes(32).toString('hex') };
+    fixtures = await Promise.all([0, 1, 2].map(() => FixtureProcess.start(env)));
+    proxy = await RoundRobinProxy.start(fixtures.map((fixture) => fixture.origin));
+    client = new Client(
+      { name: 'cluster-e2e', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      elicited.push(request.params.message);
+      return { action: 'accept', content: { name: 'Alice' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${proxy.origin}/mcp`)));
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+    await Promise.all(fixtures.map((fixture) => fixture.stop()));
+    const inspector = new Redis(MACHINE_REDIS_URL);
+    const keys = await inspector.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await inspector.del(...keys);
+    inspector.disconnect();
+  });
+
+  it('answers every request whichever instance gets it', async () => {
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    for (let i = 0; i < 3; i++) {
+      const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
+      expect(result.isError).toBeFalsy();
+    }
+    expect(proxy.counts.every((count) => count > 0)).toBe(true);
+  });
+
+  it('completes a multi-round input_required call whose rounds land on different instances', async () => {
+    const before = [...proxy.counts];
+    const result = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Alice!' }]);
+    expect(elicited).toEqual(['What is your name?']);
+    // Two rounds, two POSTs, and round-robin sent them to two different instances.
+    expect(proxy.counts.filter((count, i) => count > before[i])).toHaveLength(2);
+  });
+
+  it('delivers a tools/list_changed made on another instance to a listen stream, once per change', async () => {
+    const changes: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changes.push('tools/list_changed');
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    try {
+      // Each trigger goes to the next instance: neither is the one holding the stream, then one of them is.
+      const added = await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+      const removed = await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+      expect([added.content, removed.content].flat().map((block) => (block as { text: string }).text).sort()).toEqual(
+        ['Added test_dynamic_tool', 'Added test_dynamic_tool'].sort(),
+      );
+      const deadline = Date.now() + 10_000;
+      while (changes.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(changes).toEqual(['tools/list_changed', 'tools/list_changed']);
+    } finally {
+      await subscription.close();
+    }
+  });
+});
