@@ -6,5 +6,6 @@ export { McpRedisBackends } from './mcp-redis-backends.js';
 export { McpRedisConnections } from './redis-connections.js';
 export { RedisEventBus } from './redis-event-bus.js';
 export { RedisRequestStateStore } from './redis-request-state.store.js';
+export { RedisReplyRouter } from './redis-reply-router.js';
 export { McpRedisUnavailableError } from './redis-unavailable.error.js';
 export type { McpRedisOptions, McpRedisModuleExtras } from './redis-options.interface.js';
