@@ -7,5 +7,6 @@ export { McpRedisConnections } from './redis-connections.js';
 export { RedisEventBus } from './redis-event-bus.js';
 export { RedisRequestStateStore } from './redis-request-state.store.js';
 export { RedisReplyRouter } from './redis-reply-router.js';
+export { RedisTaskStore } from './redis-task.store.js';
 export { McpRedisUnavailableError } from './redis-unavailable.error.js';
 export type { McpRedisOptions, McpRedisModuleExtras } from './redis-options.interface.js';

@@ -6,7 +6,7 @@ import type { McpRedisOptions } from './redis-options.interface.js';
 
 /**
  * Redis for every part of an MCP server that several instances must share: listen-stream events, consumed
- * single-use request states (and, with their issues, tasks and 2025-era replies).
+ * single-use request states, tasks, and the replies of 2025-era clients.
  *
  * ```ts
  * @Module({
@@ -45,7 +45,7 @@ export class McpRedisModule extends McpRedisConfigurableModule implements OnAppl
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.backends.close();
+    await this.backends.close();
     await this.connections.close();
   }
 }

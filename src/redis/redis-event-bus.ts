@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { McpEvent, McpEventBus } from '../server/event-bus.js';
+import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 
 /** What goes over the channel: the publishing instance, so it can skip its own echo, and the event. */
@@ -27,16 +28,7 @@ const RESYNC_EVENTS: readonly McpEvent[] = [
 export class RedisEventBus implements McpEventBus {
   private readonly listeners = new Set<(event: McpEvent) => void>();
   private readonly origin = randomUUID();
-  private readonly channel: string;
-  private readonly stopSubscribing: () => void;
-  private readonly onMessage = (channel: string, message: string) => {
-    if (channel === this.channel) this.receive(message);
-  };
-  private readonly onClose = () => {
-    this.subscribed = false;
-  };
-  private subscribedBefore = false;
-  private subscribed = false;
+  private readonly channel: RedisChannel;
   private publishFailing = false;
 
   /** `name` keeps several MCP servers of one app apart (default `events`): each bus is its own channel. */
@@ -45,15 +37,14 @@ export class RedisEventBus implements McpEventBus {
     name = 'events',
     private readonly logger: Pick<Logger, 'warn'> = new Logger('McpRedis'),
   ) {
-    this.channel = redis.key(name);
-    redis.subscriber.on('message', this.onMessage);
-    this.stopSubscribing = redis.onSubscriberReady(() => this.resubscribe());
-    redis.subscriber.on('close', this.onClose);
+    this.channel = new RedisChannel(redis, redis.key(name), (message) => this.receive(message), () => {
+      for (const event of RESYNC_EVENTS) this.deliver(event);
+    });
   }
 
   /** True while this instance receives the events of the others (for readiness checks). */
   get listening(): boolean {
-    return this.subscribed;
+    return this.channel.listening;
   }
 
   /**
@@ -64,7 +55,7 @@ export class RedisEventBus implements McpEventBus {
     this.deliver(event);
     const envelope: Envelope = { o: this.origin, e: event };
     try {
-      await this.redis.run('publish an event', (redis) => redis.publish(this.channel, JSON.stringify(envelope)));
+      await this.redis.run('publish an event', (redis) => redis.publish(this.channel.name, JSON.stringify(envelope)));
       this.publishFailing = false;
     } catch (error) {
       if (this.publishFailing) return;
@@ -80,23 +71,7 @@ export class RedisEventBus implements McpEventBus {
 
   /** Stops listening on the channel (the connections themselves belong to `McpRedisConnections`). */
   close(): void {
-    this.stopSubscribing();
-    this.redis.subscriber.off('message', this.onMessage);
-    this.redis.subscriber.off('close', this.onClose);
-    this.subscribed = false;
-    if (this.redis.subscriber.status === 'ready') this.redis.subscriber.unsubscribe(this.channel).catch(() => undefined);
-  }
-
-  private resubscribe(): void {
-    this.redis.subscriber.subscribe(this.channel).then(
-      () => {
-        this.subscribed = true;
-        if (this.subscribedBefore) for (const event of RESYNC_EVENTS) this.deliver(event);
-        this.subscribedBefore = true;
-      },
-      // The connection went away again before the answer; its next "ready" subscribes again.
-      () => undefined,
-    );
+    this.channel.close();
   }
 
   private receive(message: string): void {
@@ -120,7 +95,18 @@ function isEnvelope(value: unknown): value is Envelope {
   if (typeof value !== 'object' || value === null) return false;
   const { o, e } = value as Record<string, unknown>;
   if (typeof o !== 'string' || typeof e !== 'object' || e === null) return false;
-  const { type, uri } = e as Record<string, unknown>;
-  if (type === 'resources/updated') return typeof uri === 'string';
-  return type === 'tools/list_changed' || type === 'prompts/list_changed' || type === 'resources/list_changed';
+  const event = e as Record<string, unknown>;
+  switch (event.type) {
+    case 'tools/list_changed':
+    case 'prompts/list_changed':
+    case 'resources/list_changed':
+      return true;
+    case 'resources/updated':
+      return typeof event.uri === 'string';
+    // A task's state (the tasks extension), for the streams of the task's owner.
+    case 'tasks/status':
+      return typeof event.owner === 'string' && typeof event.task === 'object' && event.task !== null;
+    default:
+      return false;
+  }
 }

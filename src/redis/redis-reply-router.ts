@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ReplyCancelled, ReplyTimeout, type ClientReply, type PendingReply, type PendingRequest, type ReplyDelivery, type ReplyRouter } from '../server/reply-router.js';
+import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable.error.js';
 
@@ -33,27 +34,11 @@ export class RedisReplyRouter implements ReplyRouter {
   private readonly instance = randomUUID();
   private readonly waiting = new Map<string, Waiter>();
   private readonly channelPrefix: string;
-  private readonly channel: string;
-  private readonly stopSubscribing: () => void;
-  private subscribed = false;
-  private readonly onMessage = (channel: string, message: string) => {
-    if (channel === this.channel) this.receive(message);
-  };
-  private readonly onClose = () => {
-    this.subscribed = false;
-  };
+  private readonly channel: RedisChannel;
 
   constructor(private readonly redis: McpRedisConnections) {
     this.channelPrefix = redis.key('replies', '');
-    this.channel = this.channelPrefix + this.instance;
-    redis.subscriber.on('message', this.onMessage);
-    redis.subscriber.on('close', this.onClose);
-    this.stopSubscribing = redis.onSubscriberReady(() => {
-      redis.subscriber.subscribe(this.channel).then(
-        () => (this.subscribed = true),
-        () => undefined,
-      );
-    });
+    this.channel = new RedisChannel(redis, this.channelPrefix + this.instance, (message) => this.receive(message));
   }
 
   get size(): number {
@@ -62,13 +47,13 @@ export class RedisReplyRouter implements ReplyRouter {
 
   /** True while this instance can receive replies that land elsewhere (for readiness checks). */
   get listening(): boolean {
-    return this.subscribed;
+    return this.channel.listening;
   }
 
   async register({ id, owner, expiresAt }: PendingRequest): Promise<PendingReply> {
     if (this.waiting.has(id)) throw new Error(`A server request with id ${id} is already waiting: ids must be unique`);
     // A reply published before this instance listens would be lost: better to fail the call now.
-    if (!this.subscribed) throw new McpRedisUnavailableError('Redis is unavailable (register a server request): not subscribed for replies');
+    if (!this.channel.listening) throw new McpRedisUnavailableError('Redis is unavailable (register a server request): not subscribed for replies');
     const ttlMs = Math.max(expiresAt - Date.now(), 1);
     const stored = await this.redis.run('register a server request', (redis) =>
       redis.set(this.key(id), JSON.stringify({ owner, instance: this.instance }), 'PX', ttlMs, 'NX'),
@@ -115,11 +100,7 @@ export class RedisReplyRouter implements ReplyRouter {
       waiter.reject(new ReplyCancelled(id));
       this.forget(id);
     }
-    this.stopSubscribing();
-    this.redis.subscriber.off('message', this.onMessage);
-    this.redis.subscriber.off('close', this.onClose);
-    if (this.redis.subscriber.status === 'ready') this.redis.subscriber.unsubscribe(this.channel).catch(() => undefined);
-    this.subscribed = false;
+    this.channel.close();
   }
 
   private key(id: string): string {
