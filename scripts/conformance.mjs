@@ -251,7 +251,9 @@ async function main() {
   try {
     const cli = join(refereeDir, 'dist', 'index.js');
     const args = [cli, 'server', '--url', target.url, '--requirements', REQUIREMENTS, '-o', outDir, '--expected-failures', baseline];
-    refereeStatus = spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status;
+    // Asynchronously: in cluster mode the proxy runs in this process, and a synchronous spawn would stall it.
+    const referee = spawn(node22, args, { cwd: root, stdio: 'inherit' });
+    refereeStatus = await new Promise((resolve) => referee.once('exit', (code) => resolve(code)));
   } finally {
     await target.stop();
   }
