@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CASES, PAGING_SERVERS, requestBody, requestHeaders, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
+import { CASES, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
 
 /**
@@ -167,7 +167,8 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const rows: Row[] = [];
     for (const server of servers) {
-      for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && (!c.paged || PAGING_SERVERS.includes(server)))) {
+      const runs = (c: BenchCase) => (!c.paged || PAGING_SERVERS.includes(server)) && (SERVER_CASES[server]?.includes(c.id) ?? true);
+      for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
         process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
         const row = await runCase(server, benchCase);
         process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
@@ -205,6 +206,7 @@ async function main(): Promise<void> {
   speed('Express, both on PrototypeExpressAdapter: MCP tools/call vs bare', '≥ 0.95', 0.95, find('mcp-express-prototype', 'call'), find('nest-express-prototype', 'call'));
   speed('Express: MCP on PrototypeExpressAdapter vs MCP on the default adapter', 'no goal', undefined, find('mcp-express-prototype', 'call'), find('mcp-express', 'call'));
   speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
+  speed('Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)', '≥ 0.95', 0.95, find('mcp-fastify-redis', 'call'), find('mcp-fastify', 'call'));
   speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
   for (const [server, name] of [['mcp-fastify', 'Fastify'], ['mcp-express', 'Express']] as const) {
     speed(`${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000-paged'), find(server, 'call'));

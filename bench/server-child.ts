@@ -13,17 +13,17 @@ async function start(name: ServerName, tools: number, paged: boolean): Promise<n
     case 'nest-fastify':
     case 'nest-express':
     case 'mcp-express-prototype':
+    case 'mcp-fastify-redis':
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
-      const adapter = name.endsWith('fastify') ? 'fastify' : name.endsWith('prototype') ? 'express-prototype' : 'express';
+      const adapter = name.includes('fastify') ? 'fastify' : name.endsWith('prototype') ? 'express-prototype' : 'express';
       // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
-      const startApp = name.startsWith('mcp')
-        ? (await import('./servers/nest-mcp.js')).startNestMcp
+      const app = name.startsWith('mcp')
+        ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged, name.endsWith('redis'))
         : name.startsWith('rekog')
-          ? (await import('./servers/rekog.js')).startRekog
-          : (await import('./servers/nest-bare.js')).startNestBare;
-      const app = await startApp(adapter, tools, paged);
+          ? await (await import('./servers/rekog.js')).startRekog(adapter, tools)
+          : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);
       await app.listen(0, '127.0.0.1');
       return (app.getHttpServer().address() as AddressInfo).port;
     }
