@@ -16,7 +16,10 @@ export {
 export { classifyMessage, classifyHttpRequest, type MessageVerdict } from './protocol/classifier.js';
 
 // Server: the transport-free kernel and what handlers use.
-export { McpKernel, type McpServerOptions, type McpRequestContext } from './server/mcp-kernel.js';
+export { McpKernel } from './server/mcp-kernel.js';
+export type { McpServerOptions } from './server/mcp-server.options.js';
+export type { McpRequestContext } from './server/mcp-request-context.js';
+export type { McpLogger } from './server/mcp-logger.js';
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
 export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
-import type { McpRequestContext } from '../server/mcp-kernel.js';
+import type { McpRequestContext } from '../server/mcp-request-context.js';
 import type { Slotted } from '../server/slot-set.js';
 
 export const SSE_HEADERS = {

@@ -3,7 +3,7 @@ import type { McpHttpOptions } from '../http/mcp-http.driver.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
-import type { McpServerOptions } from '../server/mcp-kernel.js';
+import type { McpServerOptions } from '../server/mcp-server.options.js';
 
 /** What the module adds around the kernel: logs, traces and metrics of every call. */
 export interface McpObservabilityOptions {
@@ -17,9 +17,10 @@ export interface McpObservabilityOptions {
 
 /**
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
- * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key).
+ * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key). The module
+ * logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger` option is not offered.
  */
-export interface McpModuleOptions extends McpServerOptions, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
+export interface McpModuleOptions extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
   /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
   auth?: McpAuthOptions;
   /**

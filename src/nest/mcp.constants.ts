@@ -6,3 +6,9 @@ export const MCP_PREPARED_BODY = Symbol('MCP_PREPARED_BODY');
 
 /** The server's OAuth resource server (`OAuthResourceServer`), or null when the `auth` option is not set. */
 export const MCP_RESOURCE_SERVER = Symbol('MCP_RESOURCE_SERVER');
+
+/**
+ * This server's kernel (`McpKernel`), for the transport layers of the module. Internal: users get `MCPServer`,
+ * which exposes registration and in-process requests but not the transport-only methods (`dispatch`, `close`).
+ */
+export const MCP_KERNEL = Symbol('MCP_KERNEL');

@@ -5,13 +5,15 @@ import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { publicBindError } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
 import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body.layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH, MCP_RESOURCE_SERVER } from './mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_KERNEL, MCP_RESOURCE_SERVER } from './mcp.constants.js';
+import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
@@ -28,6 +30,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    mcpKernelProvider,
     MCPServer,
     McpMetadataAccessor,
     McpHandlerFactory,
@@ -40,16 +43,16 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
     },
     {
       provide: McpHttpDriver,
-      useFactory: (server: MCPServer, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
-        new McpHttpDriver(server, { ...options, authenticator: resourceServer ?? undefined }),
-      inject: [MCPServer, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
+      useFactory: (kernel: McpKernel, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
+        new McpHttpDriver(kernel, { ...options, authenticator: resourceServer ?? undefined }),
+      inject: [MCP_KERNEL, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
   exports: [MCPServer],
 })
 export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
-    private readonly server: MCPServer,
+    @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
     private readonly driver: McpHttpDriver,
     private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
@@ -82,7 +85,7 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
   }
 
   onApplicationShutdown(): void {
-    this.server.close();
+    this.kernel.close();
   }
 
   /**

@@ -1,55 +1,81 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { callEventInterceptor } from '../observability/call-events.js';
-import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
-import type { HandlerErrorReport } from '../server/handler-error.policy.js';
-import type { McpCall } from '../server/mcp-call.js';
-import { McpKernel } from '../server/mcp-kernel.js';
-import { callLoggingInterceptor } from './mcp-call.logger.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { Inject, Injectable } from '@nestjs/common';
+import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { McpCallInterceptor } from '../server/mcp-call.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
+import type { McpRequestContext } from '../server/mcp-request-context.js';
+import type { PromptRegistration } from '../server/prompt.registry.js';
+import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/resource.registry.js';
+import type { ToolHandler, ToolRegistration } from '../server/tool.registry.js';
+import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
- * The injectable MCP server: the transport-free kernel as a Nest provider. Inject it to register tools,
- * resources and prompts at run time, or to call `handleRequest` directly (tests, other transports).
+ * The injectable MCP server. Inject it to register tools, resources and prompts at run time, or to call
+ * `handleRequest` directly (tests, health checks). It fronts this module's kernel; what only a transport
+ * should do (dispatch past the version rung, end every listen stream) stays off it.
  */
 @Injectable()
-export class MCPServer extends McpKernel implements OnModuleInit {
-  private readonly logger = new Logger('MCPServer');
+export class MCPServer {
+  constructor(@Inject(MCP_KERNEL) private readonly kernel: McpKernel) {}
 
-  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly moduleOptions: McpModuleOptions) {
-    // With the call logger on, an unexpected handler error is its one line (same reference id); without it, this.
-    super({ onHandlerError: moduleOptions.logFailedCalls === false ? logHandlerError : reportedByCallLogger, ...moduleOptions });
-    if (this.usesGeneratedStateSecret) {
-      this.logger.warn(
-        `MCP server "${moduleOptions.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +
-          'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).',
-      );
-    }
-    if (moduleOptions.logFailedCalls !== false) this.intercept(callLoggingInterceptor(this.logger));
-    if (moduleOptions.onCall) this.intercept(callEventInterceptor(moduleOptions.onCall));
+  /** Calls running now and listen streams open now, for health checks and load tests. */
+  get load(): { calls: number; subscriptions: number } {
+    return this.kernel.load;
   }
 
-  /** Tracing goes outermost, so its span covers the logging and metrics work too. */
-  async onModuleInit(): Promise<void> {
-    const telemetry = this.moduleOptions.telemetry ?? true;
-    if (telemetry === false) return;
-    const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
-    if (tracing) this.intercept(tracing);
+  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
+  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
+    this.kernel.registerTool(name, description, schema, handler);
   }
 
-  /** The failed-call logger may be the interceptor that threw, or have seen the call before another did. */
-  protected interceptorFailed(error: unknown, call: McpCall): void {
-    logHandlerError(error, { correlationId: this.correlationId(), method: call.method, name: call.name ?? call.uri, requestId: call.requestId });
+  /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
+  addTool(registration: ToolRegistration): void {
+    this.kernel.addTool(registration);
   }
-}
 
-const handlerErrors = new Logger('MCPServer');
+  removeTool(name: string): boolean {
+    return this.kernel.removeTool(name);
+  }
 
-function reportedByCallLogger(): void {}
+  hasTool(name: string): boolean {
+    return this.kernel.hasTool(name);
+  }
 
-/** The server-side half of a redacted handler error: the detail and stack, under the client's reference. */
-function logHandlerError(error: unknown, { correlationId, method, name }: HandlerErrorReport): void {
-  const what = `${method}${name ? ` "${name}"` : ''}`;
-  const message = error instanceof Error ? error.message : String(error);
-  handlerErrors.error(`${what} failed (reference ${correlationId}): ${message}`, error instanceof Error ? error.stack : undefined);
+  addResource(registration: ResourceRegistration): void {
+    this.kernel.addResource(registration);
+  }
+
+  addResourceTemplate(registration: ResourceTemplateRegistration): void {
+    this.kernel.addResourceTemplate(registration);
+  }
+
+  removeResource(uri: string): boolean {
+    return this.kernel.removeResource(uri);
+  }
+
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.kernel.removeResourceTemplate(uriTemplate);
+  }
+
+  addPrompt(registration: PromptRegistration): void {
+    this.kernel.addPrompt(registration);
+  }
+
+  removePrompt(name: string): boolean {
+    return this.kernel.removePrompt(name);
+  }
+
+  /** Tells listen streams that subscribed to this resource that it changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.kernel.notifyResourceUpdated(uri);
+  }
+
+  /** Processes one JSON-RPC message in-process, through every rung a transport's request goes through. */
+  handleRequest(message: unknown, context?: McpRequestContext): Promise<JsonRpcResponse | undefined> {
+    return this.kernel.handleRequest(message, context);
+  }
+
+  /** Adds an interceptor around every call (logging, tracing, metrics); each one added wraps those added before. */
+  intercept(interceptor: McpCallInterceptor): void {
+    this.kernel.intercept(interceptor);
+  }
 }

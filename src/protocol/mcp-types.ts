@@ -184,6 +184,58 @@ export interface CompletionValues {
   hasMore?: boolean;
 }
 
+export interface CompleteResult {
+  completion: CompletionValues;
+  _meta?: MetaObject;
+}
+
+/** One page of a list method. */
+interface PagedResult {
+  nextCursor?: string;
+  _meta?: MetaObject;
+}
+
+export interface ListToolsResult extends PagedResult {
+  tools: ToolDefinition[];
+}
+
+export interface ListResourcesResult extends PagedResult {
+  resources: ResourceDefinition[];
+}
+
+export interface ListResourceTemplatesResult extends PagedResult {
+  resourceTemplates: ResourceTemplateDefinition[];
+}
+
+export interface ListPromptsResult extends PagedResult {
+  prompts: PromptDefinition[];
+}
+
+export interface DiscoverResult {
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  _meta?: MetaObject;
+}
+
+/** The closing result of a listen stream: only the subscription id, in `_meta`. */
+export interface SubscriptionsListenResult {
+  _meta: MetaObject;
+}
+
+/** The result of any method this server answers, before the protocol revision's own fields are added. */
+export type McpResult =
+  | CallToolResult
+  | ReadResourceResult
+  | GetPromptResult
+  | CompleteResult
+  | ListToolsResult
+  | ListResourcesResult
+  | ListResourceTemplatesResult
+  | ListPromptsResult
+  | DiscoverResult
+  | SubscriptionsListenResult;
+
 /** A request the server embeds in an `InputRequiredResult` (never sent as a JSON-RPC request). */
 export interface ElicitRequest {
   method: 'elicitation/create';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InProcessEventBus, MCPServer, McpModule, type McpEvent } from '../../src/index.js';
+import { InProcessEventBus, MCPServer, McpModule, type McpEvent, type McpKernel } from '../../src/index.js';
+import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
@@ -133,7 +134,7 @@ describe('subscriptions/listen at shutdown', () => {
     const url = await listenOnLoopback(app);
     const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'bye' }));
     expect((await live.next()).method).toBe('notifications/subscriptions/acknowledged');
-    app.get(MCPServer).close();
+    app.get<McpKernel>(MCP_KERNEL).close();
     expect(await live.rest()).toEqual([
       { jsonrpc: '2.0', id: 'bye', result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: 'bye' }) } },
     ]);

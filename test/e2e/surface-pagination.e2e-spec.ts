@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { MCPServer, McpModule } from '../../src/index.js';
+import { MCPServer, McpKernel, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 
@@ -107,8 +107,8 @@ describe('pagination and caching hints', () => {
   });
 
   it('refuses invalid caching options at start-up', () => {
-    expect(() => new MCPServer({ name: 'x', version: '1', cache: { lists: { ttlMs: -1 } } })).toThrow(/ttlMs/);
-    expect(() => new MCPServer({ name: 'x', version: '1', cache: { lists: { cacheScope: 'shared' as 'public' } } })).toThrow(/cacheScope/);
-    expect(() => new MCPServer({ name: 'x', version: '1', pageSize: 0 })).toThrow(/pageSize/);
+    expect(() => new McpKernel({ name: 'x', version: '1', cache: { lists: { ttlMs: -1 } } })).toThrow(/ttlMs/);
+    expect(() => new McpKernel({ name: 'x', version: '1', cache: { lists: { cacheScope: 'shared' as 'public' } } })).toThrow(/cacheScope/);
+    expect(() => new McpKernel({ name: 'x', version: '1', pageSize: 0 })).toThrow(/pageSize/);
   });
 });

@@ -1,0 +1,55 @@
+import { Logger, type FactoryProvider } from '@nestjs/common';
+import { callEventInterceptor } from '../observability/call-events.js';
+import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
+import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
+import { McpKernel } from '../server/mcp-kernel.js';
+import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
+import { callLoggingInterceptor } from './mcp-call.logger.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_KERNEL } from './mcp.constants.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+
+/** With the call logger on, an unexpected handler error is its one line (same reference id). */
+const reportedByCallLogger: HandlerErrorLogger = () => {};
+
+/**
+ * Builds one server's kernel with Nest's logging: one `Logger` for everything the kernel and the call logger
+ * write, then the interceptors in order (call logging, `onCall`, and tracing outermost, so its span covers the
+ * others' work too).
+ */
+async function createKernel(options: McpModuleOptions): Promise<McpKernel> {
+  const logger = new Logger('MCPServer');
+  const kernelLogger = nestLogger(logger);
+  const onHandlerError: HandlerErrorLogger =
+    options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
+  const kernel = new McpKernel({ onHandlerError, ...options, logger: kernelLogger });
+  if (kernel.usesGeneratedStateSecret) {
+    logger.warn(
+      `MCP server "${options.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +
+        'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).',
+    );
+  }
+  if (options.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
+  if (options.onCall) kernel.intercept(callEventInterceptor(options.onCall));
+  const telemetry = options.telemetry ?? true;
+  if (telemetry !== false) {
+    const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
+    if (tracing) kernel.intercept(tracing);
+  }
+  return kernel;
+}
+
+/** Nest's `Logger` takes a stack where the kernel hands over the error. */
+function nestLogger(logger: Logger): McpLogger {
+  return {
+    error: (message, error) => logger.error(message, error instanceof Error ? error.stack : undefined),
+    warn: (message) => logger.warn(message),
+    log: (message) => logger.log(message),
+  };
+}
+
+export const mcpKernelProvider: FactoryProvider<Promise<McpKernel>> = {
+  provide: MCP_KERNEL,
+  useFactory: createKernel,
+  inject: [MCP_MODULE_OPTIONS],
+};

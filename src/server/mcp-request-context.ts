@@ -1,0 +1,31 @@
+import type { HeaderBag } from '../protocol/header-codec.js';
+import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+
+/** What a transport knows about a request; every field is optional and the kernel works without any. */
+export interface McpRequestContext {
+  /** Request headers (lower-case names), for tool-specific `Mcp-Param-*` checks. */
+  headers?: HeaderBag;
+  /** Fires when the client goes away or the transport gives up: the handler's signal follows it. */
+  signal?: AbortSignal;
+  /** Where notifications for this request go (progress, log, listen events). Without it none are sent. */
+  notify?: (notification: JsonRpcNotification) => void;
+  /** The transport's own request object, handed to handlers as `context.httpRequest`. */
+  httpRequest?: unknown;
+  /** The authenticated principal; bound into request-state signatures. */
+  principal?: unknown;
+  /**
+   * The OAuth scopes granted to the caller. Primitives registered with `requiredScopes` are listed and callable
+   * only when all of theirs are granted; without this field none are granted, so such primitives fail closed.
+   */
+  scopes?: readonly string[];
+  /**
+   * When the caller's credential expires, in milliseconds since the epoch: a listen stream ends then, with its
+   * closing result, so notifications stop reaching a caller whose token is no longer valid. Absent: never.
+   */
+  credentialExpiresAt?: number;
+  /**
+   * Subscribes to the transport giving up on the request (the client went away, shutdown), as a cheaper
+   * alternative to `signal`: the kernel then builds no AbortController for calls whose handlers never look.
+   */
+  onAbort?(listener: (reason: unknown) => void): () => void;
+}

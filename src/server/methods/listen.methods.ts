@@ -1,0 +1,120 @@
+import { setMaxListeners } from 'node:events';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
+import { META_SUBSCRIPTION_ID } from '../../protocol/versions.js';
+import type { McpEventBus } from '../event-bus.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import type { PromptRegistry } from '../prompt.registry.js';
+import type { ResourceRegistry } from '../resource.registry.js';
+import type { ToolRegistry } from '../tool.registry.js';
+
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/** `subscriptions/listen`: a long-lived stream of list-changed and resource-updated notifications. */
+export class ListenMethods {
+  private readonly closing = new AbortController();
+  private open = 0;
+
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly prompts: PromptRegistry,
+    private readonly resources: ResourceRegistry,
+    private readonly eventBus: McpEventBus,
+    private readonly maxSubscriptions: number,
+  ) {
+    // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
+    setMaxListeners(0, this.closing.signal);
+  }
+
+  /** Listen streams open now. */
+  get openStreams(): number {
+    return this.open;
+  }
+
+  /** Ends every open stream with its closing result; later listens are refused. */
+  close(): void {
+    this.closing.abort();
+  }
+
+  async listen(request: JsonRpcRequest, transport: McpRequestContext): Promise<SubscriptionsListenResult> {
+    const notify = transport.notify;
+    if (!notify) throw McpError.methodNotFound(`${request.method} (it needs a streaming transport)`);
+    const filter = isPlainObject(request.params?.notifications) ? request.params.notifications : {};
+    const honoured: Record<string, unknown> = {};
+    if (filter.toolsListChanged === true && this.tools.size > 0) honoured.toolsListChanged = true;
+    if (filter.promptsListChanged === true && this.prompts.size > 0) honoured.promptsListChanged = true;
+    if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
+    const watched = Array.isArray(filter.resourceSubscriptions)
+      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
+      : [];
+    if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
+    if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
+    if (this.open >= this.maxSubscriptions) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+
+    const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
+    const send = (method: string, params: Record<string, unknown> = {}) =>
+      notify({ jsonrpc: '2.0', method, params: { ...params, _meta: subscriptionMeta } });
+    send('notifications/subscriptions/acknowledged', { notifications: honoured });
+
+    const watchedSet = new Set(watched);
+    this.open++;
+    const unsubscribe = this.eventBus.subscribe((event) => {
+      if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
+      else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
+      else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
+      else if (event.type === 'resources/updated' && watchedSet.has(event.uri)) send('notifications/resources/updated', { uri: event.uri });
+    });
+    try {
+      await untilStopped(transport, this.closing.signal);
+    } finally {
+      unsubscribe();
+      this.open--;
+    }
+    return { _meta: subscriptionMeta };
+  }
+}
+
+/**
+ * Resolves when the server closes, the caller's credential expires, or the transport gives up on the request:
+ * through its `onAbort` subscription when it has one (a transport may offer only that), else through its signal.
+ */
+function untilStopped(transport: McpRequestContext, closing: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    let expiry: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      closing.removeEventListener('abort', stop);
+      clearTimeout(expiry);
+      unsubscribe?.();
+      resolve();
+    };
+    if (closing.aborted) return stop();
+    closing.addEventListener('abort', stop, { once: true });
+    const expiresAt = transport.credentialExpiresAt;
+    if (expiresAt !== undefined) {
+      // setTimeout fires at once for a delay past 2^31-1 ms (about 24.8 days): a later expiry waits in steps.
+      const arm = () => {
+        const left = expiresAt - Date.now();
+        expiry = left > MAX_TIMER_DELAY ? setTimeout(arm, MAX_TIMER_DELAY) : setTimeout(stop, Math.max(left, 0));
+        // The open response holds the process; a pending expiry alone should not.
+        expiry.unref();
+      };
+      arm();
+    }
+    if (transport.onAbort) {
+      unsubscribe = transport.onAbort(stop);
+    } else if (transport.signal) {
+      const signal = transport.signal;
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      unsubscribe = () => signal.removeEventListener('abort', stop);
+    }
+    // A subscription that fired at once left nothing to undo.
+    if (stopped) unsubscribe?.();
+  });
+}
