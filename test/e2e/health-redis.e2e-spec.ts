@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
@@ -7,6 +8,9 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { Test } from '@nestjs/testing';
 import { until } from '../support/redis-fleet.js';
 import { RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 @Controller('health')
 class RedisHealthController {

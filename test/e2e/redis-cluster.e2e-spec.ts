@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
@@ -7,6 +8,9 @@ import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 import { envelope, headersFor } from '../support/mcp-request.js';
 import { until } from '../support/redis-fleet.js';
 import { RoundRobinProxy } from '../support/round-robin-proxy.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 /** The tools one instance lists, asked directly (past the proxy). */
 async function toolNames(origin: string): Promise<string[]> {

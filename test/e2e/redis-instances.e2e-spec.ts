@@ -1,9 +1,13 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { envelope, headersFor } from '../support/mcp-request.js';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 import { LiveResponse } from '../support/sse-client.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { MCPServer, McpModule } from '../../src/index.js';
@@ -7,6 +8,9 @@ import { createApp } from '../support/create-app.js';
 import { callTool } from '../support/mcp-request.js';
 import { CONFIRM_SCHEMA, FLEET_SECRET, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 const CAPS = { clientCapabilities: { elicitation: {} } };
 

@@ -1,9 +1,13 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { McpRedisConnections, RedisReplyRouter } from '../../src/redis/index.js';
 import { replyRouterContract } from '../support/reply-router.contract.js';
 import { until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 const quiet = { warn: () => undefined, log: () => undefined };
 const opened: McpRedisConnections[] = [];

@@ -1,9 +1,13 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { McpRedisConnections, RedisTaskStore } from '../../src/redis/index.js';
 import type { StoredTask, TaskSignal } from '../../src/server/task-store.js';
 import { until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
+
+// Real Redis servers, started, killed and restarted, on a machine shared with other work.
+jest.setTimeout(30_000);
 
 const LIMITS = { perOwner: 10, total: 100 };
 const quiet = { warn: () => undefined, log: () => undefined };
