@@ -5,6 +5,7 @@ export * from './protocol/mcp-types.js';
 export { McpError } from './protocol/mcp-error.js';
 export {
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
   META_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
@@ -13,13 +14,15 @@ export {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
 } from './protocol/versions.js';
-export { classifyMessage, classifyHttpRequest, type MessageVerdict } from './protocol/classifier.js';
+export { classifyEra, classifyMessage, classifyHttpRequest, type EraVerdict, type MessageVerdict } from './protocol/classifier.js';
+export { replyAnswer, type ReplyOutcome } from './protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
 export { McpKernel } from './server/mcp-kernel.js';
 export type { McpServerOptions } from './server/mcp-server.options.js';
 export type { McpRequestContext } from './server/mcp-request-context.js';
 export type { McpLogger } from './server/mcp-logger.js';
+export type { LegacyLeg, LegacyOptions } from './server/legacy/legacy-leg.js';
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
 export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';
@@ -36,6 +39,16 @@ export type {
 } from './server/resource.registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
+export {
+  InProcessReplyRouter,
+  ReplyCancelled,
+  ReplyTimeout,
+  type ClientReply,
+  type PendingReply,
+  type PendingRequest,
+  type ReplyDelivery,
+  type ReplyRouter,
+} from './server/reply-router.js';
 export { insufficientScope } from './server/required-scopes.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
+import { ClientRequestTools } from './client-request.tools.js';
 import { ContentTools } from './content.tools.js';
 import { DiagnosticTools } from './diagnostic.tools.js';
 import { InputRequiredTools } from './input-required.tools.js';
@@ -10,8 +11,8 @@ import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
 
 /**
- * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28
- * requirement set, declared with the library's decorators on ordinary providers. `McpModule` registers them
+ * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28 and
+ * 2025-11-25 requirement sets, on one endpoint, declared with the library's decorators on ordinary providers. `McpModule` registers them
  * at start-up in provider order, then method order, which is the order of `tools/list`. With `REDIS_URL` it
  * runs as one of several instances (see `mcp-setup.ts`).
  */
@@ -24,6 +25,7 @@ import { SchemaTools } from './schema.tools.js';
     DiagnosticTools,
     ListChangedTools,
     InputRequiredTools,
+    ClientRequestTools,
     ConformanceResources,
     ConformancePrompts,
   ],

@@ -40,4 +40,10 @@ export class ConformanceResources {
   templateData(@Args('id') id: string): string {
     return JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` });
   }
+
+  /** What resources-subscribe and -unsubscribe name; a stateless server accepts the subscription and has no stream to notify on. */
+  @Resource({ uri: 'test://watched-resource', name: 'Watched Resource', description: 'A resource clients subscribe to', mimeType: 'text/plain' })
+  watched(): string {
+    return 'Watched resource content';
+  }
 }

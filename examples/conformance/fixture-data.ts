@@ -40,3 +40,60 @@ export const NAME_FORM = { type: 'object', properties: { name: { type: 'string' 
 export const COLOR_FORM = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
 export const CONFIRM_FORM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
 export const CONTEXT_FORM = { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] };
+
+/** test_elicitation's form (tools-call-elicitation). */
+export const USER_FORM = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', description: "User's response" },
+    email: { type: 'string', description: "User's email address" },
+  },
+  required: ['username', 'email'],
+};
+
+/** A default for every primitive type (elicitation-sep1034-defaults). */
+export const DEFAULTS_FORM = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'User name', default: 'John Doe' },
+    age: { type: 'integer', description: 'User age', default: 30 },
+    score: { type: 'number', description: 'User score', default: 95.5 },
+    status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+    verified: { type: 'boolean', description: 'Verification status', default: true },
+  },
+};
+
+/** The five enum shapes of elicitation-sep1330-enums, the deprecated `enumNames` one included. */
+export const ENUM_VARIANTS_FORM = {
+  type: 'object',
+  properties: {
+    untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      description: 'Titled single-select',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    },
+    legacyEnum: {
+      type: 'string',
+      description: 'Legacy titled enum',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      description: 'Titled multi-select',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  },
+};

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
 import type { Slotted } from '../server/slot-set.js';
 
@@ -43,7 +43,7 @@ export class HttpExchange implements McpRequestContext, Slotted {
   work: Promise<unknown> | undefined;
   /** Its place among the driver's exchanges in flight. */
   slot = -1;
-  readonly notify = (notification: JsonRpcNotification): void => this.send(notification);
+  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => this.send(message);
   private controller: AbortController | undefined;
   private abortListeners: Array<(reason: unknown) => void> | undefined;
   private abortedWith: { reason: unknown } | undefined;
@@ -124,6 +124,11 @@ export class HttpExchange implements McpRequestContext, Slotted {
     return this.streaming;
   }
 
+  /** Ends the SSE stream with its last frame. */
+  end(frame: string): void {
+    this.res.end(frame);
+  }
+
   /** Stops the keep-alive comments; called once the kernel has answered. */
   finish(): void {
     this.silentSweeps = undefined;
@@ -146,9 +151,9 @@ export class HttpExchange implements McpRequestContext, Slotted {
     }
   }
 
-  private send(notification: JsonRpcNotification): void {
+  private send(message: JsonRpcNotification | JsonRpcRequest): void {
     if (this.closed) return;
-    const frame = sseFrame(JSON.stringify(notification));
+    const frame = sseFrame(JSON.stringify(message));
     // The response cap holds for each message: an oversized log or progress notification is dropped.
     if (exceedsBytes(frame, this.limits.maxMessageBytes)) return;
     if (!this.streaming) this.startStream();

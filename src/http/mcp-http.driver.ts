@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyHttpRequest, classifyMessage, unsupportedVersionError } from '../protocol/classifier.js';
+import { classifyEra, classifyHttpRequest, classifyMessage, legacyOffError, unsupportedVersionError } from '../protocol/classifier.js';
+import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { serializeResponse } from '../server/response-serializer.js';
 import { SweptSet } from '../server/swept-set.js';
@@ -77,6 +79,8 @@ export class McpHttpDriver {
   private readonly authenticator?: McpHttpAuthenticator;
   private readonly cors?: CorsPolicy;
   private readonly exchangeLimits: HttpExchangeLimits;
+  /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
+  readonly legacy: LegacyLeg | undefined;
   /**
    * Requests handed to the kernel, each with the exchange that can abort it: what close() drains. Swept every
    * half keep-alive interval for the silent-call upgrade (one timer for all, which never holds the process).
@@ -96,6 +100,7 @@ export class McpHttpDriver {
     this.inFlight = new SweptSet(this.keepAliveMs / 2, (exchanges) => exchanges.forEach((exchange) => exchange.sweep()), false);
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
+    this.legacy = kernel.legacy;
     if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
   }
 
@@ -130,7 +135,10 @@ export class McpHttpDriver {
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
     if (req.method !== 'POST') {
-      return { status: 405, message: 'Method Not Allowed: this MCP endpoint accepts POST only', headers: { allow: 'POST' } };
+      // Both eras: 2026-07-28 has no GET stream, and a stateless 2025 server offers none (a 405, not a 404:
+      // clients treat only a 405 as "no standalone stream here").
+      const message = 'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
+      return { status: 405, message, headers: { allow: 'POST' }, code: ErrorCode.ServerError };
     }
     const mediaError = checkMediaType(req.headers['content-type']);
     if (mediaError) return { status: 415, message: mediaError };
@@ -181,6 +189,18 @@ export class McpHttpDriver {
       return;
     }
 
+    const era = classifyEra(message, req.headers);
+    if (era.era === 'refused') {
+      this.writeJson(res, era.status, era.response);
+      return;
+    }
+    if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacy)) {
+      if (!this.legacy) this.writeJson(res, 400, legacyOffError(message, era.version));
+      else if (era.era === 'reply') await this.acceptReply(this.legacy, message as Record<string, unknown>, res, auth?.principal);
+      else await this.serveLegacy(this.legacy, era.version, message, req, res, httpRequest, auth);
+      return;
+    }
+
     const verdict = classifyMessage(message);
     if (verdict.kind === 'invalid') {
       this.writeJson(res, 400, verdict.response);
@@ -203,14 +223,71 @@ export class McpHttpDriver {
       return;
     }
 
+    const exchange = this.admit(req, res, httpRequest, auth);
+    if (!exchange) return;
+    const response = await this.run(exchange, this.kernel.dispatch(verdict.request, exchange));
+    if (!response) return;
+    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
+    const challenge =
+      'error' in response && response.error.code === ErrorCode.InsufficientScope
+        ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
+        : undefined;
+    this.writeJson(res, status, response, challenge);
+  }
+
+  /**
+   * A 2025-era message: a notification is acknowledged; a request is served by the legacy leg and answered 200
+   * (JSON, or SSE once it notifies or asks the client something), its JSON-RPC errors in-band as 2025 clients
+   * expect. No `Mcp-Session-Id` is read or written.
+   */
+  private async serveLegacy(
+    legacy: LegacyLeg,
+    version: string,
+    message: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    auth: HttpAuthentication | undefined,
+  ): Promise<void> {
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') {
+      this.writeJson(res, 400, verdict.response);
+      return;
+    }
+    if (verdict.kind === 'notification') {
+      res.writeHead(202).end();
+      return;
+    }
+    const exchange = this.admit(req, res, httpRequest, auth);
+    if (!exchange) return;
+    const response = await this.run(exchange, legacy.handle(verdict.request, exchange, version));
+    if (response) this.writeJson(res, 200, response);
+  }
+
+  /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */
+  private async acceptReply(legacy: LegacyLeg, message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
+    const answer = replyAnswer(await legacy.acceptReply(message, principal));
+    if ('response' in answer) this.writeJson(res, answer.status, answer.response);
+    else res.writeHead(202).end();
+  }
+
+  /** The exchange of a request about to be dispatched, or null (and a 503 sent) when the server is closing. */
+  private admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown, auth: HttpAuthentication | undefined): HttpExchange | null {
     // A request admitted before close() may have spent the drain reading its body or authenticating: the drain
     // waits only for calls it can see, so one that starts now would run while the server goes away.
     if (this.closing) {
       this.reject(res, SHUTTING_DOWN);
-      return;
+      return null;
     }
-    const exchange = new HttpExchange(req, res, httpRequest, auth?.principal, auth?.scopes, auth?.credentialExpiresAt, this.exchangeLimits);
-    const work = this.kernel.dispatch(verdict.request, exchange);
+    const granted = auth?.ok ? auth : undefined;
+    return new HttpExchange(req, res, httpRequest, granted?.principal, granted?.scopes, granted?.credentialExpiresAt, this.exchangeLimits);
+  }
+
+  /**
+   * Waits for the dispatched work while the drain can see it. Returns the response when it is still to be
+   * written as JSON; an SSE stream is ended with it here, and a closed exchange gets nothing.
+   */
+  private async run(exchange: HttpExchange, work: Promise<JsonRpcResponse>): Promise<JsonRpcResponse | undefined> {
     exchange.work = work;
     this.inFlight.add(exchange);
     let response: JsonRpcResponse | undefined;
@@ -220,17 +297,12 @@ export class McpHttpDriver {
       this.inFlight.delete(exchange);
       exchange.finish();
     }
-    if (!response || exchange.closed) return;
+    if (!response || exchange.closed) return undefined;
     if (exchange.isStreaming) {
-      res.end(sseFrame(this.serializeText(response)));
-      return;
+      exchange.end(sseFrame(this.serializeText(response)));
+      return undefined;
     }
-    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
-    const challenge =
-      'error' in response && response.error.code === ErrorCode.InsufficientScope
-        ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
-        : undefined;
-    this.writeJson(res, status, response, challenge);
+    return response;
   }
 
   private inFlightWork(): Array<Promise<unknown>> {

@@ -11,6 +11,8 @@ import {
   type RequestId,
 } from './jsonrpc.js';
 import {
+  LEGACY_DEFAULT_TRANSPORT_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -165,4 +167,85 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
 export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
   return checkRequestMeta(request) ?? checkRoutingHeaders(request, headers) ?? checkProtocolVersion(request);
+}
+
+/**
+ * Which era a POSTed message belongs to, decided before any other message rung (the dual-era rules of
+ * 2026-07-28, versioning): `modern` takes the 2026-07-28 ladder above unchanged; `legacy` is served by the
+ * 2025-era leg at `version` (the `MCP-Protocol-Version` header, or 2025-03-26 without one); `reply` is a client's
+ * JSON-RPC response to a server→client request of that leg; `refused` is answered as it is, with `status`.
+ */
+export type EraVerdict =
+  | { era: 'modern' }
+  | { era: 'legacy'; version: string }
+  | { era: 'reply'; version: string }
+  | { era: 'refused'; status: number; response: JsonRpcErrorResponse };
+
+const MODERN: EraVerdict = { era: 'modern' };
+
+/**
+ * Rung 0 of a POST: only the `_meta` key `io.modelcontextprotocol/protocolVersion` claims 2026-07-28 (other
+ * 2026 keys, such as a log level, ride 2025-era requests too), and the header is a cross-check, never the
+ * claim: clients that predate 2025-06-18 send none. In order:
+ * - anything that is not one object (a batch, a scalar), or whose params are not one → modern, whose shape
+ *   rung refuses it as either era would;
+ * - a response → reply (its id names a request of the server's, so an error never echoes it);
+ * - `initialize` → legacy, unless its claim names a revision the envelope serves (then modern: 404), or the
+ *   header names one without that claim (400 -32020: header and body disagree);
+ * - a claim → modern;
+ * - a request whose header names a modern revision without the claim → 400 -32602, the envelope is missing;
+ *   such a notification → modern;
+ * - a header naming no revision this server speaks → 400 -32022;
+ * - otherwise → legacy.
+ */
+export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
+  // A message of the wrong shape gets the same -32600 from either era: the modern shape rung gives it.
+  if (!isPlainObject(message) || (message.params !== undefined && !isPlainObject(message.params))) return MODERN;
+  const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
+  const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
+  const id = echoableId(message);
+  const meta = isPlainObject(message.params) && isPlainObject(message.params._meta) ? message.params._meta : undefined;
+  const claimed = meta !== undefined && META_PROTOCOL_VERSION in meta;
+  if (!('method' in message)) {
+    // 2026-07-28 clients are never asked anything, so a response from one is refused by the modern shape rung.
+    if (modernHeader || !('result' in message || 'error' in message)) return MODERN;
+    return headerRefusal(null, header) ?? { era: 'reply', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
+  }
+  if (message.method === 'initialize') {
+    const claim = meta?.[META_PROTOCOL_VERSION];
+    if (typeof claim === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(claim)) return MODERN;
+    if (modernHeader) {
+      const response = errorResponse(id, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header value '${header}' names a revision without initialize, but the body is an initialize without params._meta["${META_PROTOCOL_VERSION}"]`);
+      return { era: 'refused', status: 400, response };
+    }
+  } else if (claimed) {
+    return MODERN;
+  } else if (modernHeader) {
+    if (!('id' in message)) return MODERN;
+    const response = errorResponse(id, ErrorCode.InvalidParams, `Invalid params: MCP-Protocol-Version ${header} requires the per-request envelope: params._meta["${META_PROTOCOL_VERSION}"] is missing`);
+    return { era: 'refused', status: 400, response };
+  }
+  return headerRefusal(id, header) ?? { era: 'legacy', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
+}
+
+/** A 2025-era message whose header names a revision this server does not speak: 400 (2025-11-25 transports, MUST). */
+function headerRefusal(id: RequestId | null, header: string | undefined): EraVerdict | null {
+  if (header === undefined || LEGACY_PROTOCOL_VERSIONS.includes(header)) return null;
+  const response = unsupportedVersionError(id, header);
+  response.error.message = `Unsupported protocol version: ${header} (this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} per request, and ${LEGACY_PROTOCOL_VERSIONS.join(', ')} after initialize)`;
+  return { era: 'refused', status: 400, response };
+}
+
+/**
+ * The answer to a 2025-era message when the legacy leg is off: 400 -32022 naming the revisions the envelope
+ * serves (versioning: a modern-only server SHOULD say what it supports), with the version the client asked for.
+ */
+export function legacyOffError(message: unknown, version: string): JsonRpcErrorResponse {
+  const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : undefined;
+  const requested = isPlainObject(message) && message.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : version;
+  const response = unsupportedVersionError(echoableId(message), requested);
+  response.error.message =
+    `Unsupported protocol version: ${requested}. This server serves only ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}, with no initialize handshake: ` +
+    `send each request with its protocol version and client capabilities in params._meta, or call server/discover`;
+  return response;
 }

@@ -5,6 +5,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  // JSON-RPC's implementation-defined server error: the SDKs' body for transport refusals such as a 405.
+  ServerError: -32000,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,

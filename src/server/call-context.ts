@@ -1,5 +1,4 @@
 import type { HeaderBag } from '../protocol/header-codec.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { McpCall } from './mcp-call.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
@@ -13,7 +12,7 @@ import type { McpRequestContext } from './mcp-request-context.js';
  */
 export class CallContext implements McpRequestContext {
   readonly headers: HeaderBag | undefined;
-  readonly notify: ((notification: JsonRpcNotification) => void) | undefined;
+  readonly notify: McpRequestContext['notify'];
   readonly httpRequest: unknown;
   readonly principal: unknown;
   readonly scopes: readonly string[] | undefined;

@@ -12,6 +12,7 @@ import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.
 import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.policy.js';
 import { HandlerFailure } from './handler-failure.js';
 import { InputRound } from './input-round.js';
+import { LegacyLeg } from './legacy/legacy-leg.js';
 import { chainInterceptors, describeCall, type McpCall, type McpCallInterceptor } from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
@@ -63,6 +64,8 @@ export class McpKernel {
   private interceptor?: McpCallInterceptor;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
+  /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: 'off'`. */
+  readonly legacy: LegacyLeg | undefined;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -83,7 +86,12 @@ export class McpKernel {
     const failure = new HandlerFailure(new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)), randomUUID);
     // `onHandlerError` was the kernel's only log before `logger` existed; it still gets these when it is the only one.
     this.interceptorLog = options.logger || !options.onHandlerError ? toLogger : options.onHandlerError;
-    this.era = new Era2026(serverInfoOf(options), options.cache);
+    const serverInfo = serverInfoOf(options);
+    this.era = new Era2026(serverInfo, options.cache);
+    if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'off') {
+      throw new Error(`MCP option legacy must be 'stateless' or 'off', got ${JSON.stringify(options.legacy)}`);
+    }
+    this.legacy = options.legacy === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, options);
 
     const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas);
     const tools = new ToolMethods(this.tools, round, failure);
@@ -170,9 +178,13 @@ export class McpKernel {
     this.publish({ type: 'resources/updated', uri });
   }
 
-  /** Ends every open listen stream with its closing result; later listens are refused. */
+  /**
+   * Ends every open listen stream with its closing result (later listens are refused), and every 2025-era call
+   * waiting for a client's answer with a clean error.
+   */
   close(): void {
     this.listen.close();
+    void this.legacy?.close();
   }
 
   // ----- the dispatcher -----------------------------------------------------------------------------------

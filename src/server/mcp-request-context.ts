@@ -1,5 +1,5 @@
 import type { HeaderBag } from '../protocol/header-codec.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 
 /** What a transport knows about a request; every field is optional and the kernel works without any. */
 export interface McpRequestContext {
@@ -7,8 +7,11 @@ export interface McpRequestContext {
   headers?: HeaderBag;
   /** Fires when the client goes away or the transport gives up: the handler's signal follows it. */
   signal?: AbortSignal;
-  /** Where notifications for this request go (progress, log, listen events). Without it none are sent. */
-  notify?: (notification: JsonRpcNotification) => void;
+  /**
+   * Where messages on this request's stream go: notifications (progress, log, listen events) and, on the
+   * 2025-era leg, the server's requests to the client. Without it none are sent.
+   */
+  notify?: (message: JsonRpcNotification | JsonRpcRequest) => void;
   /** The transport's own request object, handed to handlers as `context.httpRequest`. */
   httpRequest?: unknown;
   /** The authenticated principal; bound into request-state signatures. */

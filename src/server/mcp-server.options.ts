@@ -2,11 +2,12 @@ import type { Implementation } from '../protocol/mcp-types.js';
 import type { CacheOptions } from './era-2026.js';
 import type { McpEventBus } from './event-bus.js';
 import type { HandlerErrorLogger } from './handler-error.policy.js';
+import type { LegacyOptions } from './legacy/legacy-leg.js';
 import type { McpLogger } from './mcp-logger.js';
 import type { RequestStateStore } from './request-state.store.js';
 
 /** The server's identity (`name`, `version`, optional title, description, website, icons) is sent as `serverInfo`. */
-export interface McpServerOptions extends Implementation {
+export interface McpServerOptions extends Implementation, LegacyOptions {
   /** Returned by `server/discover` to tell the model how to use this server. */
   instructions?: string;
   /** Items per page of every list method. Default 100. */

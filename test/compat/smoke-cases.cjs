@@ -68,6 +68,17 @@ function defineSmokeTests({ label, appDir, NestFactory, AppModule, request, test
     assert.deepEqual(res.body.result.content, [{ type: 'text', text: 'hello' }]);
   });
 
+  test(`${label}: a 2025-era client: initialize, then tools/call, with no session`, async () => {
+    const legacy = (body) =>
+      request(app.getHttpServer()).post('/mcp').set('content-type', 'application/json').set('accept', 'application/json, text/event-stream').send(JSON.stringify(body));
+    const init = await legacy({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'compat', version: '1' } } });
+    assert.equal(init.status, 200);
+    assert.equal(init.body.result.protocolVersion, '2025-06-18');
+    assert.equal(init.headers['mcp-session-id'], undefined);
+    const call = await legacy({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+    assert.deepEqual(call.body.result, { content: [{ type: 'text', text: 'hi' }] });
+  });
+
   test(`${label}: the nestjs-mcp/testing entry point loads and calls a tool`, async () => {
     const mcp = testing.createMcpTestClient(app);
     const { status, result } = await mcp.callTool('echo', { text: 'from the kit' });

@@ -71,7 +71,7 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
 
   it('answers GET with 405 and Allow: POST', async () => {
     const res = await request(app.getHttpServer()).get('/mcp').set('accept', 'text/event-stream');
-    expectJsonRpcError(res, 405, -32600);
+    expectJsonRpcError(res, 405, -32000);
     expect(res.headers.allow).toBe('POST');
   });
 

@@ -123,12 +123,18 @@ describe('MCP endpoint: the HTTP ladder', () => {
     expectNoDispatch();
   });
 
-  it('rung 5: initialize gets -32601 / 404 before the envelope checks', async () => {
+  it('rung 5: initialize without the 2026-07-28 claim is a 2025-era client, served statelessly', async () => {
     const res = await post(app, { jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, {
       'mcp-protocol-version': undefined,
       'mcp-method': undefined,
-    }).expect(404);
-    expect(res.body.id).toBe('init-1');
+    }).expect(200);
+    expect(res.body).toMatchObject({ id: 'init-1', result: { protocolVersion: '2025-11-25', serverInfo: { name: 'ladder' } } });
+    expect(res.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  it('rung 5: initialize claiming 2026-07-28 gets -32601 / 404 before the envelope checks', async () => {
+    const res = await post(app, envelope('initialize', { protocolVersion: '2025-11-25' }, { id: 'init-2' })).expect(404);
+    expect(res.body.id).toBe('init-2');
     expect(res.body.error.code).toBe(-32601);
     expect(res.body.error.message).toMatch(/removed by the stateless 2026-07-28 specification/);
     expect(res.body.error.data).toEqual({ supported: ['2026-07-28'] });

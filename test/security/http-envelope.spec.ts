@@ -27,13 +27,13 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   it('H1: GET /mcp is 405 with Allow: POST and a JSON-RPC body', async () => {
     const res = await request(fx.app.getHttpServer()).get('/mcp');
     expect(res.headers.allow).toBe('POST');
-    await expectRefused(fx, async () => res, { status: 405, code: -32600, id: null });
+    await expectRefused(fx, async () => res, { status: 405, code: -32000, id: null });
   });
 
   it.each(['delete', 'put', 'patch'] as const)('H2: %s /mcp is 405', async (verb) => {
     await expectRefused(fx, () => request(fx.app.getHttpServer())[verb]('/mcp').set('content-type', 'application/json').send(echoText), {
       status: 405,
-      code: -32600,
+      code: -32000,
       id: null,
     });
   });

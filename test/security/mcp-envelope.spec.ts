@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { envelope, headersFor, post, PROTOCOL_VERSION, sseMessages } from '../support/mcp-request.js';
-import { expectRefused, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
+import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 
 // security.md §2.3: the 2026-07-28 envelope and the mirrored headers (rows M1-M27).
 describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
@@ -114,11 +114,12 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     });
   });
 
-  it('M21: a legacy initialize without an envelope is refused, naming the supported versions', async () => {
+  it('M21: a legacy initialize without an envelope is served on the 2025-era leg, with no session', async () => {
     const legacy = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const res = await post(fx.app, legacy, { 'mcp-protocol-version': undefined, 'mcp-method': undefined });
-    expect(res.body.error.data.supported).toEqual([PROTOCOL_VERSION]);
-    await expectRefused(fx, async () => res, { status: 404, code: -32601, id: 1 });
+    const res = await post(fx.app, legacy, { 'mcp-protocol-version': undefined, 'mcp-method': undefined }).expect(200);
+    expect(res.body.result.protocolVersion).toBe('2025-06-18');
+    expect(res.headers['mcp-session-id']).toBeUndefined();
+    await expectStillServing(fx);
   });
 
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])(

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { parseClientReply, type ReplyOutcome } from '../../protocol/client-reply.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
+import { canonicalDigest } from '../request-state.codec.js';
+import { ReplyTimeout, type PendingReply, type ReplyRouter } from '../reply-router.js';
+
+/** Where a server→client request is written: the stream of the client request that needs the answer. */
+export type ClientStream = (message: JsonRpcRequest) => void;
+
+/**
+ * A call could not get the input it asked for (no answer in time, the client refused, too many calls waiting,
+ * no stream to ask on). A tool call ends with it as an `isError` result; other methods as this -32603.
+ */
+export class ClientInputError extends McpError {
+  constructor(message: string) {
+    super(ErrorCode.InternalError, message);
+    this.name = 'ClientInputError';
+  }
+}
+
+export interface ClientRequestsOptions {
+  router: ReplyRouter;
+  /** How long one round waits for every answer. */
+  timeoutMs: number;
+  /** Most calls waiting for client input at once on this instance; the excess ends at once with `ClientInputError`. */
+  maxWaiting: number;
+  /** Largest reply accepted, as JSON text; a bigger one is refused and the request keeps waiting. */
+  maxReplyBytes: number;
+}
+
+/**
+ * Server→client requests for clients that have no session (the 2025-era leg): each input request of a round
+ * is registered with the router under a fresh `srv-<uuid>` id, bound to who asked, then written to the stream
+ * of the call that needs it as a real JSON-RPC request; the client POSTs its response to the endpoint, from
+ * where `acceptReply` routes it back. Transport-free: HTTP and stdio hand in their stream and their replies.
+ */
+export class ClientRequests {
+  private waiting = 0;
+
+  constructor(
+    private readonly options: ClientRequestsOptions,
+    private readonly newId: () => string = () => `srv-${randomUUID()}`,
+  ) {}
+
+  /** Calls waiting for client input on this instance now. */
+  get size(): number {
+    return this.waiting;
+  }
+
+  /** The owner a request is bound to: the server and the principal (anonymous callers share one owner). */
+  static owner(server: string, principal: unknown): string {
+    return canonicalDigest([server, principal === undefined ? null : JSON.parse(JSON.stringify(principal))]);
+  }
+
+  /**
+   * Asks every request of one round and resolves with the answers under the keys they were asked under. Ends
+   * with `ClientInputError` when any is not answered in time or answered with an error; when `signal` fires
+   * (the call's deadline, the client gone), every request is withdrawn and the call's own error stands.
+   */
+  async ask(requests: InputRequests, owner: string, stream: ClientStream | undefined, signal: AbortSignal): Promise<InputResponses> {
+    if (!stream) throw new ClientInputError('Error: this transport cannot carry requests to the client, so the input cannot be asked for');
+    if (this.waiting >= this.options.maxWaiting) throw new ClientInputError('Server busy: too many calls are waiting for client input, retry later');
+    this.waiting++;
+    const asked: Array<{ key: string; request: JsonRpcRequest; pending: PendingReply }> = [];
+    const withdraw = () => Promise.all(asked.map(({ pending }) => pending.cancel()));
+    try {
+      const expiresAt = Date.now() + this.options.timeoutMs;
+      // Every request is registered before the first is sent: an answer may arrive before the next is written.
+      for (const [key, { method, params }] of Object.entries(requests)) {
+        if (signal.aborted) throw new ClientInputError('Error: the call ended before the client was asked');
+        const id = this.newId();
+        const pending = await this.options.router.register({ id, owner, expiresAt });
+        asked.push({ key, request: { jsonrpc: '2.0', id, method, params: params as Record<string, unknown> }, pending });
+      }
+      signal.addEventListener('abort', withdraw, { once: true });
+      for (const { request } of asked) stream(request);
+      const answers: InputResponses = {};
+      await Promise.all(
+        asked.map(async ({ key, request, pending }) => {
+          const reply = await pending.reply.catch((error: unknown) => {
+            if (error instanceof ReplyTimeout) throw new ClientInputError(`Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`);
+            // Withdrawn: the call ended (its own error stands), or the server is shutting down.
+            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`);
+          });
+          if ('error' in reply) throw new ClientInputError(`Error: the client refused ${request.method}: ${reply.error.message} (${reply.error.code})`);
+          answers[key] = reply.result as unknown as InputResponses[string];
+        }),
+      );
+      return answers;
+    } finally {
+      signal.removeEventListener('abort', withdraw);
+      await withdraw();
+      this.waiting--;
+    }
+  }
+
+  /** Routes a client's posted response to the call that waits for it; a refused one changes nothing. */
+  async acceptReply(message: Record<string, unknown>, owner: string): Promise<ReplyOutcome> {
+    const parsed = parseClientReply(message);
+    if (!parsed) return 'malformed';
+    if (Buffer.byteLength(JSON.stringify(parsed.reply)) > this.options.maxReplyBytes) return 'too-large';
+    return this.options.router.deliver(parsed.id, owner, parsed.reply);
+  }
+}

@@ -1,0 +1,160 @@
+import type { ReplyOutcome } from '../../protocol/client-reply.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { errorResponse, isPlainObject, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
+import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../../protocol/versions.js';
+import type { McpEra } from '../era.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import { InterimResult } from '../method-result.js';
+import { toolError } from '../methods/tools.methods.js';
+import { InProcessReplyRouter, type ReplyRouter } from '../reply-router.js';
+import { ClientInputError, ClientRequests } from './client-requests.js';
+import { Era2025 } from './era-2025.js';
+
+/** The kernel's options for 2025-era clients. */
+export interface LegacyOptions {
+  /**
+   * How 2025-era clients (those that open with `initialize`) are served: `'stateless'` (the default) on the
+   * same endpoint, with no session; `'off'` refuses them with 400 -32022 naming the supported revision.
+   */
+  legacy?: 'stateless' | 'off';
+  /** Routes replies to server→client requests back to the waiting call. In process by default. */
+  replyRouter?: ReplyRouter;
+  /** How long one round of server→client requests waits for the client's answers. Default 5 minutes. */
+  clientReplyTimeoutMs?: number;
+  /** Most calls waiting for client input at once on this instance. Default 100. */
+  maxWaitingCalls?: number;
+  /** Largest reply to a server→client request, in bytes of JSON. Default 1 MiB. */
+  maxReplyBytes?: number;
+}
+
+/** What the leg needs of the kernel: its dispatcher, in any era, and what it has registered. */
+export interface LegacyDispatcher {
+  dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse>;
+  capabilities(): ServerCapabilities;
+}
+
+// A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
+const MAX_ROUNDS = 8;
+const ERA = new Era2025();
+
+/**
+ * The 2025-era leg, stateless: what a transport calls for a request without the 2026-07-28 claim. `initialize`
+ * is answered from what the server has and remembers nothing; the methods 2026-07-28 removed are answered as 2025
+ * did; every other request is dispatched to the same method families in the 2025 presentation (`Era2025`). A
+ * handler that asks for input has its requests sent to the client as real JSON-RPC requests on the call's own
+ * stream (`context.notify`); the answers come back as new messages through `acceptReply`, and the handler runs
+ * again with them under the keys it asked under, as a 2026-07-28 client's retry would.
+ */
+export class LegacyLeg {
+  readonly requests: ClientRequests;
+  private readonly router: ReplyRouter;
+
+  constructor(
+    private readonly kernel: LegacyDispatcher,
+    private readonly serverInfo: Implementation,
+    private readonly instructions: string | undefined,
+    options: LegacyOptions,
+  ) {
+    this.router = options.replyRouter ?? new InProcessReplyRouter();
+    this.requests = new ClientRequests({
+      router: this.router,
+      timeoutMs: options.clientReplyTimeoutMs ?? 300_000,
+      maxWaiting: options.maxWaitingCalls ?? 100,
+      maxReplyBytes: options.maxReplyBytes ?? 1024 * 1024,
+    });
+  }
+
+  /** Server→client requests waiting for a reply on this instance. */
+  get waiting(): number {
+    return this.router.size;
+  }
+
+  /** Serves one 2025-era request; `version` is what its transport speaks (the header, or 2025-03-26). */
+  async handle(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
+    switch (request.method) {
+      case 'initialize':
+        return successResponse(request.id, this.initialize(request));
+      case 'ping':
+        return successResponse(request.id, {});
+      case 'logging/setLevel':
+        // There is nowhere to keep a level: this leg sends every log, and a client filters what it shows.
+        if (!(LOG_LEVELS as readonly unknown[]).includes(request.params?.level)) {
+          return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "level" must be a logging level');
+        }
+        return successResponse(request.id, {});
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        // Accepted, never delivered: a stateless server has no stream to send resources/updated on.
+        if (!this.capabilities().resources) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        if (typeof request.params?.uri !== 'string') return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
+        return successResponse(request.id, {});
+      default:
+        return this.serve(request, context, version);
+    }
+  }
+
+  /** Routes a client's posted response to the call that waits for it; a refused one changes nothing. */
+  acceptReply(message: Record<string, unknown>, principal: unknown): Promise<ReplyOutcome> {
+    return this.requests.acceptReply(message, ClientRequests.owner(this.serverInfo.name, principal));
+  }
+
+  /** Withdraws every request still waiting for a reply (shutdown): their calls end with a clean error. */
+  close(): Promise<void> {
+    return this.router.close();
+  }
+
+  /** What is registered now, in the 2025 shape: no stream outlives a request, so no list_changed or updates. */
+  private capabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = { ...this.kernel.capabilities() };
+    if (capabilities.tools) capabilities.tools = {};
+    if (capabilities.prompts) capabilities.prompts = {};
+    if (capabilities.resources) capabilities.resources = { subscribe: true };
+    return capabilities;
+  }
+
+  private initialize(request: JsonRpcRequest): Record<string, unknown> {
+    const requested = request.params?.protocolVersion;
+    // Version negotiation (2025-11-25 lifecycle): the same version when supported, else the latest this leg has.
+    const protocolVersion = typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0];
+    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities(), serverInfo: this.serverInfo };
+    if (this.instructions !== undefined) result.instructions = this.instructions;
+    return result;
+  }
+
+  /**
+   * Dispatches a method to the families, in rounds while its handler asks for input. The request is the
+   * client's own, with the leg's defaults in `_meta` where the client set none: its transport version and,
+   * since no level can be stored, every log.
+   */
+  private async serve(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
+    const params = request.params ?? {};
+    const meta: Record<string, unknown> = { ...(isPlainObject(params._meta) ? params._meta : {}) };
+    meta[META_PROTOCOL_VERSION] = version;
+    meta[META_LOG_LEVEL] ??= 'debug';
+    let current: JsonRpcRequest = { ...request, params: { ...params, _meta: meta } };
+    for (let round = 0; ; round++) {
+      const response = await this.kernel.dispatch(current, context, ERA);
+      if (!('result' in response) || !(response.result instanceof InterimResult)) return response;
+      if (round >= MAX_ROUNDS) return inputFailed(request, `Error: the handler asked for input more than ${MAX_ROUNDS} times`);
+      const interim = response.result;
+      let answers;
+      try {
+        const owner = ClientRequests.owner(this.serverInfo.name, context.principal);
+        answers = await this.requests.ask(interim.inputRequests, owner, context.notify, context.signal ?? NEVER);
+      } catch (error) {
+        if (error instanceof ClientInputError) return inputFailed(request, error.message);
+        throw error;
+      }
+      current = { ...current, params: { ...current.params, inputResponses: answers, requestState: interim.requestState } };
+    }
+  }
+}
+
+const NEVER = new AbortController().signal;
+
+/** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
+function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
+  if (request.method === 'tools/call') return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
+  return errorResponse(request.id, ErrorCode.InternalError, message);
+}
