@@ -25,7 +25,7 @@ async function toolNames(origin: string): Promise<string[]> {
  * request-state secret, behind a round-robin proxy with no affinity: the official client, talking to the
  * proxy, cannot tell them from one server.
  */
-describe('three instances behind a round-robin proxy (official client, 2026-07-28)', () => {
+describe('three instances behind a round-robin proxy (the official client, 2026-07-28 and 2025-era)', () => {
   const keyPrefix = testKeyPrefix();
   let fixtures: FixtureProcess[] = [];
   let proxy: RoundRobinProxy;
@@ -95,6 +95,30 @@ describe('three instances behind a round-robin proxy (official client, 2026-07-2
       for (const fixture of fixtures) expect(await toolNames(fixture.origin)).not.toContain('test_dynamic_tool');
     } finally {
       await subscription.close();
+    }
+  });
+
+  it("completes a 2025-era client's elicitation whose reply lands on another instance than the waiting call", async () => {
+    const legacy = new Client(
+      { name: 'cluster-e2e-2025', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
+    );
+    const asked: string[] = [];
+    legacy.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    await legacy.connect(new StreamableHTTPClientTransport(new URL(`${proxy.origin}/mcp`)));
+    try {
+      expect(legacy.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const before = [...proxy.counts];
+      const result = await legacy.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'User response: <action: accept, content: {"username":"ada","email":"ada@example.com"}>' }]);
+      expect(asked).toEqual(['Who are you?']);
+      // The call and the reply were two POSTs, so round-robin put them on two different instances.
+      expect(proxy.counts.filter((count, i) => count > before[i]).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await legacy.close();
     }
   });
 });
