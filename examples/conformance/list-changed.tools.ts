@@ -73,9 +73,10 @@ export class ListChangedTools implements OnModuleDestroy {
     return Content.text(`${add ? 'Added' : 'Removed'} ${kind === 'tool' ? DYNAMIC_TOOL.name : DYNAMIC_PROMPT.name}`);
   }
 
-  private received(message: string): void {
-    const change = JSON.parse(message) as { o: string; kind: Dynamic; add: boolean };
-    if (change.o !== this.origin) this.apply(change.kind, change.add);
+  private received(message: unknown): void {
+    const change = message as { o?: unknown; kind?: unknown; add?: unknown } | null;
+    if (change?.o === this.origin || (change?.kind !== 'tool' && change?.kind !== 'prompt') || typeof change.add !== 'boolean') return;
+    this.apply(change.kind, change.add);
   }
 
   private apply(kind: Dynamic, add: boolean): void {

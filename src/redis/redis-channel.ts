@@ -3,14 +3,22 @@ import type { McpRedisConnections } from './redis-connections.js';
 /**
  * One pub/sub channel an instance listens on, on the shared subscriber connection: subscribed whenever that
  * connection becomes ready (the first time, and after every reconnection), with `listening` telling whether
- * messages published now would arrive.
+ * messages published now would arrive. Messages are JSON; `receive` gets each one parsed.
  */
 export class RedisChannel {
   private subscribed = false;
   private subscribedBefore = false;
   private readonly stopSubscribing: () => void;
   private readonly onMessage = (channel: string, message: string) => {
-    if (channel === this.name) this.receive(message);
+    if (channel !== this.name) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      // Not ours: every message this module publishes is JSON. Whoever reads it still checks its shape.
+      return;
+    }
+    this.receive(parsed);
   };
   private readonly onClose = () => {
     this.subscribed = false;
@@ -20,7 +28,7 @@ export class RedisChannel {
   constructor(
     private readonly redis: McpRedisConnections,
     readonly name: string,
-    private readonly receive: (message: string) => void,
+    private readonly receive: (message: unknown) => void,
     private readonly onResubscribed?: () => void,
   ) {
     redis.subscriber.on('message', this.onMessage);

@@ -74,13 +74,7 @@ export class RedisEventBus implements McpEventBus {
     this.channel.close();
   }
 
-  private receive(message: string): void {
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(message);
-    } catch {
-      return;
-    }
+  private receive(envelope: unknown): void {
     if (!isEnvelope(envelope) || envelope.o === this.origin) return;
     this.deliver(envelope.e);
   }

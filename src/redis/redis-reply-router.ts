@@ -107,13 +107,8 @@ export class RedisReplyRouter implements ReplyRouter {
     return this.redis.key('reply', id);
   }
 
-  private receive(message: string): void {
-    let parsed: { id?: unknown; reply?: unknown };
-    try {
-      parsed = JSON.parse(message);
-    } catch {
-      return;
-    }
+  private receive(message: unknown): void {
+    const parsed = message as { id?: unknown; reply?: unknown } | null;
     if (typeof parsed?.id !== 'string' || !isClientReply(parsed.reply)) return;
     const waiter = this.waiting.get(parsed.id);
     if (waiter && this.settle(parsed.id, waiter)) waiter.resolve(parsed.reply);

@@ -1,5 +1,5 @@
 import { isTerminalStatus } from '../protocol/tasks.js';
-import type { StoredTask, TaskCreateOutcome, TaskLimits, TaskSignal, TaskStore } from '../server/task-store.js';
+import { InMemoryTaskStore, type StoredTask, type TaskCreateOutcome, type TaskLimits, type TaskSignal, type TaskStore } from '../server/task-store.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable.error.js';
@@ -44,7 +44,9 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
  * reach the listeners of the instance running the task.
  */
 export class RedisTaskStore implements TaskStore {
-  private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
+  // Signals arriving from the channel reach this instance's listeners through the in-memory store's relay (a copy
+  // per listener, one listener's exception kept from the others); it holds no tasks.
+  private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
   private readonly allTasks: string;
 
@@ -97,19 +99,12 @@ export class RedisTaskStore implements TaskStore {
   async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
     // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
     if (!this.channel.listening) throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
-    let set = this.listeners.get(taskId);
-    if (!set) this.listeners.set(taskId, (set = new Set()));
-    set.add(listener);
-    return async () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
-    };
+    return this.local.subscribe(taskId, listener);
   }
 
   /** Stops listening for signals (the connections themselves belong to `McpRedisConnections`). */
   close(): void {
     this.channel.close();
-    this.listeners.clear();
   }
 
   private async read(taskId: string): Promise<StoredTask | undefined> {
@@ -131,22 +126,10 @@ export class RedisTaskStore implements TaskStore {
     return (this.options.now ?? Date.now)();
   }
 
-  private receive(message: string): void {
-    let parsed: { taskId?: unknown; signal?: TaskSignal };
-    try {
-      parsed = JSON.parse(message);
-    } catch {
-      return;
-    }
+  private receive(message: unknown): void {
+    const parsed = message as { taskId?: unknown; signal?: unknown } | null;
     if (typeof parsed?.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
-    for (const listener of [...(this.listeners.get(parsed.taskId) ?? [])]) {
-      try {
-        listener(structuredClone(parsed.signal));
-      } catch (error) {
-        // One failing listener must not keep the signal from the others.
-        console.error('MCP task store: a signal listener threw', parsed.taskId, error);
-      }
-    }
+    void this.local.signal(parsed.taskId, parsed.signal);
   }
 
   private taskKey(taskId: string): string {

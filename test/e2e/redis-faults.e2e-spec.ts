@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { envelope, headersFor } from '../support/mcp-request.js';
-import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
+import { envelope } from '../support/mcp-request.js';
+import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
-import { LiveResponse } from '../support/sse-client.js';
 
 // Real Redis servers, started, killed and restarted, on a machine shared with other work.
 jest.setTimeout(30_000);
@@ -11,16 +10,12 @@ jest.setTimeout(30_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };
 
-async function post(instance: FleetInstance, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await fetch(instance.url, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
 
 const add = envelope('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
 
 /** A first round of `transfer` (needs no Redis) and the retry that consumes its state (needs Redis). */
 async function transferRetry(instance: FleetInstance): Promise<Record<string, unknown>> {
-  const first = await post(instance, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+  const first = await postTo(instance, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
   expect(first.body.result.resultType).toBe('input_required');
   return envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
 }
@@ -32,22 +27,7 @@ function expectRedisUnavailable(answer: { status: number; body: Record<string, a
   expect(answer.body.error.message).toMatch(reason);
 }
 
-function listen(instance: FleetInstance, uris: string[]): Promise<LiveResponse> {
-  return LiveResponse.post(
-    instance.url,
-    envelope('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: uris } }, { id: 'listen' }),
-  );
-}
 
-async function readUntil(stream: LiveResponse, lastUri: string): Promise<string[]> {
-  const seen: string[] = [];
-  for (;;) {
-    const message = await stream.next();
-    const uri = (message.params as { uri?: string }).uri;
-    seen.push(uri ? `${message.method} ${uri}` : String(message.method));
-    if (uri === lastUri) return seen;
-  }
-}
 
 describe('nestjs-mcp/redis when Redis fails', () => {
   const unhandled: unknown[] = [];
@@ -81,10 +61,10 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     const keyPrefix = testKeyPrefix();
     const a = await start({}, keyPrefix);
 
-    expect((await post(a, add)).body.result.content).toEqual([{ type: 'text', text: '5' }]);
+    expect((await postTo(a, add)).body.result.content).toEqual([{ type: 'text', text: '5' }]);
     const retry = await transferRetry(a);
-    expectRedisUnavailable(await post(a, retry), /the connection is (connecting|reconnecting|connect)/);
-    const stream = await listen(a, ['test://from-b']);
+    expectRedisUnavailable(await postTo(a, retry), /the connection is (connecting|reconnecting|connect)/);
+    const stream = await listenOn(a, ['test://from-b']);
     expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
 
     const started = Date.now();
@@ -97,8 +77,8 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     b.server.notifyResourceUpdated('test://from-b');
     expect(await readUntil(stream, 'test://from-b')).toEqual(['notifications/resources/updated test://from-b']);
     // The state was never consumed (the failed attempt wrote nothing), so the retry now goes through, once.
-    expect((await post(a, retry)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
-    expect((await post(b, retry)).body.error.data.reason).toBe('request_state_replayed');
+    expect((await postTo(a, retry)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
+    expect((await postTo(b, retry)).body.error.data.reason).toBe('request_state_replayed');
     stream.close();
   });
 
@@ -106,15 +86,15 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     const keyPrefix = testKeyPrefix();
     const [a, b] = [await start({}, keyPrefix), await start({}, keyPrefix)];
     await until(() => a.backends.eventBus.listening && b.backends.eventBus.listening, 'A and B are subscribed');
-    const stream = await listen(a, ['test://during', 'test://after']);
+    const stream = await listenOn(a, ['test://during', 'test://after']);
     await stream.next();
 
     await redis.kill();
     await until(() => !a.connections.ready && !b.connections.ready, 'both instances saw the crash');
 
-    expect((await post(a, add)).body.result.content).toEqual([{ type: 'text', text: '5' }]);
+    expect((await postTo(a, add)).body.result.content).toEqual([{ type: 'text', text: '5' }]);
     const retry = await transferRetry(a);
-    expectRedisUnavailable(await post(b, retry), /the connection is/);
+    expectRedisUnavailable(await postTo(b, retry), /the connection is/);
     // A change made during the outage reaches B's own streams only; publishing it neither throws nor rejects.
     b.server.notifyResourceUpdated('test://during');
     // Many calls during the outage: every one refused at once, none left waiting in a queue.
@@ -132,7 +112,7 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     // The stream lived through the outage; it is told the lists may have changed meanwhile (the change made
     // during the outage is lost with Redis' pub/sub), then gets the next change from B.
     expect(await readUntil(stream, 'test://after')).toEqual(['notifications/tools/list_changed', 'notifications/resources/updated test://after']);
-    expect((await post(b, retry)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
+    expect((await postTo(b, retry)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
     stream.close();
   });
 
@@ -149,14 +129,14 @@ describe('nestjs-mcp/redis when Redis fails', () => {
       expect(messages.filter((error) => /no answer within 300 ms$/.test(error.message))).toHaveLength(3);
       expect(messages.filter((error) => /3 commands still wait for an answer$/.test(error.message))).toHaveLength(7);
       // The three unanswered commands still count while Redis holds them, so a hung Redis cannot fill memory.
-      expectRedisUnavailable(await post(a, retry), /3 commands still wait for an answer$/);
+      expectRedisUnavailable(await postTo(a, retry), /3 commands still wait for an answer$/);
     } finally {
       redis.resume();
     }
     await until(() => a.connections.pendingCommands === 0, 'the held commands are answered');
     // One of the held commands consumed the state once Redis woke up, so this retry is a replay.
-    expect((await post(a, retry)).body.error.data.reason).toBe('request_state_replayed');
+    expect((await postTo(a, retry)).body.error.data.reason).toBe('request_state_replayed');
     const fresh = await transferRetry(a);
-    expect((await post(a, fresh)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
+    expect((await postTo(a, fresh)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
   });
 });

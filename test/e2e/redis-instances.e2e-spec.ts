@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { envelope, headersFor } from '../support/mcp-request.js';
-import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
+import { envelope } from '../support/mcp-request.js';
+import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { LiveResponse } from '../support/sse-client.js';
 
 // Real Redis servers, started, killed and restarted, on a machine shared with other work.
 jest.setTimeout(30_000);
@@ -12,29 +11,8 @@ jest.setTimeout(30_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };
 
-async function post(instance: FleetInstance, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await fetch(instance.url, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
 
-function listen(instance: FleetInstance, uris: string[]): Promise<LiveResponse> {
-  return LiveResponse.post(
-    instance.url,
-    envelope('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: uris } }, { id: 'listen-1' }),
-  );
-}
 
-/** The notifications of a stream up to and including the one about `last`, as short strings. */
-async function readUntil(stream: LiveResponse, last: string): Promise<string[]> {
-  const seen: string[] = [];
-  for (;;) {
-    const message = await stream.next();
-    const params = message.params as { uri?: string };
-    const entry = params.uri ? `${message.method} ${params.uri}` : String(message.method);
-    seen.push(entry);
-    if (params.uri === last) return seen;
-  }
-}
 
 describe('nestjs-mcp/redis: several instances behave as one server', () => {
   const keyPrefix = testKeyPrefix();
@@ -57,8 +35,8 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('delivers each change made on B to a listen stream on A, in order, exactly once', async () => {
-    const onA = await listen(a, ['test://1', 'test://2', 'test://3', 'test://end']);
-    const onB = await listen(b, ['test://1', 'test://2', 'test://3', 'test://end']);
+    const onA = await listenOn(a, ['test://1', 'test://2', 'test://3', 'test://end']);
+    const onB = await listenOn(b, ['test://1', 'test://2', 'test://3', 'test://end']);
     expect((await onA.next()).method).toBe('notifications/subscriptions/acknowledged');
     expect((await onB.next()).method).toBe('notifications/subscriptions/acknowledged');
 
@@ -84,7 +62,7 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('delivers changes made on A and on C to a stream on B, each instance in its own order', async () => {
-    const onB = await listen(b, ['test://a1', 'test://a2', 'test://c1', 'test://end-a', 'test://end-c']);
+    const onB = await listenOn(b, ['test://a1', 'test://a2', 'test://c1', 'test://end-a', 'test://end-c']);
     await onB.next();
     a.server.notifyResourceUpdated('test://a1');
     c.server.notifyResourceUpdated('test://c1');
@@ -102,23 +80,23 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('refuses a consumed single-use request state on every instance', async () => {
-    const first = await post(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+    const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
     expect(first.body.result.resultType).toBe('input_required');
     const retry = envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
 
-    const done = await post(b, retry);
+    const done = await postTo(b, retry);
     expect(done.body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
     for (const instance of [a, b, c]) {
-      const replay = await post(instance, retry);
+      const replay = await postTo(instance, retry);
       expect(replay.status).toBe(400);
       expect(replay.body.error).toMatchObject({ code: -32602, message: 'requestState has already been used', data: { reason: 'request_state_replayed' } });
     }
   });
 
   it('lets exactly one of several concurrent retries of one state through', async () => {
-    const first = await post(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+    const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
     const retry = envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
-    const answers = await Promise.all([a, b, c, a, b, c].map((instance) => post(instance, retry)));
+    const answers = await Promise.all([a, b, c, a, b, c].map((instance) => postTo(instance, retry)));
     expect(answers.filter((answer) => answer.body.result?.content?.[0]?.text === 'transferred')).toHaveLength(1);
     expect(answers.filter((answer) => answer.body.error?.data?.reason === 'request_state_replayed')).toHaveLength(5);
   });
@@ -135,7 +113,7 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('ignores anything on the channel that is not an event it published', async () => {
-    const onA = await listen(a, ['test://after-junk']);
+    const onA = await listenOn(a, ['test://after-junk']);
     await onA.next();
     const channel = `${keyPrefix}events`;
     await inspector.publish(channel, 'not json');

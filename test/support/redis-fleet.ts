@@ -2,7 +2,9 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { McpRedisBackends, McpRedisConnections, McpRedisModule, type McpRedisOptions } from '../../src/redis/index.js';
 import { createApp } from './create-app.js';
-import { closeListening, listenOnLoopback } from './sse-client.js';
+import { envelope, headersFor } from './mcp-request.js';
+import { transferTool } from './transfer-tool.js';
+import { closeListening, LiveResponse, listenOnLoopback } from './sse-client.js';
 
 export const FLEET_SECRET = 'shared-secret-of-the-fleet-0123456789abcdef';
 export const CONFIRM_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
@@ -32,16 +34,7 @@ export async function startFleetInstance(options: McpRedisOptions): Promise<Flee
   ]);
   const server = app.get(MCPServer);
   server.registerTool('add', 'Adds', { type: 'object' }, ({ a, b }: { a: number; b: number }) => a + b);
-  server.addTool({
-    name: 'transfer',
-    description: 'Moves money once per confirmation',
-    inputSchema: { type: 'object' },
-    singleUseState: true,
-    handler: async (_args, _responses, ctx) => {
-      await ctx.elicit('Transfer?', CONFIRM_SCHEMA, { key: 'confirm' });
-      return 'transferred';
-    },
-  });
+  server.addTool(transferTool(CONFIRM_SCHEMA));
   server.addResource({ uri: 'test://watched', name: 'watched', handler: () => 'contents' });
   const url = await listenOnLoopback(app);
   return {
@@ -66,4 +59,29 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
 /** Silences the module's outage warnings in tests that cause outages on purpose. */
 export function quietRedisLogs(): void {
   Logger.overrideLogger(false);
+}
+
+/** POSTs a conforming body to an instance and reads its JSON answer. */
+export async function postTo(instance: FleetInstance, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await fetch(instance.url, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** Opens a listen stream on an instance for tool-list changes and the given resource URIs. */
+export function listenOn(instance: FleetInstance, uris: string[]): Promise<LiveResponse> {
+  return LiveResponse.post(
+    instance.url,
+    envelope('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: uris } }, { id: 'listen' }),
+  );
+}
+
+/** The notifications of a stream up to and including the one about `lastUri`, as short strings. */
+export async function readUntil(stream: LiveResponse, lastUri: string): Promise<string[]> {
+  const seen: string[] = [];
+  for (;;) {
+    const message = await stream.next();
+    const uri = (message.params as { uri?: string }).uri;
+    seen.push(uri ? `${message.method} ${uri}` : String(message.method));
+    if (uri === lastUri) return seen;
+  }
 }
