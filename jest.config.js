@@ -6,5 +6,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  // The compat apps run their own generated runners (test/compat/run.sh).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/compat/'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
 };

@@ -4,6 +4,8 @@
  * tools with a realistic definition to reach 5 or 1,000 registered tools (the `tools/list` cases).
  */
 export const PROTOCOL_VERSION = '2026-07-28';
+/** What a 2025-era client (SDK 1.x, the official client's default) sends after its `initialize`. */
+export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
 
 /** The servers, in table order; each runs in its own process (`server-child.ts`). */
 export const SERVERS = {
@@ -97,6 +99,11 @@ export interface BenchCase {
    * client of this library gets by default.
    */
   paged?: boolean;
+  /**
+   * Sent as a 2025-11-25 client sends it once `initialize` is done: no `_meta` envelope, no `Mcp-Method` or
+   * `Mcp-Name`, answered statelessly. Only servers with a 2025 leg run such a case, started with that leg on.
+   */
+  legacy?: boolean;
 }
 
 /**
@@ -108,8 +115,12 @@ export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = { 'm
 /** The servers that paginate lists. */
 export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];
 
+/** The servers that serve 2025-era clients on the same endpoint (the peers' legacy legs are off for the other cases). */
+export const LEGACY_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'sdk', 'rekog-fastify', 'rekog-express'];
+
 export const CASES: readonly BenchCase[] = [
   { id: 'call', label: 'tools/call add, 5 tools', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
+  { id: 'call-2025', label: 'tools/call add, 5 tools, 2025-11-25 client', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, legacy: true },
   { id: 'call-1000', label: 'tools/call add, 1,000 tools', tools: 1000, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
   { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
   { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },
@@ -127,6 +138,7 @@ export const CASES: readonly BenchCase[] = [
 ];
 
 export function requestBody(benchCase: BenchCase): string {
+  if (benchCase.legacy) return JSON.stringify({ jsonrpc: '2.0', id: 1, method: benchCase.method, params: benchCase.params });
   return JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -144,6 +156,9 @@ export function requestBody(benchCase: BenchCase): string {
 }
 
 export function requestHeaders(benchCase: BenchCase): Record<string, string> {
+  if (benchCase.legacy) {
+    return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY_PROTOCOL_VERSION };
+  }
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

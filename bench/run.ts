@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CASES, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
+import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
 
 /**
@@ -38,7 +38,7 @@ interface Row {
 }
 
 function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: ChildProcess; port: number }> {
-  const args = [server, String(benchCase.tools), ...(benchCase.paged ? ['paged'] : [])];
+  const args = [server, String(benchCase.tools), ...(benchCase.paged ? ['paged'] : []), ...(benchCase.legacy ? ['legacy'] : [])];
   const child = fork(here('./server-child.js'), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--expose-gc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${server} did not start within 30 s`)), 30_000);
@@ -78,6 +78,11 @@ async function verify(port: number, benchCase: BenchCase): Promise<string | null
     const frames = text.split('\n\n').filter((f) => f.includes('data: '));
     const progress = frames.filter((f) => f.includes('notifications/progress')).length;
     return progress === 3 && frames.length === 4 && frames[3].includes('"done"') ? null : `unexpected SSE stream: ${text.slice(0, 300)}`;
+  }
+  if (benchCase.legacy) {
+    // A 2025 answer may come as JSON or as one SSE frame (the SDK's legacy leg always streams), never in the 2026 shape.
+    const message = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
+    return message?.result?.content?.[0]?.text === '5' && message.result.resultType === undefined ? null : `unexpected 2025 answer: ${text.slice(0, 200)}`;
   }
   const body = JSON.parse(text);
   if (benchCase.method === 'tools/list') {
@@ -167,7 +172,8 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const rows: Row[] = [];
     for (const server of servers) {
-      const runs = (c: BenchCase) => (!c.paged || PAGING_SERVERS.includes(server)) && (SERVER_CASES[server]?.includes(c.id) ?? true);
+      const runs = (c: BenchCase) =>
+        (!c.paged || PAGING_SERVERS.includes(server)) && (!c.legacy || LEGACY_SERVERS.includes(server)) && (SERVER_CASES[server]?.includes(c.id) ?? true);
       for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
         process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
         const row = await runCase(server, benchCase);
@@ -208,6 +214,16 @@ async function main(): Promise<void> {
   speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
   speed('Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)', '≥ 0.95', 0.95, find('mcp-fastify-redis', 'call'), find('mcp-fastify', 'call'));
   speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
+  // The peers' 2026 rows run with their legacy leg off, so their ratio also carries what the dual-era routing costs.
+  for (const [server, name, goal] of [
+    ['mcp-fastify', 'Fastify: MCP', 0.9],
+    ['mcp-express', 'Express: MCP', 0.9],
+    ['sdk', 'SDK createMcpHandler (legacy: stateless)', undefined],
+    ['rekog-fastify', '@rekog/mcp-nest (Fastify, protocol: dual)', undefined],
+    ['rekog-express', '@rekog/mcp-nest (Express, protocol: dual)', undefined],
+  ] as const) {
+    speed(`${name} 2025 tools/call vs 2026 tools/call`, goal === undefined ? 'no goal' : `≥ ${goal}`, goal, find(server, 'call-2025'), find(server, 'call'));
+  }
   for (const [server, name] of [['mcp-fastify', 'Fastify'], ['mcp-express', 'Express']] as const) {
     speed(`${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000-paged'), find(server, 'call'));
     speed(`${name}: MCP tools/list (1,000 tools in one page) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000'), find(server, 'call'));

@@ -4,9 +4,10 @@ import type { ChildUsage, ServerName } from './fixtures.js';
 
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
- * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged]`.
+ * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy]`.
+ * `legacy` turns the peers' 2025 legs on (this library serves both eras on one endpoint whatever it is given).
  */
-async function start(name: ServerName, tools: number, paged: boolean): Promise<number> {
+async function start(name: ServerName, tools: number, paged: boolean, legacy: boolean): Promise<number> {
   switch (name) {
     case 'mcp-fastify':
     case 'mcp-express':
@@ -22,22 +23,22 @@ async function start(name: ServerName, tools: number, paged: boolean): Promise<n
       const app = name.startsWith('mcp')
         ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged, name.endsWith('redis'))
         : name.startsWith('rekog')
-          ? await (await import('./servers/rekog.js')).startRekog(adapter, tools)
+          ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);
       await app.listen(0, '127.0.0.1');
       return (app.getHttpServer().address() as AddressInfo).port;
     }
     case 'node-http':
     case 'sdk': {
-      const server: Server = name === 'sdk' ? (await import('./servers/sdk.js')).startSdk(tools) : (await import('./servers/node-http.js')).startNodeHttp(tools);
+      const server: Server = name === 'sdk' ? (await import('./servers/sdk.js')).startSdk(tools, legacy) : (await import('./servers/node-http.js')).startNodeHttp(tools);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return (server.address() as AddressInfo).port;
     }
   }
 }
 
-const [name, tools, paged] = process.argv.slice(2);
-const port = await start(name as ServerName, Number(tools), paged === 'paged');
+const [name, tools, ...flags] = process.argv.slice(2);
+const port = await start(name as ServerName, Number(tools), flags.includes('paged'), flags.includes('legacy'));
 process.on('message', (message) => {
   if (message !== 'usage') return;
   const cpu = process.cpuUsage();

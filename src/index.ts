@@ -76,7 +76,7 @@ export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 export { bearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
 export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from './auth/protected-resource-metadata.js';
 export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
-export { isLoopbackHost, publicBindError } from './http/bind-address.js';
+export { isLoopbackHost, publicBindWarning } from './http/bind-address.js';
 
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';

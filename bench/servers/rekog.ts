@@ -20,9 +20,10 @@ function fillerParameters(index: number) {
  * with a `StreamableHttpTransport` self-mounted on the Nest HTTP adapter at `/mcp`, connected as a
  * microservice. The transport's default is stateless; `protocol: 'modern-only'` sends every POST straight to
  * its 2026-07-28 leg (the SDK's `createMcpHandler`), as the SDK row's `legacy: 'reject'` does, so no request
- * pays for the era classification the default dual-era endpoint adds.
+ * pays for the era classification the default dual-era endpoint adds. With `legacy`, its default `'dual'`
+ * serves 2025-era requests too, on its stateless legacy leg.
  */
-export async function startRekog(adapter: AdapterName, toolCount: number): Promise<INestApplication> {
+export async function startRekog(adapter: AdapterName, toolCount: number, legacy = false): Promise<INestApplication> {
   @McpController()
   class BenchTools {
     @Tool({ name: ADD_TOOL.name, description: ADD_TOOL.description, parameters: z.strictObject({ a: z.number(), b: z.number() }) })
@@ -50,7 +51,7 @@ export async function startRekog(adapter: AdapterName, toolCount: number): Promi
   @Module({ controllers: [BenchTools] })
   class RekogModule {}
 
-  const mcp = new McpStrategy({ name: 'bench', version: '1.0.0', transports: [new StreamableHttpTransport({ protocol: 'modern-only' })] });
+  const mcp = new McpStrategy({ name: 'bench', version: '1.0.0', transports: [new StreamableHttpTransport({ protocol: legacy ? 'dual' : 'modern-only' })] });
   const app = await createNestApp(RekogModule, adapter);
   mcp.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy: mcp });

@@ -10,9 +10,10 @@ const fillerInput = z.object({ query: z.string().describe('Full-text query'), li
 
 /**
  * The official SDK v2 serving entry, used as its docs show: a factory that builds an `McpServer` with its
- * tools (schemas shared across requests), wrapped for Node with `toNodeHandler`. Modern requests only.
+ * tools (schemas shared across requests), wrapped for Node with `toNodeHandler`. Modern requests only, unless
+ * `legacy`: then its default `legacy: 'stateless'` leg serves 2025-era requests too, by a fresh server per request.
  */
-export function startSdk(toolCount: number): Server {
+export function startSdk(toolCount: number, legacy = false): Server {
   const tools = toolDefinitions(toolCount);
   const handler = createMcpHandler(
     () => {
@@ -36,7 +37,7 @@ export function startSdk(toolCount: number): Server {
       }
       return server;
     },
-    { legacy: 'reject' },
+    { legacy: legacy ? 'stateless' : 'reject' },
   );
   const node = toNodeHandler(handler);
   return createServer((req, res) => void node(req, res));

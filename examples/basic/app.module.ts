@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '../../src/index.js';
+import { WeatherCatalog } from './weather.catalog.js';
 import { WeatherService } from './weather.service.js';
 import { WeatherTools } from './weather.tools.js';
 
 @Module({
   imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' })],
-  providers: [WeatherService, WeatherTools],
+  providers: [WeatherService, WeatherTools, WeatherCatalog],
 })
 export class AppModule {}

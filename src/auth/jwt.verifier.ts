@@ -1,5 +1,6 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 import type { JwtVerifierOptions } from './auth-options.js';
+import { loadJose, type Jose } from './jose.js';
 import { McpPrincipal } from './principal.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
 
@@ -10,7 +11,7 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS5
  * resource, so tokens minted for another service are refused), and `exp`, which must be present.
  */
 export class JwtVerifier implements TokenVerifier {
-  private readonly keys: JWTVerifyGetKey;
+  private readonly loaded: Promise<{ jose: Jose; keys: JWTVerifyGetKey }>;
 
   constructor(
     private readonly options: JwtVerifierOptions,
@@ -18,14 +19,25 @@ export class JwtVerifier implements TokenVerifier {
   ) {
     if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0)) throw new Error('auth.jwt.issuer is required');
     if ((options.jwksUri === undefined) === (options.jwks === undefined)) throw new Error('auth.jwt needs exactly one of jwksUri and jwks');
-    this.keys = options.jwks
-      ? createLocalJWKSet(options.jwks)
-      : createRemoteJWKSet(new URL(options.jwksUri!), { timeoutDuration: options.jwksTimeoutMs ?? 5000 });
+    this.loaded = loadJose().then((jose) => ({
+      jose,
+      keys: options.jwks
+        ? jose.createLocalJWKSet(options.jwks)
+        : jose.createRemoteJWKSet(new URL(options.jwksUri!), { timeoutDuration: options.jwksTimeoutMs ?? 5000 }),
+    }));
+    // Reported by ready() at start-up; this keeps the rejection from also surfacing as unhandled.
+    this.loaded.catch(() => undefined);
+  }
+
+  /** Resolves once `jose` is loaded; rejects with what to do when this runtime cannot load it. */
+  async ready(): Promise<void> {
+    await this.loaded;
   }
 
   async verify(token: string): Promise<McpPrincipal> {
+    const { jose, keys } = await this.loaded;
     try {
-      const { payload } = await jwtVerify(token, this.keys, {
+      const { payload } = await jose.jwtVerify(token, keys, {
         issuer: this.options.issuer,
         audience: this.audience,
         algorithms: this.options.algorithms ?? ASYMMETRIC_ALGORITHMS,
@@ -34,12 +46,12 @@ export class JwtVerifier implements TokenVerifier {
       });
       return new McpPrincipal(payload);
     } catch (error) {
-      throw tokenError(error);
+      throw tokenError(jose.errors, error);
     }
   }
 }
 
-function tokenError(error: unknown): Error {
+function tokenError(errors: Jose['errors'], error: unknown): Error {
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
     return new TokenVerificationUnavailableError('The authorization server keys could not be fetched', { cause: error });
   }

@@ -63,6 +63,11 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     else this.fromRequest = options.fromRequest;
   }
 
+  /** Resolves when the verifier can work, so a missing library fails the start-up and not the first request. */
+  async ready(): Promise<void> {
+    await this.verifier?.ready?.();
+  }
+
   async authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication> {
     if (this.fromRequest) {
       const principal = this.fromRequest(httpRequest);

@@ -1,6 +1,8 @@
 /** Verifies an access token and returns the principal it stands for; throws when it cannot. */
 export interface TokenVerifier {
   verify(token: string): Promise<unknown>;
+  /** Resolves when the verifier can work (its libraries loaded); awaited once at start-up. */
+  ready?(): Promise<void>;
 }
 
 /** The token is not acceptable here (bad signature, expired, wrong audience or issuer, inactive): 401. */

@@ -10,15 +10,17 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * The start-up error for a server that listens beyond loopback while the Host allowlist is still the
- * loopback default: every remote client would be refused, and the fix people reach for (turning the check
- * off) removes DNS-rebinding protection. Returns null when the bind is safe or the choice was made explicitly.
+ * The start-up warning for a server that listens beyond loopback while only the loopback Host names are
+ * allowed: the app starts and its other routes work, but the MCP endpoint refuses every remote client (403),
+ * and the fix people reach for (turning the check off) removes DNS-rebinding protection. Null when the bind is
+ * loopback-only or the choice was made explicitly.
  */
-export function publicBindError(host: string | undefined, options: HostOriginOptions): string | null {
+export function publicBindWarning(host: string | undefined, options: HostOriginOptions): string | null {
   if (isLoopbackHost(host) || options.enabled === false || options.allowedHosts !== undefined) return null;
   return (
-    `MCP: the app listens on ${host ? `"${host}"` : 'every interface (no host given)'}, which is reachable from other machines, ` +
-    'but no allowedHosts is configured. Either listen on loopback only, e.g. app.listen(3000, "127.0.0.1"), or name the ' +
-    'host names clients use: McpModule.forRoot({ ..., allowedHosts: ["mcp.example.com"] }). See docs/security.md.'
+    `MCP: the app listens on ${host ? `"${host}"` : 'every interface (no host given)'}, but allowedHosts is not set, so the MCP ` +
+    'endpoint answers only requests whose Host is localhost, 127.0.0.1 or [::1] and refuses others with 403. To serve ' +
+    'other clients, name the host names they use: McpModule.forRoot({ ..., allowedHosts: ["mcp.example.com"] }); to ' +
+    'silence this, listen on loopback only, e.g. app.listen(3000, "127.0.0.1"). See docs/security.md.'
   );
 }

@@ -4,7 +4,10 @@
  * ones this server answers to. Pure: headers in, verdict out.
  */
 export interface HostOriginOptions {
-  /** Host names (optionally with :port) this server answers to. Default: localhost, 127.0.0.1 and [::1]. */
+  /**
+   * Host names (optionally with :port) this server answers to besides the loopback names (localhost,
+   * 127.0.0.1 and [::1]), which are always allowed so local tools keep working.
+   */
   allowedHosts?: readonly string[];
   /** Extra origins (scheme://host[:port]) allowed besides http(s) origins on an allowed host. */
   allowedOrigins?: readonly string[];
@@ -21,15 +24,19 @@ export class HostOriginPolicy {
 
   constructor(options: HostOriginOptions = {}) {
     this.enabled = options.enabled ?? true;
-    this.hosts = new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
+    this.hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? [])].map((h) => h.toLowerCase()));
     this.origins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, '')));
   }
 
   /** Returns why the request is refused, or null when it may proceed. */
   check(host: string | undefined, origin: string | undefined): string | null {
     if (!this.enabled) return null;
-    if (!host || !this.hostAllowed(host.toLowerCase())) return `Forbidden: Host ${JSON.stringify(host ?? '')} is not allowed`;
-    if (origin !== undefined && !this.originAllowed(origin)) return `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`;
+    if (!host || !this.hostAllowed(host.toLowerCase())) {
+      return `Forbidden: Host ${JSON.stringify(host ?? '')} is not allowed; add it to the allowedHosts option if this server should answer it`;
+    }
+    if (origin !== undefined && !this.originAllowed(origin)) {
+      return `Forbidden: Origin ${JSON.stringify(origin)} is not allowed; add it to the allowedOrigins option if this server should answer it`;
+    }
     return null;
   }
 

@@ -1,8 +1,8 @@
-import { Inject, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-import { publicBindError } from '../http/bind-address.js';
+import { publicBindWarning } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -38,7 +38,12 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
     ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,
-      useFactory: (options: McpModuleOptions) => (options.auth ? new OAuthResourceServer(options.auth) : null),
+      useFactory: async (options: McpModuleOptions) => {
+        if (!options.auth) return null;
+        const resourceServer = new OAuthResourceServer(options.auth);
+        await resourceServer.ready();
+        return resourceServer;
+      },
       inject: [MCP_MODULE_OPTIONS],
     },
     {
@@ -72,7 +77,7 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
-    this.refusePublicListen(adapter);
+    this.warnOnPublicListen(adapter);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
     if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
@@ -89,16 +94,17 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
   }
 
   /**
-   * `app.listen` on a public address with the loopback-only Host allowlist fails before anything is bound
-   * (the error rejects `app.listen`). It wraps the adapter's `listen`, the one call `app.listen` makes, so a
-   * server that tests or users listen on directly is not affected.
+   * `app.listen` on a public address with only the loopback Host names allowed logs one warning that says
+   * what to set; the app still starts (its other routes are not ours to stop). It wraps the adapter's
+   * `listen`, the one call `app.listen` makes, so a server that tests or users listen on directly is not
+   * affected.
    */
-  private refusePublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
+  private warnOnPublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
     const listen = adapter.listen.bind(adapter) as (port: string | number, ...args: unknown[]) => unknown;
     adapter.listen = (port: string | number, ...args: unknown[]) => {
       const isPipe = typeof port === 'string' && !/^\d+$/.test(port);
-      const error = isPipe ? null : publicBindError(typeof args[0] === 'string' ? args[0] : undefined, this.options);
-      if (error) throw new Error(error);
+      const warning = isPipe ? null : publicBindWarning(typeof args[0] === 'string' ? args[0] : undefined, this.options);
+      if (warning) new Logger(McpModule.name).warn(warning);
       return listen(port, ...args);
     };
   }

@@ -1,5 +1,5 @@
 import { ErrorCode } from './error-codes.js';
-import { decodeHeaderValue, singleHeader, type HeaderBag } from './header-codec.js';
+import { decodeHeaderValue, headerMismatchText, singleHeader, type HeaderBag } from './header-codec.js';
 import {
   echoableId,
   errorResponse,
@@ -136,23 +136,18 @@ const headerMismatch = (request: JsonRpcRequest, text: string): JsonRpcErrorResp
 export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
   const bodyVersion = metaOf(request)?.[META_PROTOCOL_VERSION] as string;
   const version = singleHeader(headers, 'mcp-protocol-version');
-  if (version == null) return headerMismatch(request, 'MCP-Protocol-Version header is missing or repeated');
   if (version !== bodyVersion) {
-    return headerMismatch(request, `MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`);
+    return headerMismatch(request, headerMismatchText('MCP-Protocol-Version', bodyVersion, `params._meta["${META_PROTOCOL_VERSION}"]`, version));
   }
   const method = singleHeader(headers, 'mcp-method');
-  if (method == null) return headerMismatch(request, 'Mcp-Method header is missing or repeated');
-  if (method !== request.method) {
-    return headerMismatch(request, `Mcp-Method header value '${method}' does not match body value '${request.method}'`);
-  }
+  if (method !== request.method) return headerMismatch(request, headerMismatchText('Mcp-Method', request.method, 'method', method));
   const name = routedName(request);
   if (name !== undefined) {
     const raw = singleHeader(headers, 'mcp-name');
-    if (raw == null) return headerMismatch(request, 'Mcp-Name header is missing or repeated');
-    const decoded = decodeHeaderValue(raw);
-    if (!decoded.ok) return headerMismatch(request, 'Mcp-Name header value is malformed');
-    if (decoded.value !== name) {
-      return headerMismatch(request, `Mcp-Name header value '${decoded.value}' does not match body value '${name}'`);
+    const decoded = raw == null ? undefined : decodeHeaderValue(raw);
+    if (decoded?.ok !== true || decoded.value !== name) {
+      const source = request.method === 'resources/read' ? 'params.uri' : 'params.name';
+      return headerMismatch(request, headerMismatchText('Mcp-Name', name, source, raw));
     }
   }
   return null;

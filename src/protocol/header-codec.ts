@@ -46,3 +46,20 @@ export function encodeHeaderValue(value: string): string {
   if (LITERAL_SAFE.test(value) && !value.startsWith(SENTINEL_PREFIX)) return value;
   return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
 }
+
+/**
+ * The text of a -32020 error that tells the fix: which header, the exact value the body implies (as a client
+ * must send it) and where that comes from, and what arrived. `expected` undefined means the header must be
+ * absent; `got` undefined means it is missing, null that it is repeated.
+ */
+export function headerMismatchText(header: string, expected: string | undefined, source: string, got: string | undefined | null): string {
+  const arrived =
+    got === undefined ? 'none' : got === null ? 'the header repeated' : `${quote(got)}${decodeHeaderValue(got).ok ? '' : ', which is malformed'}`;
+  if (expected === undefined) return `${header} must be absent (${source} is absent), got ${arrived}`;
+  const wire = encodeHeaderValue(expected);
+  const from = wire === expected ? source : `${source} ${quote(expected)}, base64-wrapped`;
+  return `${header} must be ${quote(wire)} (${from}), got ${arrived}`;
+}
+
+// Body values can be long: the message shows enough to recognise one.
+const quote = (value: string): string => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);

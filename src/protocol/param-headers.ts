@@ -1,4 +1,4 @@
-import { decodeHeaderValue, singleHeader, type HeaderBag } from './header-codec.js';
+import { decodeHeaderValue, headerMismatchText, singleHeader, type HeaderBag } from './header-codec.js';
 import { isPlainObject } from './jsonrpc.js';
 import type { JsonSchema } from './mcp-types.js';
 
@@ -93,16 +93,12 @@ export function checkParamHeaders(rules: readonly ParamHeaderRule[], args: Recor
   for (const rule of rules) {
     const bodyValue = readPath(args, rule.path);
     const raw = singleHeader(headers, rule.lowerName);
-    const header = `Mcp-Param-${rule.header}`;
-    if (raw === null) return `${header} header is repeated`;
-    if (bodyValue === undefined || bodyValue === null) {
-      if (raw !== undefined) return `${header} header is present but the argument is absent`;
-      continue;
-    }
-    if (raw === undefined) return `${header} header is missing`;
-    const decoded = decodeHeaderValue(raw);
-    if (!decoded.ok) return `${header} header value is malformed`;
-    if (!matches(rule, decoded.value, bodyValue)) return `${header} header value does not match the argument`;
+    const absent = bodyValue === undefined || bodyValue === null;
+    if (absent && raw === undefined) continue;
+    const decoded = raw == null ? undefined : decodeHeaderValue(raw);
+    if (!absent && decoded?.ok === true && matches(rule, decoded.value, bodyValue)) continue;
+    const expected = absent ? undefined : String(bodyValue);
+    return headerMismatchText(`Mcp-Param-${rule.header}`, expected, `params.arguments.${rule.path.join('.')}`, raw);
   }
   return null;
 }

@@ -205,7 +205,14 @@ export class McpTestClient {
       body: JSON.stringify(body),
     });
     const text = await response.text();
-    const messages = (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? sseMessages(text) : text ? [JSON.parse(text)] : [];
+    const messages = jsonRpcMessages(response.headers.get('content-type') ?? '', text);
+    if (messages === null) {
+      // Most often the path: Nest's global prefix is not in it, and Nest's own 404 body comes back.
+      throw new Error(
+        `MCP test client: POST ${this.path} answered HTTP ${response.status} with no JSON-RPC message ` +
+          `(is the MCP endpoint at ${this.path}? With a global prefix pass { path: '/prefix/mcp' }). Body: ${text.slice(0, 200)}`,
+      );
+    }
     const final = messages.find((m) => 'result' in m || 'error' in m);
     return {
       status: response.status,
@@ -239,7 +246,9 @@ export class McpTestClient {
     if (typeof this.target === 'string') return this.target.replace(/\/+$/, '');
     const server = ('getHttpServer' in this.target ? this.target.getHttpServer() : this.target) as Server;
     if (!server.listening) {
-      // An app that was only init()ed: listen on an ephemeral loopback port, as supertest does.
+      // An app that was only init()ed: listen on an ephemeral loopback port, as supertest does. Fastify adds
+      // its routes only in ready(), which its own listen() would have called: without it requests hang.
+      await adapterReady(this.target);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(0, '127.0.0.1', () => resolve());
@@ -274,6 +283,25 @@ function paramHeaders(rules: readonly ParamHeaderRule[], args: Record<string, un
     if (value !== undefined && value !== null) headers[rule.lowerName] = encodeHeaderValue(String(value));
   }
   return headers;
+}
+
+/** Waits for the HTTP framework under a Nest app to be ready to route (Fastify's `ready()`; Express has none). */
+async function adapterReady(target: McpTestTarget): Promise<void> {
+  const adapter = (target as { getHttpAdapter?: () => { getInstance?: () => unknown } | undefined }).getHttpAdapter?.();
+  const instance = adapter?.getInstance?.() as { ready?: () => PromiseLike<unknown> } | undefined;
+  if (typeof instance?.ready === 'function') await instance.ready();
+}
+
+/** The JSON-RPC messages of a response body, or null when it is not an MCP response at all. */
+function jsonRpcMessages(contentType: string, text: string): Array<Record<string, unknown>> | null {
+  let messages: unknown[];
+  try {
+    messages = contentType.startsWith('text/event-stream') ? sseMessages(text) : text ? [JSON.parse(text)] : [];
+  } catch {
+    return null;
+  }
+  const isMessage = (m: unknown) => typeof m === 'object' && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  return messages.every(isMessage) ? (messages as Array<Record<string, unknown>>) : null;
 }
 
 /** Parses a `text/event-stream` body into its JSON messages. */

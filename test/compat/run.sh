@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds the package, packs it, and installs the tarball into a minimal Nest 11 CommonJS app and a minimal
-# Nest 12 ESM app, each in a scratch copy (so no node_modules land in the repo), then runs each app's smoke
-# test. Every step is bounded by a timeout, and the scratch folder is removed however the script ends.
+# Builds and packs the package, then installs the tarball into the two apps `nest new` generates: Nest 11
+# (CommonJS, jest + ts-jest) and Nest 12 (ESM, vitest). Each app is a scratch copy (no node_modules land in the
+# repo) with shared/mcp-cases.ts added to its test/ folder, and runs its own generated test scripts, configs
+# untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify).
+# Prints `# pass N` / `# fail N` per run for .ci/run to add up. Every step is bounded by a timeout, and the
+# scratch folder is removed however the script ends.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -12,14 +15,45 @@ cd "$root"
 timeout 300 npm run build --silent
 tarball="$scratch/$(timeout 120 npm pack --silent --pack-destination "$scratch" | tail -n 1)"
 
-cp "$here/smoke-cases.cjs" "$scratch/"
+failed=0
+# Runs one test command, echoing its output, then prints the TAP-like counts from jest's or vitest's summary.
+run() {
+  local label="$1" started log status=0
+  shift
+  started=$(date +%s)
+  log="$(mktemp -p "$scratch")"
+  timeout 180 "$@" >"$log" 2>&1 || status=$?
+  cat "$log"
+  local summary pass fail
+  summary="$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *Tests:? ' | tail -n 1 || true)"
+  pass="$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+' || echo 0)"
+  fail="$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+' || echo 0)"
+  if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi
+  echo "# $label: exit $status in $(($(date +%s) - started))s"
+  echo "# pass $pass"
+  echo "# fail $fail"
+  if [ "$status" -ne 0 ]; then failed=1; fi
+}
+
 for app in nest11-cjs nest12-esm; do
   echo "== compat: $app"
-  mkdir "$scratch/$app"
-  cp "$here/$app/package.json" "$here/$app"/*.js "$scratch/$app/"
+  cp -r "$here/$app" "$scratch/$app"
+  cp "$here/shared/mcp-cases.ts" "$scratch/$app/test/"
   (
     cd "$scratch/$app"
     timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error "$tarball"
-    timeout 300 npm test
   )
+  cd "$scratch/$app"
+  # The package's types, as this module system resolves them, in the app's own tsconfig.
+  started=$(date +%s)
+  timeout 300 npx tsc --noEmit -p tsconfig.json || failed=1
+  echo "# $app tsc --noEmit: done in $(($(date +%s) - started))s"
+  run "$app npm test" npm test
+  run "$app npm run test:e2e" npm run test:e2e
+  if [ "$app" = nest11-cjs ]; then
+    # What the start-up error tells a jest CommonJS user with auth.jwt to do: the same config, one flag.
+    NODE_OPTIONS=--experimental-vm-modules run "$app jwt with --experimental-vm-modules" npx jest --config ./test/jest-e2e.json -t 'auth.jwt'
+  fi
+  cd "$root"
 done
+exit "$failed"

@@ -1,8 +1,12 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { AppModule as QuickStartModule } from '../../examples/basic/app.module.js';
 import { Args, McpCtx, McpModule, Tool, type McpContext } from '../../src/index.js';
 import { createMcpTestClient } from '../../src/testing/index.js';
+import { closeListening, listenOnLoopback } from '../support/sse-client.js';
 
 // The code below is the README's, verbatim but for the in-memory FileService; keep them in step.
 @Injectable()
@@ -54,5 +58,35 @@ describe('README examples', () => {
     expect(confirmed.result?.content).toEqual([{ type: 'text', text: 'Deleted /tmp/a' }]);
     expect(confirmed.rounds).toBe(1);
     expect(app.get(FileService).deleted).toEqual(['/tmp/a']);
+  });
+});
+
+describe('README quick start: the official client with its defaults', () => {
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    app = (await Test.createTestingModule({ imports: [QuickStartModule] }).compile()).createNestApplication({ logger: false });
+    url = await listenOnLoopback(app);
+  });
+  afterAll(() => closeListening(app));
+
+  it('connects, lists the example tools, calls get_weather and prints what the README says', async () => {
+    const printed: unknown[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((value: unknown) => void printed.push(value));
+    try {
+      // The README's snippet, verbatim but for the URL (the example listens on a free port here).
+      const client = new Client({ name: 'my-app', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await client.listTools(); // get_weather, add, countdown
+      const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+      console.log(weather.content); // [{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]
+      await client.close();
+
+      expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'add', 'countdown']);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toEqual([[{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]]);
   });
 });

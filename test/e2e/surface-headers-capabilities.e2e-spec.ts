@@ -99,16 +99,23 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it.each([
-      ['a value that differs from the argument', { region: 'eu-west-1' }, { 'mcp-param-region': 'us-east-1' }],
-      ['a missing header while the argument is present', { region: 'eu-west-1' }, {}],
-      ['malformed base64 (bad padding)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8?=' }],
-      ['malformed base64 (bad characters)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' }],
-      ['a header whose argument is absent', {}, { 'mcp-param-region': 'eu-west-1' }],
-      ['a non-numeric integer header', { replicas: 3 }, { 'mcp-param-replicas': 'three' }],
-      ['a boolean header in the wrong case', { dryRun: true }, { 'mcp-param-dry-run': 'TRUE' }],
-    ])('rejects %s with -32020 / 400', async (_what, args, headers) => {
+      ['a value that differs from the argument', { region: 'eu-west-1' }, { 'mcp-param-region': 'us-east-1' },
+        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got "us-east-1"'],
+      ['a missing header while the argument is present', { region: 'eu-west-1' }, {},
+        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got none'],
+      ['malformed base64 (bad padding)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8?=' },
+        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVsbG8?=", which is malformed'],
+      ['malformed base64 (bad characters)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' },
+        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVs!!!bG8=?=", which is malformed'],
+      ['a header whose argument is absent', {}, { 'mcp-param-region': 'eu-west-1' },
+        'Mcp-Param-Region must be absent (params.arguments.region is absent), got "eu-west-1"'],
+      ['a non-numeric integer header', { replicas: 3 }, { 'mcp-param-replicas': 'three' }, 'Mcp-Param-Replicas must be "3" (params.arguments.replicas), got "three"'],
+      ['a boolean header in the wrong case', { dryRun: true }, { 'mcp-param-dry-run': 'TRUE' }, 'Mcp-Param-Dry-Run must be "true" (params.arguments.dryRun), got "TRUE"'],
+      ['a non-ASCII argument sent literally', { region: 'Zürich' }, { 'mcp-param-region': 'Zurich' },
+        `Mcp-Param-Region must be "${b64('Zürich')}" (params.arguments.region "Zürich", base64-wrapped), got "Zurich"`],
+    ])('rejects %s with -32020 / 400 and says what the header must be', async (_what, args, headers, message) => {
       const res = await deploy(args, headers).expect(400);
-      expect(res.body.error.code).toBe(-32020);
+      expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
       expect(res.body.id).toBe(1);
     });
 
@@ -120,6 +127,27 @@ describe('missing client capabilities and x-mcp-header validation', () => {
       expect(add({ a: { type: 'string', 'x-mcp-header': '' } })).toThrow(/HTTP token/);
       expect(add({ a: { type: 'string', 'x-mcp-header': 'Dup' }, b: { type: 'string', 'x-mcp-header': 'dup' } })).toThrow(/used twice/);
       expect(add({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } })).toThrow(/only allowed on properties/);
+    });
+  });
+
+  describe('routing headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name)', () => {
+    beforeAll(() => {
+      server.addResource({ uri: 'file:///x', name: 'x', handler: () => 'x' });
+      server.addPrompt({ name: 'greet', description: 'Greets', handler: () => 'hi' });
+    });
+
+    it.each([
+      ['resources/read without Mcp-Name', envelope('resources/read', { uri: 'file:///x' }), { 'mcp-name': undefined },
+        'Mcp-Name must be "file:///x" (params.uri), got none'],
+      ['prompts/get with another Mcp-Name', envelope('prompts/get', { name: 'greet' }), { 'mcp-name': 'other' },
+        'Mcp-Name must be "greet" (params.name), got "other"'],
+      ['a Mcp-Method that differs from the body', envelope('tools/list'), { 'mcp-method': 'tools/call' },
+        'Mcp-Method must be "tools/list" (method), got "tools/call"'],
+      ['no MCP-Protocol-Version', envelope('tools/list'), { 'mcp-protocol-version': undefined },
+        'MCP-Protocol-Version must be "2026-07-28" (params._meta["io.modelcontextprotocol/protocolVersion"]), got none'],
+    ])('%s is -32020 / 400 naming the header and the value the body implies', async (_what, body, headers, message) => {
+      const res = await post(app, body, headers).expect(400);
+      expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
     });
   });
 });

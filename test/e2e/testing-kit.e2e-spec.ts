@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { InputRequired, MCPServer, McpModule } from '../../src/index.js';
 import { createMcpTestClient, createToolContext, type McpTestClient } from '../../src/testing/index.js';
-import { createApp } from '../support/create-app.js';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { registerFeatures } from '../support/feature-server.js';
 
 describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', () => {
@@ -103,6 +105,38 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
     const { status, error } = await mcp.getPrompt('nope');
     expect(status).toBe(400);
     expect(error?.code).toBe(-32602);
+  });
+});
+
+/** An app as a user's test makes it: init() only, nothing listening, and for Fastify not yet ready(). */
+async function initOnlyApp(adapter: HttpAdapterName, globalPrefix?: string): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'kit', version: '1.0.0' })] }).compile();
+  const app = adapter === 'express' ? moduleRef.createNestApplication({ logger: false }) : moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+  if (globalPrefix) app.setGlobalPrefix(globalPrefix);
+  app.get(MCPServer).registerTool('add', 'Adds', { type: 'object' }, (a: { a: number; b: number }) => a.a + a.b);
+  await app.init();
+  return app;
+}
+
+describe.each(HTTP_ADAPTERS)('nestjs-mcp/testing on a %s app that was only init()ed', (adapter) => {
+  let app: INestApplication | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('waits for the adapter to be ready, listens, and calls a tool', async () => {
+    app = await initOnlyApp(adapter);
+    const { status, result } = await createMcpTestClient(app).callTool('add', { a: 2, b: 3 });
+    expect(status).toBe(200);
+    expect(result?.content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('reports a path the endpoint is not at (a global prefix left out) with the path and the status', async () => {
+    app = await initOnlyApp(adapter, 'api');
+    await expect(createMcpTestClient(app).discover()).rejects.toThrow(/^MCP test client: POST \/mcp answered HTTP 404 with no JSON-RPC message/);
+    const { status } = await createMcpTestClient(app, { path: '/api/mcp' }).discover();
+    expect(status).toBe(200);
   });
 });
 

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
-import { isLoopbackHost, MCPServer, McpModule, publicBindError } from '../../src/index.js';
-import { createApp } from '../support/create-app.js';
+import { ConsoleLogger, type INestApplication } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { isLoopbackHost, MCPServer, McpModule, publicBindWarning, type McpModuleOptions } from '../../src/index.js';
+import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { envelope, headersFor, post } from '../support/mcp-request.js';
 import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
 
@@ -48,38 +51,77 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     expect((await rawExchange(fx.port, http11)).status).toBe(400);
   });
 
-  it('allowedHosts and allowedOrigins replace the loopback defaults', async () => {
+  it('allowedHosts and allowedOrigins add to the loopback defaults', async () => {
     const app = await createApp([McpModule.forRoot({ name: 'public', version: '1', allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] })]);
     try {
       app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
       await post(app, echo, { host: 'mcp.example.com', origin: 'https://app.example.com' }).expect(200);
       await post(app, echo, { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com' }).expect(200);
-      await post(app, echo, { host: 'localhost' }).expect(403);
+      await post(app, echo, { host: 'localhost', origin: 'http://localhost:6274' }).expect(200);
+      await post(app, echo, { host: '127.0.0.1:3000' }).expect(200);
       await post(app, echo, { host: 'mcp.example.com', origin: 'https://evil.example.com' }).expect(403);
+      await post(app, echo, { host: 'evil.example.com' }).expect(403);
     } finally {
       await app.close();
     }
+  });
+
+  it('a refused Host or Origin names the option to set', async () => {
+    const host = await post(fx.app, echo, { host: 'evil.example.com' }).expect(403);
+    expect(host.body.error.message).toBe(
+      'Forbidden: Host "evil.example.com" is not allowed; add it to the allowedHosts option if this server should answer it',
+    );
+    const origin = await post(fx.app, echo, { origin: 'http://evil.example.com' }).expect(403);
+    expect(origin.body.error.message).toBe(
+      'Forbidden: Origin "http://evil.example.com" is not allowed; add it to the allowedOrigins option if this server should answer it',
+    );
   });
 });
 
-describe('O10: listening beyond loopback without allowedHosts fails at start-up', () => {
-  it.each([[undefined], ['0.0.0.0'], ['::'], ['192.168.1.10'], ['example.com']])('app.listen(port, %s) is refused before anything is bound', async (host) => {
-    const app = await createApp([McpModule.forRoot({ name: 'bind', version: '1' })]);
-    const server = app.getHttpServer();
+/** Keeps the warnings an app logs, so a test can count the start-up warning. */
+class RecordingLogger extends ConsoleLogger {
+  readonly warnings: string[] = [];
+  override warn(message: unknown): void {
+    this.warnings.push(String(message));
+  }
+  override log(): void {}
+}
+
+async function listeningApp(adapter: HttpAdapterName, options: Partial<McpModuleOptions>, host: string | undefined) {
+  const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'bind', version: '1', ...options })] }).compile();
+  const logger = new RecordingLogger();
+  const app: INestApplication =
+    adapter === 'express' ? moduleRef.createNestApplication({ logger }) : moduleRef.createNestApplication(new FastifyAdapter(), { logger });
+  app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
+  await (host === undefined ? app.listen(0) : app.listen(0, host));
+  return { app, logger };
+}
+
+describe('O10: listening beyond loopback without allowedHosts starts, warns once, and still refuses foreign Hosts', () => {
+  const echo = envelope('tools/call', { name: 'echo', arguments: {} });
+  const cases = HTTP_ADAPTERS.flatMap((adapter) => [undefined, '0.0.0.0'].map((host) => [adapter, host] as const));
+
+  it.each(cases)('%s: app.listen(0, %s) serves a loopback client and refuses a foreign Host', async (adapter, host) => {
+    const { app, logger } = await listeningApp(adapter, {}, host);
     try {
-      const listening = host === undefined ? app.listen(0) : app.listen(0, host);
-      await expect(listening).rejects.toThrow(/allowedHosts/);
-      expect(server.listening).toBe(false);
+      expect(app.getHttpServer().listening).toBe(true);
+      const warnings = logger.warnings.filter((w) => w.includes('allowedHosts'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(host === undefined ? 'every interface' : '"0.0.0.0"');
+      expect(warnings[0]).toContain('allowedHosts: ["mcp.example.com"]');
+      await post(app, echo, { host: 'localhost' }).expect(200);
+      const foreign = await post(app, echo, { host: 'evil.example.com' }).expect(403);
+      expect(foreign.body.error.message).toMatch(/allowedHosts/);
     } finally {
       await app.close();
     }
   });
 
-  it('loopback binds start, and so does an explicit allowlist', async () => {
-    for (const options of [{}, { allowedHosts: ['mcp.example.com'] }]) {
-      const app = await createApp([McpModule.forRoot({ name: 'bind', version: '1', ...options })]);
-      await app.listen(0, '127.0.0.1');
+  it('loopback binds and an explicit allowlist start without the warning', async () => {
+    for (const [options, host] of [[{}, '127.0.0.1'], [{ allowedHosts: ['mcp.example.com'] }, '0.0.0.0'], [{ enabled: false }, '0.0.0.0']] as const) {
+      const { app, logger } = await listeningApp('express', options, host);
       expect(app.getHttpServer().listening).toBe(true);
+      expect(logger.warnings).toEqual([]);
       await app.close();
     }
   });
@@ -87,7 +129,9 @@ describe('O10: listening beyond loopback without allowedHosts fails at start-up'
   it('classifies hosts: loopback names and addresses only', () => {
     for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST']) expect(isLoopbackHost(host)).toBe(true);
     for (const host of [undefined, '', '0.0.0.0', '::', '10.0.0.1', 'localhost.evil.com', '127.0.0.1.nip.io']) expect(isLoopbackHost(host)).toBe(false);
-    expect(publicBindError('0.0.0.0', { enabled: false })).toBeNull();
-    expect(publicBindError('0.0.0.0', { allowedHosts: ['a.example'] })).toBeNull();
+    expect(publicBindWarning('0.0.0.0', { enabled: false })).toBeNull();
+    expect(publicBindWarning('0.0.0.0', { allowedHosts: ['a.example'] })).toBeNull();
+    expect(publicBindWarning('127.0.0.1', {})).toBeNull();
+    expect(publicBindWarning('192.168.1.10', {})).toMatch(/listens on "192\.168\.1\.10", but allowedHosts is not set/);
   });
 });

@@ -1,0 +1,1 @@
+export declare function importJose(): Promise<typeof import('jose')>;

@@ -1,0 +1,21 @@
+export type Jose = typeof import('jose');
+
+/**
+ * Loads `jose` (ESM-only) on first use, so an app without `auth.jwt` never loads it, and turns a runtime that
+ * cannot import ESM from CommonJS (jest's CommonJS runtime without `--experimental-vm-modules`) into a
+ * start-up error that says what to do.
+ */
+export async function loadJose(): Promise<Jose> {
+  try {
+    // The loader itself is CommonJS, which every runtime can load (the CommonJS build turns this into require()).
+    const { importJose } = await import('./jose.loader.cjs');
+    return await importJose();
+  } catch (error) {
+    throw new Error(
+      'auth.jwt verifies tokens with the ESM-only package "jose", which this runtime could not import ' +
+        `(${(error as Error).message}). Under jest's CommonJS runtime, run jest with NODE_OPTIONS=--experimental-vm-modules ` +
+        '(the jest config stays as it is), or verify tokens yourself with auth.verify or auth.introspection.',
+      { cause: error },
+    );
+  }
+}
