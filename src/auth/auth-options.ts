@@ -16,6 +16,14 @@ export interface JwtVerifierOptions {
   clockToleranceSec?: number;
   /** Timeout of one JWKS fetch, in milliseconds. Default 5000. */
   jwksTimeoutMs?: number;
+  /**
+   * Accepted `typ` header values (case-insensitive, `application/` optional). Default `at+jwt` (RFC 9068), so
+   * ID tokens and other JWTs signed by the same keys are refused; add `JWT` for an authorization server that
+   * types its access tokens so, or `false` to skip the check.
+   */
+  typ?: string | string[] | false;
+  /** Accept a plain `http:` `jwksUri` on a host other than loopback (a trusted network). Default false: refused at start-up. */
+  allowInsecureHttp?: boolean;
 }
 
 /** Asks the authorization server about each token (RFC 7662), for opaque tokens. */
@@ -27,8 +35,14 @@ export interface IntrospectionVerifierOptions {
   clientSecret?: string;
   /** Extra request headers, e.g. a bearer token of the resource server itself. */
   headers?: Record<string, string>;
-  /** Accepted `aud` values. Default: the canonical `resource` URI. A response without `aud` is refused. */
+  /** Accepted `aud` values. Default: the canonical `resource` URI. */
   audience?: string | string[];
+  /**
+   * Whether an answer must carry `aud`. Default true: an answer without `aud` is refused. Many authorization
+   * servers omit it; set false to accept those (an answer that has `aud` must still name this resource), and
+   * make sure the server issues tokens introspectable here only for this resource.
+   */
+  requireAudience?: boolean;
   /** Accepted `iss` values, checked when given. */
   issuer?: string | string[];
   /** Timeout of one introspection call, in milliseconds. Default 5000. */
@@ -44,6 +58,18 @@ export interface IntrospectionVerifierOptions {
   cacheMaxEntries?: number;
   /** The clock, in milliseconds since the epoch, for `exp` and cache expiry. Default `Date.now`; tests set a fake one. */
   now?: () => number;
+  /** Largest introspection answer read, in bytes; a bigger one is a 503. Default 65536. */
+  maxResponseBytes?: number;
+  /** Most introspection calls in flight at once; a token that would need one more gets a 503 (Retry-After). Default 16. */
+  maxConcurrentCalls?: number;
+  /**
+   * Most introspection calls started per second (a token bucket holding as many), so a flood of made-up tokens
+   * costs the authorization server a bounded rate; beyond it, unknown tokens get a 503 (Retry-After) while cached
+   * ones keep working. Default 50; `Infinity` disables.
+   */
+  maxCallsPerSecond?: number;
+  /** Accept a plain `http:` endpoint on a host other than loopback (a trusted network). Default false: refused at start-up. */
+  allowInsecureHttp?: boolean;
 }
 
 /**
@@ -57,7 +83,11 @@ export interface McpAuthOptions {
   authorizationServers: string[];
   /** Scopes this resource understands, published in the metadata and asked for in a 401 challenge. */
   scopesSupported?: string[];
-  /** Scopes named in the 401 challenge. Default: `scopesSupported`. */
+  /**
+   * Scopes named in the 401 challenge: what a client asks for in its first token. Default: the supported scopes
+   * that include no other one in `scopeHierarchy` (the least privileged), so a first token does not carry
+   * `admin`; more are asked for by the 403 step-up challenge when a call needs them.
+   */
   challengeScopes?: string[];
   /** Scopes that include others, e.g. `{ 'files:admin': ['files:write'], 'files:write': ['files:read'] }`. */
   scopeHierarchy?: Record<string, string[]>;
@@ -68,15 +98,17 @@ export interface McpAuthOptions {
   jwt?: JwtVerifierOptions;
   introspection?: IntrospectionVerifierOptions;
   /**
-   * Verifies a token yourself and returns the principal (falsy or a throw: 401 `invalid_token`). It must check
-   * that the token was issued for `resource`; throw `TokenVerificationUnavailableError` for a 503.
+   * Verifies a token yourself and returns the principal, an object. Anything else (`false`, `null`, a string)
+   * or a thrown `InvalidTokenError` is a 401 `invalid_token`; any other throw means verification could not be
+   * done (your database is down): 503. It must check that the token was issued for `resource`.
    */
   verify?: (token: string) => unknown;
   /**
    * Takes the principal an existing guard already established, e.g. `(req) => req.user` after a Passport guard.
-   * No token is verified here; a request without a principal gets the 401 challenge.
+   * No token is verified here. Only an object is a principal: anything else (`undefined`, or the `false` an
+   * optional Passport guard leaves) gets the 401 challenge.
    */
   fromRequest?: (request: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** Reads the granted scopes of a principal. Default: `scopes`, `scope` or `scp`. */
+  /** Reads the granted scopes of a principal. Default: the standard `scope` or `scp`, else a `scopes` array. */
   scopesOf?: (principal: any) => readonly string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

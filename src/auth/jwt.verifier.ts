@@ -1,17 +1,24 @@
-import type { JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey, JWTVerifyResult } from 'jose';
 import type { JwtVerifierOptions } from './auth-options.js';
+import { trustedEndpointUrl } from './endpoint-url.js';
 import { loadJose, type Jose } from './jose.js';
 import { McpPrincipal } from './principal.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
 
+// RFC 9068 §2.1: access tokens are typed `at+jwt` (media type application/at+jwt), so an ID token or any other
+// JWT signed by the same keys is not taken for one.
+const ACCESS_TOKEN_TYPE = 'at+jwt';
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 /**
  * Verifies JWT access tokens with `jose`: signature against the JWKS, an allowed algorithm, `iss`, `aud` (this
- * resource, so tokens minted for another service are refused), and `exp`, which must be present.
+ * resource, so tokens minted for another service are refused), `exp`, which must be present, and the `typ`
+ * header (RFC 9068 §4).
  */
 export class JwtVerifier implements TokenVerifier {
   private readonly loaded: Promise<{ jose: Jose; keys: JWTVerifyGetKey }>;
+  /** Accepted `typ` header values, lower-case without `application/`; undefined when not checked. */
+  private readonly types: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly options: JwtVerifierOptions,
@@ -19,14 +26,19 @@ export class JwtVerifier implements TokenVerifier {
   ) {
     if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0)) throw new Error('auth.jwt.issuer is required');
     if ((options.jwksUri === undefined) === (options.jwks === undefined)) throw new Error('auth.jwt needs exactly one of jwksUri and jwks');
+    // Checked now, so a plain-http JWKS URL fails start-up even before jose has loaded.
+    const jwksUrl = options.jwks ? undefined : trustedEndpointUrl('auth.jwt.jwksUri', options.jwksUri!, options.allowInsecureHttp);
     this.loaded = loadJose().then((jose) => ({
       jose,
-      keys: options.jwks
-        ? jose.createLocalJWKSet(options.jwks)
-        : jose.createRemoteJWKSet(new URL(options.jwksUri!), { timeoutDuration: options.jwksTimeoutMs ?? 5000 }),
+      keys: jwksUrl
+        ? jose.createRemoteJWKSet(jwksUrl, { timeoutDuration: options.jwksTimeoutMs ?? 5000 })
+        : jose.createLocalJWKSet(options.jwks!),
     }));
     // Reported by ready() at start-up; this keeps the rejection from also surfacing as unhandled.
     this.loaded.catch(() => undefined);
+    const typ = options.typ ?? ACCESS_TOKEN_TYPE;
+    if (typ !== false && [typ].flat().length === 0) throw new Error('auth.jwt.typ needs at least one type, or false to accept any');
+    this.types = typ === false ? undefined : new Set([typ].flat().map(mediaType));
   }
 
   /** Resolves once `jose` is loaded; rejects with what to do when this runtime cannot load it. */
@@ -36,23 +48,37 @@ export class JwtVerifier implements TokenVerifier {
 
   async verify(token: string): Promise<McpPrincipal> {
     const { jose, keys } = await this.loaded;
+    let verified: JWTVerifyResult;
     try {
-      const { payload } = await jose.jwtVerify(token, keys, {
+      verified = await jose.jwtVerify(token, keys, {
         issuer: this.options.issuer,
         audience: this.audience,
         algorithms: this.options.algorithms ?? ASYMMETRIC_ALGORITHMS,
         clockTolerance: this.options.clockToleranceSec ?? 5,
         requiredClaims: ['exp'],
       });
-      return new McpPrincipal(payload);
     } catch (error) {
       throw tokenError(jose.errors, error);
     }
+    const typ = verified.protectedHeader.typ;
+    if (this.types && !(typeof typ === 'string' && this.types.has(mediaType(typ)))) {
+      throw new InvalidTokenError(`The token is not an access token (typ ${JSON.stringify(typ ?? null)})`);
+    }
+    return new McpPrincipal(verified.payload);
   }
 }
 
+/** `typ` compared as RFC 7515 §4.1.9 says: case-insensitively, with `application/` optional. */
+function mediaType(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+}
+
 function tokenError(errors: Jose['errors'], error: unknown): Error {
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+  // A JWKS endpoint that answers an error status or something that is not JSON raises jose's generic error (its
+  // subclasses are all about the token): the keys are unavailable, which is a 503, not a bad token.
+  const generic = error instanceof errors.JOSEError && error.code === errors.JOSEError.code;
+  if (generic || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
     return new TokenVerificationUnavailableError('The authorization server keys could not be fetched', { cause: error });
   }
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('The access token expired');

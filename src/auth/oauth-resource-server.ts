@@ -41,7 +41,8 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     if (!Array.isArray(servers) || servers.length === 0) throw new Error('auth.authorizationServers needs at least one issuer URL');
     for (const server of servers) new URL(server);
     const scopesSupported = scopeList('auth.scopesSupported', options.scopesSupported);
-    this.challengeScopes = scopeList('auth.challengeScopes', options.challengeScopes) ?? scopesSupported;
+    this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
+    this.challengeScopes = scopeList('auth.challengeScopes', options.challengeScopes) ?? this.hierarchy.leastPrivileged(scopesSupported);
     this.resourceMetadataUrl = options.resourceMetadataUrl ?? defaultResourceMetadataUrl(this.resource);
     this.metadata = {
       ...options.resourceMetadata,
@@ -51,7 +52,6 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
       bearer_methods_supported: ['header'],
     };
     this.scopesOf = options.scopesOf ?? scopesOf;
-    this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
 
     const ways = (['jwt', 'introspection', 'verify', 'fromRequest'] as const).filter((k) => options[k] !== undefined);
     if (ways.length !== 1) {
@@ -71,7 +71,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   async authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication> {
     if (this.fromRequest) {
       const principal = this.fromRequest(httpRequest);
-      return principal == null ? this.unauthorized() : this.authenticated(principal);
+      return isPrincipal(principal) ? this.authenticated(principal) : this.unauthorized();
     }
     const token = bearerToken(req.headers.authorization);
     if (token === undefined) return this.unauthorized();
@@ -82,11 +82,12 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     } catch (error) {
       if (error instanceof InvalidTokenError) return this.unauthorized({ error: 'invalid_token', errorDescription: error.message });
       if (error instanceof TokenVerificationUnavailableError) {
-        return { ok: false, status: 503, code: ErrorCode.InternalError, message: `Token verification unavailable: ${error.message}` };
+        const headers = error.retryAfterSec === undefined ? undefined : { 'retry-after': String(error.retryAfterSec) };
+        return { ok: false, status: 503, code: ErrorCode.InternalError, message: `Token verification unavailable: ${error.message}`, headers };
       }
       return { ok: false, status: 500, code: ErrorCode.InternalError, message: 'Internal error: the access token could not be verified' };
     }
-    if (principal == null) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
+    if (!isPrincipal(principal)) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
     // Guards and interceptors around tools find the caller where Passport would have put it.
     if (typeof httpRequest === 'object' && httpRequest !== null && (httpRequest as { user?: unknown }).user === undefined) {
       (httpRequest as { user?: unknown }).user = principal;
@@ -130,7 +131,19 @@ function scopeList(name: string, scopes: string[] | undefined): string[] | undef
   return checkRequiredScopes(name, scopes)?.filter((s) => s !== OFFLINE_ACCESS);
 }
 
-/** A user-supplied `verify`: anything it throws, but an outage it reports as such, means an invalid token. */
+/**
+ * Only an object the verifier positively returned establishes a principal: `false` (what an optional Passport
+ * guard leaves in `request.user`), `0`, `''`, `null` or `true` never do, so the `token === good && user` idiom
+ * cannot let a bad token in.
+ */
+function isPrincipal(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A user-supplied `verify`: an `InvalidTokenError` it throws is an invalid token (401); anything else it throws
+ * (its database is down) means the token could not be checked, a 503, so the client keeps a token that may be good.
+ */
 function functionVerifier(verify: (token: string) => unknown): TokenVerifier {
   return {
     async verify(token) {
@@ -138,7 +151,7 @@ function functionVerifier(verify: (token: string) => unknown): TokenVerifier {
         return await verify(token);
       } catch (error) {
         if (error instanceof InvalidTokenError || error instanceof TokenVerificationUnavailableError) throw error;
-        throw new InvalidTokenError();
+        throw new TokenVerificationUnavailableError('The verify function failed', { cause: error });
       }
     },
   };

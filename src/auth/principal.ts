@@ -1,7 +1,9 @@
 /**
  * Who a verified access token speaks for. The identity (issuer, subject, client) is the object's own data;
- * the scopes, claims and expiry are accessors. Request state is bound to the principal's own enumerable data,
- * so a multi-round call survives a token refresh or a scope step-up but not a change of user or client.
+ * the scopes, claims and expiry are accessors. Request state is bound to the principal's JSON (`toJSON`): its
+ * identity, so a multi-round call survives a token refresh or a scope step-up but not a change of user or
+ * client; a token that names neither subject nor client (RFC 9068 requires only `exp`) is bound to all its
+ * claims, so two such tokens never share a binding.
  */
 export class McpPrincipal {
   readonly issuer: string | undefined;
@@ -9,16 +11,23 @@ export class McpPrincipal {
   readonly clientId: string | undefined;
   readonly #scopes: readonly string[];
   readonly #claims: Readonly<Record<string, unknown>>;
+  readonly #revalidateAt: number | undefined;
 
-  constructor(claims: Record<string, unknown>) {
+  /**
+   * @param revalidateAt when the verifier must be asked again, in epoch milliseconds, although the token may
+   *   not have expired (an introspected token: a revocation is seen then); listen streams end at the earlier
+   *   of this and `exp`.
+   */
+  constructor(claims: Record<string, unknown>, revalidateAt?: number) {
     this.issuer = stringClaim(claims.iss);
     this.subject = stringClaim(claims.sub);
     this.clientId = stringClaim(claims.client_id) ?? stringClaim(claims.azp);
-    this.#scopes = Object.freeze(scopesOf(claims));
+    this.#scopes = Object.freeze(standardScopes(claims) ?? []);
     this.#claims = Object.freeze({ ...claims });
+    this.#revalidateAt = revalidateAt;
   }
 
-  /** The granted scopes (`scope` as in RFC 9068 / RFC 7662, or `scp`). */
+  /** The granted scopes: the standard `scope` (RFC 9068 / RFC 7662) or `scp`; a non-standard `scopes` claim is ignored. */
   get scopes(): readonly string[] {
     return this.#scopes;
   }
@@ -32,32 +41,58 @@ export class McpPrincipal {
   get expiresAt(): number | undefined {
     return typeof this.#claims.exp === 'number' ? this.#claims.exp : undefined;
   }
+
+  /**
+   * What identifies the principal (and what request state is bound to): the issuer with the subject and
+   * client, or all the claims when the token names neither subject nor client (an issuer alone is everybody).
+   */
+  toJSON(): Record<string, unknown> {
+    if (this.subject === undefined && this.clientId === undefined) return { claims: this.#claims };
+    return { issuer: this.issuer, subject: this.subject, clientId: this.clientId };
+  }
+
+  /** When the credential stops being trusted here, in epoch milliseconds: `exp`, or earlier when it must be revalidated. */
+  get trustedUntil(): number | undefined {
+    const exp = this.expiresAt === undefined ? undefined : this.expiresAt * 1000;
+    if (this.#revalidateAt === undefined) return exp;
+    return exp === undefined ? this.#revalidateAt : Math.min(exp, this.#revalidateAt);
+  }
 }
 
 /**
- * The scopes of any principal: `scopes` (an array, as McpPrincipal and many Passport strategies have), `scope`
- * (a space-separated string) or `scp` (a string or an array).
+ * The scopes of any principal. An McpPrincipal's own; otherwise the standard `scope` (a space-separated
+ * string) or `scp` (a string or an array) first, and only without either the `scopes` array many Passport
+ * strategies set, so a token cannot add scopes through a non-standard claim beside the standard one.
  */
 export function scopesOf(principal: unknown): string[] {
+  if (principal instanceof McpPrincipal) return [...principal.scopes];
   if (typeof principal !== 'object' || principal === null) return [];
-  const p = principal as { scopes?: unknown; scope?: unknown; scp?: unknown };
-  for (const value of [p.scopes, p.scope, p.scp]) {
-    if (typeof value === 'string') return value.split(' ').filter(Boolean);
-    if (Array.isArray(value)) return value.filter((s): s is string => typeof s === 'string');
-  }
-  return [];
+  const p = principal as Record<string, unknown>;
+  return standardScopes(p) ?? scopeList(p.scopes);
 }
 
 /**
- * When the credential behind any principal expires, in milliseconds since the epoch: an McpPrincipal's
- * `expiresAt`, or the `exp` claim (seconds) of a principal that is a token's payload, as a Passport JWT
- * strategy's user is. Undefined for a credential that does not say, which then never expires here.
+ * When the credential behind any principal stops being trusted, in milliseconds since the epoch: an
+ * McpPrincipal's `trustedUntil`, or the `exp` claim (seconds) of a principal that is a token's payload, as a
+ * Passport JWT strategy's user is. Undefined for a credential that does not say, which then never expires here.
  */
 export function credentialExpiryOf(principal: unknown): number | undefined {
-  if (principal instanceof McpPrincipal) return principal.expiresAt === undefined ? undefined : principal.expiresAt * 1000;
+  if (principal instanceof McpPrincipal) return principal.trustedUntil;
   if (typeof principal !== 'object' || principal === null) return undefined;
   const exp = (principal as { exp?: unknown }).exp;
   return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+}
+
+function standardScopes(claims: Record<string, unknown>): string[] | undefined {
+  if (claims.scope !== undefined) return scopeList(claims.scope);
+  if (claims.scp !== undefined) return scopeList(claims.scp);
+  return undefined;
+}
+
+function scopeList(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter(Boolean);
+  if (Array.isArray(value)) return value.filter((s): s is string => typeof s === 'string');
+  return [];
 }
 
 function stringClaim(value: unknown): string | undefined {

@@ -25,4 +25,12 @@ export class ScopeHierarchy {
     for (const scope of granted) for (const included of this.implied.get(scope) ?? []) all.add(included);
     return [...all];
   }
+
+  /**
+   * The scopes of `supported` that include no other scope: what a first token should carry. A scope that
+   * includes others (`admin` in `{ admin: ['write'] }`) is asked for only when a call needs it.
+   */
+  leastPrivileged(supported: readonly string[] | undefined): string[] | undefined {
+    return supported?.filter((scope) => (this.implied.get(scope)?.size ?? 0) === 0);
+  }
 }

@@ -18,8 +18,12 @@ export class InvalidTokenError extends Error {
  * This is not the client's fault, so it is a 503 and not a 401 that would make the client throw its token away.
  */
 export class TokenVerificationUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Seconds after which a retry may succeed (sent as `Retry-After`), when the verifier knows. */
+  readonly retryAfterSec?: number;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfterSec?: number }) {
     super(message, options);
     this.name = 'TokenVerificationUnavailableError';
+    if (options?.retryAfterSec !== undefined) this.retryAfterSec = options.retryAfterSec;
   }
 }

@@ -185,7 +185,8 @@ export class McpHttpDriver {
     // before anything is dispatched, so every message, notifications included, needs a caller.
     const auth = this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest));
     if (auth && !auth.ok) {
-      this.writeJson(res, auth.status, errorResponse(echoableId(message), auth.code, auth.message), auth.headers);
+      const refusal = await this.kernel.observeRefusal(message, errorResponse(echoableId(message), auth.code, auth.message), httpRequest);
+      this.writeJson(res, auth.status, refusal, auth.headers);
       return;
     }
 

@@ -1,4 +1,5 @@
 import { Logger, type FactoryProvider } from '@nestjs/common';
+import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
@@ -22,7 +23,9 @@ async function createKernel(options: McpModuleOptions): Promise<McpKernel> {
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
     options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
-  const kernel = new McpKernel({ onHandlerError, ...options, logger: kernelLogger });
+  // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
+  const requestStateAudience = options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
+  const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(
       `MCP server "${options.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +

@@ -1,9 +1,15 @@
-/** What listen streams can be told about. */
+/**
+ * What listen streams can be told about. A list change carries the scopes needed to see the primitive that
+ * changed (absent: visible to every caller), so a stream is told only of changes its caller can see.
+ */
 export type McpEvent =
-  | { type: 'tools/list_changed' }
-  | { type: 'prompts/list_changed' }
-  | { type: 'resources/list_changed' }
+  | { type: 'tools/list_changed'; requiredScopes?: readonly string[] }
+  | { type: 'prompts/list_changed'; requiredScopes?: readonly string[] }
+  | { type: 'resources/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'resources/updated'; uri: string };
+
+/** Told when a registry's list changed, with the scopes needed to see what changed (undefined: everybody). */
+export type ListChangeListener = (requiredScopes: readonly string[] | undefined) => void;
 
 /**
  * Carries change events to `subscriptions/listen` streams. The default lives in the process; a deployment

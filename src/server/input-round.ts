@@ -39,11 +39,12 @@ export class InputRound {
     private readonly states: RequestStateCodec,
     private readonly store: RequestStateStore,
     private readonly schemas: SchemaCompiler,
+    private readonly audience: string,
   ) {}
 
-  /** Binds request state to what created it: the method, the primitive, its arguments and the principal. */
+  /** Binds request state to what created it: the server, the method, the primitive, its arguments and the principal. */
   binding(method: string, name: string, args: unknown, principal: unknown): StateBinding {
-    return new StateBinding(method, name, args, principal);
+    return new StateBinding(method, name, args, principal, this.audience);
   }
 
   /**

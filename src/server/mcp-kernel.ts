@@ -13,6 +13,7 @@ import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.pol
 import { HandlerFailure } from './handler-failure.js';
 import { InputRound } from './input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
+import { DEFAULT_LISTEN_LIMITS } from './listen-access.js';
 import { chainInterceptors, describeCall, type McpCall, type McpCallInterceptor } from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
@@ -28,6 +29,7 @@ import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { RequestStateCodec } from './request-state.codec.js';
 import { InMemoryRequestStateStore } from './request-state.store.js';
 import { ResourceRegistry, type ResourceRegistration, type ResourceTemplateRegistration } from './resource.registry.js';
+import { ScopeGate } from './scope-gate.js';
 import { SchemaCompiler } from './schema-compiler.js';
 import { serverInfoOf } from './server-info.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
@@ -74,9 +76,9 @@ export class McpKernel {
     this.logger = options.logger ?? consoleLogger;
     const pageSize = options.pageSize ?? 100;
     const schemas = new SchemaCompiler();
-    this.tools = new ToolRegistry(schemas, pageSize, () => this.publish({ type: 'tools/list_changed' }));
-    this.resources = new ResourceRegistry(pageSize, () => this.publish({ type: 'resources/list_changed' }));
-    this.prompts = new PromptRegistry(pageSize, () => this.publish({ type: 'prompts/list_changed' }));
+    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) => this.publish({ type: 'tools/list_changed', requiredScopes }));
+    this.resources = new ResourceRegistry(pageSize, (requiredScopes) => this.publish({ type: 'resources/list_changed', requiredScopes }));
+    this.prompts = new PromptRegistry(pageSize, (requiredScopes) => this.publish({ type: 'prompts/list_changed', requiredScopes }));
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
     this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
@@ -93,13 +95,20 @@ export class McpKernel {
     }
     this.legacy = options.legacy === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, options);
 
-    const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas);
-    const tools = new ToolMethods(this.tools, round, failure);
-    const resources = new ResourceMethods(this.resources, round, failure);
-    const prompts = new PromptMethods(this.prompts, round, failure);
-    const completion = new CompletionMethods(this.prompts, this.resources);
+    const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
+    const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas, audience);
+    const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
+    const tools = new ToolMethods(this.tools, round, failure, gate);
+    const resources = new ResourceMethods(this.resources, round, failure, gate);
+    const prompts = new PromptMethods(this.prompts, round, failure, gate);
+    const completion = new CompletionMethods(this.prompts, this.resources, gate);
     const server = (this.server = new ServerMethods(this.tools, this.prompts, this.resources, completion, Era2026.supportedVersions, options.instructions));
-    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, options.maxSubscriptions ?? 1000);
+    const limits = {
+      maxSubscriptions: options.maxSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxSubscriptions,
+      maxSubscriptionsPerCaller: options.maxSubscriptionsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
+      maxResourceSubscriptions: options.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
+    };
+    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, limits, gate);
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => server.discover()],
       ['tools/list', (req, ctx) => tools.list(req, ctx)],
@@ -235,6 +244,24 @@ export class McpKernel {
       // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
       this.interceptorFailed(error, call);
       return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    }
+  }
+
+  /**
+   * Shows the interceptors (logging, `onCall`, tracing) a request the transport refused before dispatch, such as
+   * a 401 or a 503 from authentication, so refusals are counted like any other answer. Returns the response to
+   * send (an interceptor may add to it). A message that is not a request has no call to report.
+   */
+  async observeRefusal(message: unknown, response: JsonRpcResponse, httpRequest?: unknown): Promise<JsonRpcResponse> {
+    if (!this.interceptor) return response;
+    const verdict = classifyMessage(message);
+    if (verdict.kind !== 'request') return response;
+    const call = describeCall(verdict.request, httpRequest);
+    try {
+      return await this.interceptor(call, async () => response);
+    } catch (error) {
+      this.interceptorFailed(error, call);
+      return response;
     }
   }
 

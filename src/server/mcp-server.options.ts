@@ -24,6 +24,20 @@ export interface McpServerOptions extends Implementation, LegacyOptions {
   eventBus?: McpEventBus;
   /** Most `subscriptions/listen` streams open at once. Default 1000. */
   maxSubscriptions?: number;
+  /** Most listen streams one authenticated caller (principal identity) may hold open. Default 10. */
+  maxSubscriptionsPerCaller?: number;
+  /** Most URIs one listen request may name in `resourceSubscriptions`; more is -32602. Default 1000. */
+  maxResourceSubscriptions?: number;
+  /**
+   * Answer a call to a primitive the caller lacks scopes for as if it did not exist (and never tell its
+   * subscribers anything), instead of the 403 step-up challenge that names the scopes. Default false.
+   */
+  hideForbiddenPrimitives?: boolean;
+  /**
+   * What request state is bound to besides the call, so a state sealed by another server that shares the
+   * secret is refused. Always the server `name`, plus this (McpModule sets the canonical `auth.resource`).
+   */
+  requestStateAudience?: string;
   /** Wall-clock deadline of one request (any method but `subscriptions/listen`); its handler's signal fires. Default 60 s; 0 disables. */
   callTimeoutMs?: number;
   /** Most requests running at once (any method but `subscriptions/listen`); the excess is refused with -32603 "Server busy", never queued. Default 256. */

@@ -1,5 +1,6 @@
 import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protocol/mcp-types.js';
 import type { InputRequired } from './input-required.js';
+import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
@@ -25,7 +26,7 @@ export class PromptRegistry {
   private readonly entries = new Map<string, PromptRegistration>();
   readonly listing: PagedList<PromptDefinition>;
 
-  constructor(pageSize: number, private readonly onChange: () => void) {
+  constructor(pageSize: number, private readonly onChange: ListChangeListener) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map(definitionOf),
       pageSize,
@@ -57,14 +58,17 @@ export class PromptRegistry {
     for (const key of Object.keys(registration.complete ?? {})) {
       if (!declared.has(key)) throw new Error(`Prompt "${name}": no argument "${key}" to complete`);
     }
-    this.entries.set(name, { ...registration, requiredScopes: checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes) });
-    this.changed();
+    const requiredScopes = checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes);
+    this.entries.set(name, { ...registration, requiredScopes });
+    this.changed(requiredScopes);
   }
 
   remove(name: string): boolean {
-    const removed = this.entries.delete(name);
-    if (removed) this.changed();
-    return removed;
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    this.entries.delete(name);
+    this.changed(entry.requiredScopes);
+    return true;
   }
 
   completer(name: string, argument: string): Completer | null | undefined {
@@ -75,9 +79,9 @@ export class PromptRegistry {
     return completers && Object.hasOwn(completers, argument) ? completers[argument] : null;
   }
 
-  private changed(): void {
+  private changed(requiredScopes: readonly string[] | undefined): void {
     this.listing.invalidate();
-    this.onChange();
+    this.onChange(requiredScopes);
   }
 }
 

@@ -1,4 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { McpError } from '../protocol/mcp-error.js';
 
 const VERSION = 'v1';
 const DEFAULT_TTL_MS = 10 * 60_000;
@@ -111,10 +113,12 @@ export function canonicalDigest(value: unknown): string {
 }
 
 /**
- * What a request state is bound to: the method, the primitive, its arguments and the principal. Most requests
+ * What a request state is bound to: the server (its audience, so a state cannot be replayed against another
+ * server that shares the secret), the method, the primitive, its arguments and the principal. Most requests
  * never seal or open a state, so the canonical form and the hashing wait until one does; the arguments and
  * principal are captured as JSON text up front (one native `JSON.stringify`), so a handler that changes its
- * argument object cannot change the binding.
+ * argument object cannot change the binding. A principal whose JSON says nothing (`{}`) cannot be told from
+ * another one: sealing or opening state for it is refused rather than bound to nothing.
  */
 export class StateBinding {
   private readonly args: string | undefined;
@@ -126,16 +130,32 @@ export class StateBinding {
     private readonly name: string,
     args: unknown,
     principal: unknown,
+    private readonly audience = '',
   ) {
     this.args = JSON.stringify(args);
-    this.principal = principal === undefined ? undefined : JSON.stringify(principal);
+    this.principal = principal === undefined ? undefined : (JSON.stringify(principal) ?? '');
   }
 
   get digest(): string {
-    this.value ??= canonicalDigest([this.method, this.name, canonicalHash(this.args), this.principal === undefined ? '' : canonicalHash(this.principal)]);
+    if (this.principal !== undefined && EMPTY_JSON.has(this.principal)) {
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: request state cannot be bound to a principal without identity (give it an identifying member, e.g. sub)',
+      );
+    }
+    this.value ??= canonicalDigest([
+      this.audience,
+      this.method,
+      this.name,
+      canonicalHash(this.args),
+      this.principal === undefined ? '' : canonicalHash(this.principal),
+    ]);
     return this.value;
   }
 }
+
+// The JSON of a principal that identifies nobody (`''`: it had no JSON at all, a function or a symbol).
+const EMPTY_JSON: ReadonlySet<string> = new Set(['{}', '[]', 'null', '""', '']);
 
 /** The hash of captured JSON text in canonical form (key order does not count). */
 function canonicalHash(json: string | undefined): string {

@@ -29,8 +29,3 @@ export function insufficientScope(what: string, required: readonly string[]): Mc
     requiredScopes: [...required],
   });
 }
-
-/** Refuses the request unless the caller holds every scope the primitive requires. */
-export function authorize(required: readonly string[] | undefined, granted: readonly string[] | undefined, what: string): void {
-  if (required && !hasScopes(required, new Set(granted))) throw insufficientScope(what, required);
-}

@@ -5,12 +5,14 @@ import type {
   ResourceDefinition,
   ResourceTemplateDefinition,
 } from '../protocol/mcp-types.js';
+import type { ListChangeListener } from './event-bus.js';
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
 import { UriTemplate } from './uri-template.js';
+import { escapesTemplate, looseUriKey, normalizeUri } from './uri-normalization.js';
 
 /** What a resource handler may return: text, bytes, contents, or a full read result. */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult;
@@ -54,19 +56,29 @@ interface TemplateEntry {
   registration: ResourceTemplateRegistration;
 }
 
-/** Static resources by URI and templates in registration order; a read tries the exact URI first. */
+/**
+ * Static resources by URI and templates in registration order; a read tries the exact URI first. URIs are
+ * compared in RFC 3986 normal form (`normalizeUri`), so `file:///%70ayroll.csv` is `file:///payroll.csv` and
+ * never reaches a template instead. A template match needs, besides the template's scopes, the scopes of every
+ * static resource the URI could also denote once fully decoded (`looseUriKey`), and a variable that decodes to a
+ * `.` or `..` segment or an absolute path matches nothing: what a template handler reads is then never a scoped resource it was not
+ * meant to reach.
+ */
 export class ResourceRegistry {
+  /** By normal form of the URI. */
   private readonly resources = new Map<string, ResourceRegistration>();
+  /** The scoped static resources by loose key. */
+  private readonly scopedByLooseKey = new Map<string, ResourceRegistration[]>();
   private readonly templates = new Map<string, TemplateEntry>();
   readonly listing: PagedList<ResourceDefinition>;
   readonly templateListing: PagedList<ResourceTemplateDefinition>;
 
-  constructor(pageSize: number, private readonly onChange: () => void) {
+  constructor(pageSize: number, private readonly onChange: ListChangeListener) {
     this.listing = new PagedList(
       () => [...this.resources.values()].map(definitionOf),
       pageSize,
       'resources',
-      (d) => this.resources.get(d.uri)?.requiredScopes,
+      (d) => this.resources.get(normalizeUri(d.uri))?.requiredScopes,
     );
     this.templateListing = new PagedList(
       () => [...this.templates.values()].map((t) => t.definition),
@@ -89,9 +101,15 @@ export class ResourceRegistry {
     if (typeof uri !== 'string' || !isAbsoluteUri(uri)) throw new Error(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
     if (typeof name !== 'string' || name.length === 0) throw new Error(`Resource "${uri}": name is required`);
     if (typeof registration.handler !== 'function') throw new Error(`Resource "${uri}": handler must be a function`);
-    if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`);
-    this.resources.set(uri, { ...registration, requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes) });
-    this.changed();
+    const key = normalizeUri(uri);
+    if (this.resources.has(key)) throw new Error(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
+    const entry = { ...registration, requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes) };
+    this.resources.set(key, entry);
+    if (entry.requiredScopes) {
+      const loose = looseUriKey(uri);
+      this.scopedByLooseKey.set(loose, [...(this.scopedByLooseKey.get(loose) ?? []), entry]);
+    }
+    this.changed(entry.requiredScopes);
   }
 
   addTemplate(registration: ResourceTemplateRegistration): void {
@@ -106,34 +124,56 @@ export class ResourceRegistry {
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);
     const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, ...definition } = registration;
     this.templates.set(uriTemplate, { definition: stripUndefined(definition), matcher, registration: { ...registration, requiredScopes } });
-    this.changed();
+    this.changed(requiredScopes);
   }
 
   removeResource(uri: string): boolean {
-    const removed = this.resources.delete(uri);
-    if (removed) this.changed();
-    return removed;
+    const key = normalizeUri(uri);
+    const entry = this.resources.get(key);
+    if (!entry) return false;
+    this.resources.delete(key);
+    if (entry.requiredScopes) {
+      const loose = looseUriKey(uri);
+      const rest = this.scopedByLooseKey.get(loose)!.filter((e) => e !== entry);
+      if (rest.length > 0) this.scopedByLooseKey.set(loose, rest);
+      else this.scopedByLooseKey.delete(loose);
+    }
+    this.changed(entry.requiredScopes);
+    return true;
   }
 
   removeTemplate(uriTemplate: string): boolean {
-    const removed = this.templates.delete(uriTemplate);
-    if (removed) this.changed();
-    return removed;
+    const entry = this.templates.get(uriTemplate);
+    if (!entry) return false;
+    this.templates.delete(uriTemplate);
+    this.changed(entry.registration.requiredScopes);
+    return true;
   }
 
   match(uri: string): ResourceMatch | undefined {
-    const resource = this.resources.get(uri);
+    const normal = normalizeUri(uri);
+    const resource = this.resources.get(normal);
     if (resource) {
-      return { handler: resource.handler, variables: {}, mimeType: resource.mimeType, cache: resource.cache, requiredScopes: resource.requiredScopes };
+      const { handler, mimeType, cache, requiredScopes } = resource;
+      return { handler, variables: {}, mimeType, cache, requiredScopes };
     }
+    const asGiven = normalizeUri(uri, false);
     for (const { matcher, registration } of this.templates.values()) {
-      const variables = matcher.match(uri);
-      if (variables) {
-        const { handler, mimeType, cache, requiredScopes } = registration;
-        return { handler, variables, mimeType, cache, requiredScopes };
-      }
+      const variables = matcher.match(asGiven);
+      if (!variables) continue;
+      if (Object.values(variables).some(escapesTemplate)) return undefined;
+      const { handler, mimeType, cache } = registration;
+      return { handler, variables, mimeType, cache, requiredScopes: this.templateReadScopes(normal, registration.requiredScopes) };
     }
     return undefined;
+  }
+
+  /** The template's scopes plus those of every scoped static resource the URI may also denote. */
+  private templateReadScopes(uri: string, own: readonly string[] | undefined): readonly string[] | undefined {
+    if (this.scopedByLooseKey.size === 0) return own;
+    const shadowed = this.scopedByLooseKey.get(looseUriKey(uri));
+    if (!shadowed) return own;
+    return [...new Set([...(own ?? []), ...shadowed.flatMap((entry) => entry.requiredScopes!)])];
   }
 
   completer(uriTemplate: string, variable: string): Completer | null | undefined {
@@ -149,10 +189,11 @@ export class ResourceRegistry {
     return this.templates.get(uriTemplate)?.registration.requiredScopes;
   }
 
-  private changed(): void {
+  /** `requiredScopes`: who can see what changed (no scopes: everybody). */
+  private changed(requiredScopes: readonly string[] | undefined): void {
     this.listing.invalidate();
     this.templateListing.invalidate();
-    this.onChange();
+    this.onChange(requiredScopes);
   }
 }
 

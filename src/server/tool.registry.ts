@@ -1,5 +1,6 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param-headers.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
+import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
@@ -46,7 +47,7 @@ export class ToolRegistry {
   constructor(
     private readonly schemas: SchemaCompiler,
     pageSize: number,
-    private readonly onChange: () => void,
+    private readonly onChange: ListChangeListener,
   ) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map((e) => e.definition),
@@ -104,7 +105,7 @@ export class ToolRegistry {
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;
-    this.changed();
+    this.changed(entry.requiredScopes);
   }
 
   remove(name: string): boolean {
@@ -112,13 +113,13 @@ export class ToolRegistry {
     if (!entry) return false;
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
-    this.changed();
+    this.changed(entry.requiredScopes);
     return true;
   }
 
-  private changed(): void {
+  private changed(requiredScopes: readonly string[] | undefined): void {
     this.listing.invalidate();
-    this.onChange();
+    this.onChange(requiredScopes);
   }
 }
 

@@ -290,9 +290,13 @@ describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
   });
   afterAll(() => app.close());
 
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])('serves the metadata at %s', async (path) => {
-    const res = await request(app.getHttpServer()).get(path).expect(200);
+  it('serves the metadata at its path-inserted URL', async () => {
+    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/mcp').expect(200);
     expect(res.body).toMatchObject({ resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://auth.example.com'] });
+  });
+
+  it('leaves the root well-known URL to a resource without a path (RFC 9728 §3.3)', async () => {
+    await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(404);
   });
 
   it('answers an anonymous request with 401 and a challenge naming the metadata', async () => {

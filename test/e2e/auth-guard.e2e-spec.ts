@@ -135,12 +135,22 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
 
   it.each([
     ['an unknown token', 'nope', 'The access token is invalid'],
-    ['a token verify throws on', 'boom', 'The access token is invalid'],
     ['a token verify rejects with InvalidTokenError', 'revoked', 'The access token was revoked'],
   ])('refuses %s with 401 invalid_token, without leaking errors', async (_label, token, description) => {
     const res = await call(app, 'whoami', token).expect(401);
     expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', error_description: description });
     expect(res.body.error.code).toBe(ErrorCode.Unauthorized);
+  });
+
+  it('answers 503 when verify throws a plain Error (its database is down), so the client keeps its token', async () => {
+    const res = await call(app, 'whoami', 'boom').expect(503);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+    expect(res.body.error).toEqual({
+      code: ErrorCode.InternalError,
+      message: 'Token verification unavailable: The verify function failed',
+      data: { correlationId: expect.any(String) },
+    });
+    expect(JSON.stringify(res.body)).not.toContain('database down');
   });
 });
 

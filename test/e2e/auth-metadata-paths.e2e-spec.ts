@@ -8,30 +8,36 @@ import { challengeParams, ISSUER } from '../support/auth-tokens.js';
 
 const verify = () => null;
 
+/** An app with one protected MCP server per entry (served at `path`, protected as `resource`). */
+async function appWithServers(servers: Array<{ name: string; path: string; resource: string; scope?: string }>, globalPrefix?: string): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: servers.map(({ name, path, resource, scope }) =>
+      McpModule.forRoot({
+        name,
+        version: '1.0.0',
+        path,
+        auth: { resource, authorizationServers: [ISSUER], scopesSupported: scope ? [scope] : undefined, verify },
+      }),
+    ),
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  // The well-known URLs live at the host root whatever the API prefix.
+  if (globalPrefix) app.setGlobalPrefix(globalPrefix);
+  await app.init();
+  return app;
+}
+
 describe('Protected Resource Metadata URLs with a global prefix and two servers', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        McpModule.forRoot({
-          name: 'files',
-          version: '1.0.0',
-          path: '/files/mcp',
-          auth: { resource: 'https://api.example.com/api/files/mcp', authorizationServers: [ISSUER], scopesSupported: ['files'], verify },
-        }),
-        McpModule.forRoot({
-          name: 'mail',
-          version: '1.0.0',
-          path: '/mail/mcp',
-          auth: { resource: 'https://api.example.com/api/mail/mcp', authorizationServers: [ISSUER], scopesSupported: ['mail'], verify },
-        }),
+    app = await appWithServers(
+      [
+        { name: 'files', path: '/files/mcp', resource: 'https://api.example.com/api/files/mcp', scope: 'files' },
+        { name: 'mail', path: '/mail/mcp', resource: 'https://api.example.com/api/mail/mcp', scope: 'mail' },
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    // The well-known URLs live at the host root whatever the API prefix.
-    app.setGlobalPrefix('api');
-    await app.init();
+      'api',
+    );
   });
   afterAll(() => app.close());
 
@@ -43,9 +49,8 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
     expect(res.body.resource).toBe(resource);
   });
 
-  it('serves the root URL from the first server', async () => {
-    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(200);
-    expect(res.body.resource).toBe('https://api.example.com/api/files/mcp');
+  it('serves no document at the root URL, since neither resource is the bare origin (RFC 9728 §3.3)', async () => {
+    await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(404);
   });
 
   it('points each 401 challenge at its own document', async () => {
@@ -58,5 +63,24 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
     expect(challengeParams(mail.headers['www-authenticate']).resource_metadata).toBe(
       'https://api.example.com/.well-known/oauth-protected-resource/api/mail/mcp',
     );
+  });
+});
+
+describe('Protected Resource Metadata at the root URL with a path resource registered first', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await appWithServers([
+      { name: 'files', path: '/files/mcp', resource: 'https://api.example.com/files/mcp' },
+      { name: 'root', path: '/', resource: 'https://api.example.com' },
+    ]);
+  });
+  afterAll(() => app.close());
+
+  it('serves the root URL from the server whose resource is the origin, not from the first one', async () => {
+    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(200);
+    expect(res.body.resource).toBe('https://api.example.com');
+    const files = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/files/mcp').expect(200);
+    expect(files.body.resource).toBe('https://api.example.com/files/mcp');
   });
 });

@@ -13,7 +13,7 @@ export const RESOURCE_METADATA_URL = 'https://mcp.example.com/.well-known/oauth-
 export interface TestIssuer {
   jwks: JSONWebKeySet;
   /** Signs an access token; `claims` override the defaults (iss, aud = RESOURCE, sub, exp in 5 minutes). */
-  token(claims?: JWTPayload & { exp?: number | undefined }, header?: { alg?: string; kid?: string }): Promise<string>;
+  token(claims?: JWTPayload & { exp?: number | undefined }, header?: { alg?: string; kid?: string; typ?: string | null }): Promise<string>;
 }
 
 export async function createTestIssuer(kid = 'test-key'): Promise<TestIssuer> {
@@ -25,7 +25,8 @@ export async function createTestIssuer(kid = 'test-key'): Promise<TestIssuer> {
       const now = Math.floor(Date.now() / 1000);
       const payload: JWTPayload = { iss: ISSUER, aud: RESOURCE, sub: 'user-1', client_id: 'client-1', iat: now, exp: now + 300, ...claims };
       for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
-      return new SignJWT(payload).setProtectedHeader({ alg: header.alg ?? 'ES256', kid: header.kid ?? kid, typ: 'at+jwt' }).sign(privateKey);
+      const typ = header.typ === undefined ? 'at+jwt' : (header.typ ?? undefined);
+      return new SignJWT(payload).setProtectedHeader({ alg: header.alg ?? 'ES256', kid: header.kid ?? kid, ...(typ ? { typ } : {}) }).sign(privateKey);
     },
   };
 }

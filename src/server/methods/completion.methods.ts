@@ -3,7 +3,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { CompleteResult } from '../../protocol/mcp-types.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../prompt.registry.js';
-import { authorize } from '../required-scopes.js';
+import type { ScopeGate } from '../scope-gate.js';
 import type { ResourceRegistry } from '../resource.registry.js';
 
 /** The spec's cap on the values of one completion result. */
@@ -14,6 +14,7 @@ export class CompletionMethods {
   constructor(
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
+    private readonly gate: ScopeGate,
   ) {}
 
   /** Whether anything registered has a completer (the `completions` capability). */
@@ -33,12 +34,14 @@ export class CompletionMethods {
     let completer;
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       completer = this.prompts.completer(ref.name, argument.name);
-      if (completer === undefined) throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
-      authorize(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, `prompt "${ref.name}"`);
+      if (completer === undefined || !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, `prompt "${ref.name}"`)) {
+        throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
+      }
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       completer = this.resources.completer(ref.uri, argument.name);
-      if (completer === undefined) throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
-      authorize(this.resources.templateScopes(ref.uri), transport.scopes, `resource template "${ref.uri}"`);
+      if (completer === undefined || !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, `resource template "${ref.uri}"`)) {
+        throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
+      }
     } else {
       throw McpError.invalidParams('Invalid params: "ref" must be a ref/prompt or ref/resource reference');
     }

@@ -5,32 +5,39 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/versions.js';
 import type { McpEventBus } from '../event-bus.js';
+import { ListenAudience, ListenSlots, requestedSubscriptions, type ListenLimits } from '../listen-access.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../prompt.registry.js';
 import type { ResourceRegistry } from '../resource.registry.js';
+import type { ScopeGate } from '../scope-gate.js';
 import type { ToolRegistry } from '../tool.registry.js';
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
-/** `subscriptions/listen`: a long-lived stream of list-changed and resource-updated notifications. */
+/**
+ * `subscriptions/listen`: a long-lived stream of list-changed and resource-updated notifications, told only
+ * what its caller's scopes may see (`ListenAudience`), within global and per-caller caps (`ListenSlots`).
+ */
 export class ListenMethods {
   private readonly closing = new AbortController();
-  private open = 0;
+  private readonly slots: ListenSlots;
 
   constructor(
     private readonly tools: ToolRegistry,
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
     private readonly eventBus: McpEventBus,
-    private readonly maxSubscriptions: number,
+    private readonly limits: ListenLimits,
+    private readonly gate: ScopeGate,
   ) {
+    this.slots = new ListenSlots(limits);
     // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
     setMaxListeners(0, this.closing.signal);
   }
 
   /** Listen streams open now. */
   get openStreams(): number {
-    return this.open;
+    return this.slots.count;
   }
 
   /** Ends every open stream with its closing result; later listens are refused. */
@@ -46,31 +53,31 @@ export class ListenMethods {
     if (filter.toolsListChanged === true && this.tools.size > 0) honoured.toolsListChanged = true;
     if (filter.promptsListChanged === true && this.prompts.size > 0) honoured.promptsListChanged = true;
     if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
-    const watched = Array.isArray(filter.resourceSubscriptions)
-      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
-      : [];
+    const watched = requestedSubscriptions(filter.resourceSubscriptions, this.limits.maxResourceSubscriptions);
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
+    const audience = new ListenAudience(new Set(transport.scopes), (uri) => this.resources.match(uri), watched);
+    // Refused up front like a read, with the step-up challenge; hidden, it is acknowledged and never told anything.
+    if (!this.gate.hide) audience.forbidSubscriptions(watched);
     if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
-    if (this.open >= this.maxSubscriptions) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    const release = this.slots.take(transport.principal);
 
     const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
     const send = (method: string, params: Record<string, unknown> = {}) =>
       notify({ jsonrpc: '2.0', method, params: { ...params, _meta: subscriptionMeta } });
-    send('notifications/subscriptions/acknowledged', { notifications: honoured });
-
-    const watchedSet = new Set(watched);
-    this.open++;
-    const unsubscribe = this.eventBus.subscribe((event) => {
-      if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
-      else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
-      else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
-      else if (event.type === 'resources/updated' && watchedSet.has(event.uri)) send('notifications/resources/updated', { uri: event.uri });
-    });
+    let unsubscribe: (() => void) | undefined;
     try {
+      send('notifications/subscriptions/acknowledged', { notifications: honoured });
+      unsubscribe = this.eventBus.subscribe((event) => {
+        if (!audience.admits(event)) return;
+        if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
+        else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
+        else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
+        else if (event.type === 'resources/updated') send('notifications/resources/updated', { uri: event.uri });
+      });
       await untilStopped(transport, this.closing.signal);
     } finally {
-      unsubscribe();
-      this.open--;
+      unsubscribe?.();
+      release();
     }
     return { _meta: subscriptionMeta };
   }

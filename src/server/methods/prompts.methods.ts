@@ -8,7 +8,7 @@ import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { Cacheable, InterimResult } from '../method-result.js';
 import type { PromptRegistry } from '../prompt.registry.js';
-import { authorize } from '../required-scopes.js';
+import type { ScopeGate } from '../scope-gate.js';
 import { listPage } from './list-page.js';
 
 /** `prompts/list` and `prompts/get`. */
@@ -17,6 +17,7 @@ export class PromptMethods {
     private readonly prompts: PromptRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
+    private readonly gate: ScopeGate,
   ) {}
 
   async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListPromptsResult>> {
@@ -28,8 +29,9 @@ export class PromptMethods {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const prompt = this.prompts.get(params.name);
-    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
-    authorize(prompt.requiredScopes, transport.scopes, `prompt "${params.name}"`);
+    if (!prompt || !this.gate.allows(prompt.requiredScopes, transport.scopes, `prompt "${params.name}"`)) {
+      throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
+    }
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args) || !Object.values(args).every((v) => typeof v === 'string')) {
       throw McpError.invalidParams('Invalid params: prompt "arguments" must be an object of strings');

@@ -6,7 +6,7 @@ import type { InputRound } from '../input-round.js';
 import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, type InterimResult } from '../method-result.js';
-import { authorize } from '../required-scopes.js';
+import type { ScopeGate } from '../scope-gate.js';
 import { resourceContents } from '../resource-contents.js';
 import type { ResourceReadValue, ResourceRegistry } from '../resource.registry.js';
 import { listPage } from './list-page.js';
@@ -17,6 +17,7 @@ export class ResourceMethods {
     private readonly resources: ResourceRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
+    private readonly gate: ScopeGate,
   ) {}
 
   async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListResourcesResult>> {
@@ -32,8 +33,9 @@ export class ResourceMethods {
     const uri = request.params?.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
     const match = this.resources.match(uri);
-    if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
-    authorize(match.requiredScopes, transport.scopes, `resource "${uri}"`);
+    if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, `resource "${uri}"`)) {
+      throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+    }
     const binding = this.round.binding(request.method, uri, {}, transport.principal);
     const context = await this.round.context(request, transport, binding);
     let value: ResourceReadValue | InputRequired;

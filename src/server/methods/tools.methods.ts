@@ -10,7 +10,7 @@ import type { InputRound } from '../input-round.js';
 import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
-import { authorize } from '../required-scopes.js';
+import type { ScopeGate } from '../scope-gate.js';
 import type { ToolRegistry } from '../tool.registry.js';
 import { listPage } from './list-page.js';
 
@@ -27,6 +27,7 @@ export class ToolMethods {
     private readonly tools: ToolRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
+    private readonly gate: ScopeGate,
   ) {}
 
   /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
@@ -50,8 +51,7 @@ export class ToolMethods {
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
     const entry = this.tools.get(params.name);
-    if (!entry) return toolError('Tool not found');
-    authorize(entry.requiredScopes, transport.scopes, `tool "${params.name}"`);
+    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`)) return toolError('Tool not found');
 
     if (transport.headers && entry.paramHeaders.length > 0) {
       const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);

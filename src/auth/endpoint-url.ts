@@ -1,0 +1,26 @@
+/**
+ * Checks the URL of an endpoint the resource server trusts (JWKS, introspection) once, at start-up. Keys or
+ * token verdicts fetched over plain HTTP can be swapped by anyone on the path, so `http:` is refused unless the
+ * host is this machine (a sidecar, a test) or the operator says the network is trusted (`allowInsecureHttp`).
+ */
+export function trustedEndpointUrl(option: string, value: string, allowInsecureHttp = false): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol !== 'http:') throw new Error(`${option} must be an https URL, got ${url.protocol}`);
+  if (!allowInsecureHttp && !isLoopback(url.hostname)) {
+    throw new Error(
+      `${option} is plain http on a non-loopback host (${url.host}): keys and token verdicts could be tampered with in transit. ` +
+        'Use https, or set allowInsecureHttp: true if the network to it is trusted.',
+    );
+  }
+  return url;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}

@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ErrorCode, MCPServer, McpModule, type McpCallEvent } from '../../src/index.js';
+import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
+import { envelope, post } from '../support/mcp-request.js';
+
+class CapturingLogger implements LoggerService {
+  readonly lines: Array<{ level: string; message: string }> = [];
+  log(message: string) {
+    this.lines.push({ level: 'log', message });
+  }
+  warn(message: string) {
+    this.lines.push({ level: 'warn', message });
+  }
+  error(message: string) {
+    this.lines.push({ level: 'error', message });
+  }
+}
+
+describe('401 and 503 refusals reach onCall, the failed-call logger and tracing (issue 17, operator trap)', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const logger = new CapturingLogger();
+  const events: McpCallEvent[] = [];
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    trace.setGlobalTracerProvider(provider);
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'files',
+          version: '1.0.0',
+          onCall: (event) => events.push(event),
+          auth: {
+            resource: RESOURCE,
+            authorizationServers: [ISSUER],
+            verify: (token: string) => {
+              if (token === 'db-down') throw new Error('connection refused');
+              return token === 'good' ? { sub: 'alice' } : null;
+            },
+          },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger });
+    await app.init();
+    app.get(MCPServer).addTool({ name: 'ping', description: 'Pings', inputSchema: { type: 'object' }, handler: () => 'pong' });
+  });
+  afterAll(async () => {
+    await app.close();
+    trace.disable();
+  });
+  beforeEach(() => {
+    events.length = 0;
+    logger.lines.length = 0;
+    exporter.reset();
+  });
+
+  const ping = (id: number, headers: Record<string, string> = {}) => post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
+
+  it.each([
+    ['a request without a token', 401, {}, ErrorCode.Unauthorized, 'warn'],
+    ['an invalid token', 401, { authorization: 'Bearer nope' }, ErrorCode.Unauthorized, 'warn'],
+    ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
+  ])('reports %s', async (_label, status, headers, code, level) => {
+    await ping(41, headers).expect(status);
+    expect(events).toEqual([expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code })]);
+    expect(logger.lines).toEqual([{ level, message: expect.stringMatching(new RegExp(`^tools/call ping failed .*id=41.*${code}`)) }]);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual(['tools/call ping']);
+    expect(spans[0].attributes['error.type']).toBe(String(code));
+    expect(spans[0].status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('reports an accepted call once, as before', async () => {
+    await ping(42, { authorization: 'Bearer good' }).expect(200);
+    expect(events).toEqual([expect.objectContaining({ method: 'tools/call', requestId: 42, status: 'ok' })]);
+    expect(logger.lines).toEqual([]);
+  });
+});
