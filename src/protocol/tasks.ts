@@ -39,6 +39,14 @@ export interface DetailedTask {
   error?: TaskError;
 }
 
+/** `tools/call` answered with a task: the task's seed state, flat (no `task` wrapper). */
+export interface CreateTaskResult extends DetailedTask {
+  resultType: 'task';
+}
+
+/** The answers of the tasks extension's methods: a created task, a task as it is now, or an empty ack. */
+export type TaskResult = CreateTaskResult | DetailedTask | Record<string, never>;
+
 /** Whether the request's own client capabilities declare the tasks extension (each request speaks for itself). */
 export function declaresTasksExtension(request: JsonRpcRequest): boolean {
   const meta = request.params?._meta;

@@ -57,9 +57,10 @@ export interface TaskStore {
   get(taskId: string, owner: string): Promise<StoredTask | undefined>;
 
   /**
-   * Applies `change` atomically to the current record and stores what it returns. `change` gets a copy and
-   * may be called more than once (an optimistic store retries on conflict), so it must not have side effects;
-   * returning undefined leaves the task as it is. `taskId`, `owner`, `createdAt` and `ttlMs` cannot change.
+   * Applies `change` atomically to the current record and stores what it returns. `change` gets a copy (and
+   * replaces nested values rather than changing them in place); it may be called more than once (an optimistic
+   * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
+   * is. `taskId`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
    * terminal status, or `change` declined.
    */
@@ -96,7 +97,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (this.refusal(task.owner, limits) !== undefined) this.dropAllExpired();
     const refusal = this.refusal(task.owner, limits);
     if (refusal !== undefined) return refusal;
-    this.tasks.set(task.taskId, structuredClone(task));
+    this.tasks.set(task.taskId, copy(task));
     this.perOwner.set(task.owner, (this.perOwner.get(task.owner) ?? 0) + 1);
     if (task.ttlMs !== null && task.ttlMs <= MAX_TIMER_DELAY) {
       const timer = setTimeout(() => this.live(task.taskId), task.ttlMs);
@@ -109,23 +110,23 @@ export class InMemoryTaskStore implements TaskStore {
 
   async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
     const task = this.live(taskId);
-    return task && task.owner === owner ? structuredClone(task) : undefined;
+    return task && task.owner === owner ? copy(task) : undefined;
   }
 
   async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
     const current = this.live(taskId);
     if (!current || isTerminalStatus(current.status)) return undefined;
-    const next = change(structuredClone(current));
+    const next = change(copy(current));
     if (!next) return undefined;
-    const stored: StoredTask = { ...structuredClone(next), taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
+    const stored: StoredTask = { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
     this.tasks.set(taskId, stored);
-    return structuredClone(stored);
+    return copy(stored);
   }
 
   async signal(taskId: string, signal: TaskSignal): Promise<void> {
     for (const listener of [...(this.listeners.get(taskId) ?? [])]) {
       try {
-        listener(structuredClone(signal));
+        listener(signal);
       } catch (error) {
         // One failing listener must not keep the signal from the others, nor fail the caller's request.
         console.error('MCP task store: a signal listener threw', taskId, error);
@@ -174,4 +175,13 @@ export class InMemoryTaskStore implements TaskStore {
     if (count > 0) this.perOwner.set(task.owner, count);
     else this.perOwner.delete(task.owner);
   }
+}
+
+/**
+ * A shallow copy: what the store hands out or takes in is its own top-level object, so assigning a field never
+ * reaches the stored task. Nested values (inputRequests, result, error) are shared, as everywhere in the kernel
+ * they are replaced, never changed in place; a full clone per access cost more than the rest of a `tasks/get`.
+ */
+function copy<T extends object>(value: T): T {
+  return { ...value };
 }
