@@ -83,11 +83,12 @@ export class RedisTaskStore implements TaskStore {
       const raw = await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId)));
       const current = this.live(raw);
       if (!current || isTerminalStatus(current.status)) return undefined;
-      const next = change(structuredClone(current));
+      // `current` is a fresh parse of the stored record: nothing else holds it.
+      const next = change(current);
       if (!next) return undefined;
       const stored: StoredTask = { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
       const replaced = await this.redis.run('update a task', (redis) => redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)));
-      if (replaced === 1) return structuredClone(stored);
+      if (replaced === 1) return stored;
     }
     throw new McpRedisUnavailableError(`Redis is unavailable (update a task): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`);
   }
