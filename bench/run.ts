@@ -4,6 +4,8 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
+import { measureStdioStartup } from './stdio-startup.js';
+import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 
 /**
  * `npm run bench`: starts each server in its own process on 127.0.0.1, one at a time, checks that it answers
@@ -236,6 +238,14 @@ async function main(): Promise<void> {
   const kernel = await measureKernel(SMOKE);
   console.log(`\nIn-process kernel: handleRequest(tools/call add, validated {a, b}) median ${fmt(kernel.medianUs, 2)} µs over ${fmt(kernel.samples)} runs (goal ≤ 5 µs: ${kernel.medianUs <= 5 ? 'met' : 'not met'})`);
 
+  const inProcess = await measureKernelTasks(SMOKE);
+  const overHttp = await measureHttpTasks(SMOKE);
+  console.log(
+    `Task round trip (tools/call answered with a task, then tasks/get until completed; the plain call of the same tool beside it): ` +
+      `in process ${fmt(inProcess.task, 2)} µs vs ${fmt(inProcess.plain, 2)} µs (${fmt(inProcess.task / inProcess.plain, 1)}×, ${fmt(inProcess.gets, 2)} gets); ` +
+      `over HTTP on Nest + Fastify, one request at a time, ${fmt(overHttp.task, 2)} ms vs ${fmt(overHttp.plain, 2)} ms (${fmt(overHttp.task / overHttp.plain, 1)}×, ${fmt(overHttp.gets, 2)} gets)`,
+  );
+
   const runs = SMOKE ? 1 : 3;
   const bare: number[] = [];
   const loaded: number[] = [];
@@ -247,6 +257,14 @@ async function main(): Promise<void> {
   console.log(
     `Start-up (Nest + Express, create + init, median of ${runs}): no tools ${fmt(median(bare))} ms, 1,000 tools via registerTool ${fmt(median(loaded))} ms: ` +
       `+${fmt(extra)} ms (goal ≤ 1,000 ms more: ${extra <= 1000 ? 'met' : 'not met'})`,
+  );
+
+  const stdioRuns = SMOKE ? 1 : 7;
+  const stdio = await measureStdioStartup(stdioRuns);
+  console.log(
+    `stdio start-up (spawn to the first answer on stdout, median of ${stdioRuns}): nestjs-mcp bootstrapStdio ${fmt(stdio.mcp)} ms, ` +
+      `bare Nest createApplicationContext ${fmt(stdio.bare)} ms (+${fmt(stdio.mcp - stdio.bare)} ms, ×${fmt(stdio.mcp / stdio.bare, 2)}), ` +
+      `SDK serveStdio ${fmt(stdio.sdk)} ms`,
   );
 
   const failures = rows.filter((r) => r.failed);

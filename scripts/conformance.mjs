@@ -9,8 +9,9 @@
  *    envelope) and 2025-11-25 (initialize, served statelessly), each with its empty expected-failures baseline.
  * 4. Stops the fixture, reads every checks.json and prints a per-scenario table for each set.
  * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
- * run, and on any check short of SUCCESS in the pending scenarios. The tasks-* extension is reported only.
- * The last line counts the gated scenarios of both sets (what .ci/run adds up).
+ * run, and on any check short of SUCCESS in the pending scenarios.
+ * 5. The tasks extension (SEP-2663): runs each tasks-* scenario for real at 2026-07-28 and gates it (see below).
+ * The last line counts the gated scenarios of both sets and of the tasks step (what .ci/run adds up).
  *
  * `MCP_URL=http://host:port/mcp` runs the referee against a server that is already up instead of step 2.
  * `--cluster N` (`npm run test:conformance:cluster`) starts N fixtures sharing Redis (`REDIS_URL`, default the
@@ -216,6 +217,64 @@ function report(results, { required, pending }, baseline, gatePending) {
   return { table, summary, failures, passed, failed: gated - passed };
 }
 
+// ----- tasks extension (SEP-2663) ---------------------------------------------------------------------------
+// The tasks-* scenarios belong to an extension, so `--requirements` reports them as "not scored" and never
+// fails on them. This step runs each one on its own at 2026-07-28 (`--spec-version` needs `--force`: without
+// it the referee prints SKIPPED and exits 0) into its own directory, and fails on anything short of SUCCESS or
+// INFO, except the one scenario the referee itself always skips (pending its subscriptions/listen rewrite).
+const TASK_SCENARIOS = [
+  'tasks-capability-negotiation',
+  'tasks-dispatch-and-envelope',
+  'tasks-lifecycle',
+  'tasks-mrtr-composition',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-request-state-removal',
+  'tasks-required-task-error',
+  'tasks-status-notifications',
+  'tasks-wire-fields',
+];
+const TASK_SCENARIOS_THE_REFEREE_SKIPS = new Set(['tasks-status-notifications']);
+const TASKS_SPEC_VERSION = '2026-07-28';
+
+async function runTaskScenarios(url, outDir) {
+  const cli = join(refereeDir, 'dist', 'index.js');
+  for (const scenario of TASK_SCENARIOS) {
+    const args = [cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', TASKS_SPEC_VERSION, '--force', '-o', outDir];
+    await referee(args);
+  }
+}
+
+/** Runs the referee and resolves with its exit code; asynchronously, so an in-process proxy (--cluster) keeps serving. */
+function referee(args) {
+  const child = spawn(node22, args, { cwd: root, stdio: 'inherit' });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function reportTaskScenarios(results) {
+  const failures = [];
+  const rows = TASK_SCENARIOS.map((scenario) => {
+    const result = results.get(scenario);
+    if (!result) {
+      failures.push(`${scenario}: did not run`);
+      return [scenario, '-', '-', '-', '-', '-', '-', 'MISSING'];
+    }
+    const { counts, total, problems } = result;
+    const allowed = TASK_SCENARIOS_THE_REFEREE_SKIPS.has(scenario) ? ['SKIPPED'] : [];
+    const bad = problems.filter((p) => !allowed.includes(p.status));
+    for (const p of bad) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+    const verdict = bad.length > 0 ? 'FAIL' : allowed.length > 0 ? 'skipped by the referee' : 'pass';
+    return [scenario, total, ...STATUSES.map((s) => counts[s]), verdict];
+  });
+  const header = ['tasks scenario', 'checks', ...STATUSES, 'verdict'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const count = (verdict) => rows.filter((r) => r.at(-1) === verdict).length;
+  const failed = TASK_SCENARIOS.length - count('pass') - count('skipped by the referee');
+  const summary = `tasks extension: ${count('pass')} passed, ${count('skipped by the referee')} skipped by the referee, ${failed} failed`;
+  return { table, failures, summary, passed: count('pass'), failed };
+}
+// ----- end of the tasks extension step -----------------------------------------------------------------------
+
 /** Starts one fixture process on a free port (or PORT) and waits until it answers; `env` adds to the environment. */
 async function startFixture(env = {}, port) {
   port ??= Number(process.env.PORT) || (await freePort());
@@ -277,6 +336,8 @@ async function main() {
   if (!process.argv.includes('--no-build') && !process.env.MCP_URL) run(npm, ['run', '--silent', 'build:all']);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outRoot = join(root, 'conformance-results', stamp);
+  const tasksDir = join(outRoot, 'tasks-extension');
+  mkdirSync(tasksDir, { recursive: true });
 
   const target = await startTarget();
   const statuses = new Map();
@@ -287,10 +348,9 @@ async function main() {
       mkdirSync(outDir, { recursive: true });
       console.log(`\n=== conformance server --requirements ${requirements} ===`);
       const args = [cli, 'server', '--url', target.url, '--requirements', requirements, '-o', outDir, '--expected-failures', baselineFor(requirements)];
-      // Asynchronously: in cluster mode the proxy runs in this process, and a synchronous spawn would stall it.
-      const referee = spawn(node22, args, { cwd: root, stdio: 'inherit' });
-      statuses.set(requirements, await new Promise((resolve) => referee.once('exit', (code) => resolve(code))));
+      statuses.set(requirements, await referee(args));
     }
+    await runTaskScenarios(target.url, tasksDir);
   } finally {
     await target.stop();
   }
@@ -309,7 +369,13 @@ async function main() {
     passed += result.passed;
     failed += result.failed;
   }
-  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')})`;
+  const tasks = reportTaskScenarios(readResults(tasksDir));
+  writeFileSync(join(tasksDir, 'summary.md'), `${tasks.table}\n\n${tasks.summary}\n`);
+  console.log(`\n## tasks extension (${TASKS_SPEC_VERSION}, forced)\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${tasksDir}`);
+  failures.push(...tasks.failures.map((f) => `tasks extension: ${f}`));
+  passed += tasks.passed;
+  failed += tasks.failed;
+  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks extension)`;
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
     console.log(closing);

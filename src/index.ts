@@ -14,7 +14,7 @@ export {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
 } from './protocol/versions.js';
-export { classifyEra, classifyMessage, classifyHttpRequest, type EraVerdict, type MessageVerdict } from './protocol/classifier.js';
+export { classifyEra, classifyMessage, classifyHttpRequest, classifyStdioRequest, type EraVerdict, type MessageVerdict } from './protocol/classifier.js';
 export { replyAnswer, type ReplyOutcome } from './protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
@@ -29,7 +29,10 @@ export { InMemoryRequestStateStore, type RequestStateStore } from './server/requ
 export { Content } from './server/content.js';
 export { ToolError } from './server/tool-error.js';
 export type { HandlerErrorLogger, HandlerErrorReport } from './server/handler-error.policy.js';
-export type { ToolHandler, ToolRegistration, ToolVisibility } from './server/tool.registry.js';
+export type { ToolHandler, ToolRegistration, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
+export { InMemoryTaskStore, type TaskStore, type StoredTask, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from './server/task-store.js';
+export type { TaskOptions } from './server/task-runner.js';
+export { TASKS_EXTENSION, isTerminalStatus, type TaskStatus, type DetailedTask, type TaskError } from './protocol/tasks.js';
 export type {
   ResourceHandler,
   ResourceRegistration,
@@ -78,9 +81,13 @@ export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from
 export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
 export { isLoopbackHost, publicBindWarning } from './http/bind-address.js';
 
+// stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
+export { McpStdioDriver, type McpStdioOptions, type LineSink } from './stdio/mcp-stdio.driver.js';
+
 // Nest: the module and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export { MCPServer } from './nest/mcp.server.js';
+export { bootstrapStdio, type McpStdioBootstrapOptions, type McpStdioApplication } from './nest/bootstrap-stdio.js';
 export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
 export { RequireScopes, MCP_REQUIRED_SCOPES, getRequiredScopes } from './nest/require-scopes.decorator.js';
 export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';

@@ -9,10 +9,12 @@ import { ListChangedTools } from './list-changed.tools.js';
 import { fixtureMcpModules } from './mcp-setup.js';
 import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
+import { TaskTools } from './task.tools.js';
 
 /**
  * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28 and
- * 2025-11-25 requirement sets, on one endpoint, declared with the library's decorators on ordinary providers. `McpModule` registers them
+ * 2025-11-25 requirement sets and the tasks extension's scenarios, on one endpoint, declared with the library's
+ * decorators on ordinary providers. `McpModule` registers them
  * at start-up in provider order, then method order, which is the order of `tools/list`. With `REDIS_URL` it
  * runs as one of several instances (see `mcp-setup.ts`).
  */
@@ -26,6 +28,7 @@ import { SchemaTools } from './schema.tools.js';
     ListChangedTools,
     InputRequiredTools,
     ClientRequestTools,
+    TaskTools,
     ConformanceResources,
     ConformancePrompts,
   ],

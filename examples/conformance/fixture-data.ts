@@ -97,3 +97,6 @@ export const ENUM_VARIANTS_FORM = {
     },
   },
 };
+
+/** The confirmation the tasks scenarios answer (`{ confirm: true }`). */
+export const DELETE_CONFIRM_FORM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };

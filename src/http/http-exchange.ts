@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
+import { AbortableExchange } from '../server/abortable-exchange.js';
+import { exceedsBytes } from '../server/response-serializer.js';
 import type { Slotted } from '../server/slot-set.js';
 
 export const SSE_HEADERS = {
@@ -15,11 +17,6 @@ const KEEP_ALIVE = ': keep-alive\n\n';
 
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
-}
-
-/** Whether `text` is more than `limit` bytes of UTF-8; a string short enough cannot be (3 bytes per UTF-16 unit at most) and is not measured. */
-export function exceedsBytes(text: string, limit: number): boolean {
-  return text.length > limit / 3 && Buffer.byteLength(text) > limit;
 }
 
 export interface HttpExchangeLimits {
@@ -37,16 +34,13 @@ export interface HttpExchangeLimits {
  * also becomes a stream (when the client accepts SSE), so a proxy's idle timeout does not cut it: the driver's
  * one sweep timer calls `sweep()` on every exchange in flight, rather than each exchange arming a timer.
  */
-export class HttpExchange implements McpRequestContext, Slotted {
+export class HttpExchange extends AbortableExchange implements McpRequestContext, Slotted {
   readonly headers: HeaderBag;
   /** The kernel's work for this exchange, once dispatched: what a shutdown drain waits for. */
   work: Promise<unknown> | undefined;
   /** Its place among the driver's exchanges in flight. */
   slot = -1;
   readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => this.send(message);
-  private controller: AbortController | undefined;
-  private abortListeners: Array<(reason: unknown) => void> | undefined;
-  private abortedWith: { reason: unknown } | undefined;
   private watchingClose = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -62,6 +56,7 @@ export class HttpExchange implements McpRequestContext, Slotted {
     readonly credentialExpiresAt: number | undefined,
     private readonly limits: HttpExchangeLimits,
   ) {
+    super();
     this.headers = req.headers;
     if (limits.keepAliveMs > 0 && acceptsEventStream(req.headers.accept)) this.silentSweeps = 0;
   }
@@ -75,38 +70,6 @@ export class HttpExchange implements McpRequestContext, Slotted {
     if (++this.silentSweeps < 2 || this.closed || this.res.headersSent) return;
     this.startStream();
     this.res.write(KEEP_ALIVE);
-  }
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      const controller = (this.controller = new AbortController());
-      if (this.abortedWith) controller.abort(this.abortedWith.reason);
-      else this.watchClose();
-    }
-    return this.controller.signal;
-  }
-
-  onAbort(listener: (reason: unknown) => void): () => void {
-    if (this.abortedWith || this.clientGone) {
-      listener(this.abortedWith?.reason);
-      return () => undefined;
-    }
-    (this.abortListeners ??= []).push(listener);
-    this.watchClose();
-    return () => {
-      const at = this.abortListeners?.indexOf(listener) ?? -1;
-      if (at >= 0) this.abortListeners!.splice(at, 1);
-    };
-  }
-
-  /** Aborts the call (the server is shutting down); the handler's signal fires with `reason`. */
-  abort(reason: unknown): void {
-    if (this.abortedWith) return;
-    this.abortedWith = { reason };
-    this.controller?.abort(reason);
-    const listeners = this.abortListeners;
-    this.abortListeners = undefined;
-    for (const listener of listeners ?? []) listener(reason);
   }
 
   /** The client went away before the response was complete. */
@@ -135,7 +98,11 @@ export class HttpExchange implements McpRequestContext, Slotted {
     clearInterval(this.keepAlive);
   }
 
-  private watchClose(): void {
+  protected get gone(): boolean {
+    return this.clientGone;
+  }
+
+  protected watch(): void {
     if (this.watchingClose) return;
     this.watchingClose = true;
     if (this.clientGone) this.abort(undefined);

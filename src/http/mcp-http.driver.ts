@@ -8,11 +8,12 @@ import { McpError } from '../protocol/mcp-error.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
-import { serializeResponse } from '../server/response-serializer.js';
+import { byteLength, serializeWithinLimit } from '../server/response-serializer.js';
+import { settledWithin } from '../server/settled-within.js';
 import { SweptSet } from '../server/swept-set.js';
 import { readBody } from './body-reader.js';
 import { CorsPolicy, type McpCorsOptions } from './cors.policy.js';
-import { exceedsBytes, HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
+import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
 import { HostOriginPolicy, type HostOriginOptions } from './host-origin.policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
@@ -350,24 +351,8 @@ export class McpHttpDriver {
     res.uncork();
   }
 
-  /**
-   * The response as what to send (text, or chunks around a pre-serialized list page); a result that cannot be
-   * sent (a cycle, a BigInt, too deep, too big) becomes -32603.
-   */
   private serialize(body: JsonRpcResponse): string | Buffer[] {
-    const id = 'id' in body ? body.id : null;
-    let text: string | Buffer[];
-    try {
-      text = serializeResponse(body);
-    } catch {
-      // A handler result that cannot be serialized is the server's fault, not the client's.
-      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
-    }
-    if (typeof text === 'string' ? exceedsBytes(text, this.maxResponseBytes) : byteLength(text) > this.maxResponseBytes) {
-      const message = `Internal error: the result is larger than the response limit of ${this.maxResponseBytes} bytes`;
-      return JSON.stringify(errorResponse(id, ErrorCode.InternalError, message));
-    }
-    return text;
+    return serializeWithinLimit(body, this.maxResponseBytes);
   }
 
   /** The same, as one string: the final message of an SSE stream. */
@@ -383,27 +368,10 @@ function jsonHeaders(contentLength: number, extra: Record<string, string> | unde
   return extra ? Object.assign(headers, extra) : headers;
 }
 
-function byteLength(chunks: readonly Buffer[]): number {
-  return chunks.reduce((length, chunk) => length + chunk.length, 0);
-}
-
 /** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
 function requiredScopesOf(data: unknown): string[] {
   const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
   return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
-}
-
-/** Whether all the promises settled within `ms`. */
-async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Promise<boolean> {
-  if (promises.length === 0) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = Promise.allSettled(promises).then(() => true as const);
-  try {
-    return await Promise.race([settled, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Parses the media type properly (not a substring match): JSON, and UTF-8 if a charset is named. */

@@ -5,7 +5,7 @@ import type { McpKernel } from '../server/mcp-kernel.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
 import type { PromptRegistration } from '../server/prompt.registry.js';
 import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/resource.registry.js';
-import type { ToolHandler, ToolRegistration } from '../server/tool.registry.js';
+import type { ToolHandler, ToolRegistration, ToolRegistrationOptions } from '../server/tool.registry.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -22,9 +22,9 @@ export class MCPServer {
     return this.kernel.load;
   }
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
-    this.kernel.registerTool(name, description, schema, handler);
+  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler, plus any other option (`taskSupport`, ...). */
+  registerTool(name: string, description: string, schema: object, handler: ToolHandler, options?: ToolRegistrationOptions): void {
+    this.kernel.registerTool(name, description, schema, handler, options);
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */

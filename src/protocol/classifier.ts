@@ -20,7 +20,7 @@ import {
 
 /**
  * The request classifier: pure functions that decide, rung by rung, whether a message may reach dispatch.
- * The kernel runs the message rungs; the HTTP driver adds the envelope and header rungs. Each rung returns
+ * The kernel runs the message rungs; the HTTP and stdio drivers add the envelope rung, HTTP also the header rung. Each rung returns
  * the exact error to send, so the order of the ladder lives here and nowhere else.
  */
 export type MessageVerdict =
@@ -35,8 +35,8 @@ const invalid = (message: unknown, text: string): MessageVerdict => ({
 
 /** Rung: one JSON-RPC 2.0 request or notification object, as MCP narrows it. */
 export function classifyMessage(message: unknown): MessageVerdict {
-  if (Array.isArray(message)) return invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC message per POST');
-  if (!isPlainObject(message)) return invalid(null, 'Invalid Request: the body must be a JSON-RPC request object');
+  if (Array.isArray(message)) return invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC message at a time');
+  if (!isPlainObject(message)) return invalid(null, 'Invalid Request: the message must be a JSON-RPC request object');
   if (message.jsonrpc !== '2.0') return invalid(message, 'Invalid Request: "jsonrpc" must be "2.0"');
   if (!('method' in message) && ('result' in message || 'error' in message)) {
     // A response's id names one of the *server's* requests: echoing it would answer a request nobody sent.
@@ -124,6 +124,11 @@ export function routedName(request: JsonRpcRequest): string | undefined {
       return typeof request.params?.name === 'string' ? request.params.name : undefined;
     case 'resources/read':
       return typeof request.params?.uri === 'string' ? request.params.uri : undefined;
+    // The tasks extension routes by task, so a load balancer can send a task's traffic where its state is.
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      return typeof request.params?.taskId === 'string' ? request.params.taskId : undefined;
     default:
       return undefined;
   }
@@ -162,6 +167,15 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
 export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
   return checkRequestMeta(request) ?? checkRoutingHeaders(request, headers) ?? checkProtocolVersion(request);
+}
+
+/**
+ * The stdio ladder: the HTTP one without the header rung ("there is no header layer" on stdio, so -32020
+ * never applies): `initialize` first, then `_meta` presence (-32602), then the version (-32022).
+ */
+export function classifyStdioRequest(request: JsonRpcRequest): JsonRpcErrorResponse | null {
+  if (request.method === 'initialize') return initializeRemovedError(request);
+  return checkRequestMeta(request) ?? checkProtocolVersion(request);
 }
 
 /**

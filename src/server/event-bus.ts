@@ -1,12 +1,16 @@
+import type { DetailedTask } from '../protocol/tasks.js';
+
 /**
  * What listen streams can be told about. A list change carries the scopes needed to see the primitive that
- * changed (absent: visible to every caller), so a stream is told only of changes its caller can see.
+ * changed (absent: visible to every caller), so a stream is told only of changes its caller can see. A task's
+ * state goes only to streams of its owner (an opaque key).
  */
 export type McpEvent =
   | { type: 'tools/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'prompts/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'resources/list_changed'; requiredScopes?: readonly string[] }
-  | { type: 'resources/updated'; uri: string };
+  | { type: 'resources/updated'; uri: string }
+  | { type: 'tasks/status'; owner: string; task: DetailedTask };
 
 /** Told when a registry's list changed, with the scopes needed to see what changed (undefined: everybody). */
 export type ListChangeListener = (requiredScopes: readonly string[] | undefined) => void;

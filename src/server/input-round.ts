@@ -52,7 +52,7 @@ export class InputRound {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  async context(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding, singleUse = false): Promise<McpContext> {
+  async context(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding, singleUse = false, mayStartTask = false): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -84,6 +84,7 @@ export class InputRound {
       httpRequest: transport.httpRequest,
       principal: transport.principal,
       schemas: this.schemas,
+      mayStartTask,
     });
   }
 

@@ -102,7 +102,8 @@ export class ListenAudience {
     if (first !== undefined) throw insufficientScope(`subscribing to resource "${first}"`, [...needed]);
   }
 
-  admits(event: McpEvent): boolean {
+  /** A task's state is not a matter of scopes: the stream lets it through to its owner only, before asking this. */
+  admits(event: Exclude<McpEvent, { type: 'tasks/status' }>): boolean {
     if (event.type !== 'resources/updated') return hasScopes(event.requiredScopes, this.granted);
     return this.watched.has(normalizeUri(event.uri)) && hasScopes(this.match(event.uri)?.requiredScopes, this.granted);
   }

@@ -7,6 +7,7 @@ import type {
   Implementation,
   InputRequest,
   InputRequests,
+  InputResponse,
   InputResponses,
   JsonSchema,
   ListRootsResult,
@@ -14,7 +15,9 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
-import { answers, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
+import { StartTask, type TaskRun } from './active-task.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { answers, capabilityNeededFor, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface ProgressUpdate {
@@ -42,6 +45,10 @@ export interface McpContextInit {
   httpRequest?: unknown;
   principal?: unknown;
   schemas: SchemaCompiler;
+  /** The task the call runs in: input waits for `tasks/update`, progress becomes the task's status message. */
+  task?: TaskRun;
+  /** The call runs in its request but may become a task: `startTask()` ends the request with one. */
+  mayStartTask?: boolean;
 }
 
 /**
@@ -53,6 +60,9 @@ export interface McpContextInit {
  * retry carries it, and otherwise ends the call with an `input_required` result. A handler re-runs from the
  * start on every round, so helpers are keyed by call order unless given an explicit `key`, and code before
  * the last helper runs once per round: put side effects after it.
+ *
+ * Inside a task (a tool registered with `taskSupport`, SEP-2663) the same helpers wait instead: the task
+ * shows `input_required` with the request until `tasks/update` answers it, and the handler runs once.
  */
 export class McpContext {
   readonly requestId: RequestId;
@@ -84,8 +94,12 @@ export class McpContext {
   private lastProgress = -Infinity;
   private helperCalls = 0;
   private readonly pending: InputRequests = {};
+  private readonly task: TaskRun | undefined;
+  private readonly mayStartTask: boolean;
 
   constructor(init: McpContextInit) {
+    this.task = init.task;
+    this.mayStartTask = init.mayStartTask === true;
     this.requestId = init.requestId;
     this.method = init.method;
     this.meta = init.meta;
@@ -105,7 +119,27 @@ export class McpContext {
     this.logLevel = init.meta['io.modelcontextprotocol/logLevel'] as LoggingLevel | undefined;
   }
 
-  /** Aborts when the client goes away or the transport gives up on this request. */
+  /** The id of the task this call runs in (SEP-2663), or undefined for a call answered in its own request. */
+  get taskId(): string | undefined {
+    return this.task?.taskId;
+  }
+
+  /**
+   * Continues the call as a task, for tools registered with `deferTask`, whose handlers run in the request
+   * first (where input rounds work as for any tool) and decide when to go on in the background: the request
+   * ends with the task, and the handler runs again inside it with every answer gathered so far, so the code
+   * before this line must be safe to repeat, as before any input helper. Inside the task, or when the call
+   * cannot become one (the client did not declare the tasks extension), it resolves at once.
+   */
+  startTask(): Promise<void> {
+    if (this.mayStartTask) return handled(Promise.reject(new StartTask()));
+    return Promise.resolve();
+  }
+
+  /**
+   * Aborts when the client goes away or the transport gives up on this request; inside a task, when the task
+   * is cancelled, expires or the server closes.
+   */
   get signal(): AbortSignal {
     if (typeof this.signalSource === 'function') this.signalSource = this.signalSource();
     return this.signalSource;
@@ -113,10 +147,17 @@ export class McpContext {
 
   /**
    * Reports progress on this request's stream. Sent only when the client asked for it with a progress token;
-   * a value that does not increase is dropped, since the spec requires strictly increasing progress.
+   * a value that does not increase is dropped, since the spec requires strictly increasing progress. Inside a
+   * task, which carries no progress notifications, it sets the task's `statusMessage` instead.
    */
   reportProgress(update: ProgressUpdate | number): void {
     const { progress, total, message } = typeof update === 'number' ? { progress: update } : update;
+    if (this.task) {
+      if (!(progress > this.lastProgress)) return;
+      this.lastProgress = progress;
+      this.task.status(message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
+      return;
+    }
     if (this.progressToken === undefined || !this.notifySink || this.signal.aborted) return;
     if (!(progress > this.lastProgress)) return;
     this.lastProgress = progress;
@@ -128,7 +169,8 @@ export class McpContext {
 
   /**
    * Sends a `notifications/message` log entry on this request's stream, only when the request asked for logs
-   * with `_meta["io.modelcontextprotocol/logLevel"]` and only at or above that level.
+   * with `_meta["io.modelcontextprotocol/logLevel"]` and only at or above that level. A task has no stream for
+   * them (the tasks extension forbids log notifications), so inside one nothing is sent.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (this.logLevel === undefined || !this.notifySink || this.signal.aborted) return;
@@ -189,6 +231,15 @@ export class McpContext {
       if (answers(request, answer, this.schemas)) answered[key] = answer;
       else this.pending[key] = request;
     }
+    const task = this.task;
+    if (task) {
+      // In a task the asks wait for tasks/update, all outstanding at once.
+      const asked = Object.entries(this.pending);
+      for (const [key] of asked) delete this.pending[key];
+      const answers = await Promise.all(asked.map(([key, request]) => this.askInTask(task, key, request)));
+      asked.forEach(([key], i) => (answered[key] = answers[i]));
+      return answered;
+    }
     if (Object.keys(this.pending).length > 0) throw new InputRequired(this.pending, { state: this.state });
     return answered;
   }
@@ -201,8 +252,15 @@ export class McpContext {
   private ask(key: string, request: InputRequest): Promise<unknown> {
     const answer = this.answerFor(key);
     if (answers(request, answer, this.schemas)) return Promise.resolve(answer);
+    if (this.task) return this.askInTask(this.task, key, request);
     this.pending[key] = request;
     return handled(Promise.reject(new InputRequired(this.pending, { state: this.state })));
+  }
+
+  /** A task asks through `tasks/get`, but only for what the creating request declared it can answer. */
+  private askInTask(task: TaskRun, key: string, request: InputRequest): Promise<InputResponse> {
+    if (this.supports(request)) return task.ask(key, request);
+    return handled(Promise.reject(McpError.missingCapabilities(capabilityNeededFor(request))));
   }
 
   private answerFor(key: string): unknown {

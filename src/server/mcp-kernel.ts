@@ -24,6 +24,7 @@ import { ListenMethods } from './methods/listen.methods.js';
 import { PromptMethods } from './methods/prompts.methods.js';
 import { ResourceMethods } from './methods/resources.methods.js';
 import { ServerMethods } from './methods/server.methods.js';
+import { TaskMethods } from './methods/tasks.methods.js';
 import { toolError, ToolMethods } from './methods/tools.methods.js';
 import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { RequestStateCodec } from './request-state.codec.js';
@@ -32,7 +33,9 @@ import { ResourceRegistry, type ResourceRegistration, type ResourceTemplateRegis
 import { ScopeGate } from './scope-gate.js';
 import { SchemaCompiler } from './schema-compiler.js';
 import { serverInfoOf } from './server-info.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistration } from './tool.registry.js';
+import { TaskRunner } from './task-runner.js';
+import { ToolTasks } from './tool-tasks.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistration, type ToolRegistrationOptions } from './tool.registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -58,6 +61,7 @@ export class McpKernel {
   private readonly states: RequestStateCodec;
   private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
+  private readonly taskRunner: TaskRunner;
   private readonly server: ServerMethods;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly era: Era2026;
@@ -98,7 +102,9 @@ export class McpKernel {
     const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
     const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas, audience);
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    const tools = new ToolMethods(this.tools, round, failure, gate);
+    this.taskRunner = new TaskRunner(options.tasks, (owner, task) => this.publish({ type: 'tasks/status', owner, task }));
+    const tasks = new TaskMethods(this.taskRunner, schemas);
+    const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
@@ -120,6 +126,9 @@ export class McpKernel {
       ['prompts/get', (req, ctx) => prompts.get(req, ctx)],
       ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
       ['subscriptions/listen', (req, ctx) => this.listen.listen(req, ctx)],
+      ['tasks/get', (req, ctx) => tasks.get(req, ctx)],
+      ['tasks/update', (req, ctx) => tasks.update(req, ctx)],
+      ['tasks/cancel', (req, ctx) => tasks.cancel(req, ctx)],
     ]);
   }
 
@@ -140,9 +149,9 @@ export class McpKernel {
 
   // ----- registration -------------------------------------------------------------------------------------
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler. */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler): void {
-    this.tools.add({ name, description, inputSchema: schema as Record<string, unknown>, handler });
+  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler, plus any other option (`taskSupport`, ...). */
+  registerTool(name: string, description: string, schema: object, handler: ToolHandler, options: ToolRegistrationOptions = {}): void {
+    this.tools.add({ ...options, name, description, inputSchema: schema as Record<string, unknown>, handler });
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
@@ -193,6 +202,7 @@ export class McpKernel {
    */
   close(): void {
     this.listen.close();
+    this.taskRunner.close();
     void this.legacy?.close();
   }
 

@@ -5,6 +5,7 @@ import type { HandlerErrorLogger } from './handler-error.policy.js';
 import type { LegacyOptions } from './legacy/legacy-leg.js';
 import type { McpLogger } from './mcp-logger.js';
 import type { RequestStateStore } from './request-state.store.js';
+import type { TaskOptions } from './task-runner.js';
 
 /** The server's identity (`name`, `version`, optional title, description, website, icons) is sent as `serverInfo`. */
 export interface McpServerOptions extends Implementation, LegacyOptions {
@@ -54,4 +55,6 @@ export interface McpServerOptions extends Implementation, LegacyOptions {
    * `onHandlerError`), interceptors that throw, an event bus that fails to publish. Default: stderr.
    */
   logger?: McpLogger;
+  /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */
+  tasks?: TaskOptions;
 }

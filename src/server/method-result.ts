@@ -1,5 +1,6 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { CacheHints, InputRequests, McpResult } from '../protocol/mcp-types.js';
+import type { TaskResult } from '../protocol/tasks.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
 /**
@@ -37,6 +38,6 @@ export class InterimResult {
 }
 
 /** What a method family answers: the core result, the same with its cache hints, or a request for input. */
-export type MethodResult = McpResult | Cacheable | InterimResult;
+export type MethodResult = McpResult | TaskResult | Cacheable | InterimResult;
 
 export type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<MethodResult>;

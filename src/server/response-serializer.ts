@@ -1,4 +1,5 @@
-import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 
 // The UTF-8 JSON of values that never change once published (list pages), keyed by the value itself.
 const preserialized = new WeakMap<object, Buffer>();
@@ -32,4 +33,32 @@ export function serializeResponse(response: JsonRpcResponse): string | Buffer[] 
     return [Buffer.from(head, 'utf8'), bytes, Buffer.from(tail === '{}' ? '}}' : `,${tail.slice(1)}}`, 'utf8')];
   }
   return JSON.stringify(response);
+}
+
+/** Whether `text` is more than `limit` bytes of UTF-8; a string short enough cannot be (3 bytes per UTF-16 unit at most) and is not measured. */
+export function exceedsBytes(text: string, limit: number): boolean {
+  return text.length > limit / 3 && Buffer.byteLength(text) > limit;
+}
+
+export function byteLength(chunks: readonly Buffer[]): number {
+  return chunks.reduce((length, chunk) => length + chunk.length, 0);
+}
+
+/**
+ * The response as what a transport sends (text, or chunks around a pre-serialized list page); a result that
+ * cannot be sent (a cycle, a BigInt, too deep, or more than `maxBytes`) becomes -32603, the server's fault.
+ */
+export function serializeWithinLimit(body: JsonRpcResponse, maxBytes: number): string | Buffer[] {
+  const id = 'id' in body ? body.id : null;
+  let text: string | Buffer[];
+  try {
+    text = serializeResponse(body);
+  } catch {
+    return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
+  }
+  if (typeof text === 'string' ? exceedsBytes(text, maxBytes) : byteLength(text) > maxBytes) {
+    const message = `Internal error: the result is larger than the response limit of ${maxBytes} bytes`;
+    return JSON.stringify(errorResponse(id, ErrorCode.InternalError, message));
+  }
+  return text;
 }

@@ -20,7 +20,24 @@ export interface ToolRegistration extends ToolDefinition {
   visible?: ToolVisibility;
   /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
   requiredScopes?: string[];
+  /** Run calls from clients that declared the tasks extension as tasks; see `TaskSupport`. */
+  taskSupport?: TaskSupport;
+  /**
+   * With `taskSupport`: the handler runs in the request first (input rounds work as for any tool) and the call
+   * becomes a task where it calls `ctx.startTask()`; without that call, it is answered in its request.
+   */
+  deferTask?: boolean;
 }
+
+/**
+ * Whether a call may run as a task (SEP-2663) when the client declared the tasks extension: `optional` lets the
+ * server answer with a task (it does, for a declaring client), `required` also refuses other clients (-32021).
+ * The spec keeps this off the wire: `tools/list` does not show it.
+ */
+export type TaskSupport = 'optional' | 'required';
+
+/** What `registerTool` takes besides the name, description, input schema and handler. */
+export type ToolRegistrationOptions = Omit<ToolRegistration, 'name' | 'description' | 'inputSchema' | 'handler'>;
 
 export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
 
@@ -34,6 +51,8 @@ export interface ToolEntry {
   readonly singleUseState?: boolean;
   readonly visible?: ToolVisibility;
   readonly requiredScopes?: readonly string[];
+  readonly taskSupport?: TaskSupport;
+  readonly deferTask: boolean;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -42,6 +61,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
   private conditional = 0;
+  private taskTools = 0;
   readonly listing: PagedList<ToolDefinition>;
 
   constructor(
@@ -65,6 +85,11 @@ export class ToolRegistry {
     return this.entries.get(name);
   }
 
+  /** True when some tool may run as a task: the server then advertises the tasks extension. */
+  get hasTaskTools(): boolean {
+    return this.taskTools > 0;
+  }
+
   /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
   get hasConditionalTools(): boolean {
     return this.conditional > 0;
@@ -75,13 +100,17 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, ...definition } = registration;
+    const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, taskSupport, deferTask, ...definition } = registration;
     const name = definition.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
     }
     if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
     if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
+    if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
+      throw new Error(`Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`);
+    }
+    if (deferTask && taskSupport === undefined) throw new Error(`Tool "${name}": deferTask needs a taskSupport`);
     const inputSchema = definition.inputSchema as JsonSchema;
     if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
       throw new Error(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
@@ -102,9 +131,12 @@ export class ToolRegistry {
       singleUseState,
       visible,
       requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
+      taskSupport,
+      deferTask: deferTask === true,
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;
+    if (taskSupport) this.taskTools++;
     this.changed(entry.requiredScopes);
   }
 
@@ -113,6 +145,7 @@ export class ToolRegistry {
     if (!entry) return false;
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
+    if (entry.taskSupport) this.taskTools--;
     this.changed(entry.requiredScopes);
     return true;
   }

@@ -168,8 +168,8 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
       expect(unknown.body).toMatchObject({ id: 46, error: { code: -32601 } });
     });
 
-    it('does not know the 2026-only methods without their claim (server/discover, subscriptions/listen)', async () => {
-      for (const method of ['server/discover', 'subscriptions/listen']) {
+    it('does not know the 2026-only methods without their claim (server/discover, subscriptions/listen, tasks/*)', async () => {
+      for (const method of ['server/discover', 'subscriptions/listen', 'tasks/get', 'tasks/update', 'tasks/cancel']) {
         const res = await legacyPost(app, legacyRequest(method, {}, 47)).expect(200);
         expect(res.body.error.code).toBe(-32601);
       }

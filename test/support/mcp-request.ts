@@ -38,6 +38,7 @@ export function headersFor(body: Record<string, unknown>): Record<string, string
   const params = (body.params ?? {}) as Record<string, unknown>;
   if ((body.method === 'tools/call' || body.method === 'prompts/get') && typeof params.name === 'string') headers['mcp-name'] = params.name;
   if (body.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = params.uri;
+  if (typeof body.method === 'string' && body.method.startsWith('tasks/') && typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
   return headers;
 }
 

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { TaskSupport } from '../../server/tool.registry.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
 import type { McpSchema } from '../schema/mcp-schema.type.js';
@@ -16,6 +17,13 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   requiredCapabilities?: ClientCapabilities;
   /** Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`). */
   hideWhenDenied?: boolean;
+  /**
+   * Run calls as tasks (SEP-2663) for clients that declared the tasks extension: they get a task id at once and
+   * poll `tasks/get`. `required` also refuses clients without the extension (-32021). See docs/tasks.md.
+   */
+  taskSupport?: TaskSupport;
+  /** With `taskSupport`: run in the request until the method calls `ctx.startTask()` (input rounds first). */
+  deferTask?: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
+import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/versions.js';
 import type { McpEventBus } from '../event-bus.js';
 import { ListenAudience, ListenSlots, requestedSubscriptions, type ListenLimits } from '../listen-access.js';
@@ -10,13 +11,18 @@ import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../prompt.registry.js';
 import type { ResourceRegistry } from '../resource.registry.js';
 import type { ScopeGate } from '../scope-gate.js';
+import { taskOwnerOf } from '../task-owner.js';
 import type { ToolRegistry } from '../tool.registry.js';
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
+// A caller keeps at most `tasks.maxTasksPerCaller` (100 by default) tasks; a stream follows at most this many, and
+// its acknowledgement names the ones it agreed to, so a body full of ids costs no more than that.
+const MAX_TASK_IDS = 100;
 
 /**
- * `subscriptions/listen`: a long-lived stream of list-changed and resource-updated notifications, told only
- * what its caller's scopes may see (`ListenAudience`), within global and per-caller caps (`ListenSlots`).
+ * `subscriptions/listen`: a long-lived stream of list-changed, resource-updated and task notifications, told only
+ * what its caller's scopes may see (`ListenAudience`) and of its caller's own tasks, within global and per-caller
+ * caps (`ListenSlots`).
  */
 export class ListenMethods {
   private readonly closing = new AbortController();
@@ -55,6 +61,11 @@ export class ListenMethods {
     if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
     const watched = requestedSubscriptions(filter.resourceSubscriptions, this.limits.maxResourceSubscriptions);
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
+    const taskIds = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TASK_IDS) : [];
+    if (taskIds.length > 0) {
+      if (!declaresTasksExtension(request)) throw tasksExtensionRequired();
+      honoured.taskIds = taskIds;
+    }
     const audience = new ListenAudience(new Set(transport.scopes), (uri) => this.resources.match(uri), watched);
     // Refused up front like a read, with the step-up challenge; hidden, it is acknowledged and never told anything.
     if (!this.gate.hide) audience.forbidSubscriptions(watched);
@@ -64,10 +75,17 @@ export class ListenMethods {
     const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
     const send = (method: string, params: Record<string, unknown> = {}) =>
       notify({ jsonrpc: '2.0', method, params: { ...params, _meta: subscriptionMeta } });
+    // A task's states go to its owner's streams only: another caller naming its id learns nothing.
+    const taskSet = new Set(taskIds);
+    const owner = taskOwnerOf(transport.principal);
     let unsubscribe: (() => void) | undefined;
     try {
       send('notifications/subscriptions/acknowledged', { notifications: honoured });
       unsubscribe = this.eventBus.subscribe((event) => {
+        if (event.type === 'tasks/status') {
+          if (event.owner === owner && taskSet.has(event.task.taskId)) send('notifications/tasks', { ...event.task });
+          return;
+        }
         if (!audience.admits(event)) return;
         if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
         else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');

@@ -1,4 +1,5 @@
 import type { DiscoverResult, ServerCapabilities } from '../../protocol/mcp-types.js';
+import { TASKS_EXTENSION } from '../../protocol/tasks.js';
 import { Cacheable, DISCOVER } from '../method-result.js';
 import type { PromptRegistry } from '../prompt.registry.js';
 import type { ResourceRegistry } from '../resource.registry.js';
@@ -29,6 +30,8 @@ export class ServerMethods {
 
   async discover(): Promise<Cacheable<DiscoverResult>> {
     const result: DiscoverResult = { supportedVersions: [...this.supportedVersions], capabilities: this.capabilities() };
+    // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
+    if (this.tools.hasTaskTools) result.capabilities.extensions = { [TASKS_EXTENSION]: {} };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return new Cacheable(result, DISCOVER);
   }

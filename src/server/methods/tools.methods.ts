@@ -2,6 +2,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { CallToolResult, ListToolsResult, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { CreateTaskResult } from '../../protocol/tasks.js';
+import { StartTask } from '../active-task.js';
 import { checkParamHeaders } from '../../protocol/param-headers.js';
 import { clientCapabilitiesOf, missingCapabilities } from '../client-capabilities.js';
 import { isContentBlock, renderText } from '../content.js';
@@ -11,6 +13,7 @@ import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../scope-gate.js';
+import type { ToolTasks, ToolSettlement } from '../tool-tasks.js';
 import type { ToolRegistry } from '../tool.registry.js';
 import { listPage } from './list-page.js';
 
@@ -28,6 +31,7 @@ export class ToolMethods {
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
     private readonly gate: ScopeGate,
+    private readonly tasks: ToolTasks,
   ) {}
 
   /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
@@ -45,7 +49,7 @@ export class ToolMethods {
     return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
   }
 
-  async call(request: JsonRpcRequest, transport: McpRequestContext): Promise<CallToolResult | InterimResult> {
+  async call(request: JsonRpcRequest, transport: McpRequestContext): Promise<CallToolResult | InterimResult | CreateTaskResult> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const args = params.arguments === undefined ? {} : params.arguments;
@@ -63,21 +67,33 @@ export class ToolMethods {
       if (missing) throw McpError.missingCapabilities(missing);
     }
 
+    const mode = this.tasks.mode(entry, request);
+
     const binding = this.round.binding(request.method, params.name, args, transport.principal);
-    const context = await this.round.context(request, transport, binding, entry.singleUseState);
+    const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
     const invalid = entry.input.validate(args);
     if (invalid) return toolError(invalid);
+    if (mode === 'task') return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
 
     let value: unknown;
     try {
       value = await entry.handler(args, context.inputResponses, context);
     } catch (error) {
+      if (error instanceof StartTask && mode === 'deferred') return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
       if (error instanceof InputRequired) return this.round.interim(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);
     }
     if (value instanceof InputRequired) return this.round.interim(value, context, binding, request, true);
     return toolResult(value, entry.output);
+  }
+
+  /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */
+  private settlement(request: JsonRpcRequest, name: string, output: ToolOutput): ToolSettlement {
+    return {
+      result: (value) => toolResult(value, output),
+      failure: (error) => toolError(`Error: ${this.failure.message(error, request, name, {})}`),
+    };
   }
 }
 

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+export type StdioServerKind = 'mcp' | 'bare' | 'sdk';
+
+const CHILD = fileURLToPath(new URL('./stdio-startup-child.js', import.meta.url));
+const DISCOVER = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'server/discover',
+  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+})}\n`;
+
+/**
+ * What a desktop client waits for when it launches a server on demand: from spawning the process to the first
+ * answer on stdout, for a `server/discover` written at once (the pipe holds it until the server reads). The
+ * answer must be the JSON-RPC result for that id, else the measurement fails.
+ */
+export function timeToFirstAnswer(kind: StdioServerKind): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CHILD, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.write(DISCOVER);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const newline = out.indexOf('\n');
+      if (newline === -1) return;
+      const elapsed = performance.now() - started;
+      const answer = JSON.parse(out.slice(0, newline)) as { id?: unknown; result?: unknown };
+      child.stdin.end();
+      child.kill();
+      if (answer.id === 1 && answer.result !== undefined) resolve(elapsed);
+      else reject(new Error(`${kind} stdio server answered ${out.slice(0, newline)}`));
+    });
+    child.once('exit', (code) => out.includes('\n') || reject(new Error(`${kind} stdio server exited with ${code} before answering`)));
+  });
+}
+
+/** Median start-to-first-answer per server, runs interleaved so a busy moment of the machine hits all alike. */
+export async function measureStdioStartup(runs: number): Promise<Record<StdioServerKind, number>> {
+  const samples: Record<StdioServerKind, number[]> = { mcp: [], bare: [], sdk: [] };
+  for (let i = 0; i < runs; i++) {
+    for (const kind of Object.keys(samples) as StdioServerKind[]) samples[kind].push(await timeToFirstAnswer(kind));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return { mcp: median(samples.mcp), bare: median(samples.bare), sdk: median(samples.sdk) };
+}

@@ -1,0 +1,128 @@
+import 'reflect-metadata';
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Bench } from 'tinybench';
+import { MCPServer, McpKernel, McpModule, TASKS_EXTENSION } from '../src/index.js';
+import { ADD_TOOL, PROTOCOL_VERSION } from './fixtures.js';
+import { createNestApp } from './servers/nest-app.js';
+
+/**
+ * The cost of a task round trip (SEP-2663): `tools/call` answered with a task, then `tasks/get` until the task
+ * is completed, next to the same tool answered in its request. Once in process on the kernel (tinybench), once
+ * over HTTP on Nest + Fastify on loopback, one request at a time (latency, not throughput: a task is two or
+ * more requests by design, so the ratio is what it costs a client to poll rather than wait).
+ */
+export interface TaskRoundTrip {
+  plain: number;
+  task: number;
+  /** `tasks/get` requests per round trip, on average, until the task showed `completed`. */
+  gets: number;
+}
+
+const add = ({ a, b }: { a: number; b: number }) => a + b;
+
+function message(method: string, params: Record<string, unknown>, withTasks: boolean) {
+  const capabilities = withTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION, 'io.modelcontextprotocol/clientCapabilities': capabilities },
+    },
+  };
+}
+
+/** One round trip through `send`: create, then get until completed; returns how many gets it took. */
+async function roundTrip(send: (body: ReturnType<typeof message>) => Promise<Record<string, any>>): Promise<number> {
+  const created = await send(message('tools/call', { name: ADD_TOOL.name, arguments: { a: 2, b: 3 } }, true));
+  if (created.resultType !== 'task') throw new Error(`expected a task, got ${JSON.stringify(created)}`);
+  for (let gets = 1; ; gets++) {
+    const task = await send(message('tasks/get', { taskId: created.taskId }, true));
+    if (task.status === 'completed') {
+      if (task.result.content[0].text !== '5') throw new Error(`unexpected task result ${JSON.stringify(task)}`);
+      return gets;
+    }
+    if (task.status !== 'working') throw new Error(`unexpected task ${JSON.stringify(task)}`);
+  }
+}
+
+async function plainCall(send: (body: ReturnType<typeof message>) => Promise<Record<string, any>>): Promise<void> {
+  const result = await send(message('tools/call', { name: ADD_TOOL.name, arguments: { a: 2, b: 3 } }, false));
+  if (result.content?.[0]?.text !== '5') throw new Error(`unexpected result ${JSON.stringify(result)}`);
+}
+
+/** In process: `handleRequest` only, medians in microseconds. */
+export async function measureKernelTasks(smoke: boolean): Promise<TaskRoundTrip> {
+  // Generous bounds: the benchmark creates tasks far faster than a TTL would let them go.
+  const kernel = new McpKernel({ name: 'bench', version: '1.0.0', tasks: { maxTasks: 10_000_000, maxTasksPerCaller: 10_000_000, ttlMs: 60_000 } });
+  kernel.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
+  const send = async (body: ReturnType<typeof message>) => {
+    const response = await kernel.handleRequest(body);
+    if (!response || !('result' in response)) throw new Error(`kernel answered ${JSON.stringify(response)}`);
+    return response.result as Record<string, any>;
+  };
+  let gets = 0;
+  let trips = 0;
+  const bench = new Bench({ time: smoke ? 200 : 2000, warmupTime: smoke ? 50 : 500 });
+  bench.add('plain tools/call', () => plainCall(send));
+  bench.add('task round trip', async () => {
+    gets += await roundTrip(send);
+    trips++;
+  });
+  await bench.run();
+  const p50 = (i: number) => (bench.tasks[i].result as { latency: { p50: number } }).latency.p50 * 1000;
+  kernel.close();
+  return { plain: p50(0), task: p50(1), gets: gets / Math.max(trips, 1) };
+}
+
+/** Over HTTP on Nest + Fastify, sequential requests from this process; medians in milliseconds. */
+export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
+  @Injectable()
+  class TaskBenchTools implements OnModuleInit {
+    constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
+    onModuleInit(): void {
+      this.server.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
+    }
+  }
+  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', logFailedCalls: false, tasks: { maxTasksPerCaller: 100_000, maxTasks: 100_000 } })], providers: [TaskBenchTools] })
+  class TaskBenchModule {}
+
+  const app = await createNestApp(TaskBenchModule, 'fastify');
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
+  const send = async (body: ReturnType<typeof message>) => {
+    const params = body.params as Record<string, unknown>;
+    const name = body.method === 'tools/call' ? (params.name as string) : (params.taskId as string);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION, 'mcp-method': body.method, 'mcp-name': name },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as { result?: Record<string, any>; error?: unknown };
+    if (!json.result) throw new Error(`HTTP answered ${JSON.stringify(json)}`);
+    return json.result;
+  };
+  try {
+    const runs = smoke ? 20 : 1000;
+    const timed = async (work: () => Promise<unknown>): Promise<number> => {
+      const started = process.hrtime.bigint();
+      await work();
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    for (let i = 0; i < runs / 10; i++) await Promise.all([plainCall(send), roundTrip(send)]);
+    const plain: number[] = [];
+    const task: number[] = [];
+    let gets = 0;
+    // Interleaved, so a busy neighbour skews both alike.
+    for (let i = 0; i < runs; i++) {
+      plain.push(await timed(() => plainCall(send)));
+      task.push(await timed(async () => (gets += await roundTrip(send))));
+    }
+    return { plain: median(plain), task: median(task), gets: gets / runs };
+  } finally {
+    await app.close();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -1,0 +1,53 @@
+const NOTHING_TO_UNDO = (): void => undefined;
+
+/**
+ * How a transport tells a call to stop, in both forms the kernel takes: `signal`, whose AbortController is
+ * created only when a handler reads it (most never do, and one costs more than the rest of a small call), and
+ * `onAbort` subscriptions, which the call guard and listen streams use. `abort` fires both, once. A transport
+ * extends it and says, through `watch`, how it notices the client going away once something listens.
+ */
+export abstract class AbortableExchange {
+  private controller: AbortController | undefined;
+  private abortListeners: Array<(reason: unknown) => void> | undefined;
+  private abortedWith: { reason: unknown } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      if (this.abortedWith) controller.abort(this.abortedWith.reason);
+      else this.watch();
+    }
+    return this.controller.signal;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.abortedWith || this.gone) {
+      listener(this.abortedWith?.reason);
+      return NOTHING_TO_UNDO;
+    }
+    (this.abortListeners ??= []).push(listener);
+    this.watch();
+    return () => {
+      const at = this.abortListeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.abortListeners!.splice(at, 1);
+    };
+  }
+
+  /** Stops the call; its handler's signal fires with `reason`. Later calls change nothing. */
+  abort(reason: unknown): void {
+    if (this.abortedWith) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+    const listeners = this.abortListeners;
+    this.abortListeners = undefined;
+    for (const listener of listeners ?? []) listener(reason);
+  }
+
+  /** Starts noticing the client going away (and calls `abort` then); called whenever something starts to listen. */
+  protected watch(): void {}
+
+  /** Whether the client is already known to be gone, before `abort` was called. */
+  protected get gone(): boolean {
+    return false;
+  }
+}

@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUT = resolve(ROOT, 'build/stdio-e2e');
+const LOCK = resolve(ROOT, 'build/stdio-e2e.lock');
+// A lock older than this belongs to a run that died mid-build.
+const STALE_LOCK_MS = 5 * 60_000;
+
+/** Paths of the built stdio entry points that the process tests spawn. */
+export const STDIO_ENTRIES = {
+  conformance: resolve(OUT, 'examples/conformance/stdio.js'),
+  basic: resolve(OUT, 'examples/basic/stdio.js'),
+  fixture: resolve(OUT, 'test/support/stdio-fixture.js'),
+};
+
+/**
+ * Compiles the stdio entry points (and only what they import) to build/stdio-e2e, incrementally, so a run with
+ * nothing changed costs a few seconds. Jest runs spec files in parallel workers: a lock directory makes them
+ * build one at a time, and the second build finds nothing to do.
+ */
+export async function buildStdioEntries(): Promise<void> {
+  mkdirSync(resolve(ROOT, 'build'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (Date.now() - lockedAt() > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      await sleep(250);
+    }
+  }
+  try {
+    const run = promisify(execFile);
+    await run(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'test/support/tsconfig.stdio.json')], { cwd: ROOT });
+    // The hand-written CommonJS files of src/, which tsc never emits (as `npm run build:all` does).
+    await run(process.execPath, [resolve(ROOT, 'scripts/copy-js-sources.mjs'), resolve(OUT, 'src')], { cwd: ROOT });
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function lockedAt(): number {
+  try {
+    return statSync(LOCK).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
