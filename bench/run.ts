@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
+import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
 import { measureKernel } from './kernel.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
@@ -174,7 +174,8 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const rows: Row[] = [];
     for (const server of servers) {
-      const runs = (c: BenchCase) => (!c.paged || PAGING_SERVERS.includes(server)) && (!c.legacy || LEGACY_SERVERS.includes(server));
+      const runs = (c: BenchCase) =>
+        (!c.paged || PAGING_SERVERS.includes(server)) && (!c.legacy || LEGACY_SERVERS.includes(server)) && (SERVER_CASES[server]?.includes(c.id) ?? true);
       for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
         process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
         const row = await runCase(server, benchCase);
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
   speed('Express, both on PrototypeExpressAdapter: MCP tools/call vs bare', '≥ 0.95', 0.95, find('mcp-express-prototype', 'call'), find('nest-express-prototype', 'call'));
   speed('Express: MCP on PrototypeExpressAdapter vs MCP on the default adapter', 'no goal', undefined, find('mcp-express-prototype', 'call'), find('mcp-express', 'call'));
   speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
+  speed('Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)', '≥ 0.95', 0.95, find('mcp-fastify-redis', 'call'), find('mcp-fastify', 'call'));
   speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
   // The peers' 2026 rows run with their legacy leg off, so their ratio also carries what the dual-era routing costs.
   for (const [server, name, goal] of [
