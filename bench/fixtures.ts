@@ -14,6 +14,7 @@ export const SERVERS = {
   'nest-fastify': 'bare Nest + Fastify @Post',
   'nest-express': 'bare Nest + Express @Post',
   'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
+  'mcp-fastify-redis': 'nestjs-mcp on Nest + Fastify, every shared part in Redis',
   'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
@@ -104,6 +105,12 @@ export interface BenchCase {
    */
   legacy?: boolean;
 }
+
+/**
+ * Servers that run only some cases. With the Redis backends configured, a `tools/call` that needs none of them
+ * must cost what it costs without: that is the one comparison this server is for.
+ */
+export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = { 'mcp-fastify-redis': ['call'] };
 
 /** The servers that paginate lists. */
 export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];

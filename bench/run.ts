@@ -8,6 +8,7 @@ import {
   PAGING_SERVERS,
   requestBody,
   requestHeaders,
+  SERVER_CASES,
   SERVERS,
   type BenchCase,
   type ChildUsage,
@@ -218,7 +219,9 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     for (const server of servers) {
       const runs = (c: BenchCase) =>
-        (!c.paged || PAGING_SERVERS.includes(server)) && (!c.legacy || LEGACY_SERVERS.includes(server));
+        (!c.paged || PAGING_SERVERS.includes(server)) &&
+        (!c.legacy || LEGACY_SERVERS.includes(server)) &&
+        (SERVER_CASES[server]?.includes(c.id) ?? true);
       for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
         process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
         const row = await runCase(server, benchCase);
@@ -301,6 +304,13 @@ async function main(): Promise<void> {
     8,
     find('mcp-fastify', 'call'),
     find('rekog-fastify', 'call'),
+  );
+  speed(
+    'Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)',
+    '≥ 0.95',
+    0.95,
+    find('mcp-fastify-redis', 'call'),
+    find('mcp-fastify', 'call'),
   );
   speed(
     'Express: MCP tools/call vs @rekog/mcp-nest (Express)',

@@ -14,17 +14,18 @@ async function start(name: ServerName, tools: number, paged: boolean, legacy: bo
     case 'nest-fastify':
     case 'nest-express':
     case 'mcp-express-prototype':
+    case 'mcp-fastify-redis':
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
-      const adapter = name.endsWith('fastify')
+      const adapter = name.includes('fastify')
         ? 'fastify'
         : name.endsWith('prototype')
           ? 'express-prototype'
           : 'express';
       // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
       const app = name.startsWith('mcp')
-        ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged)
+        ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged, name.endsWith('redis'))
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);

@@ -12,12 +12,17 @@
  * run, and on any check short of SUCCESS in the pending scenarios.
  * 5. The tasks extension (SEP-2663): runs each tasks-* scenario for real at 2026-07-28 and gates it (see below).
  * The last line counts the gated scenarios of both sets and of the tasks step (what .ci/run adds up).
+ *
+ * `MCP_URL=http://host:port/mcp` runs the referee against a server that is already up instead of step 2.
+ * `--cluster N` (`npm run test:conformance:cluster`) starts N fixtures sharing Redis (`REDIS_URL`, default the
+ * machine's) and one request-state secret, behind a round-robin proxy, and runs the referee through the proxy.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REFEREE = '@modelcontextprotocol/conformance';
 const REFEREE_VERSION = '0.2.0-alpha.12';
@@ -267,7 +272,7 @@ const TASK_SCENARIOS = [
 const TASK_SCENARIOS_THE_REFEREE_SKIPS = new Set(['tasks-status-notifications']);
 const TASKS_SPEC_VERSION = '2026-07-28';
 
-function runTaskScenarios(url, outDir) {
+async function runTaskScenarios(url, outDir) {
   const cli = join(refereeDir, 'dist', 'index.js');
   for (const scenario of TASK_SCENARIOS) {
     const args = [
@@ -283,8 +288,14 @@ function runTaskScenarios(url, outDir) {
       '-o',
       outDir,
     ];
-    spawnSync(node22, args, { cwd: root, stdio: 'inherit' });
+    await referee(args);
   }
+}
+
+/** Runs the referee and resolves with its exit code; asynchronously, so an in-process proxy (--cluster) keeps serving. */
+function referee(args) {
+  const child = spawn(node22, args, { cwd: root, stdio: 'inherit' });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
 function reportTaskScenarios(results) {
@@ -312,24 +323,77 @@ function reportTaskScenarios(results) {
 }
 // ----- end of the tasks extension step -----------------------------------------------------------------------
 
+/** Starts one fixture process on a free port (or PORT) and waits until it answers; `env` adds to the environment. */
+async function startFixture(env = {}, port) {
+  port ??= Number(process.env.PORT) || (await freePort());
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const child = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    await waitUntilAnswering(url, child);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return { child, url, origin: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * What the referee runs against, and how to stop it: the server at MCP_URL (left alone), one fixture, or with
+ * `--cluster N`, N fixtures sharing Redis behind a round-robin proxy (built from test/support by build:all).
+ */
+async function startTarget() {
+  if (process.env.MCP_URL) return { url: process.env.MCP_URL, stop: async () => {} };
+  const clusterAt = process.argv.indexOf('--cluster');
+  if (clusterAt < 0) {
+    const fixture = await startFixture();
+    return { url: fixture.url, stop: () => stop(fixture.child) };
+  }
+  const size = Number(process.argv[clusterAt + 1]) || 3;
+  const env = {
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `nestjs-mcp-conformance:${randomBytes(8).toString('hex')}:`,
+    MCP_STATE_SECRET: randomBytes(32).toString('hex'),
+  };
+  const fixtures = [];
+  const stopAll = () => Promise.all(fixtures.map((fixture) => stop(fixture.child)));
+  try {
+    for (let i = 0; i < size; i++) fixtures.push(await startFixture(env, await freePort()));
+    const { RoundRobinProxy } = await import(
+      pathToFileURL(join(root, 'build', 'test', 'support', 'round-robin-proxy.js')).href
+    );
+    const proxy = await RoundRobinProxy.start(fixtures.map((fixture) => fixture.origin));
+    console.log(
+      `${size} fixtures (${fixtures.map((f) => f.url).join(', ')}) behind a round-robin proxy at ${proxy.origin}/mcp, Redis ${env.REDIS_URL}`,
+    );
+    return {
+      url: `${proxy.origin}/mcp`,
+      stop: async () => {
+        console.log(`requests per instance through the proxy: ${proxy.counts.join(', ')}`);
+        await proxy.close();
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
 async function main() {
   ensureReferee();
-  if (!process.argv.includes('--no-build')) run(npm, ['run', '--silent', 'build:all']);
-  const port = Number(process.env.PORT) || (await freePort());
-  const url = `http://127.0.0.1:${port}/mcp`;
+  if (!process.argv.includes('--no-build') && !process.env.MCP_URL) run(npm, ['run', '--silent', 'build:all']);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outRoot = join(root, 'conformance-results', stamp);
   const tasksDir = join(outRoot, 'tasks-extension');
   mkdirSync(tasksDir, { recursive: true });
 
-  const fixture = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'main.js')], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const target = await startTarget();
   const statuses = new Map();
   try {
-    await waitUntilAnswering(url, fixture);
     const cli = join(refereeDir, 'dist', 'index.js');
     for (const requirements of REQUIREMENT_SETS) {
       const outDir = join(outRoot, requirements);
@@ -339,7 +403,7 @@ async function main() {
         cli,
         'server',
         '--url',
-        url,
+        target.url,
         '--requirements',
         requirements,
         '-o',
@@ -347,11 +411,11 @@ async function main() {
         '--expected-failures',
         baselineFor(requirements),
       ];
-      statuses.set(requirements, spawnSync(node22, args, { cwd: root, stdio: 'inherit' }).status);
+      statuses.set(requirements, await referee(args));
     }
-    runTaskScenarios(url, tasksDir);
+    await runTaskScenarios(target.url, tasksDir);
   } finally {
-    await stop(fixture);
+    await target.stop();
   }
 
   const failures = [];

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { McpModule } from '../../src/index.js';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
 import { ClientRequestTools } from './client-request.tools.js';
@@ -7,6 +6,7 @@ import { ContentTools } from './content.tools.js';
 import { DiagnosticTools } from './diagnostic.tools.js';
 import { InputRequiredTools } from './input-required.tools.js';
 import { ListChangedTools } from './list-changed.tools.js';
+import { fixtureMcpModules } from './mcp-setup.js';
 import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
 import { TaskTools } from './task.tools.js';
@@ -15,10 +15,11 @@ import { TaskTools } from './task.tools.js';
  * The conformance fixture: exactly what `@modelcontextprotocol/conformance` calls for the 2026-07-28 and
  * 2025-11-25 requirement sets and the tasks extension's scenarios, on one endpoint, declared with the library's
  * decorators on ordinary providers. `McpModule` registers them
- * at start-up in provider order, then method order, which is the order of `tools/list`.
+ * at start-up in provider order, then method order, which is the order of `tools/list`. With `REDIS_URL` it
+ * runs as one of several instances (see `mcp-setup.ts`).
  */
 @Module({
-  imports: [McpModule.forRoot({ name: 'nestjs-mcp-conformance', version: '1.0.0' })],
+  imports: fixtureMcpModules(),
   providers: [
     ContentTools,
     ProgressTools,

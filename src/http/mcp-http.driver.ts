@@ -306,7 +306,17 @@ export class McpHttpDriver {
     res: ServerResponse,
     principal: unknown,
   ): Promise<void> {
-    const answer = replyAnswer(await legacy.acceptReply(message, principal));
+    let outcome;
+    try {
+      outcome = await legacy.acceptReply(message, principal);
+    } catch (error) {
+      // A shared reply router that cannot be reached (Redis down): the reply was not routed, and the client may
+      // send it again; the server's fault, so a 503 naming it rather than a bare 500.
+      const text = error instanceof McpError ? error.message : 'Internal error: the reply could not be routed';
+      this.reject(res, { status: 503, code: ErrorCode.InternalError, message: text });
+      return;
+    }
+    const answer = replyAnswer(outcome);
     if ('response' in answer) this.writeJson(res, answer.status, answer.response);
     else res.writeHead(202).end();
   }

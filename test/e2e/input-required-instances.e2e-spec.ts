@@ -4,6 +4,7 @@ import { Injectable, Logger, Module, type INestApplication } from '@nestjs/commo
 import { MCPServer, McpModule, type McpModuleOptions, type RequestStateStore } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool } from '../support/mcp-request.js';
+import { transferTool } from '../support/transfer-tool.js';
 
 const SECRET = 'shared-secret-of-the-fleet-0123456789abcdef';
 const NEW_SECRET = 'rotated-secret-of-the-fleet-0123456789abcdef';
@@ -47,16 +48,7 @@ function register(app: INestApplication): void {
     const color = await ctx.elicit('Colour?', COLOR_SCHEMA, { key: 'color' });
     return `${name.content!.name}/${color.content!.color}`;
   });
-  server.addTool({
-    name: 'transfer',
-    description: 'Moves money once per confirmation',
-    inputSchema: { type: 'object' },
-    singleUseState: true,
-    handler: async (_args, _responses, ctx) => {
-      await ctx.elicit('Transfer?', NAME_SCHEMA, { key: 'confirm' });
-      return 'transferred';
-    },
-  });
+  server.addTool(transferTool(NAME_SCHEMA));
 }
 
 const name = { name: { action: 'accept', content: { name: 'Alice' } } };

@@ -5,6 +5,7 @@ export const ENTRY_POINTS = {
   'nestjs-mcp/core': 'src/core/index.ts',
   'nestjs-mcp/testing': 'src/testing/index.ts',
   'nestjs-mcp/express': 'src/express/index.ts',
+  'nestjs-mcp/redis': 'src/redis/index.ts',
 } as const;
 
 export type EntryPoint = keyof typeof ENTRY_POINTS;

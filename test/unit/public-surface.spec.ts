@@ -327,6 +327,21 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     values: ['PrototypeExpressAdapter'],
     types: [],
   },
+  'nestjs-mcp/redis': {
+    values: [
+      'MCP_REDIS_OPTIONS',
+      'McpRedisBackends',
+      'McpRedisConnections',
+      'McpRedisModule',
+      'McpRedisUnavailableError',
+      'RedisChannel',
+      'RedisEventBus',
+      'RedisReplyRouter',
+      'RedisRequestStateStore',
+      'RedisTaskStore',
+    ],
+    types: ['McpRedisModuleExtras', 'McpRedisOptions'],
+  },
 };
 
 const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
@@ -334,6 +349,7 @@ const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
   'nestjs-mcp/core': () => import('../../src/core/index.js'),
   'nestjs-mcp/testing': () => import('../../src/testing/index.js'),
   'nestjs-mcp/express': () => import('../../src/express/index.js'),
+  'nestjs-mcp/redis': () => import('../../src/redis/index.js'),
 };
 
 describe('The exported surface of each entry point', () => {

@@ -1,5 +1,6 @@
 import type { ReplyOutcome } from '../../protocol/client-reply.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
 import {
   errorResponse,
   isPlainObject,
@@ -14,7 +15,7 @@ import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
 import { toolError } from '../methods/tools.methods.js';
 import { InProcessReplyRouter, type ReplyRouter } from '../reply-router.js';
-import { ClientInputError, ClientRequests } from './client-requests.js';
+import { ClientRequests } from './client-requests.js';
 import { Era2025 } from './era-2025.js';
 
 /** The kernel's options for 2025-era clients. */
@@ -159,7 +160,9 @@ export class LegacyLeg {
         const owner = ClientRequests.owner(this.serverInfo.name, context.principal);
         answers = await this.requests.ask(interim.inputRequests, owner, context.notify, context.signal ?? NEVER);
       } catch (error) {
-        if (error instanceof ClientInputError) return inputFailed(request, error.message);
+        // ClientInputError, or a shared reply router that cannot register the request (Redis down): either way
+        // the input cannot be had, and the call ends saying why rather than as a rejected promise.
+        if (error instanceof McpError) return inputFailed(request, error.message);
         throw error;
       }
       current = {

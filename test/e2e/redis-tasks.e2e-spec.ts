@@ -1,0 +1,147 @@
+import 'reflect-metadata';
+import { jest } from '@jest/globals';
+import type { McpContext, McpToolRegistration } from '../../src/index.js';
+import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
+import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
+import { envelope } from '../support/mcp-request.js';
+import { LiveResponse } from '../support/sse-client.js';
+import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
+
+// Real Redis, several Nest apps in one process.
+jest.setTimeout(30_000);
+
+const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
+const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+
+/** What the task tools did, on the instance that ran them. */
+class Work {
+  started = 0;
+  stoppedBy: unknown;
+  private release!: () => void;
+  readonly released = new Promise<void>((resolve) => (this.release = resolve));
+
+  done(): void {
+    this.release();
+  }
+
+  tools(): McpToolRegistration[] {
+    return [
+      {
+        name: 'long_job',
+        description: 'Runs until released or stopped',
+        inputSchema: { type: 'object' },
+        taskSupport: 'required',
+        handler: async (_args, _answers, ctx: McpContext) => {
+          this.started++;
+          await new Promise<void>((resolve, reject) => {
+            this.released.then(resolve);
+            ctx.signal.addEventListener('abort', () => {
+              this.stoppedBy = ctx.signal.reason;
+              reject(ctx.signal.reason);
+            });
+          });
+          return 'long job done';
+        },
+      },
+      {
+        name: 'confirm_job',
+        description: 'Asks before it finishes',
+        inputSchema: { type: 'object' },
+        taskSupport: 'required',
+        handler: async (_args, _answers, ctx: McpContext) => {
+          const answer = await ctx.elicit('Go on?', CONFIRM, { key: 'go' });
+          return `confirmed: ${String(answer.content?.confirm)}`;
+        },
+      },
+    ];
+  }
+}
+
+describe('nestjs-mcp/redis: tasks across instances', () => {
+  const keyPrefix = testKeyPrefix();
+  const work = [new Work(), new Work(), new Work()];
+  let a: FleetInstance;
+  let b: FleetInstance;
+  let c: FleetInstance;
+
+  beforeAll(async () => {
+    [a, b, c] = await Promise.all([0, 1, 2].map(() => startFleetInstance({ url: MACHINE_REDIS_URL, keyPrefix })));
+    [a, b, c].forEach((instance, i) => work[i].tools().forEach((tool) => instance.server.addTool(tool)));
+    await until(() => [a, b, c].every((instance) => instance.backends.listening), 'every instance listens on Redis');
+  });
+
+  afterAll(() => Promise.all([a, b, c].map((instance) => instance?.close())));
+
+  it('shows a task created on A to tasks/get on B as soon as A has answered, and tasks/cancel on C stops the work on A', async () => {
+    const created = await createTask(a.app, 'long_job');
+    // No wait of any kind: the record is in Redis before A sends its answer.
+    expect(await getTask(b.app, created.taskId)).toMatchObject({ taskId: created.taskId, status: 'working' });
+    await until(() => work[0].started === 1, 'the job runs on A');
+
+    const ack = await taskRequest(c.app, 'tasks/cancel', { taskId: created.taskId }).expect(200);
+    expect(ack.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
+    await until(() => work[0].stoppedBy !== undefined, "A's handler sees its signal fire");
+    expect(await waitForStatus(b.app, created.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
+    // Only A ran it.
+    expect(work.map((w) => w.started)).toEqual([1, 0, 0]);
+  });
+
+  it('hands an answer sent to B (tasks/update) to the task waiting for it on A, and C sees the result', async () => {
+    const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
+    const waiting = await waitForStatus(c.app, created.taskId, 'input_required', {
+      capabilities: WITH_TASKS_AND_FORMS,
+    });
+    expect(waiting.inputRequests.go).toMatchObject({ method: 'elicitation/create' });
+    await taskRequest(
+      b.app,
+      'tasks/update',
+      { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+      { capabilities: WITH_TASKS_AND_FORMS },
+    ).expect(200);
+    const done = await waitForStatus(c.app, created.taskId, 'completed', { capabilities: WITH_TASKS_AND_FORMS });
+    expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
+  });
+
+  it('lets a task finish while other instances poll it, and keeps its result for tasks/get everywhere', async () => {
+    const created = await createTask(b.app, 'long_job');
+    await until(() => work[1].started === 1, 'the job runs on B');
+    work[1].done();
+    for (const instance of [a, b, c]) {
+      const done = await waitForStatus(instance.app, created.taskId, 'completed');
+      expect(done.result.content).toEqual([{ type: 'text', text: 'long job done' }]);
+    }
+  });
+
+  it("sends a task's status changes made on A to a listen stream on C that asked for it", async () => {
+    const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
+    const stream = await LiveResponse.post(
+      c.url,
+      envelope(
+        'subscriptions/listen',
+        { notifications: { taskIds: [created.taskId] } },
+        { id: 'listen-tasks', clientCapabilities: WITH_TASKS_AND_FORMS },
+      ),
+    );
+    try {
+      expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
+      await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
+      await taskRequest(
+        b.app,
+        'tasks/update',
+        { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+        { capabilities: WITH_TASKS_AND_FORMS },
+      ).expect(200);
+      const statuses: string[] = [];
+      while (!statuses.includes('completed')) {
+        const message = await stream.next();
+        expect(message.method).toBe('notifications/tasks');
+        expect((message.params as { taskId: string }).taskId).toBe(created.taskId);
+        statuses.push((message.params as { status: string }).status);
+      }
+      // The task was already input_required when the stream opened; the answer sent to B resumed it on A.
+      expect(statuses).toEqual(['working', 'completed']);
+    } finally {
+      stream.close();
+    }
+  });
+});
