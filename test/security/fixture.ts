@@ -13,6 +13,8 @@ export interface Fixture {
   calls(): number;
   /** `hang` calls whose AbortSignal fired. */
   aborted(): number;
+  /** Whether a `hang` call with this `tag` argument has reached its handler. */
+  started(tag: string): boolean;
   /** Port when started with `listen: true`. */
   port: number;
 }
@@ -24,6 +26,7 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
   const server = app.get(MCPServer);
   let calls = 0;
   let aborted = 0;
+  const started = new Set<string>();
   const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
   server.registerTool('echo', 'Echoes text', text, (args: { text: string }) => {
     calls++;
@@ -41,8 +44,9 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
     'hang',
     'Never resolves; records whether its signal fired',
     { type: 'object' },
-    (_args, _inputs, ctx) => {
+    (args: { tag?: unknown }, _inputs, ctx) => {
       calls++;
+      if (typeof args.tag === 'string') started.add(args.tag);
       ctx.signal.addEventListener('abort', () => aborted++, { once: true });
       return new Promise(() => undefined);
     },
@@ -83,7 +87,7 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as { port: number }).port;
   }
-  return { app, server, calls: () => calls, aborted: () => aborted, port };
+  return { app, server, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
 }
 
 export interface RawResponse {

@@ -94,8 +94,17 @@ describe('load and faults, reduced for CI', () => {
   it('L6 abort storm: 300 hanging calls aborted by their clients, every handler signal fires, in-flight back to 0', async () => {
     await withoutUnhandledRejections(async () => {
       const aborted = fx.aborted();
-      const { headers, bytes } = json(envelope('tools/call', { name: 'hang', arguments: {} }));
-      const answers = await pool(300, 50, () => postRaw(fx.port, headers, bytes, AbortSignal.timeout(50)));
+      // Each client aborts once its own call has reached the handler: a fixed client timeout could fire while the
+      // request is still queued on a busy machine, and a call that never started has no signal to fire.
+      const answers = await pool(300, 50, async (i) => {
+        const tag = `l6-${i}`;
+        const { headers, bytes } = json(envelope('tools/call', { name: 'hang', arguments: { tag } }));
+        const client = new AbortController();
+        const answer = postRaw(fx.port, headers, bytes, client.signal);
+        await waitFor(() => fx.started(tag), 5_000, `call ${tag} to start`);
+        client.abort();
+        return answer;
+      });
       expect(answers.every((a) => a.status === 0 && a.error !== undefined)).toBe(true);
       await waitFor(() => fx.aborted() === aborted + 300 && fx.server.load.calls === 0, 5_000, 'every abort');
       await expectStillServing(fx);
