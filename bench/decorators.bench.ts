@@ -5,7 +5,15 @@
  * figures isolate the dispatch cost. Run: `npm run build:all && node build/bench/decorators.bench.js`.
  */
 import 'reflect-metadata';
-import { Injectable, Module, UseGuards, UseInterceptors, type CallHandler, type CanActivate, type NestInterceptor } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  UseGuards,
+  UseInterceptors,
+  type CallHandler,
+  type CanActivate,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Args, McpModule, MCPServer, Tool } from '../src/index.js';
 
@@ -49,7 +57,12 @@ const meta = {
 };
 
 async function measure(server: MCPServer, name: string, calls: number): Promise<number> {
-  const request = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { a: 1, b: 2 }, _meta: meta } });
+  const request = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: { a: 1, b: 2 }, _meta: meta },
+  });
   for (let i = 0; i < 2000; i++) await server.handleRequest(request(i));
   const start = process.hrtime.bigint();
   for (let i = 0; i < calls; i++) await server.handleRequest(request(i));

@@ -116,15 +116,49 @@ export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = { 'm
 export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];
 
 /** The servers that serve 2025-era clients on the same endpoint (the peers' legacy legs are off for the other cases). */
-export const LEGACY_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'sdk', 'rekog-fastify', 'rekog-express'];
+export const LEGACY_SERVERS: readonly ServerName[] = [
+  'mcp-fastify',
+  'mcp-express',
+  'sdk',
+  'rekog-fastify',
+  'rekog-express',
+];
 
 export const CASES: readonly BenchCase[] = [
-  { id: 'call', label: 'tools/call add, 5 tools', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
-  { id: 'call-2025', label: 'tools/call add, 5 tools, 2025-11-25 client', tools: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, legacy: true },
-  { id: 'call-1000', label: 'tools/call add, 1,000 tools', tools: 1000, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } }, name: 'add' },
+  {
+    id: 'call',
+    label: 'tools/call add, 5 tools',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a: 2, b: 3 } },
+    name: 'add',
+  },
+  {
+    id: 'call-2025',
+    label: 'tools/call add, 5 tools, 2025-11-25 client',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a: 2, b: 3 } },
+    legacy: true,
+  },
+  {
+    id: 'call-1000',
+    label: 'tools/call add, 1,000 tools',
+    tools: 1000,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a: 2, b: 3 } },
+    name: 'add',
+  },
   { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
   { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },
-  { id: 'list-1000-paged', label: 'tools/list, 1,000 tools, default pages of 100', tools: 1000, method: 'tools/list', params: {}, paged: true },
+  {
+    id: 'list-1000-paged',
+    label: 'tools/list, 1,000 tools, default pages of 100',
+    tools: 1000,
+    method: 'tools/list',
+    params: {},
+    paged: true,
+  },
   {
     id: 'progress',
     label: 'tools/call with 3 progress (SSE)',
@@ -138,7 +172,8 @@ export const CASES: readonly BenchCase[] = [
 ];
 
 export function requestBody(benchCase: BenchCase): string {
-  if (benchCase.legacy) return JSON.stringify({ jsonrpc: '2.0', id: 1, method: benchCase.method, params: benchCase.params });
+  if (benchCase.legacy)
+    return JSON.stringify({ jsonrpc: '2.0', id: 1, method: benchCase.method, params: benchCase.params });
   return JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -157,7 +192,11 @@ export function requestBody(benchCase: BenchCase): string {
 
 export function requestHeaders(benchCase: BenchCase): Record<string, string> {
   if (benchCase.legacy) {
-    return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY_PROTOCOL_VERSION };
+    return {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LEGACY_PROTOCOL_VERSION,
+    };
   }
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -1,6 +1,6 @@
 import { Bench } from 'tinybench';
-import { McpKernel } from '../src/index.js';
 import { ADD_TOOL, PROTOCOL_VERSION, toolDefinitions } from './fixtures.js';
+import { McpKernel } from '../src/core/index.js';
 
 /**
  * In-process cost of the kernel alone: `handleRequest` for a `tools/call` of `add` with a small argument
@@ -8,8 +8,14 @@ import { ADD_TOOL, PROTOCOL_VERSION, toolDefinitions } from './fixtures.js';
  */
 export async function measureKernel(smoke: boolean): Promise<{ medianUs: number; samples: number }> {
   const kernel = new McpKernel({ name: 'bench', version: '1.0.0' });
-  kernel.registerTool(ADD_TOOL.name, ADD_TOOL.description, ADD_TOOL.inputSchema, ({ a, b }: { a: number; b: number }) => a + b);
-  for (const tool of toolDefinitions(5).slice(1)) kernel.registerTool(tool.name, tool.description, tool.inputSchema, () => 'ok');
+  kernel.registerTool(
+    ADD_TOOL.name,
+    ADD_TOOL.description,
+    ADD_TOOL.inputSchema,
+    ({ a, b }: { a: number; b: number }) => a + b,
+  );
+  for (const tool of toolDefinitions(5).slice(1))
+    kernel.registerTool(tool.name, tool.description, tool.inputSchema, () => 'ok');
   const message = {
     jsonrpc: '2.0',
     id: 1,

@@ -2,7 +2,18 @@ import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CASES, LEGACY_SERVERS, PAGING_SERVERS, requestBody, requestHeaders, SERVER_CASES, SERVERS, type BenchCase, type ChildUsage, type ServerName } from './fixtures.js';
+import {
+  CASES,
+  LEGACY_SERVERS,
+  PAGING_SERVERS,
+  requestBody,
+  requestHeaders,
+  SERVER_CASES,
+  SERVERS,
+  type BenchCase,
+  type ChildUsage,
+  type ServerName,
+} from './fixtures.js';
 import { measureKernel } from './kernel.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
@@ -40,8 +51,16 @@ interface Row {
 }
 
 function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: ChildProcess; port: number }> {
-  const args = [server, String(benchCase.tools), ...(benchCase.paged ? ['paged'] : []), ...(benchCase.legacy ? ['legacy'] : [])];
-  const child = fork(here('./server-child.js'), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: ['--expose-gc'] });
+  const args = [
+    server,
+    String(benchCase.tools),
+    ...(benchCase.paged ? ['paged'] : []),
+    ...(benchCase.legacy ? ['legacy'] : []),
+  ];
+  const child = fork(here('./server-child.js'), args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: ['--expose-gc'],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${server} did not start within 30 s`)), 30_000);
     child.once('message', (message) => {
@@ -73,23 +92,32 @@ function usage(child: ChildProcess): Promise<ChildUsage> {
 
 /** One request outside the load run: a server that answers wrongly must not get a figure. */
 async function verify(port: number, benchCase: BenchCase): Promise<string | null> {
-  const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: requestHeaders(benchCase), body: requestBody(benchCase) });
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: requestHeaders(benchCase),
+    body: requestBody(benchCase),
+  });
   const text = await res.text();
   if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 200)}`;
   if (benchCase.sse) {
     const frames = text.split('\n\n').filter((f) => f.includes('data: '));
     const progress = frames.filter((f) => f.includes('notifications/progress')).length;
-    return progress === 3 && frames.length === 4 && frames[3].includes('"done"') ? null : `unexpected SSE stream: ${text.slice(0, 300)}`;
+    return progress === 3 && frames.length === 4 && frames[3].includes('"done"')
+      ? null
+      : `unexpected SSE stream: ${text.slice(0, 300)}`;
   }
   if (benchCase.legacy) {
     // A 2025 answer may come as JSON or as one SSE frame (the SDK's legacy leg always streams), never in the 2026 shape.
     const message = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null'));
-    return message?.result?.content?.[0]?.text === '5' && message.result.resultType === undefined ? null : `unexpected 2025 answer: ${text.slice(0, 200)}`;
+    return message?.result?.content?.[0]?.text === '5' && message.result.resultType === undefined
+      ? null
+      : `unexpected 2025 answer: ${text.slice(0, 200)}`;
   }
   const body = JSON.parse(text);
   if (benchCase.method === 'tools/list') {
     const expected = benchCase.paged ? 100 : benchCase.tools;
-    if (body.result?.tools?.length !== expected) return `listed ${body.result?.tools?.length} tools, expected ${expected}`;
+    if (body.result?.tools?.length !== expected)
+      return `listed ${body.result?.tools?.length} tools, expected ${expected}`;
     return benchCase.paged && typeof body.result.nextCursor !== 'string' ? 'a first page without nextCursor' : null;
   }
   return body.result?.content?.[0]?.text === '5' ? null : `unexpected result: ${text.slice(0, 200)}`;
@@ -107,7 +135,19 @@ function cannon(port: number, benchCase: BenchCase, seconds: number): Promise<au
 }
 
 async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
-  const row: Row = { server, benchCase, rps: 0, p50: 0, p99: 0, cpuUsPerRequest: 0, rssWarmMb: 0, rssEndMb: 0, heapWarmMb: 0, heapEndMb: 0, failed: null };
+  const row: Row = {
+    server,
+    benchCase,
+    rps: 0,
+    p50: 0,
+    p99: 0,
+    cpuUsPerRequest: 0,
+    rssWarmMb: 0,
+    rssEndMb: 0,
+    heapWarmMb: 0,
+    heapEndMb: 0,
+    failed: null,
+  };
   const { child, port } = await startChild(server, benchCase);
   try {
     row.failed = await verify(port, benchCase);
@@ -120,7 +160,8 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     row.rps = answered / (result.duration || SECONDS);
     row.p50 = result.latency.p50;
     row.p99 = result.latency.p99;
-    row.cpuUsPerRequest = (after.cpu.user + after.cpu.system - before.cpuAfterGc.user - before.cpuAfterGc.system) / Math.max(answered, 1);
+    row.cpuUsPerRequest =
+      (after.cpu.user + after.cpu.system - before.cpuAfterGc.user - before.cpuAfterGc.system) / Math.max(answered, 1);
     row.rssWarmMb = before.rss / 2 ** 20;
     row.rssEndMb = after.rss / 2 ** 20;
     row.heapWarmMb = before.heapAfterGc / 2 ** 20;
@@ -146,7 +187,9 @@ function measureStartup(tools: number): Promise<number> {
 function medianRow(runs: Row[]): Row {
   const failed = runs.find((r) => r.failed);
   if (failed || runs.length === 1) return failed ?? runs[0];
-  const of = (field: 'rps' | 'p50' | 'p99' | 'cpuUsPerRequest' | 'rssWarmMb' | 'rssEndMb' | 'heapWarmMb' | 'heapEndMb') => median(runs.map((r) => r[field]));
+  const of = (
+    field: 'rps' | 'p50' | 'p99' | 'cpuUsPerRequest' | 'rssWarmMb' | 'rssEndMb' | 'heapWarmMb' | 'heapEndMb',
+  ) => median(runs.map((r) => r[field]));
   return {
     ...runs[0],
     rps: of('rps'),
@@ -161,7 +204,8 @@ function medianRow(runs: Row[]): Row {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 async function main(): Promise<void> {
   const servers = (Object.keys(SERVERS) as ServerName[]).filter((s) => !ONLY || ONLY.includes(s));
@@ -175,7 +219,9 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     for (const server of servers) {
       const runs = (c: BenchCase) =>
-        (!c.paged || PAGING_SERVERS.includes(server)) && (!c.legacy || LEGACY_SERVERS.includes(server)) && (SERVER_CASES[server]?.includes(c.id) ?? true);
+        (!c.paged || PAGING_SERVERS.includes(server)) &&
+        (!c.legacy || LEGACY_SERVERS.includes(server)) &&
+        (SERVER_CASES[server]?.includes(c.id) ?? true);
       for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
         process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
         const row = await runCase(server, benchCase);
@@ -187,7 +233,9 @@ async function main(): Promise<void> {
   }
   const rows = rounds[0].map((_, i) => medianRow(rounds.map((rows) => rows[i])));
 
-  console.log('| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) | heap after GC MB (warm → end) |');
+  console.log(
+    '| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) | heap after GC MB (warm → end) |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const figures = r.failed
@@ -196,26 +244,81 @@ async function main(): Promise<void> {
     console.log(`| ${SERVERS[r.server]} | ${r.benchCase.label} | ${figures} |`);
   }
 
-  const find = (server: ServerName, id: string) => rows.find((r) => r.server === server && r.benchCase.id === id && !r.failed);
+  const find = (server: ServerName, id: string) =>
+    rows.find((r) => r.server === server && r.benchCase.id === id && !r.failed);
   // Each throughput goal is shown twice: by req/s, and by CPU per request (the inverse ratio), which moves far
   // less when other processes share the cores.
   // Without a threshold the ratio is information, not a goal.
   const verdict = (x: number | undefined, threshold: number | undefined, atMost = false) =>
-    x === undefined ? 'n/a' : threshold === undefined ? fmt(x, 2) : `${fmt(x, 2)} (${(atMost ? x <= threshold : x >= threshold) ? 'met' : 'not met'})`;
-  const speed = (label: string, goal: string, threshold: number | undefined, mine: Row | undefined, theirs: Row | undefined) => {
+    x === undefined
+      ? 'n/a'
+      : threshold === undefined
+        ? fmt(x, 2)
+        : `${fmt(x, 2)} (${(atMost ? x <= threshold : x >= threshold) ? 'met' : 'not met'})`;
+  const speed = (
+    label: string,
+    goal: string,
+    threshold: number | undefined,
+    mine: Row | undefined,
+    theirs: Row | undefined,
+  ) => {
     if (!mine || !theirs) return;
-    console.log(`| ${label} | ${verdict(mine.rps / theirs.rps, threshold)} | ${verdict(theirs.cpuUsPerRequest / mine.cpuUsPerRequest, threshold)} | ${goal} |`);
+    console.log(
+      `| ${label} | ${verdict(mine.rps / theirs.rps, threshold)} | ${verdict(theirs.cpuUsPerRequest / mine.cpuUsPerRequest, threshold)} | ${goal} |`,
+    );
   };
   console.log('\n| ratio | by req/s | by CPU µs/req | goal |');
   console.log('|---|---:|---:|---|');
-  speed('Fastify: MCP tools/call vs bare Nest+Fastify', '≥ 0.7', 0.7, find('mcp-fastify', 'call'), find('nest-fastify', 'call'));
+  speed(
+    'Fastify: MCP tools/call vs bare Nest+Fastify',
+    '≥ 0.7',
+    0.7,
+    find('mcp-fastify', 'call'),
+    find('nest-fastify', 'call'),
+  );
   speed('Fastify: MCP tools/call vs SDK createMcpHandler', '≥ 6', 6, find('mcp-fastify', 'call'), find('sdk', 'call'));
-  speed('Express: MCP tools/call vs bare Nest+Express', '≥ 0.95', 0.95, find('mcp-express', 'call'), find('nest-express', 'call'));
-  speed('Express, both on PrototypeExpressAdapter: MCP tools/call vs bare', '≥ 0.95', 0.95, find('mcp-express-prototype', 'call'), find('nest-express-prototype', 'call'));
-  speed('Express: MCP on PrototypeExpressAdapter vs MCP on the default adapter', 'no goal', undefined, find('mcp-express-prototype', 'call'), find('mcp-express', 'call'));
-  speed('Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)', '≥ 8', 8, find('mcp-fastify', 'call'), find('rekog-fastify', 'call'));
-  speed('Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)', '≥ 0.95', 0.95, find('mcp-fastify-redis', 'call'), find('mcp-fastify', 'call'));
-  speed('Express: MCP tools/call vs @rekog/mcp-nest (Express)', '≥ 8', 8, find('mcp-express', 'call'), find('rekog-express', 'call'));
+  speed(
+    'Express: MCP tools/call vs bare Nest+Express',
+    '≥ 0.95',
+    0.95,
+    find('mcp-express', 'call'),
+    find('nest-express', 'call'),
+  );
+  speed(
+    'Express, both on PrototypeExpressAdapter: MCP tools/call vs bare',
+    '≥ 0.95',
+    0.95,
+    find('mcp-express-prototype', 'call'),
+    find('nest-express-prototype', 'call'),
+  );
+  speed(
+    'Express: MCP on PrototypeExpressAdapter vs MCP on the default adapter',
+    'no goal',
+    undefined,
+    find('mcp-express-prototype', 'call'),
+    find('mcp-express', 'call'),
+  );
+  speed(
+    'Fastify: MCP tools/call vs @rekog/mcp-nest (Fastify)',
+    '≥ 8',
+    8,
+    find('mcp-fastify', 'call'),
+    find('rekog-fastify', 'call'),
+  );
+  speed(
+    'Fastify: MCP tools/call with the Redis backends vs without (the call needs none of them)',
+    '≥ 0.95',
+    0.95,
+    find('mcp-fastify-redis', 'call'),
+    find('mcp-fastify', 'call'),
+  );
+  speed(
+    'Express: MCP tools/call vs @rekog/mcp-nest (Express)',
+    '≥ 8',
+    8,
+    find('mcp-express', 'call'),
+    find('rekog-express', 'call'),
+  );
   // The peers' 2026 rows run with their legacy leg off, so their ratio also carries what the dual-era routing costs.
   for (const [server, name, goal] of [
     ['mcp-fastify', 'Fastify: MCP', 0.9],
@@ -224,19 +327,51 @@ async function main(): Promise<void> {
     ['rekog-fastify', '@rekog/mcp-nest (Fastify, protocol: dual)', undefined],
     ['rekog-express', '@rekog/mcp-nest (Express, protocol: dual)', undefined],
   ] as const) {
-    speed(`${name} 2025 tools/call vs 2026 tools/call`, goal === undefined ? 'no goal' : `≥ ${goal}`, goal, find(server, 'call-2025'), find(server, 'call'));
+    speed(
+      `${name} 2025 tools/call vs 2026 tools/call`,
+      goal === undefined ? 'no goal' : `≥ ${goal}`,
+      goal,
+      find(server, 'call-2025'),
+      find(server, 'call'),
+    );
   }
-  for (const [server, name] of [['mcp-fastify', 'Fastify'], ['mcp-express', 'Express']] as const) {
-    speed(`${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000-paged'), find(server, 'call'));
-    speed(`${name}: MCP tools/list (1,000 tools in one page) vs its tools/call`, '≥ 0.5', 0.5, find(server, 'list-1000'), find(server, 'call'));
-    speed(`${name}: MCP tools/call with 1,000 tools vs with 5`, '≥ 0.9', 0.9, find(server, 'call-1000'), find(server, 'call'));
+  for (const [server, name] of [
+    ['mcp-fastify', 'Fastify'],
+    ['mcp-express', 'Express'],
+  ] as const) {
+    speed(
+      `${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`,
+      '≥ 0.5',
+      0.5,
+      find(server, 'list-1000-paged'),
+      find(server, 'call'),
+    );
+    speed(
+      `${name}: MCP tools/list (1,000 tools in one page) vs its tools/call`,
+      '≥ 0.5',
+      0.5,
+      find(server, 'list-1000'),
+      find(server, 'call'),
+    );
+    speed(
+      `${name}: MCP tools/call with 1,000 tools vs with 5`,
+      '≥ 0.9',
+      0.9,
+      find(server, 'call-1000'),
+      find(server, 'call'),
+    );
     const mine = find(server, 'call');
     const bare = find(server === 'mcp-fastify' ? 'nest-fastify' : 'nest-express', 'call');
-    if (mine && bare) console.log(`| ${name}: MCP RSS ÷ bare Nest RSS (tools/call, end of run) | ${verdict(mine.rssEndMb / bare.rssEndMb, 1.2, true)} | | ≤ 1.2 |`);
+    if (mine && bare)
+      console.log(
+        `| ${name}: MCP RSS ÷ bare Nest RSS (tools/call, end of run) | ${verdict(mine.rssEndMb / bare.rssEndMb, 1.2, true)} | | ≤ 1.2 |`,
+      );
   }
 
   const kernel = await measureKernel(SMOKE);
-  console.log(`\nIn-process kernel: handleRequest(tools/call add, validated {a, b}) median ${fmt(kernel.medianUs, 2)} µs over ${fmt(kernel.samples)} runs (goal ≤ 5 µs: ${kernel.medianUs <= 5 ? 'met' : 'not met'})`);
+  console.log(
+    `\nIn-process kernel: handleRequest(tools/call add, validated {a, b}) median ${fmt(kernel.medianUs, 2)} µs over ${fmt(kernel.samples)} runs (goal ≤ 5 µs: ${kernel.medianUs <= 5 ? 'met' : 'not met'})`,
+  );
 
   const inProcess = await measureKernelTasks(SMOKE);
   const overHttp = await measureHttpTasks(SMOKE);
@@ -269,7 +404,9 @@ async function main(): Promise<void> {
 
   const failures = rows.filter((r) => r.failed);
   if (failures.length > 0) {
-    console.error(`\n${failures.length} case(s) failed: ${failures.map((r) => `${r.server}/${r.benchCase.id}`).join(', ')}`);
+    console.error(
+      `\n${failures.length} case(s) failed: ${failures.map((r) => `${r.server}/${r.benchCase.id}`).join(', ')}`,
+    );
     process.exitCode = 1;
   }
 }

@@ -18,7 +18,11 @@ async function start(name: ServerName, tools: number, paged: boolean, legacy: bo
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
-      const adapter = name.includes('fastify') ? 'fastify' : name.endsWith('prototype') ? 'express-prototype' : 'express';
+      const adapter = name.includes('fastify')
+        ? 'fastify'
+        : name.endsWith('prototype')
+          ? 'express-prototype'
+          : 'express';
       // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
       const app = name.startsWith('mcp')
         ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged, name.endsWith('redis'))
@@ -30,7 +34,10 @@ async function start(name: ServerName, tools: number, paged: boolean, legacy: bo
     }
     case 'node-http':
     case 'sdk': {
-      const server: Server = name === 'sdk' ? (await import('./servers/sdk.js')).startSdk(tools, legacy) : (await import('./servers/node-http.js')).startNodeHttp(tools);
+      const server: Server =
+        name === 'sdk'
+          ? (await import('./servers/sdk.js')).startSdk(tools, legacy)
+          : (await import('./servers/node-http.js')).startNodeHttp(tools);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return (server.address() as AddressInfo).port;
     }
@@ -44,7 +51,12 @@ process.on('message', (message) => {
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage().rss;
   (globalThis as { gc?: () => void }).gc?.();
-  process.send!({ cpu, rss, heapAfterGc: process.memoryUsage().heapUsed, cpuAfterGc: process.cpuUsage() } satisfies ChildUsage);
+  process.send!({
+    cpu,
+    rss,
+    heapAfterGc: process.memoryUsage().heapUsed,
+    cpuAfterGc: process.cpuUsage(),
+  } satisfies ChildUsage);
 });
 // The parent going away ends this server too, so no run can leave one behind.
 process.on('disconnect', () => process.exit(0));

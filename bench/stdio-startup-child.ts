@@ -31,7 +31,9 @@ if (kind === 'mcp') {
   const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
   serveStdio(() => {
     const server = new McpServer({ name: 'weather', version: '1.0.0' });
-    server.registerTool('get_weather', { description: 'Current weather for a city' }, async () => ({ content: [{ type: 'text', text: 'sunny' }] }));
+    server.registerTool('get_weather', { description: 'Current weather for a city' }, async () => ({
+      content: [{ type: 'text', text: 'sunny' }],
+    }));
     return server;
   });
 } else {

@@ -9,7 +9,12 @@ const DISCOVER = `${JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'server/discover',
-  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
 })}\n`;
 
 /**
@@ -34,7 +39,10 @@ export function timeToFirstAnswer(kind: StdioServerKind): Promise<number> {
       if (answer.id === 1 && answer.result !== undefined) resolve(elapsed);
       else reject(new Error(`${kind} stdio server answered ${out.slice(0, newline)}`));
     });
-    child.once('exit', (code) => out.includes('\n') || reject(new Error(`${kind} stdio server exited with ${code} before answering`)));
+    child.once(
+      'exit',
+      (code) => out.includes('\n') || reject(new Error(`${kind} stdio server exited with ${code} before answering`)),
+    );
   });
 }
 

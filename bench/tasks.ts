@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { Bench } from 'tinybench';
-import { MCPServer, McpKernel, McpModule, TASKS_EXTENSION } from '../src/index.js';
+import { MCPServer, McpModule } from '../src/index.js';
 import { ADD_TOOL, PROTOCOL_VERSION } from './fixtures.js';
 import { createNestApp } from './servers/nest-app.js';
+import { McpKernel, TASKS_EXTENSION } from '../src/core/index.js';
 
 /**
  * The cost of a task round trip (SEP-2663): `tools/call` answered with a task, then `tasks/get` until the task
@@ -28,7 +29,10 @@ function message(method: string, params: Record<string, unknown>, withTasks: boo
     method,
     params: {
       ...params,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION, 'io.modelcontextprotocol/clientCapabilities': capabilities },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      },
     },
   };
 }
@@ -55,7 +59,11 @@ async function plainCall(send: (body: ReturnType<typeof message>) => Promise<Rec
 /** In process: `handleRequest` only, medians in microseconds. */
 export async function measureKernelTasks(smoke: boolean): Promise<TaskRoundTrip> {
   // Generous bounds: the benchmark creates tasks far faster than a TTL would let them go.
-  const kernel = new McpKernel({ name: 'bench', version: '1.0.0', tasks: { maxTasks: 10_000_000, maxTasksPerCaller: 10_000_000, ttlMs: 60_000 } });
+  const kernel = new McpKernel({
+    name: 'bench',
+    version: '1.0.0',
+    tasks: { maxTasks: 10_000_000, maxTasksPerCaller: 10_000_000, ttlMs: 60_000 },
+  });
   kernel.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
   const send = async (body: ReturnType<typeof message>) => {
     const response = await kernel.handleRequest(body);
@@ -85,7 +93,17 @@ export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
       this.server.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
     }
   }
-  @Module({ imports: [McpModule.forRoot({ name: 'bench', version: '1.0.0', logFailedCalls: false, tasks: { maxTasksPerCaller: 100_000, maxTasks: 100_000 } })], providers: [TaskBenchTools] })
+  @Module({
+    imports: [
+      McpModule.forRoot({
+        name: 'bench',
+        version: '1.0.0',
+        logFailedCalls: false,
+        tasks: { maxTasksPerCaller: 100_000, maxTasks: 100_000 },
+      }),
+    ],
+    providers: [TaskBenchTools],
+  })
   class TaskBenchModule {}
 
   const app = await createNestApp(TaskBenchModule, 'fastify');
@@ -96,7 +114,13 @@ export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
     const name = body.method === 'tools/call' ? (params.name as string) : (params.taskId as string);
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION, 'mcp-method': body.method, 'mcp-name': name },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': PROTOCOL_VERSION,
+        'mcp-method': body.method,
+        'mcp-name': name,
+      },
       body: JSON.stringify(body),
     });
     const json = (await response.json()) as { result?: Record<string, any>; error?: unknown };

@@ -42,7 +42,8 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
   return result;
 }
 
@@ -57,7 +58,17 @@ function ensureReferee() {
   if (refereeInstalled()) return;
   console.log(`Installing ${REFEREE}@${REFEREE_VERSION} and ${NODE_PACKAGE} into .conformance/ ...`);
   mkdirSync(prefix, { recursive: true });
-  run(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', NODE_PACKAGE, `${REFEREE}@${REFEREE_VERSION}`]);
+  run(npm, [
+    'install',
+    '--prefix',
+    prefix,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    NODE_PACKAGE,
+    `${REFEREE}@${REFEREE_VERSION}`,
+  ]);
   if (!refereeInstalled()) throw new Error(`The referee or Node 22 did not install correctly under ${prefix}`);
 }
 
@@ -77,7 +88,12 @@ async function waitUntilAnswering(url, fixture, timeoutMs = 60_000) {
     jsonrpc: '2.0',
     id: 1,
     method: 'server/discover',
-    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': PROBE_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': PROBE_VERSION,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   });
   const headers = {
     'content-type': 'application/json',
@@ -127,7 +143,8 @@ function readRequirements(requirements) {
       if (start) entry = { scenario: start[1] };
       const field = /^ {4}(leg|reason): (\S+)/.exec(line);
       if (entry && field) entry[field[1]] = field[2];
-      if (entry?.leg === 'server' && entry.reason === 'pending' && !pending.includes(entry.scenario)) pending.push(entry.scenario);
+      if (entry?.leg === 'server' && entry.reason === 'pending' && !pending.includes(entry.scenario))
+        pending.push(entry.scenario);
     }
   }
   return { required, pending };
@@ -169,9 +186,16 @@ function readBaseline(file) {
 function report(results, { required, pending }, baseline, gatePending) {
   const failures = [];
   const rows = [];
-  const kindOf = (scenario) => (required.includes(scenario) ? 'required' : pending.includes(scenario) ? 'pending' : 'not scored');
-  const ordered = [...required, ...pending, ...[...results.keys()].filter((s) => !required.includes(s) && !pending.includes(s)).sort()];
-  const totals = { required: { scenarios: 0, passed: 0, checks: 0, ...Object.fromEntries(STATUSES.map((s) => [s, 0])) } };
+  const kindOf = (scenario) =>
+    required.includes(scenario) ? 'required' : pending.includes(scenario) ? 'pending' : 'not scored';
+  const ordered = [
+    ...required,
+    ...pending,
+    ...[...results.keys()].filter((s) => !required.includes(s) && !pending.includes(s)).sort(),
+  ];
+  const totals = {
+    required: { scenarios: 0, passed: 0, checks: 0, ...Object.fromEntries(STATUSES.map((s) => [s, 0])) },
+  };
   totals.pending = structuredClone(totals.required);
   for (const scenario of ordered) {
     const kind = kindOf(scenario);
@@ -188,18 +212,26 @@ function report(results, { required, pending }, baseline, gatePending) {
     const gated = kind === 'required' || (kind === 'pending' && gatePending);
     const bad = gated ? problems.length : 0;
     const verdict =
-      kind === 'not scored' ? (counts.FAILURE > 0 ? 'fails (ignored)' : 'ok')
-      : !gated ? 'reported'
-      : bad > 0 ? 'FAIL'
-      : result.problems.some(baselined) ? 'pass (baselined)'
-      : 'pass';
+      kind === 'not scored'
+        ? counts.FAILURE > 0
+          ? 'fails (ignored)'
+          : 'ok'
+        : !gated
+          ? 'reported'
+          : bad > 0
+            ? 'FAIL'
+            : result.problems.some(baselined)
+              ? 'pass (baselined)'
+              : 'pass';
     if (kind !== 'not scored') {
       const t = totals[kind];
       t.scenarios++;
       t.checks += total;
       if (bad === 0 && gated) t.passed++;
       for (const s of STATUSES) t[s] += counts[s];
-      if (gated) for (const p of problems) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+      if (gated)
+        for (const p of problems)
+          failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
     }
     rows.push([scenario, kind, total, ...STATUSES.map((s) => counts[s]), verdict]);
   }
@@ -208,7 +240,10 @@ function report(results, { required, pending }, baseline, gatePending) {
   const summary = ['required', 'pending']
     .map((k) => {
       const t = totals[k];
-      const scope = k === 'pending' && !gatePending ? `${t.scenarios} scenarios reported, not gated` : `${t.passed}/${t.scenarios} scenarios`;
+      const scope =
+        k === 'pending' && !gatePending
+          ? `${t.scenarios} scenarios reported, not gated`
+          : `${t.passed}/${t.scenarios} scenarios`;
       return `${k}: ${scope}, ${t.checks} checks (${STATUSES.map((s) => `${t[s]} ${s}`).join(', ')})`;
     })
     .join('\n');
@@ -240,7 +275,19 @@ const TASKS_SPEC_VERSION = '2026-07-28';
 async function runTaskScenarios(url, outDir) {
   const cli = join(refereeDir, 'dist', 'index.js');
   for (const scenario of TASK_SCENARIOS) {
-    const args = [cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', TASKS_SPEC_VERSION, '--force', '-o', outDir];
+    const args = [
+      cli,
+      'server',
+      '--url',
+      url,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      TASKS_SPEC_VERSION,
+      '--force',
+      '-o',
+      outDir,
+    ];
     await referee(args);
   }
 }
@@ -262,7 +309,8 @@ function reportTaskScenarios(results) {
     const { counts, total, problems } = result;
     const allowed = TASK_SCENARIOS_THE_REFEREE_SKIPS.has(scenario) ? ['SKIPPED'] : [];
     const bad = problems.filter((p) => !allowed.includes(p.status));
-    for (const p of bad) failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
+    for (const p of bad)
+      failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
     const verdict = bad.length > 0 ? 'FAIL' : allowed.length > 0 ? 'skipped by the referee' : 'pass';
     return [scenario, total, ...STATUSES.map((s) => counts[s]), verdict];
   });
@@ -314,9 +362,13 @@ async function startTarget() {
   const stopAll = () => Promise.all(fixtures.map((fixture) => stop(fixture.child)));
   try {
     for (let i = 0; i < size; i++) fixtures.push(await startFixture(env, await freePort()));
-    const { RoundRobinProxy } = await import(pathToFileURL(join(root, 'build', 'test', 'support', 'round-robin-proxy.js')).href);
+    const { RoundRobinProxy } = await import(
+      pathToFileURL(join(root, 'build', 'test', 'support', 'round-robin-proxy.js')).href
+    );
     const proxy = await RoundRobinProxy.start(fixtures.map((fixture) => fixture.origin));
-    console.log(`${size} fixtures (${fixtures.map((f) => f.url).join(', ')}) behind a round-robin proxy at ${proxy.origin}/mcp, Redis ${env.REDIS_URL}`);
+    console.log(
+      `${size} fixtures (${fixtures.map((f) => f.url).join(', ')}) behind a round-robin proxy at ${proxy.origin}/mcp, Redis ${env.REDIS_URL}`,
+    );
     return {
       url: `${proxy.origin}/mcp`,
       stop: async () => {
@@ -347,7 +399,18 @@ async function main() {
       const outDir = join(outRoot, requirements);
       mkdirSync(outDir, { recursive: true });
       console.log(`\n=== conformance server --requirements ${requirements} ===`);
-      const args = [cli, 'server', '--url', target.url, '--requirements', requirements, '-o', outDir, '--expected-failures', baselineFor(requirements)];
+      const args = [
+        cli,
+        'server',
+        '--url',
+        target.url,
+        '--requirements',
+        requirements,
+        '-o',
+        outDir,
+        '--expected-failures',
+        baselineFor(requirements),
+      ];
       statuses.set(requirements, await referee(args));
     }
     await runTaskScenarios(target.url, tasksDir);
@@ -360,7 +423,12 @@ async function main() {
   let failed = 0;
   for (const requirements of REQUIREMENT_SETS) {
     const outDir = join(outRoot, requirements);
-    const result = report(readResults(outDir), readRequirements(requirements), readBaseline(baselineFor(requirements)), GATED_PENDING.has(requirements));
+    const result = report(
+      readResults(outDir),
+      readRequirements(requirements),
+      readBaseline(baselineFor(requirements)),
+      GATED_PENDING.has(requirements),
+    );
     writeFileSync(join(outDir, 'summary.md'), `${result.table}\n\n${result.summary}\n`);
     console.log(`\n## --requirements ${requirements}\n\n${result.table}\n\n${result.summary}\nResults: ${outDir}`);
     const status = statuses.get(requirements);
@@ -371,7 +439,9 @@ async function main() {
   }
   const tasks = reportTaskScenarios(readResults(tasksDir));
   writeFileSync(join(tasksDir, 'summary.md'), `${tasks.table}\n\n${tasks.summary}\n`);
-  console.log(`\n## tasks extension (${TASKS_SPEC_VERSION}, forced)\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${tasksDir}`);
+  console.log(
+    `\n## tasks extension (${TASKS_SPEC_VERSION}, forced)\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${tasksDir}`,
+  );
   failures.push(...tasks.failures.map((f) => `tasks extension: ${f}`));
   passed += tasks.passed;
   failed += tasks.failed;

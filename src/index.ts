@@ -1,98 +1,20 @@
-// Protocol: JSON-RPC and MCP types, error codes, versions, the classifier.
-export * from './protocol/error-codes.js';
-export * from './protocol/jsonrpc.js';
-export * from './protocol/mcp-types.js';
-export { McpError } from './protocol/mcp-error.js';
-export {
-  LATEST_PROTOCOL_VERSION,
-  LEGACY_PROTOCOL_VERSIONS,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  META_PROTOCOL_VERSION,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_SERVER_INFO,
-  META_SUBSCRIPTION_ID,
-} from './protocol/versions.js';
-export { classifyEra, classifyMessage, classifyHttpRequest, classifyStdioRequest, type EraVerdict, type MessageVerdict } from './protocol/classifier.js';
-export { replyAnswer, type ReplyOutcome } from './protocol/client-reply.js';
+// `nestjs-mcp`: what a Nest app writes against. The module and its options, the decorators, the injectable
+// server and how to inject it by name, what handlers use and return, the errors. Transport builders find the
+// kernel, the drivers and the protocol helpers in `nestjs-mcp/core`.
 
-// Server: the transport-free kernel and what handlers use.
-export { McpKernel } from './server/mcp-kernel.js';
-export type { McpServerOptions } from './server/mcp-server.options.js';
-export type { McpRequestContext } from './server/mcp-request-context.js';
-export type { McpLogger } from './server/mcp-logger.js';
-export type { LegacyLeg, LegacyOptions } from './server/legacy/legacy-leg.js';
-export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
-export { InputRequired, inputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
-export { InMemoryRequestStateStore, type RequestStateStore } from './server/request-state.store.js';
-export { Content } from './server/content.js';
-export { ToolError } from './server/tool-error.js';
-export type { HandlerErrorLogger, HandlerErrorReport } from './server/handler-error.policy.js';
-export type { ToolHandler, ToolRegistration, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
-export { InMemoryTaskStore, type TaskStore, type StoredTask, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from './server/task-store.js';
-export type { TaskOptions } from './server/task-runner.js';
-export { TASKS_EXTENSION, isTerminalStatus, type TaskStatus, type DetailedTask, type TaskError } from './protocol/tasks.js';
-export type {
-  ResourceHandler,
-  ResourceRegistration,
-  ResourceTemplateRegistration,
-  ResourceReadValue,
-  Completer,
-} from './server/resource.registry.js';
-export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
-export { InProcessEventBus, type McpEvent, type McpEventBus } from './server/event-bus.js';
-export {
-  InProcessReplyRouter,
-  ReplyCancelled,
-  ReplyTimeout,
-  type ClientReply,
-  type PendingReply,
-  type PendingRequest,
-  type ReplyDelivery,
-  type ReplyRouter,
-} from './server/reply-router.js';
-export { insufficientScope } from './server/required-scopes.js';
-export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
-
-// Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
-export { callEventInterceptor, type McpCallEvent } from './observability/call-events.js';
-export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from './observability/open-telemetry.js';
-
-// HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
-export {
-  McpHttpDriver,
-  type McpHttpOptions,
-  type McpHttpAuthenticator,
-  type HttpAuthentication,
-  type HttpRejection,
-  type PreparedBody,
-} from './http/mcp-http.driver.js';
-export { LOOPBACK_HOSTS, type HostOriginOptions } from './http/host-origin.policy.js';
-export type { McpCorsOptions } from './http/cors.policy.js';
-
-// Authorization: the MCP endpoint as an OAuth 2.1 resource server.
-export { OAuthResourceServer } from './auth/oauth-resource-server.js';
-export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';
-export { McpPrincipal, scopesOf } from './auth/principal.js';
-export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
-export { bearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
-export { PROTECTED_RESOURCE_METADATA_PATH, type ProtectedResourceMetadata } from './auth/protected-resource-metadata.js';
-export { applyServerTimeouts, type ServerTimeouts } from './http/server-timeouts.js';
-export { isLoopbackHost, publicBindWarning } from './http/bind-address.js';
-
-// stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
-export { McpStdioDriver, type McpStdioOptions, type LineSink } from './stdio/mcp-stdio.driver.js';
-
-// Nest: the module and the injectable server.
+// The module, its options and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpObservabilityOptions,
+} from './nest/mcp-module-options.interface.js';
 export { MCPServer } from './nest/mcp.server.js';
+export { getMcpServerToken } from './nest/mcp-server.token.js';
+export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
 export { bootstrapStdio, type McpStdioBootstrapOptions, type McpStdioApplication } from './nest/bootstrap-stdio.js';
-export { MCP_MODULE_OPTIONS } from './nest/mcp.module-definition.js';
-export { RequireScopes, MCP_REQUIRED_SCOPES, getRequiredScopes } from './nest/require-scopes.decorator.js';
-export type { McpModuleOptions, McpModuleExtras, McpObservabilityOptions } from './nest/mcp-module-options.interface.js';
 
-// Nest: decorators for tools, resources and prompts on providers, and their execution context.
+// Decorators for tools, resources and prompts on providers, their parameters and execution context.
 export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
 export { Resource, type ResourceOptions } from './nest/decorators/resource.decorator.js';
 export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
@@ -102,7 +24,57 @@ export { Args } from './nest/decorators/args.decorator.js';
 export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
 export { InputResponses } from './nest/decorators/input-responses.decorator.js';
 export { ResourceUri } from './nest/decorators/resource-uri.decorator.js';
+export { RequireScopes } from './nest/require-scopes.decorator.js';
 export { McpExecutionContext, type McpContextType } from './nest/mcp-execution-context.js';
-export { McpParamtype } from './nest/mcp-paramtype.enum.js';
 export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
-export type { McpSchema, StandardJsonSchemaSource, ZodSchemaSource } from './nest/schema/mcp-schema.type.js';
+
+// What handlers get, return and throw.
+export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
+export { InputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
+export { Content } from './server/content.js';
+export { ToolError } from './server/tool-error.js';
+export { McpError } from './protocol/mcp-error.js';
+export { ErrorCode } from './protocol/error-codes.js';
+export { insufficientScope } from './server/required-scopes.js';
+export { McpPrincipal } from './auth/principal.js';
+export type * from './protocol/mcp-types.js';
+
+// Run-time registration through MCPServer: schemas in any style, typed handlers, a handle to update or remove.
+export type {
+  McpSchema,
+  InferSchemaInput,
+  StandardJsonSchemaSource,
+  ZodSchemaSource,
+} from './server/schema/mcp-schema.type.js';
+export type { McpToolRegistration } from './server/tool-registration.js';
+export type { RegistrationHandle } from './server/registration-handle.js';
+export type { ToolHandler, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
+export type {
+  ResourceHandler,
+  ResourceRegistration,
+  ResourceTemplateRegistration,
+  ResourceReadValue,
+  Completer,
+} from './server/resource.registry.js';
+export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
+export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
+
+// Errors: start-up configuration, and what a custom token verifier throws.
+export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';
+export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
+
+// Types of the options.
+export type { McpServerOptions } from './server/mcp-server.options.js';
+export type { LegacyOptions } from './server/legacy/legacy-leg.js';
+export type { McpEvent, McpEventBus } from './server/event-bus.js';
+export type { RequestStateStore } from './server/request-state.store.js';
+export type { TaskStore, StoredTask } from './server/task-store.js';
+export type { TaskOptions } from './server/task-runner.js';
+export type { TaskStatus } from './protocol/tasks.js';
+export type { McpCallEvent } from './observability/call-events.js';
+export type { OpenTelemetryOptions } from './observability/open-telemetry.js';
+export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';
+export type { McpCorsOptions } from './http/cors.policy.js';
+export type { HostOriginOptions } from './http/host-origin.policy.js';
+export type { ServerTimeouts } from './http/server-timeouts.js';
+export { applyServerTimeouts } from './http/server-timeouts.js';

@@ -84,18 +84,40 @@ interface Answer {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-function post(port: number, body: Buffer | Record<string, unknown>, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+function post(
+  port: number,
+  body: Buffer | Record<string, unknown>,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Answer> {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-  const all = { ...(Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : headersFor(body)), ...headers, 'content-length': String(bytes.length) };
+  const all = {
+    ...(Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : headersFor(body)),
+    ...headers,
+    'content-length': String(bytes.length),
+  };
   const start = performance.now();
   return new Promise((resolve) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: all, agent, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - start }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: res.statusCode ?? 0, body: '', ms: performance.now() - start, error: e.code ?? e.name }));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: '', ms: performance.now() - start, error: e.code ?? e.name }));
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: all, agent, signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - start,
+          }),
+        );
+        res.on('error', (e: NodeJS.ErrnoException) =>
+          resolve({ status: res.statusCode ?? 0, body: '', ms: performance.now() - start, error: e.code ?? e.name }),
+        );
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ status: 0, body: '', ms: performance.now() - start, error: e.code ?? e.name }),
+    );
     req.end(bytes);
   });
 }
@@ -103,12 +125,14 @@ function post(port: number, body: Buffer | Record<string, unknown>, headers: Rec
 async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) {
-      const i = next++;
-      results[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
   return results;
 }
 
@@ -121,7 +145,10 @@ interface RpcAnswer {
 
 function parse(body: string): RpcAnswer {
   if (!body.startsWith('event:') && !body.startsWith(':')) return JSON.parse(body || '{}');
-  const data = body.split('\n').filter((line) => line.startsWith('data: ')).at(-1);
+  const data = body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .at(-1);
   return data ? JSON.parse(data.slice(6)) : {};
 }
 
@@ -131,14 +158,18 @@ const percentile = (values: number[], p: number) => {
 };
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const call = (name: string, args: Record<string, unknown>, id: number | string = 1, meta?: Record<string, unknown>) => envelope('tools/call', { name, arguments: args }, { id, meta });
+const call = (name: string, args: Record<string, unknown>, id: number | string = 1, meta?: Record<string, unknown>) =>
+  envelope('tools/call', { name, arguments: args }, { id, meta });
 const results: Array<{ test: string; pass: boolean }> = [];
 function report(test: string, pass: boolean, figures: Record<string, unknown>): void {
   results.push({ test, pass });
   console.log(`${test} ${pass ? 'PASS' : 'FAIL'} ${JSON.stringify(figures)}`);
 }
 
-function echoCannon(port: number, options: { connections: number; duration?: number; amount?: number; tool?: string }): Promise<autocannon.Result> {
+function echoCannon(
+  port: number,
+  options: { connections: number; duration?: number; amount?: number; tool?: string },
+): Promise<autocannon.Result> {
   const body = call(options.tool ?? 'echo', options.tool === 'boom' ? {} : { text: 'hi' });
   return autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
@@ -157,9 +188,20 @@ const plan: Record<string, () => Promise<void>> = {
     await server.stats();
     const r = await echoCannon(server.port, { connections: 16, duration: scale(30) });
     const s = await server.stats();
-    report('L1 steady throughput', r.errors === 0 && r.timeouts === 0 && r.non2xx === 0 && r.latency.p99 < 300 && s.loopDelayP99Ms < 50, {
-      reqPerSec: r.requests.average, p50: r.latency.p50, p97_5: r.latency.p97_5, p99: r.latency.p99, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, loopDelayP99Ms: s.loopDelayP99Ms,
-    });
+    report(
+      'L1 steady throughput',
+      r.errors === 0 && r.timeouts === 0 && r.non2xx === 0 && r.latency.p99 < 300 && s.loopDelayP99Ms < 50,
+      {
+        reqPerSec: r.requests.average,
+        p50: r.latency.p50,
+        p97_5: r.latency.p97_5,
+        p99: r.latency.p99,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        non2xx: r.non2xx,
+        loopDelayP99Ms: s.loopDelayP99Ms,
+      },
+    );
     await stop(server);
   },
 
@@ -171,7 +213,14 @@ const plan: Record<string, () => Promise<void>> = {
       const body = parse(a.body);
       return body.id === i && body.result?.content?.[0]?.text === `c${i}`;
     }).length;
-    report('L2 correctness under load', correct === n, { correct, of: n, p99: percentile(answers.map((a) => a.ms), 99) });
+    report('L2 correctness under load', correct === n, {
+      correct,
+      of: n,
+      p99: percentile(
+        answers.map((a) => a.ms),
+        99,
+      ),
+    });
     await stop(server);
   },
 
@@ -182,7 +231,9 @@ const plan: Record<string, () => Promise<void>> = {
       const answers = await pool(200, 200, (i) => post(server.port, call('echo', { text: `r${round}-${i}` }, 1)));
       correct += answers.filter((a, i) => parse(a.body).result?.content?.[0]?.text === `r${round}-${i}`).length;
     }
-    const streams = await Promise.all(['A', 'B'].map((tag) => post(server.port, call('slowProgress', { n: 10 }, 1, { progressToken: tag }))));
+    const streams = await Promise.all(
+      ['A', 'B'].map((tag) => post(server.port, call('slowProgress', { n: 10 }, 1, { progressToken: tag }))),
+    );
     const own = streams.every((a, i) => {
       const tokens = [...a.body.matchAll(/"progressToken":"(\w)"/g)].map((m) => m[1]);
       return tokens.length === 10 && tokens.every((t) => t === ['A', 'B'][i]);
@@ -201,14 +252,27 @@ const plan: Record<string, () => Promise<void>> = {
       await sleep(5_000);
       const s = await server.stats();
       rounds.push(s);
-      console.log(`  round ${round}: ${r.requests.average} req/s, p99 ${r.latency.p99} ms, heap ${mb(s.heapUsed)}, rss ${mb(s.rss)}, active resources ${s.activeResources}, in-flight ${s.calls}, errors ${errors.at(-1)}`);
+      console.log(
+        `  round ${round}: ${r.requests.average} req/s, p99 ${r.latency.p99} ms, heap ${mb(s.heapUsed)}, rss ${mb(s.rss)}, active resources ${s.activeResources}, in-flight ${s.calls}, errors ${errors.at(-1)}`,
+      );
     }
     const heapGrowth = rounds[4].heapUsed - rounds[1].heapUsed;
     const rssGrowth = (rounds[4].rss - rounds[1].rss) / rounds[1].rss;
     const resources = Math.abs(rounds[4].activeResources - rounds[0].activeResources);
-    report('L4 soak', heapGrowth < 5 * 1024 * 1024 && rssGrowth < 0.1 && resources <= 2 && rounds[4].calls === 0 && errors.every((e) => e === 0), {
-      heapGrowthRound2To5: mb(heapGrowth), rssGrowthRound2To5: `${(rssGrowth * 100).toFixed(1)} %`, activeResourcesDelta: resources, errors: errors.reduce((a, b) => a + b, 0),
-    });
+    report(
+      'L4 soak',
+      heapGrowth < 5 * 1024 * 1024 &&
+        rssGrowth < 0.1 &&
+        resources <= 2 &&
+        rounds[4].calls === 0 &&
+        errors.every((e) => e === 0),
+      {
+        heapGrowthRound2To5: mb(heapGrowth),
+        rssGrowthRound2To5: `${(rssGrowth * 100).toFixed(1)} %`,
+        activeResourcesDelta: resources,
+        errors: errors.reduce((a, b) => a + b, 0),
+      },
+    );
     await stop(server);
   },
 
@@ -219,13 +283,26 @@ const plan: Record<string, () => Promise<void>> = {
     const text = JSON.stringify(echo);
     // [body, extra headers, status, code]
     const table: Array<[string | Buffer, Record<string, string>, number, number | null]> = [
-      ['{not json', h, 400, -32700], ['', h, 400, -32700], ['1', h, 400, -32600], ['[]', h, 400, -32600], [`[${text}]`, h, 400, -32600],
-      ['{"jsonrpc":"2.0","id":5,"result":{}}', h, 400, -32600], [text.replace('"id":1', '"id":null'), h, 400, -32600], [text.replace('"id":1', '"id":1.5'), h, 400, -32600],
-      [text.replace('"jsonrpc":"2.0"', '"jsonrpc":"1.0"'), h, 400, -32600], [text, { ...h, 'mcp-method': 'tools/list' }, 400, -32020], [text, { ...h, 'mcp-name': 'other' }, 400, -32020],
-      [text, { ...h, 'mcp-protocol-version': '2025-06-18' }, 400, -32020], [JSON.stringify({ ...echo, params: { name: 'echo', arguments: { text: 'x' } } }), h, 400, -32602],
-      [JSON.stringify(envelope('nope/nope')), headersFor(envelope('nope/nope')), 404, -32601], [text, { ...h, 'content-type': 'text/plain' }, 415, -32600],
-      [text, { ...h, 'content-type': 'text/plain; a=application/json' }, 415, -32600], [text, { ...h, 'content-encoding': 'bogus' }, 415, -32600],
-      [Buffer.alloc(1024 * 1024 + 1, 0x20), h, 413, -32600], [text, { ...h, origin: 'http://evil.example' }, 403, -32600], [text, { ...h, host: 'evil.example' }, 403, -32600],
+      ['{not json', h, 400, -32700],
+      ['', h, 400, -32700],
+      ['1', h, 400, -32600],
+      ['[]', h, 400, -32600],
+      [`[${text}]`, h, 400, -32600],
+      ['{"jsonrpc":"2.0","id":5,"result":{}}', h, 400, -32600],
+      [text.replace('"id":1', '"id":null'), h, 400, -32600],
+      [text.replace('"id":1', '"id":1.5'), h, 400, -32600],
+      [text.replace('"jsonrpc":"2.0"', '"jsonrpc":"1.0"'), h, 400, -32600],
+      [text, { ...h, 'mcp-method': 'tools/list' }, 400, -32020],
+      [text, { ...h, 'mcp-name': 'other' }, 400, -32020],
+      [text, { ...h, 'mcp-protocol-version': '2025-06-18' }, 400, -32020],
+      [JSON.stringify({ ...echo, params: { name: 'echo', arguments: { text: 'x' } } }), h, 400, -32602],
+      [JSON.stringify(envelope('nope/nope')), headersFor(envelope('nope/nope')), 404, -32601],
+      [text, { ...h, 'content-type': 'text/plain' }, 415, -32600],
+      [text, { ...h, 'content-type': 'text/plain; a=application/json' }, 415, -32600],
+      [text, { ...h, 'content-encoding': 'bogus' }, 415, -32600],
+      [Buffer.alloc(1024 * 1024 + 1, 0x20), h, 413, -32600],
+      [text, { ...h, origin: 'http://evil.example' }, 403, -32600],
+      [text, { ...h, host: 'evil.example' }, 403, -32600],
     ];
     const before = await server.stats();
     const n = scale(20_000);
@@ -241,9 +318,20 @@ const plan: Record<string, () => Promise<void>> = {
     }).length;
     const after = await server.stats();
     const fiveXx = answers.filter((a) => a.status >= 500).length;
-    report('L5 error-path soak', wrong === 0 && fiveXx === 0 && after.dispatched === before.dispatched && after.heapUsed - before.heapUsed < 5 * 1024 * 1024, {
-      requests: n, wrong, fiveXx, dispatched: after.dispatched - before.dispatched, heapGrowth: mb(after.heapUsed - before.heapUsed),
-    });
+    report(
+      'L5 error-path soak',
+      wrong === 0 &&
+        fiveXx === 0 &&
+        after.dispatched === before.dispatched &&
+        after.heapUsed - before.heapUsed < 5 * 1024 * 1024,
+      {
+        requests: n,
+        wrong,
+        fiveXx,
+        dispatched: after.dispatched - before.dispatched,
+        heapGrowth: mb(after.heapUsed - before.heapUsed),
+      },
+    );
     await stop(server);
   },
 
@@ -256,32 +344,53 @@ const plan: Record<string, () => Promise<void>> = {
     while ((s.aborted < n || s.calls > 0) && performance.now() - lastAbort < 5_000) s = await server.stats();
     const settleMs = performance.now() - lastAbort;
     const next = await echoCannon(server.port, { connections: 16, amount: scale(2_000) });
-    report('L6 abort storm', s.aborted === n && s.calls === 0 && settleMs < 1_000 && next.errors === 0 && next.non2xx === 0, {
-      abortsSeen: s.aborted, of: n, inFlight: s.calls, settleMs: Math.round(settleMs), nextBurstErrors: next.errors + next.non2xx, serverAlive: server.child.exitCode === null,
-    });
+    report(
+      'L6 abort storm',
+      s.aborted === n && s.calls === 0 && settleMs < 1_000 && next.errors === 0 && next.non2xx === 0,
+      {
+        abortsSeen: s.aborted,
+        of: n,
+        inFlight: s.calls,
+        settleMs: Math.round(settleMs),
+        nextBurstErrors: next.errors + next.non2xx,
+        serverAlive: server.child.exitCode === null,
+      },
+    );
     await stop(server);
   },
 
   async L7() {
     const server = await startServer();
     const n = scale(200);
-    await pool(n, n, (i) => new Promise<void>((resolve) => {
-      const body = call('slowProgress', { n: 50 }, i, { progressToken: i });
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) }, (res) => {
-        let events = 0;
-        res.on('data', (chunk: Buffer) => {
-          events += (chunk.toString().match(/^event: message$/gm) ?? []).length;
-          if (events >= 3) req.destroy();
-        });
-        res.on('close', resolve);
-      });
-      req.on('error', () => resolve());
-      req.end(JSON.stringify(body));
-    }));
+    await pool(
+      n,
+      n,
+      (i) =>
+        new Promise<void>((resolve) => {
+          const body = call('slowProgress', { n: 50 }, i, { progressToken: i });
+          const req = httpRequest(
+            { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+            (res) => {
+              let events = 0;
+              res.on('data', (chunk: Buffer) => {
+                events += (chunk.toString().match(/^event: message$/gm) ?? []).length;
+                if (events >= 3) req.destroy();
+              });
+              res.on('close', resolve);
+            },
+          );
+          req.on('error', () => resolve());
+          req.end(JSON.stringify(body));
+        }),
+    );
     const start = performance.now();
     let s = await server.stats();
     while (s.calls > 0 && performance.now() - start < 5_000) s = await server.stats();
-    report('L7 SSE abort', s.calls === 0 && server.child.exitCode === null, { streams: n, inFlightAfter: s.calls, settleMs: Math.round(performance.now() - start) });
+    report('L7 SSE abort', s.calls === 0 && server.child.exitCode === null, {
+      streams: n,
+      inFlightAfter: s.calls,
+      settleMs: Math.round(performance.now() - start),
+    });
     await stop(server);
   },
 
@@ -290,7 +399,13 @@ const plan: Record<string, () => Promise<void>> = {
     const answers = await pool(50, 50, () => post(server.port, call('hang', {})));
     const ok = answers.filter((a) => parse(a.body).result?.isError === true && Math.abs(a.ms - 2_000) < 300).length;
     const s = await server.stats();
-    report('L8 server-side deadline', ok === 50 && s.calls === 0, { onTime: ok, of: 50, minMs: Math.round(Math.min(...answers.map((a) => a.ms))), maxMs: Math.round(Math.max(...answers.map((a) => a.ms))), inFlight: s.calls });
+    report('L8 server-side deadline', ok === 50 && s.calls === 0, {
+      onTime: ok,
+      of: 50,
+      minMs: Math.round(Math.min(...answers.map((a) => a.ms))),
+      maxMs: Math.round(Math.max(...answers.map((a) => a.ms))),
+      inFlight: s.calls,
+    });
     await stop(server);
   },
 
@@ -300,7 +415,15 @@ const plan: Record<string, () => Promise<void>> = {
     const answers = await pool(n, 16, () => post(server.port, call('boom', {})));
     const good = answers.filter((a) => a.status === 200 && parse(a.body).result?.isError === true).length;
     const leaks = answers.filter((a) => a.body.includes('/srv/app')).length;
-    report('L9 handler throws under load', good === n && leaks === 0 && server.child.exitCode === null, { isError: good, of: n, pathLeaks: leaks, p99: percentile(answers.map((a) => a.ms), 99) });
+    report('L9 handler throws under load', good === n && leaks === 0 && server.child.exitCode === null, {
+      isError: good,
+      of: n,
+      pathLeaks: leaks,
+      p99: percentile(
+        answers.map((a) => a.ms),
+        99,
+      ),
+    });
     await stop(server);
   },
 
@@ -312,21 +435,26 @@ const plan: Record<string, () => Promise<void>> = {
     const before = await server.stats();
     const paused = await new Promise<{ bytes: number; rssDuring: number }>((resolve) => {
       const body = call('big', { mb: 0.9 });
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) }, (res) => {
-        res.pause();
-        void sleep(5_000).then(async () => {
-          const during = await server.stats();
-          let bytes = 0;
-          res.on('data', (c: Buffer) => (bytes += c.length));
-          res.on('end', () => resolve({ bytes, rssDuring: during.rss }));
-          res.resume();
-        });
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+        (res) => {
+          res.pause();
+          void sleep(5_000).then(async () => {
+            const during = await server.stats();
+            let bytes = 0;
+            res.on('data', (c: Buffer) => (bytes += c.length));
+            res.on('end', () => resolve({ bytes, rssDuring: during.rss }));
+            res.resume();
+          });
+        },
+      );
       req.end(JSON.stringify(body));
     });
     const growth = paused.rssDuring - before.rss;
     report('L10 huge output', capped && paused.bytes > 900_000 && growth < 3 * 0.9 * 1024 * 1024, {
-      overCapAnswersMs: big.map((a) => Math.round(a.ms)), pausedReaderBytes: paused.bytes, rssGrowthWhilePaused: mb(growth),
+      overCapAnswersMs: big.map((a) => Math.round(a.ms)),
+      pausedReaderBytes: paused.bytes,
+      rssGrowthWhilePaused: mb(growth),
     });
     await stop(server);
   },
@@ -338,7 +466,11 @@ const plan: Record<string, () => Promise<void>> = {
     const regex = await pool(20, 4, () => post(server.port, call('regex', { q: `${'a'.repeat(28)}!` })));
     const load = await during;
     const slowest = Math.max(...regex.map((a) => a.ms));
-    report('L11 ReDoS', slowest < 100 && load.latency.p99 < 2 * Math.max(baseline.latency.p99, 1), { slowestRegexMs: Math.round(slowest), p99Baseline: baseline.latency.p99, p99During: load.latency.p99 });
+    report('L11 ReDoS', slowest < 100 && load.latency.p99 < 2 * Math.max(baseline.latency.p99, 1), {
+      slowestRegexMs: Math.round(slowest),
+      p99Baseline: baseline.latency.p99,
+      p99During: load.latency.p99,
+    });
     await stop(server);
   },
 
@@ -353,7 +485,11 @@ const plan: Record<string, () => Promise<void>> = {
       socket.on('data', (c) => (entry.got408 ||= c.toString('latin1').startsWith('HTTP/1.1 408')));
       socket.on('close', () => (entry.closedAfter = performance.now() - entry.opened));
       socket.on('error', () => undefined);
-      socket.write(i < n ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' : 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"js');
+      socket.write(
+        i < n
+          ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '
+          : 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"js',
+      );
       sockets.push(entry);
     }
     const normal = await pool(100, 4, (i) => post(server.port, call('echo', { text: `n${i}` })));
@@ -362,10 +498,28 @@ const plan: Record<string, () => Promise<void>> = {
     await sleep(1_000);
     const after = await server.stats();
     const slowest = Math.max(...sockets.map((s) => s.closedAfter ?? Infinity));
-    report('L12 slowloris', percentile(normal.map((a) => a.ms), 99) < 500 && slowest < 5_500 && after.activeResources <= before.activeResources + 2, {
-      normalP99: Math.round(percentile(normal.map((a) => a.ms), 99)), slowSocketsClosed: sockets.filter((s) => s.closedAfter !== undefined).length, of: sockets.length,
-      got408: sockets.filter((s) => s.got408).length, slowestCloseMs: Math.round(slowest), activeResourcesDelta: after.activeResources - before.activeResources,
-    });
+    report(
+      'L12 slowloris',
+      percentile(
+        normal.map((a) => a.ms),
+        99,
+      ) < 500 &&
+        slowest < 5_500 &&
+        after.activeResources <= before.activeResources + 2,
+      {
+        normalP99: Math.round(
+          percentile(
+            normal.map((a) => a.ms),
+            99,
+          ),
+        ),
+        slowSocketsClosed: sockets.filter((s) => s.closedAfter !== undefined).length,
+        of: sockets.length,
+        got408: sockets.filter((s) => s.got408).length,
+        slowestCloseMs: Math.round(slowest),
+        activeResourcesDelta: after.activeResources - before.activeResources,
+      },
+    );
     await stop(server);
   },
 
@@ -377,12 +531,24 @@ const plan: Record<string, () => Promise<void>> = {
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
     const n = scale(500);
     const m = scale(100);
-    const answers = await pool(n + m, 16, (i) => (i < n ? post(server.port, big, h) : post(server.port, bomb, { ...h, 'content-encoding': 'gzip' })));
+    const answers = await pool(n + m, 16, (i) =>
+      i < n ? post(server.port, big, h) : post(server.port, bomb, { ...h, 'content-encoding': 'gzip' }),
+    );
     const after = await server.stats();
-    const refused = answers.filter((a) => a.status === 413 || (a.status === 0 && (a.error === 'ECONNRESET' || a.error === 'EPIPE'))).length;
-    report('L13 oversize storm', refused === n + m && after.dispatched === before.dispatched && after.rss - before.rss < 50 * 1024 * 1024, {
-      refused, of: n + m, status413: answers.filter((a) => a.status === 413).length, dispatched: after.dispatched - before.dispatched, rssGrowth: mb(after.rss - before.rss),
-    });
+    const refused = answers.filter(
+      (a) => a.status === 413 || (a.status === 0 && (a.error === 'ECONNRESET' || a.error === 'EPIPE')),
+    ).length;
+    report(
+      'L13 oversize storm',
+      refused === n + m && after.dispatched === before.dispatched && after.rss - before.rss < 50 * 1024 * 1024,
+      {
+        refused,
+        of: n + m,
+        status413: answers.filter((a) => a.status === 413).length,
+        dispatched: after.dispatched - before.dispatched,
+        rssGrowth: mb(after.rss - before.rss),
+      },
+    );
     await stop(server);
   },
 
@@ -391,7 +557,13 @@ const plan: Record<string, () => Promise<void>> = {
     const open: Array<{ text: string; req: ReturnType<typeof httpRequest> }> = [];
     for (let i = 0; i < 32; i++) {
       const body = envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: i });
-      const entry = { text: '', req: httpRequest({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) }, (res) => res.on('data', (c: Buffer) => (entry.text += c.toString()))) };
+      const entry = {
+        text: '',
+        req: httpRequest(
+          { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+          (res) => res.on('data', (c: Buffer) => (entry.text += c.toString())),
+        ),
+      };
       entry.req.on('error', () => undefined);
       entry.req.end(JSON.stringify(body));
       open.push(entry);
@@ -404,29 +576,44 @@ const plan: Record<string, () => Promise<void>> = {
     while ((await server.stats()).subscriptions > 31) await sleep(50);
     const freed = await new Promise<boolean>((resolve) => {
       const body = envelope('subscriptions/listen', { notifications: {} }, { id: 34 });
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) }, (res) =>
-        res.once('data', (c: Buffer) => {
-          resolve(c.toString().includes('acknowledged'));
-          req.destroy();
-        }),
+      const req = httpRequest(
+        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+        (res) =>
+          res.once('data', (c: Buffer) => {
+            resolve(c.toString().includes('acknowledged'));
+            req.destroy();
+          }),
       );
       req.end(JSON.stringify(body));
     });
     open.forEach((o) => o.req.destroy());
-    report('L14 listen cap and keep-alive', parse(extra.body).error?.message === 'Subscription limit reached' && keepAlives.every((k) => k >= 2) && freed, {
-      extraAnswer: parse(extra.body).error, minKeepAlives: Math.min(...keepAlives), slotFreed: freed,
-    });
+    report(
+      'L14 listen cap and keep-alive',
+      parse(extra.body).error?.message === 'Subscription limit reached' && keepAlives.every((k) => k >= 2) && freed,
+      {
+        extraAnswer: parse(extra.body).error,
+        minKeepAlives: Math.min(...keepAlives),
+        slotFreed: freed,
+      },
+    );
     await stop(server);
   },
 
   async L15() {
     const server = await startServer();
-    const listens = Array.from({ length: 8 }, (_, i) => post(server.port, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` })));
+    const listens = Array.from({ length: 8 }, (_, i) =>
+      post(
+        server.port,
+        envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` }),
+      ),
+    );
     const load = echoCannon(server.port, { connections: 16, duration: 15 });
     await sleep(4_500);
     // Started just before SIGTERM: short calls (0.4 s) must complete, hanging ones end by the 2 s call deadline
     // or the 3 s drain deadline, whichever comes first.
-    const short = Array.from({ length: 10 }, (_, i) => post(server.port, call('slowProgress', { n: 20 }, `P${i}`, { progressToken: i })));
+    const short = Array.from({ length: 10 }, (_, i) =>
+      post(server.port, call('slowProgress', { n: 20 }, `P${i}`, { progressToken: i })),
+    );
     const hangs = Array.from({ length: 5 }, (_, i) => post(server.port, call('hang', {}, `H${i}`)));
     await sleep(500);
     const sigterm = performance.now();
@@ -439,15 +626,36 @@ const plan: Record<string, () => Promise<void>> = {
     const listensClosed = (await Promise.all(listens)).every((a) => /"result":\{"_meta"/.test(a.body));
     const shortDone = (await Promise.all(short)).every((a, i) => a.body.includes(`"text":"done P${i}"`));
     const longEnded = (await Promise.all(hangs)).every((a) => /Request timed out|Server is shutting down/.test(a.body));
-    report('L15 graceful shutdown under load', code === 0 && exitMs < 4_000 && listensClosed && shortDone && longEnded && statuses.every((st) => st === '200' || st === '503') && after.status !== 500, {
-      exitCode: code, exitMs: Math.round(exitMs), listensGotClosingResult: listensClosed, shortCallsCompleted: shortDone, longCallsEnded: longEnded, loadRequests: r.requests.total,
-      loadStatuses: r.statusCodeStats, loadErrors: r.errors, afterExit: after.error ?? after.status,
-    });
+    report(
+      'L15 graceful shutdown under load',
+      code === 0 &&
+        exitMs < 4_000 &&
+        listensClosed &&
+        shortDone &&
+        longEnded &&
+        statuses.every((st) => st === '200' || st === '503') &&
+        after.status !== 500,
+      {
+        exitCode: code,
+        exitMs: Math.round(exitMs),
+        listensGotClosingResult: listensClosed,
+        shortCallsCompleted: shortDone,
+        longCallsEnded: longEnded,
+        loadRequests: r.requests.total,
+        loadStatuses: r.statusCodeStats,
+        loadErrors: r.errors,
+        afterExit: after.error ?? after.status,
+      },
+    );
   },
 
   async L16() {
-    console.log('L16 conformance: the referee needs Node >= 22 (shared docs, toolchain.md); run it with the project\'s conformance');
-    console.log('  tooling: conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28 (package @modelcontextprotocol/conformance@0.2.0-alpha.12)');
+    console.log(
+      "L16 conformance: the referee needs Node >= 22 (shared docs, toolchain.md); run it with the project's conformance",
+    );
+    console.log(
+      '  tooling: conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28 (package @modelcontextprotocol/conformance@0.2.0-alpha.12)',
+    );
   },
 };
 
@@ -464,5 +672,7 @@ for (const name of names) {
   }
 }
 agent.destroy();
-console.log(`\n${results.filter((r) => r.pass).length}/${results.length} passed${QUICK ? ' (quick run: targets are calibrated for full runs)' : ''}`);
+console.log(
+  `\n${results.filter((r) => r.pass).length}/${results.length} passed${QUICK ? ' (quick run: targets are calibrated for full runs)' : ''}`,
+);
 process.exit(results.every((r) => r.pass) ? 0 : 1);

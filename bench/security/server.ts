@@ -17,7 +17,12 @@ const fx = await startFixture(
     sseKeepAliveMs: 1_000,
     drainTimeoutMs: 3_000,
     maxConcurrentCalls: 2_000,
-    serverTimeouts: { requestTimeoutMs: 5_000, headersTimeoutMs: 3_000, keepAliveTimeoutMs: 5_000, checkIntervalMs: 500 },
+    serverTimeouts: {
+      requestTimeoutMs: 5_000,
+      headersTimeoutMs: 3_000,
+      keepAliveTimeoutMs: 5_000,
+      checkIntervalMs: 500,
+    },
   },
   true,
 );

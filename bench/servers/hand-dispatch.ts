@@ -9,25 +9,49 @@ import { PROGRESS_STEPS, toolDefinitions } from '../fixtures.js';
 export function createHandDispatcher(toolCount: number): (message: unknown, res: ServerResponse) => void {
   const tools = toolDefinitions(toolCount);
   return (message, res) => {
-    const request = message as { id: number; method: string; params?: { name?: string; arguments?: { a: number; b: number } } };
+    const request = message as {
+      id: number;
+      method: string;
+      params?: { name?: string; arguments?: { a: number; b: number } };
+    };
     if (request.method === 'tools/list') {
       writeJson(res, { jsonrpc: '2.0', id: request.id, result: { tools, resultType: 'complete' } });
       return;
     }
     if (request.method === 'tools/call' && request.params?.name === 'add') {
       const { a, b } = request.params.arguments!;
-      writeJson(res, { jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: String(a + b) }], resultType: 'complete' } });
+      writeJson(res, {
+        jsonrpc: '2.0',
+        id: request.id,
+        result: { content: [{ type: 'text', text: String(a + b) }], resultType: 'complete' },
+      });
       return;
     }
     if (request.method === 'tools/call' && request.params?.name === 'progress') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for (const progress of PROGRESS_STEPS) {
-        res.write(sseFrame({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'bench', progress, total: 3 } }));
+        res.write(
+          sseFrame({
+            jsonrpc: '2.0',
+            method: 'notifications/progress',
+            params: { progressToken: 'bench', progress, total: 3 },
+          }),
+        );
       }
-      res.end(sseFrame({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'done' }], resultType: 'complete' } }));
+      res.end(
+        sseFrame({
+          jsonrpc: '2.0',
+          id: request.id,
+          result: { content: [{ type: 'text', text: 'done' }], resultType: 'complete' },
+        }),
+      );
       return;
     }
-    writeJson(res, { jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } }, 404);
+    writeJson(
+      res,
+      { jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } },
+      404,
+    );
   };
 }
 

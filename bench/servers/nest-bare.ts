@@ -10,7 +10,11 @@ export async function startNestBare(adapter: AdapterName, toolCount: number): Pr
   @Controller()
   class BareController {
     @Post('mcp')
-    handle(@Body() body: unknown, @Req() req: IncomingMessage, @Res() res: ServerResponse & { raw?: ServerResponse }): void {
+    handle(
+      @Body() body: unknown,
+      @Req() _req: IncomingMessage,
+      @Res() res: ServerResponse & { raw?: ServerResponse },
+    ): void {
       dispatch(body, res.raw ?? res);
     }
   }

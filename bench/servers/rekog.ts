@@ -26,7 +26,11 @@ function fillerParameters(index: number) {
 export async function startRekog(adapter: AdapterName, toolCount: number, legacy = false): Promise<INestApplication> {
   @McpController()
   class BenchTools {
-    @Tool({ name: ADD_TOOL.name, description: ADD_TOOL.description, parameters: z.strictObject({ a: z.number(), b: z.number() }) })
+    @Tool({
+      name: ADD_TOOL.name,
+      description: ADD_TOOL.description,
+      parameters: z.strictObject({ a: z.number(), b: z.number() }),
+    })
     add(@Payload() { a, b }: { a: number; b: number }) {
       return text(String(a + b));
     }
@@ -45,13 +49,21 @@ export async function startRekog(adapter: AdapterName, toolCount: number, legacy
     .forEach((tool, i) => {
       const method: PropertyDescriptor = { value: () => text('no matches'), writable: true, configurable: true };
       const decorator = Tool({ name: tool.name, description: tool.description, parameters: fillerParameters(i + 2) });
-      Object.defineProperty(BenchTools.prototype, tool.name, Reflect.decorate([decorator], BenchTools.prototype, tool.name, method) ?? method);
+      Object.defineProperty(
+        BenchTools.prototype,
+        tool.name,
+        Reflect.decorate([decorator], BenchTools.prototype, tool.name, method) ?? method,
+      );
     });
 
   @Module({ controllers: [BenchTools] })
   class RekogModule {}
 
-  const mcp = new McpStrategy({ name: 'bench', version: '1.0.0', transports: [new StreamableHttpTransport({ protocol: legacy ? 'dual' : 'modern-only' })] });
+  const mcp = new McpStrategy({
+    name: 'bench',
+    version: '1.0.0',
+    transports: [new StreamableHttpTransport({ protocol: legacy ? 'dual' : 'modern-only' })],
+  });
   const app = await createNestApp(RekogModule, adapter);
   mcp.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy: mcp });

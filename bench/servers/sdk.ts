@@ -6,7 +6,10 @@ import { PROGRESS_STEPS, toolDefinitions } from '../fixtures.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });
 const progressInput = z.object({});
-const fillerInput = z.object({ query: z.string().describe('Full-text query'), limit: z.number().int().min(1).max(100).optional() });
+const fillerInput = z.object({
+  query: z.string().describe('Full-text query'),
+  limit: z.number().int().min(1).max(100).optional(),
+});
 
 /**
  * The official SDK v2 serving entry, used as its docs show: a factory that builds an `McpServer` with its
@@ -21,15 +24,22 @@ export function startSdk(toolCount: number, legacy = false): Server {
       server.registerTool('add', { description: tools[0].description, inputSchema: addInput }, async ({ a, b }) => ({
         content: [{ type: 'text', text: String(a + b) }],
       }));
-      server.registerTool('progress', { description: tools[1].description, inputSchema: progressInput }, async (_args, ctx) => {
-        const progressToken = ctx.mcpReq._meta?.progressToken;
-        if (progressToken !== undefined) {
-          for (const progress of PROGRESS_STEPS) {
-            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: PROGRESS_STEPS.length } });
+      server.registerTool(
+        'progress',
+        { description: tools[1].description, inputSchema: progressInput },
+        async (_args, ctx) => {
+          const progressToken = ctx.mcpReq._meta?.progressToken;
+          if (progressToken !== undefined) {
+            for (const progress of PROGRESS_STEPS) {
+              await ctx.mcpReq.notify({
+                method: 'notifications/progress',
+                params: { progressToken, progress, total: PROGRESS_STEPS.length },
+              });
+            }
           }
-        }
-        return { content: [{ type: 'text', text: 'done' }] };
-      });
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      );
       for (const tool of tools.slice(2)) {
         server.registerTool(tool.name, { description: tool.description, inputSchema: fillerInput }, async () => ({
           content: [{ type: 'text', text: 'no matches' }],

@@ -5,7 +5,9 @@ import { WeatherService } from './weather.service.js';
 import { WeatherTools } from './weather.tools.js';
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' })],
+  imports: [
+    McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' }),
+  ],
   providers: [WeatherService, WeatherTools, WeatherCatalog],
 })
 export class AppModule {}

@@ -12,7 +12,11 @@ export class WeatherCatalog {
     return JSON.stringify(this.weather.forecast(city));
   }
 
-  @Prompt({ name: 'weather_report', description: 'Asks for a short weather report', arguments: [{ name: 'city', required: true }] })
+  @Prompt({
+    name: 'weather_report',
+    description: 'Asks for a short weather report',
+    arguments: [{ name: 'city', required: true }],
+  })
   report(@Args('city') city: string) {
     return `Write a two-line weather report for ${city}.`;
   }

@@ -10,7 +10,12 @@ export class WeatherTools {
   @Tool({
     name: 'get_weather',
     description: 'Current weather for a city',
-    inputSchema: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 1 } },
+      required: ['city'],
+      additionalProperties: false,
+    },
     annotations: { readOnlyHint: true },
   })
   getWeather(@Args('city') city: string): Forecast {

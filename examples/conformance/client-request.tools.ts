@@ -43,15 +43,25 @@ export class ClientRequestTools {
     return Content.text(`User response: <action: ${answer.action}, content: ${JSON.stringify(answer.content ?? {})}>`);
   }
 
-  @Tool({ name: 'test_elicitation_sep1034_defaults', description: 'Asks for a form whose every primitive field has a default (SEP-1034)' })
+  @Tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Asks for a form whose every primitive field has a default (SEP-1034)',
+  })
   async defaults(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
     const answer = await ctx.elicit('Please review and update the form fields with defaults', DEFAULTS_FORM);
-    return Content.text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+    return Content.text(
+      `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`,
+    );
   }
 
-  @Tool({ name: 'test_elicitation_sep1330_enums', description: 'Asks for a form with the five enum variants (SEP-1330)' })
+  @Tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Asks for a form with the five enum variants (SEP-1330)',
+  })
   async enums(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
     const answer = await ctx.elicit('Please select options from the enum fields', ENUM_VARIANTS_FORM);
-    return Content.text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+    return Content.text(
+      `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`,
+    );
   }
 }

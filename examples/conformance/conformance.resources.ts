@@ -42,7 +42,12 @@ export class ConformanceResources {
   }
 
   /** What resources-subscribe and -unsubscribe name; a stateless server accepts the subscription and has no stream to notify on. */
-  @Resource({ uri: 'test://watched-resource', name: 'Watched Resource', description: 'A resource clients subscribe to', mimeType: 'text/plain' })
+  @Resource({
+    uri: 'test://watched-resource',
+    name: 'Watched Resource',
+    description: 'A resource clients subscribe to',
+    mimeType: 'text/plain',
+  })
   watched(): string {
     return 'Watched resource content';
   }

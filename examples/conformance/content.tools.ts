@@ -29,12 +29,19 @@ export class ContentTools {
     return Content.textResource('test://embedded-resource', 'This is an embedded resource content.');
   }
 
-  @Tool({ name: 'test_multiple_content_types', description: 'Tests response with multiple content types (text, image, resource)' })
+  @Tool({
+    name: 'test_multiple_content_types',
+    description: 'Tests response with multiple content types (text, image, resource)',
+  })
   multipleContentTypes(): ContentBlock[] {
     return [
       Content.text('Multiple content types test:'),
       Content.image(TEST_IMAGE_BASE64, 'image/png'),
-      Content.textResource('test://mixed-content-resource', JSON.stringify({ test: 'data', value: 123 }), 'application/json'),
+      Content.textResource(
+        'test://mixed-content-resource',
+        JSON.stringify({ test: 'data', value: 123 }),
+        'application/json',
+      ),
     ];
   }
 

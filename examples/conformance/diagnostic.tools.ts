@@ -31,7 +31,10 @@ export class DiagnosticTools {
   }
 
   /** `ctx.log` sends only when `_meta["io.modelcontextprotocol/logLevel"]` asks for this level or a lower one. */
-  @Tool({ name: 'test_logging_tool', description: 'Logs three messages, which are sent only when the request sets a log level' })
+  @Tool({
+    name: 'test_logging_tool',
+    description: 'Logs three messages, which are sent only when the request sets a log level',
+  })
   logging(@McpCtx() ctx: McpContext): ContentBlock {
     ctx.log('info', 'Tool execution started', 'conformance');
     ctx.log('info', 'Tool processing data', 'conformance');

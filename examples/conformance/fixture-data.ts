@@ -83,7 +83,11 @@ export const ENUM_VARIANTS_FORM = {
       enum: ['opt1', 'opt2', 'opt3'],
       enumNames: ['Option One', 'Option Two', 'Option Three'],
     },
-    untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    untitledMulti: {
+      type: 'array',
+      description: 'Untitled multi-select',
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    },
     titledMulti: {
       type: 'array',
       description: 'Titled multi-select',
@@ -99,4 +103,8 @@ export const ENUM_VARIANTS_FORM = {
 };
 
 /** The confirmation the tasks scenarios answer (`{ confirm: true }`). */
-export const DELETE_CONFIRM_FORM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+export const DELETE_CONFIRM_FORM = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean' } },
+  required: ['confirm'],
+};

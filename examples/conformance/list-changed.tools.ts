@@ -1,10 +1,17 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Content, MCPServer, Tool, type ContentBlock, type PromptRegistration, type ToolRegistration } from '../../src/index.js';
+import {
+  Content,
+  MCPServer,
+  Tool,
+  type ContentBlock,
+  type McpToolRegistration,
+  type PromptRegistration,
+} from '../../src/index.js';
 import { McpRedisConnections, RedisChannel } from '../../src/redis/index.js';
 
 /** The tool `test_trigger_tool_change` adds and removes. */
-const DYNAMIC_TOOL: ToolRegistration = {
+const DYNAMIC_TOOL: McpToolRegistration = {
   name: 'test_dynamic_tool',
   description: 'A tool that comes and goes with test_trigger_tool_change',
   inputSchema: { type: 'object', additionalProperties: false },
@@ -68,14 +75,21 @@ export class ListChangedTools implements OnModuleDestroy {
     this.apply(kind, add);
     if (this.redis && this.fleet) {
       const change = JSON.stringify({ o: this.origin, kind, add });
-      this.redis.run('publish a fixture change', (redis) => redis.publish(this.fleet!.name, change)).catch(() => undefined);
+      this.redis
+        .run('publish a fixture change', (redis) => redis.publish(this.fleet!.name, change))
+        .catch(() => undefined);
     }
     return Content.text(`${add ? 'Added' : 'Removed'} ${kind === 'tool' ? DYNAMIC_TOOL.name : DYNAMIC_PROMPT.name}`);
   }
 
   private received(message: unknown): void {
     const change = message as { o?: unknown; kind?: unknown; add?: unknown } | null;
-    if (change?.o === this.origin || (change?.kind !== 'tool' && change?.kind !== 'prompt') || typeof change.add !== 'boolean') return;
+    if (
+      change?.o === this.origin ||
+      (change?.kind !== 'tool' && change?.kind !== 'prompt') ||
+      typeof change.add !== 'boolean'
+    )
+      return;
     this.apply(change.kind, change.add);
   }
 

@@ -13,6 +13,9 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   return [
     McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
-    McpModule.forRootAsync({ inject: [McpRedisBackends], useFactory: (redis: McpRedisBackends) => ({ ...options, ...redis }) }),
+    McpModule.forRootAsync({
+      inject: [McpRedisBackends],
+      useFactory: (redis: McpRedisBackends) => ({ ...options, ...redis }),
+    }),
   ];
 }

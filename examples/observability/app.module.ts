@@ -16,7 +16,11 @@ export class MetricsModule {}
     McpModule.forRootAsync({
       imports: [MetricsModule],
       inject: [McpMetrics],
-      useFactory: (metrics: McpMetrics) => ({ name: 'observed', version: '1.0.0', onCall: (event) => metrics.record(event) }),
+      useFactory: (metrics: McpMetrics) => ({
+        name: 'observed',
+        version: '1.0.0',
+        onCall: (event) => metrics.record(event),
+      }),
     }),
   ],
   controllers: [HealthController],

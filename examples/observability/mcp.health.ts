@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { LATEST_PROTOCOL_VERSION, MCPServer, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../src/index.js';
+import { MCPServer } from '../../src/index.js';
 import { McpMetrics } from './mcp-metrics.service.js';
+import { LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../src/core/index.js';
 
 /** A `@nestjs/terminus` indicator: the MCP server answers `server/discover` in-process, plus its call counters. */
 @Injectable()

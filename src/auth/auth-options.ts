@@ -108,7 +108,7 @@ export interface McpAuthOptions {
    * No token is verified here. Only an object is a principal: anything else (`undefined`, or the `false` an
    * optional Passport guard leaves) gets the 401 challenge.
    */
-  fromRequest?: (request: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+  fromRequest?: (request: any) => unknown;
   /** Reads the granted scopes of a principal. Default: the standard `scope` or `scp`, else a `scopes` array. */
-  scopesOf?: (principal: any) => readonly string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  scopesOf?: (principal: any) => readonly string[];
 }

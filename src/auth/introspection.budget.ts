@@ -14,8 +14,10 @@ export class IntrospectionBudget {
     private readonly perSecond: number,
     private readonly now: () => number,
   ) {
-    if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) throw new Error('auth.introspection.maxConcurrentCalls must be a positive integer');
-    if (!(perSecond > 0)) throw new Error('auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it)');
+    if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)
+      throw new Error('auth.introspection.maxConcurrentCalls must be a positive integer');
+    if (!(perSecond > 0))
+      throw new Error('auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it)');
     this.tokens = perSecond;
     this.refilledAt = now();
   }
@@ -25,7 +27,10 @@ export class IntrospectionBudget {
     if (this.inFlight >= this.maxConcurrent) return false;
     if (this.perSecond !== Infinity) {
       const now = this.now();
-      this.tokens = Math.min(this.perSecond, this.tokens + (Math.max(now - this.refilledAt, 0) / 1000) * this.perSecond);
+      this.tokens = Math.min(
+        this.perSecond,
+        this.tokens + (Math.max(now - this.refilledAt, 0) / 1000) * this.perSecond,
+      );
       this.refilledAt = now;
       if (this.tokens < 1) return false;
       this.tokens -= 1;

@@ -7,7 +7,11 @@ import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 
 // RFC 7662 §2.2 `token_type` is the OAuth token type (RFC 6749 §7.1, `Bearer`); some servers put the kind of
 // token there instead. Either way only an access token may be used here: never a refresh or ID token.
-const ACCESS_TOKEN_TYPES: ReadonlySet<string> = new Set(['bearer', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+const ACCESS_TOKEN_TYPES: ReadonlySet<string> = new Set([
+  'bearer',
+  'access_token',
+  'urn:ietf:params:oauth:token-type:access_token',
+]);
 // Time after which a request refused for lack of introspection capacity may be retried.
 const BUSY_RETRY_AFTER_SEC = 1;
 // How long a listen stream of an introspected token lives when `cacheTtlMs` is 0 (ask every request).
@@ -47,7 +51,11 @@ export class IntrospectionVerifier implements TokenVerifier {
     trustedEndpointUrl('auth.introspection.endpoint', options.endpoint, options.allowInsecureHttp); // at start-up, not on the first request
     this.audiences = new Set([audience].flat());
     this.issuers = options.issuer === undefined ? undefined : new Set([options.issuer].flat());
-    this.headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...options.headers };
+    this.headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      ...options.headers,
+    };
     if (options.clientId !== undefined) {
       // RFC 6749 §2.3.1: the credentials are form-encoded before they are joined for Basic.
       const credentials = `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret ?? '')}`;
@@ -55,14 +63,19 @@ export class IntrospectionVerifier implements TokenVerifier {
     }
     this.now = options.now ?? Date.now;
     this.acceptedTtlMs = nonNegative('cacheTtlMs', options.cacheTtlMs ?? 60_000);
-    this.refusedTtlMs = nonNegative('negativeCacheTtlMs', options.negativeCacheTtlMs ?? Math.min(5_000, this.acceptedTtlMs));
+    this.refusedTtlMs = nonNegative(
+      'negativeCacheTtlMs',
+      options.negativeCacheTtlMs ?? Math.min(5_000, this.acceptedTtlMs),
+    );
     const maxEntries = options.cacheMaxEntries ?? 10_000;
-    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new Error('auth.introspection.cacheMaxEntries must be a positive integer');
+    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1)
+      throw new Error('auth.introspection.cacheMaxEntries must be a positive integer');
     this.accepted = new IntrospectionCache(maxEntries);
     this.refused = new IntrospectionCache(maxEntries);
     this.budget = new IntrospectionBudget(options.maxConcurrentCalls ?? 16, options.maxCallsPerSecond ?? 50, this.now);
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
-    if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1) throw new Error('auth.introspection.maxResponseBytes must be a positive integer');
+    if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1)
+      throw new Error('auth.introspection.maxResponseBytes must be a positive integer');
     this.requireAudience = options.requireAudience ?? true;
   }
 
@@ -77,7 +90,9 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (pending === undefined) {
       if (!this.budget.take()) {
         return Promise.reject(
-          new TokenVerificationUnavailableError('Too many tokens are being introspected; retry shortly', { retryAfterSec: BUSY_RETRY_AFTER_SEC }),
+          new TokenVerificationUnavailableError('Too many tokens are being introspected; retry shortly', {
+            retryAfterSec: BUSY_RETRY_AFTER_SEC,
+          }),
         );
       }
       pending = this.introspectAndRemember(token, key).finally(() => {
@@ -94,7 +109,8 @@ export class IntrospectionVerifier implements TokenVerifier {
     try {
       principal = this.check(await this.introspect(token));
     } catch (error) {
-      if (error instanceof InvalidTokenError && this.refusedTtlMs > 0) this.refused.set(key, error.message, this.now() + this.refusedTtlMs);
+      if (error instanceof InvalidTokenError && this.refusedTtlMs > 0)
+        this.refused.set(key, error.message, this.now() + this.refusedTtlMs);
       throw error;
     }
     if (this.acceptedTtlMs > 0) this.accepted.set(key, principal, principal.trustedUntil!);
@@ -109,13 +125,18 @@ export class IntrospectionVerifier implements TokenVerifier {
       if (!isEpochSeconds(exp)) throw new InvalidTokenError("The introspection answer's exp is not a number");
       if (exp * 1000 <= now) throw new InvalidTokenError('The access token expired');
     }
-    if (nbf !== undefined && !(isEpochSeconds(nbf) && nbf * 1000 <= now)) throw new InvalidTokenError('The access token is not valid yet');
-    if (tokenType !== undefined && !(typeof tokenType === 'string' && ACCESS_TOKEN_TYPES.has(tokenType.toLowerCase()))) {
+    if (nbf !== undefined && !(isEpochSeconds(nbf) && nbf * 1000 <= now))
+      throw new InvalidTokenError('The access token is not valid yet');
+    if (
+      tokenType !== undefined &&
+      !(typeof tokenType === 'string' && ACCESS_TOKEN_TYPES.has(tokenType.toLowerCase()))
+    ) {
       throw new InvalidTokenError('The token is not an access token');
     }
     if (aud !== undefined || this.requireAudience) {
       const audiences = [aud].flat().filter((a): a is string => typeof a === 'string');
-      if (!audiences.some((a) => this.audiences.has(a))) throw new InvalidTokenError('The access token was not issued for this resource');
+      if (!audiences.some((a) => this.audiences.has(a)))
+        throw new InvalidTokenError('The access token was not issued for this resource');
     }
     if (this.issuers && !(typeof response.iss === 'string' && this.issuers.has(response.iss))) {
       throw new InvalidTokenError("The access token's iss claim is not accepted");
@@ -138,7 +159,8 @@ export class IntrospectionVerifier implements TokenVerifier {
     } catch (error) {
       throw new TokenVerificationUnavailableError('The introspection endpoint could not be reached', { cause: error });
     }
-    if (!response.ok) throw new TokenVerificationUnavailableError(`The introspection endpoint answered ${response.status}`);
+    if (!response.ok)
+      throw new TokenVerificationUnavailableError(`The introspection endpoint answered ${response.status}`);
     let body: unknown;
     try {
       body = JSON.parse(await readCapped(response, this.maxResponseBytes));
@@ -155,7 +177,8 @@ export class IntrospectionVerifier implements TokenVerifier {
 
 /** The body as UTF-8 text, read no further than `maxBytes`: a bigger answer is refused, not buffered. */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new TokenVerificationUnavailableError(`The introspection answer is larger than ${maxBytes} bytes`);
+  const tooLarge = () =>
+    new TokenVerificationUnavailableError(`The introspection answer is larger than ${maxBytes} bytes`);
   if (Number(response.headers.get('content-length')) > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();
@@ -181,6 +204,7 @@ function isEpochSeconds(value: unknown): value is number {
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!(Number.isFinite(value) && value >= 0)) throw new Error(`auth.introspection.${name} must be a number of milliseconds, 0 or more`);
+  if (!(Number.isFinite(value) && value >= 0))
+    throw new Error(`auth.introspection.${name} must be a number of milliseconds, 0 or more`);
   return value;
 }

@@ -8,7 +8,19 @@ import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 // RFC 9068 §2.1: access tokens are typed `at+jwt` (media type application/at+jwt), so an ID token or any other
 // JWT signed by the same keys is not taken for one.
 const ACCESS_TOKEN_TYPE = 'at+jwt';
-const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /**
  * Verifies JWT access tokens with `jose`: signature against the JWKS, an allowed algorithm, `iss`, `aud` (this
@@ -24,10 +36,14 @@ export class JwtVerifier implements TokenVerifier {
     private readonly options: JwtVerifierOptions,
     private readonly audience: string | string[],
   ) {
-    if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0)) throw new Error('auth.jwt.issuer is required');
-    if ((options.jwksUri === undefined) === (options.jwks === undefined)) throw new Error('auth.jwt needs exactly one of jwksUri and jwks');
+    if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
+      throw new Error('auth.jwt.issuer is required');
+    if ((options.jwksUri === undefined) === (options.jwks === undefined))
+      throw new Error('auth.jwt needs exactly one of jwksUri and jwks');
     // Checked now, so a plain-http JWKS URL fails start-up even before jose has loaded.
-    const jwksUrl = options.jwks ? undefined : trustedEndpointUrl('auth.jwt.jwksUri', options.jwksUri!, options.allowInsecureHttp);
+    const jwksUrl = options.jwks
+      ? undefined
+      : trustedEndpointUrl('auth.jwt.jwksUri', options.jwksUri!, options.allowInsecureHttp);
     this.loaded = loadJose().then((jose) => ({
       jose,
       keys: jwksUrl
@@ -37,7 +53,8 @@ export class JwtVerifier implements TokenVerifier {
     // Reported by ready() at start-up; this keeps the rejection from also surfacing as unhandled.
     this.loaded.catch(() => undefined);
     const typ = options.typ ?? ACCESS_TOKEN_TYPE;
-    if (typ !== false && [typ].flat().length === 0) throw new Error('auth.jwt.typ needs at least one type, or false to accept any');
+    if (typ !== false && [typ].flat().length === 0)
+      throw new Error('auth.jwt.typ needs at least one type, or false to accept any');
     this.types = typ === false ? undefined : new Set([typ].flat().map(mediaType));
   }
 
@@ -78,8 +95,15 @@ function tokenError(errors: Jose['errors'], error: unknown): Error {
   // A JWKS endpoint that answers an error status or something that is not JSON raises jose's generic error (its
   // subclasses are all about the token): the keys are unavailable, which is a 503, not a bad token.
   const generic = error instanceof errors.JOSEError && error.code === errors.JOSEError.code;
-  if (generic || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
-    return new TokenVerificationUnavailableError('The authorization server keys could not be fetched', { cause: error });
+  if (
+    generic ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError)
+  ) {
+    return new TokenVerificationUnavailableError('The authorization server keys could not be fetched', {
+      cause: error,
+    });
   }
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('The access token expired');
   if (error instanceof errors.JWTClaimValidationFailed) {

@@ -38,11 +38,13 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   constructor(options: McpAuthOptions) {
     this.resource = canonicalResourceUri(options.resource);
     const servers = options.authorizationServers;
-    if (!Array.isArray(servers) || servers.length === 0) throw new Error('auth.authorizationServers needs at least one issuer URL');
+    if (!Array.isArray(servers) || servers.length === 0)
+      throw new Error('auth.authorizationServers needs at least one issuer URL');
     for (const server of servers) new URL(server);
     const scopesSupported = scopeList('auth.scopesSupported', options.scopesSupported);
     this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
-    this.challengeScopes = scopeList('auth.challengeScopes', options.challengeScopes) ?? this.hierarchy.leastPrivileged(scopesSupported);
+    this.challengeScopes =
+      scopeList('auth.challengeScopes', options.challengeScopes) ?? this.hierarchy.leastPrivileged(scopesSupported);
     this.resourceMetadataUrl = options.resourceMetadataUrl ?? defaultResourceMetadataUrl(this.resource);
     this.metadata = {
       ...options.resourceMetadata,
@@ -55,10 +57,13 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
 
     const ways = (['jwt', 'introspection', 'verify', 'fromRequest'] as const).filter((k) => options[k] !== undefined);
     if (ways.length !== 1) {
-      throw new Error(`auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`);
+      throw new Error(
+        `auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`,
+      );
     }
     if (options.jwt) this.verifier = new JwtVerifier(options.jwt, options.jwt.audience ?? this.resource);
-    else if (options.introspection) this.verifier = new IntrospectionVerifier(options.introspection, options.introspection.audience ?? this.resource);
+    else if (options.introspection)
+      this.verifier = new IntrospectionVerifier(options.introspection, options.introspection.audience ?? this.resource);
     else if (options.verify) this.verifier = functionVerifier(options.verify);
     else this.fromRequest = options.fromRequest;
   }
@@ -75,21 +80,39 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     }
     const token = bearerToken(req.headers.authorization);
     if (token === undefined) return this.unauthorized();
-    if (token === null) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The Bearer token is malformed' });
+    if (token === null)
+      return this.unauthorized({ error: 'invalid_token', errorDescription: 'The Bearer token is malformed' });
     let principal: unknown;
     try {
       principal = await this.verifier!.verify(token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) return this.unauthorized({ error: 'invalid_token', errorDescription: error.message });
+      if (error instanceof InvalidTokenError)
+        return this.unauthorized({ error: 'invalid_token', errorDescription: error.message });
       if (error instanceof TokenVerificationUnavailableError) {
         const headers = error.retryAfterSec === undefined ? undefined : { 'retry-after': String(error.retryAfterSec) };
-        return { ok: false, status: 503, code: ErrorCode.InternalError, message: `Token verification unavailable: ${error.message}`, headers };
+        return {
+          ok: false,
+          status: 503,
+          code: ErrorCode.InternalError,
+          message: `Token verification unavailable: ${error.message}`,
+          headers,
+        };
       }
-      return { ok: false, status: 500, code: ErrorCode.InternalError, message: 'Internal error: the access token could not be verified' };
+      return {
+        ok: false,
+        status: 500,
+        code: ErrorCode.InternalError,
+        message: 'Internal error: the access token could not be verified',
+      };
     }
-    if (!isPrincipal(principal)) return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
+    if (!isPrincipal(principal))
+      return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
     // Guards and interceptors around tools find the caller where Passport would have put it.
-    if (typeof httpRequest === 'object' && httpRequest !== null && (httpRequest as { user?: unknown }).user === undefined) {
+    if (
+      typeof httpRequest === 'object' &&
+      httpRequest !== null &&
+      (httpRequest as { user?: unknown }).user === undefined
+    ) {
       (httpRequest as { user?: unknown }).user = principal;
     }
     return this.authenticated(principal);

@@ -30,7 +30,9 @@ export function canonicalResourceUri(uri: string): string {
 /** The path-inserted well-known path for an endpoint path: `/.well-known/oauth-protected-resource/mcp` for `/mcp`. */
 export function wellKnownPathFor(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
-  return trimmed === '' ? PROTECTED_RESOURCE_METADATA_PATH : `${PROTECTED_RESOURCE_METADATA_PATH}${trimmed.startsWith('/') ? '' : '/'}${trimmed}`;
+  return trimmed === ''
+    ? PROTECTED_RESOURCE_METADATA_PATH
+    : `${PROTECTED_RESOURCE_METADATA_PATH}${trimmed.startsWith('/') ? '' : '/'}${trimmed}`;
 }
 
 /** Where the metadata of a resource lives by default: its path-inserted well-known URL (RFC 9728 §3.1). */

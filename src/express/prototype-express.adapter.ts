@@ -1,5 +1,11 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { createServer as createHttpServer, IncomingMessage, ServerResponse, type Server, type ServerOptions } from 'node:http';
+import {
+  createServer as createHttpServer,
+  IncomingMessage,
+  ServerResponse,
+  type Server,
+  type ServerOptions,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 
 type NestHttpOptions = Parameters<ExpressAdapter['initHttpServer']>[0];
@@ -52,5 +58,8 @@ function serverClasses(app: ExpressPrototypes): Pick<ServerOptions, 'IncomingMes
     Reflect.apply(ServerResponse, this, args);
   }
   ExpressResponse.prototype = app.response;
-  return { IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage, ServerResponse: ExpressResponse as unknown as typeof ServerResponse };
+  return {
+    IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage,
+    ServerResponse: ExpressResponse as unknown as typeof ServerResponse,
+  };
 }

@@ -9,7 +9,9 @@ export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 |
  * so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses it.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   let source: Readable = req;
   switch (encoding) {
     case 'identity':
@@ -51,7 +53,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     });
     source.on('end', () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
     source.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read or decoded' }));
-    if (source !== req) req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
+    if (source !== req)
+      req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
     req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
   });
 }

@@ -8,7 +8,15 @@ export interface McpCorsOptions {
 }
 
 /** Request headers a browser MCP client sends: the standard ones and every `Mcp-Param-*` of SEP-2243. */
-const ALLOWED_HEADERS = new Set(['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']);
+const ALLOWED_HEADERS = new Set([
+  'content-type',
+  'accept',
+  'authorization',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]);
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 /** Response headers a browser client must be able to read (auth challenges and the negotiated version). */
 const EXPOSED_HEADERS = 'WWW-Authenticate, MCP-Protocol-Version';
@@ -47,7 +55,10 @@ export class CorsPolicy {
     // A preflight from a foreign origin gets no allow headers, so the browser stops there.
     if (allowed) {
       res.setHeader('access-control-allow-methods', 'POST');
-      res.setHeader('access-control-allow-headers', allowedRequestHeaders(req.headers['access-control-request-headers']));
+      res.setHeader(
+        'access-control-allow-headers',
+        allowedRequestHeaders(req.headers['access-control-request-headers']),
+      );
       res.setHeader('access-control-max-age', this.maxAge);
     }
     res.writeHead(204, { 'content-length': '0' }).end();
@@ -60,5 +71,7 @@ function allowedRequestHeaders(requested: string | undefined): string {
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => ALLOWED_HEADERS.has(name) || PARAM_HEADER.test(name));
-  return [...new Set(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'authorization', ...names])].join(', ');
+  return [
+    ...new Set(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'authorization', ...names]),
+  ].join(', ');
 }

@@ -114,7 +114,10 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
     this.streaming = true;
     this.res.writeHead(200, SSE_HEADERS);
     if (this.limits.keepAliveMs > 0) {
-      this.keepAlive = setInterval(() => (this.closed ? this.finish() : this.res.write(KEEP_ALIVE)), this.limits.keepAliveMs);
+      this.keepAlive = setInterval(
+        () => (this.closed ? this.finish() : this.res.write(KEEP_ALIVE)),
+        this.limits.keepAliveMs,
+      );
     }
   }
 

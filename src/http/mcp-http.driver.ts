@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyEra, classifyHttpRequest, classifyMessage, legacyOffError, unsupportedVersionError } from '../protocol/classifier.js';
+import {
+  classifyEra,
+  classifyHttpRequest,
+  classifyMessage,
+  legacyOffError,
+  unsupportedVersionError,
+} from '../protocol/classifier.js';
 import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
@@ -98,11 +104,19 @@ export class McpHttpDriver {
     this.keepAliveMs = options.sseKeepAliveMs ?? 15_000;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     this.exchangeLimits = { keepAliveMs: this.keepAliveMs, maxMessageBytes: this.maxResponseBytes };
-    this.inFlight = new SweptSet(this.keepAliveMs / 2, (exchanges) => exchanges.forEach((exchange) => exchange.sweep()), false);
+    this.inFlight = new SweptSet(
+      this.keepAliveMs / 2,
+      (exchanges) => exchanges.forEach((exchange) => exchange.sweep()),
+      false,
+    );
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
     this.legacy = kernel.legacy;
-    if (options.cors) this.cors = new CorsPolicy((origin) => this.hostOrigin.originAllowed(origin), options.cors === true ? {} : options.cors);
+    if (options.cors)
+      this.cors = new CorsPolicy(
+        (origin) => this.hostOrigin.originAllowed(origin),
+        options.cors === true ? {} : options.cors,
+      );
   }
 
   /** Whether the `cors` option is on: without it, a front layer need not call `applyCors`. */
@@ -138,14 +152,19 @@ export class McpHttpDriver {
     if (req.method !== 'POST') {
       // Both eras: 2026-07-28 has no GET stream, and a stateless 2025 server offers none (a 405, not a 404:
       // clients treat only a 405 as "no standalone stream here").
-      const message = 'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
+      const message =
+        'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
       return { status: 405, message, headers: { allow: 'POST' }, code: ErrorCode.ServerError };
     }
     const mediaError = checkMediaType(req.headers['content-type']);
     if (mediaError) return { status: 415, message: mediaError };
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > this.maxBodyBytes) {
-      return { status: 413, message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`, headers: { connection: 'close' } };
+      return {
+        status: 413,
+        message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`,
+        headers: { connection: 'close' },
+      };
     }
     return null;
   }
@@ -159,14 +178,23 @@ export class McpHttpDriver {
     }
     const read = await readBody(req, this.maxBodyBytes);
     if (!read.ok) {
-      this.reject(res, { status: read.status, message: read.message, headers: read.status === 413 ? { connection: 'close' } : undefined });
+      this.reject(res, {
+        status: read.status,
+        message: read.message,
+        headers: read.status === 413 ? { connection: 'close' } : undefined,
+      });
       return null;
     }
     return { raw: read.body };
   }
 
   /** Serves one HTTP exchange. `prepared` is the body when a front layer already read (and preflighted) it. */
-  async handle(req: IncomingMessage, res: ServerResponse, prepared?: PreparedBody, httpRequest: unknown = req): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    prepared?: PreparedBody,
+    httpRequest: unknown = req,
+  ): Promise<void> {
     const body = prepared ?? (await this.readPrepared(req, res));
     if (!body) return;
 
@@ -186,7 +214,11 @@ export class McpHttpDriver {
     // before anything is dispatched, so every message, notifications included, needs a caller.
     const auth = this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest));
     if (auth && !auth.ok) {
-      const refusal = await this.kernel.observeRefusal(message, errorResponse(echoableId(message), auth.code, auth.message), httpRequest);
+      const refusal = await this.kernel.observeRefusal(
+        message,
+        errorResponse(echoableId(message), auth.code, auth.message),
+        httpRequest,
+      );
       this.writeJson(res, auth.status, refusal, auth.headers);
       return;
     }
@@ -198,7 +230,8 @@ export class McpHttpDriver {
     }
     if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacy)) {
       if (!this.legacy) this.writeJson(res, 400, legacyOffError(message, era.version));
-      else if (era.era === 'reply') await this.acceptReply(this.legacy, message as Record<string, unknown>, res, auth?.principal);
+      else if (era.era === 'reply')
+        await this.acceptReply(this.legacy, message as Record<string, unknown>, res, auth?.principal);
       else await this.serveLegacy(this.legacy, era.version, message, req, res, httpRequest, auth);
       return;
     }
@@ -267,7 +300,12 @@ export class McpHttpDriver {
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */
-  private async acceptReply(legacy: LegacyLeg, message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
+  private async acceptReply(
+    legacy: LegacyLeg,
+    message: Record<string, unknown>,
+    res: ServerResponse,
+    principal: unknown,
+  ): Promise<void> {
     let outcome;
     try {
       outcome = await legacy.acceptReply(message, principal);
@@ -284,7 +322,12 @@ export class McpHttpDriver {
   }
 
   /** The exchange of a request about to be dispatched, or null (and a 503 sent) when the server is closing. */
-  private admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown, auth: HttpAuthentication | undefined): HttpExchange | null {
+  private admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    auth: HttpAuthentication | undefined,
+  ): HttpExchange | null {
     // A request admitted before close() may have spent the drain reading its body or authenticating: the drain
     // waits only for calls it can see, so one that starts now would run while the server goes away.
     if (this.closing) {
@@ -292,7 +335,15 @@ export class McpHttpDriver {
       return null;
     }
     const granted = auth?.ok ? auth : undefined;
-    return new HttpExchange(req, res, httpRequest, granted?.principal, granted?.scopes, granted?.credentialExpiresAt, this.exchangeLimits);
+    return new HttpExchange(
+      req,
+      res,
+      httpRequest,
+      granted?.principal,
+      granted?.scopes,
+      granted?.credentialExpiresAt,
+      this.exchangeLimits,
+    );
   }
 
   /**
@@ -322,11 +373,20 @@ export class McpHttpDriver {
   }
 
   /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
-  private async authenticate(authenticator: McpHttpAuthenticator, req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication> {
+  private async authenticate(
+    authenticator: McpHttpAuthenticator,
+    req: IncomingMessage,
+    httpRequest: unknown,
+  ): Promise<HttpAuthentication> {
     try {
       return await authenticator.authenticate(req, httpRequest);
     } catch {
-      return { ok: false, status: 500, code: ErrorCode.InternalError, message: 'Internal error: the caller could not be authenticated' };
+      return {
+        ok: false,
+        status: 500,
+        code: ErrorCode.InternalError,
+        message: 'Internal error: the caller could not be authenticated',
+      };
     }
   }
 
@@ -335,7 +395,12 @@ export class McpHttpDriver {
     this.writeJson(res, rejection.status, errorResponse(null, code, rejection.message), rejection.headers);
   }
 
-  private writeJson(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
+  private writeJson(
+    res: ServerResponse,
+    status: number,
+    body: JsonRpcResponse,
+    headers?: Record<string, string>,
+  ): void {
     if (res.headersSent || res.writableEnded) return;
     const text = this.serialize(body);
     if (typeof text === 'string') {
@@ -363,7 +428,10 @@ export class McpHttpDriver {
 }
 
 // A literal per response rather than spreads: this runs for every answer.
-function jsonHeaders(contentLength: number, extra: Record<string, string> | undefined): Record<string, string | number> {
+function jsonHeaders(
+  contentLength: number,
+  extra: Record<string, string> | undefined,
+): Record<string, string | number> {
   const headers = { 'content-type': 'application/json', 'content-length': contentLength };
   return extra ? Object.assign(headers, extra) : headers;
 }

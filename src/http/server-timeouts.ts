@@ -12,7 +12,12 @@ export interface ServerTimeouts {
 }
 
 // Node's own defaults: a value still equal to one of these was never chosen by the application.
-const NODE_DEFAULTS = { requestTimeout: 300_000, headersTimeout: 60_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 30_000 };
+const NODE_DEFAULTS = {
+  requestTimeout: 300_000,
+  headersTimeout: 60_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 30_000,
+};
 
 /**
  * Sets Node's server timeouts so a slow or stalled client cannot hold a socket for minutes (Node 20's defaults
@@ -33,5 +38,6 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts = {
     target[key] = wanted[key];
   }
   // Node requires headersTimeout <= requestTimeout when both are set.
-  if (target.requestTimeout > 0 && target.headersTimeout > target.requestTimeout) target.headersTimeout = target.requestTimeout;
+  if (target.requestTimeout > 0 && target.headersTimeout > target.requestTimeout)
+    target.headersTimeout = target.requestTimeout;
 }

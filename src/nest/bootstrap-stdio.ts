@@ -1,4 +1,11 @@
-import { ConsoleLogger, type DynamicModule, type INestApplicationContext, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
+import {
+  ConsoleLogger,
+  type DynamicModule,
+  type INestApplicationContext,
+  type LoggerService,
+  type LogLevel,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio.driver.js';
@@ -41,11 +48,17 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * bootstrapStdio(AppModule);
  * ```
  */
-export async function bootstrapStdio(module: Type<unknown> | DynamicModule, options: McpStdioBootstrapOptions = {}): Promise<McpStdioApplication> {
+export async function bootstrapStdio(
+  module: Type<unknown> | DynamicModule,
+  options: McpStdioBootstrapOptions = {},
+): Promise<McpStdioApplication> {
   const stdout = guardStdout();
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(module, { logger: options.logger ?? defaultLogger(), abortOnError: false });
+    app = await NestFactory.createApplicationContext(module, {
+      logger: options.logger ?? defaultLogger(),
+      abortOnError: false,
+    });
   } catch (error) {
     stdout.restore();
     throw error;
@@ -67,7 +80,9 @@ export async function bootstrapStdio(module: Type<unknown> | DynamicModule, opti
       } catch (error) {
         // A shutdown hook that throws must not leave the process running with stdin gone.
         exitCode = 1;
-        process.stderr.write(`MCP stdio server: shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.stderr.write(
+          `MCP stdio server: shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
       }
       stdout.restore();
       process.stdin.destroy();

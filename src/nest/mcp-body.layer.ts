@@ -35,6 +35,9 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
       next();
     });
   });
+  // No supported hook runs before Nest's app-wide parser (installed before any module's middleware), so the
+  // layer is moved to the front of Express's router stack; test/unit/adapter-assumptions.spec.ts pins that
+  // stack's shape, and fails first if an Express or Nest release changes it.
   const stack = express.router!.stack!;
   stack.unshift(stack.pop());
   return true;

@@ -17,7 +17,10 @@ export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
     const correlationId = call.correlationId ?? randomUUID();
     const target = call.name ?? call.uri;
     const subject = target === undefined ? call.method : `${call.method} ${target}`;
-    const cause = call.error === undefined ? '' : ` (cause: ${call.error instanceof Error ? call.error.message : String(call.error)})`;
+    const cause =
+      call.error === undefined
+        ? ''
+        : ` (cause: ${call.error instanceof Error ? call.error.message : String(call.error)})`;
     const line = `${subject} failed [correlationId=${correlationId}, id=${String(call.requestId)}]: ${outcome.errorType} ${oneLine(outcome.message)}${cause}`;
     if (outcome.errorCode === ErrorCode.InternalError || call.error !== undefined) {
       // An unexpected exception: the detail the client may not see, with its stack.

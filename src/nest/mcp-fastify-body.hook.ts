@@ -10,7 +10,12 @@ interface FastifyLikeReply {
   raw: ServerResponse;
   hijack(): void;
 }
-type PreParsingHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, payload: Readable, done: (error: Error | null, payload: Readable) => void) => void;
+type PreParsingHook = (
+  request: FastifyLikeRequest,
+  reply: FastifyLikeReply,
+  payload: Readable,
+  done: (error: Error | null, payload: Readable) => void,
+) => void;
 type RequestHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, done: () => void) => void;
 interface FastifyLikeRoute {
   url: string;
@@ -40,6 +45,8 @@ const HIDDEN_BODY_HEADERS = Symbol('MCP_HIDDEN_BODY_HEADERS');
  *
  * With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers
  * preflights). Must run before Nest registers its routes. Returns false when the instance is not one it can hook.
+ * Fastify documents neither "no declared body, no parse" nor the hook order as a guarantee for this use:
+ * test/unit/adapter-assumptions.spec.ts pins both on the Fastify that Nest's adapter brings.
  */
 export function installFastifyBodyHook(instance: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const fastify = instance as FastifyLikeInstance;

@@ -1,9 +1,13 @@
-import { HttpException, Injectable, type ParamData } from '@nestjs/common';
+import { HttpException, Inject, Injectable, type LoggerService, type ParamData } from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
-  GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PIPES_METADATA,
+} from '@nestjs/common/constants.js';
 import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
+import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
@@ -11,10 +15,21 @@ import type { McpContextType } from './mcp-execution-context.js';
 import { MCP_PARAM_ARGS_METADATA } from './mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpSignalFilter } from './mcp-signal.filter.js';
+import { MCP_LOGGER } from './mcp.constants.js';
+import { VISIBILITY_GUARD_FAILED } from './mcp.messages.js';
 import { providerPrototype } from './provider-prototype.js';
 
-/** Runs one decorated method for one call, given the call's arguments host. */
-export type McpMethodHandler = (host: McpArgumentsHost) => Promise<unknown>;
+/**
+ * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
+ * method to return; TypeScript cannot see a decorated method's return type here, and the kernel checks the
+ * value at run time (a resource without contents, a prompt without messages is an error result).
+ */
+export type McpMethodHandler<T = unknown> = (host: McpArgumentsHost) => Promise<T>;
+
+export interface McpHandlerOptions {
+  /** Turn an `HttpException` (a guard's, a pipe's) into a tool error result. Tools only: other primitives have none. */
+  httpExceptionsAsToolErrors?: boolean;
+}
 
 type Instance = Record<string, (...args: unknown[]) => unknown>;
 
@@ -39,21 +54,27 @@ const SIGNAL_FILTER = new McpSignalFilter();
 @Injectable()
 export class McpHandlerFactory {
   private readonly paramsFactory = new McpParamsFactory();
+  private readonly injector = new Injector();
 
   constructor(
     private readonly externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly applicationConfig: ApplicationConfig,
+    @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {}
 
-  create(wrapper: InstanceWrapper, methodName: string, mapHttpExceptions: boolean): McpMethodHandler {
-    const handler = this.createHandler(wrapper, methodName);
-    if (!mapHttpExceptions) return handler;
+  create<T = unknown>(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    options: McpHandlerOptions = {},
+  ): McpMethodHandler<T> {
+    const handler = this.createHandler(wrapper, methodName) as McpMethodHandler<T>;
+    if (!options.httpExceptionsAsToolErrors) return handler;
     return async (host) => {
       try {
         return await handler(host);
       } catch (error) {
-        if (error instanceof HttpException) return httpExceptionResult(error);
+        if (error instanceof HttpException) return httpExceptionResult(error) as T;
         throw error;
       }
     };
@@ -70,12 +91,29 @@ export class McpHandlerFactory {
 
   /**
    * Runs only the method's guards against a `tools/list` request. The guards see a handler carrying the method's
-   * metadata (so `Reflector` lookups work) and the list request's host: no arguments.
+   * metadata (so `Reflector` lookups work) and the list request's host: no arguments. A guard that denies (returns
+   * false, or throws an `HttpException` as Nest's guards do) hides the tool. A guard that fails otherwise (its
+   * database is down) hides it too, since showing a tool nobody could vouch for is worse, but is logged with
+   * its error: an outage must not look like an empty tool list.
    */
-  createGuardCheck(wrapper: InstanceWrapper, methodName: string): (context: McpContext) => Promise<boolean> {
+  createGuardCheck(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    tool: string,
+  ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
     const check = (instance: Instance, contextId?: ContextId) =>
-      this.externalContextCreator.create(instance, probe, methodName, undefined, undefined, contextId, wrapper.id, GUARDS_ONLY, MCP_CONTEXT);
+      this.externalContextCreator.create(
+        instance,
+        probe,
+        methodName,
+        undefined,
+        undefined,
+        contextId,
+        wrapper.id,
+        GUARDS_ONLY,
+        MCP_CONTEXT,
+      );
     const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
     return async (context) => {
       const host: McpArgumentsHost = [context.httpRequest, context, context.inputResponses, undefined, undefined];
@@ -83,7 +121,9 @@ export class McpHandlerFactory {
         if (staticCheck) return (await staticCheck(...host)) === true;
         const { instance, contextId } = await this.resolvePerCall(wrapper, context.httpRequest);
         return (await check(instance, contextId)(...host)) === true;
-      } catch {
+      } catch (error) {
+        if (!(error instanceof HttpException))
+          this.logger.error(VISIBILITY_GUARD_FAILED(tool), error instanceof Error ? error.stack : String(error));
         return false;
       }
     };
@@ -99,13 +139,25 @@ export class McpHandlerFactory {
     }
     const instance = wrapper.instance as Instance;
     if (this.hasEnhancers(instance, methodName)) {
-      const pipeline = this.pipeline(instance, pipelineCallback(instance[methodName]), methodName, undefined, wrapper.id);
+      const pipeline = this.pipeline(
+        instance,
+        pipelineCallback(instance[methodName]),
+        methodName,
+        undefined,
+        wrapper.id,
+      );
       return (host) => pipeline(...host);
     }
     return this.direct(instance, methodName);
   }
 
-  private pipeline(instance: Instance, callback: (...args: unknown[]) => unknown, methodName: string, contextId: ContextId | undefined, inquirerId: string) {
+  private pipeline(
+    instance: Instance,
+    callback: (...args: unknown[]) => unknown,
+    methodName: string,
+    contextId: ContextId | undefined,
+    inquirerId: string,
+  ) {
     return this.externalContextCreator.create(
       instance,
       callback,
@@ -134,11 +186,23 @@ export class McpHandlerFactory {
     };
   }
 
-  private async resolvePerCall(wrapper: InstanceWrapper, httpRequest: unknown): Promise<{ instance: Instance; contextId: ContextId }> {
+  private async resolvePerCall(
+    wrapper: InstanceWrapper,
+    httpRequest: unknown,
+  ): Promise<{ instance: Instance; contextId: ContextId }> {
     // A context id per HTTP request (one call per POST), which also honours a ContextIdStrategy (durable providers).
     const contextId = ContextIdFactory.getByRequest(httpRequest as Record<string, unknown>);
     this.moduleRef.registerRequestByContextId(httpRequest, contextId);
-    const instance = await this.moduleRef.resolve<unknown, Instance>(wrapper.token as Function, contextId, { strict: false });
+    // Within the provider's own module, as @nestjs/graphql does: resolving the token app-wide could find a
+    // provider of the same class registered by another module.
+    const host = wrapper.host!;
+    const instance = await this.injector.loadPerContext(
+      wrapper.instance as Instance,
+      host,
+      host.providers,
+      contextId,
+      wrapper,
+    );
     return { instance, contextId };
   }
 
@@ -177,7 +241,8 @@ function pipelineCallback(method: Function): (...args: unknown[]) => unknown {
 
 /** Copies every metadata entry of `source` onto `target`, so `Reflector` lookups on either agree. */
 function withMetadataOf<T extends Function>(source: Function, target: T): T {
-  for (const key of Reflect.getMetadataKeys(source)) Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
+  for (const key of Reflect.getMetadataKeys(source))
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
   return target;
 }
 
@@ -187,8 +252,12 @@ function declares(key: string, method: object, classRef: object): boolean {
   return (onMethod?.length ?? 0) + (onClass?.length ?? 0) > 0;
 }
 
-function paramsOf(instance: Instance, methodName: string): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
-  const metadata: Record<string, ParamMetadata> = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
+function paramsOf(
+  instance: Instance,
+  methodName: string,
+): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
+  const metadata: Record<string, ParamMetadata> =
+    Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
   return Object.entries(metadata).map(([key, p]) => ({
     index: p.index,
     type: Number(key.split(':')[0]),

@@ -1,13 +1,15 @@
-import { Logger, type FactoryProvider } from '@nestjs/common';
+import type { FactoryProvider, Logger } from '@nestjs/common';
 import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
+import { loadSchemaConverters } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_KERNEL } from './mcp.constants.js';
+import { MCP_KERNEL, MCP_LOGGER } from './mcp.constants.js';
+import { GENERATED_STATE_SECRET } from './mcp.messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */
@@ -18,19 +20,20 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  * write, then the interceptors in order (call logging, `onCall`, and tracing outermost, so its span covers the
  * others' work too).
  */
-async function createKernel(options: McpModuleOptions): Promise<McpKernel> {
-  const logger = new Logger('MCPServer');
+async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
+  // Registration is synchronous; the DTO and zod converters come from optional packages, loaded here once.
+  await loadSchemaConverters();
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
-    options.logFailedCalls === false ? (error, report) => logHandlerError(kernelLogger, error, report) : reportedByCallLogger;
+    options.logFailedCalls === false
+      ? (error, report) => logHandlerError(kernelLogger, error, report)
+      : reportedByCallLogger;
   // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
-  const requestStateAudience = options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
+  const requestStateAudience =
+    options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
   const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
-    logger.warn(
-      `MCP server "${options.name}": no requestStateSecret configured, so multi-round request state is signed with a ` +
-        'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).',
-    );
+    logger.warn(GENERATED_STATE_SECRET(options.name));
   }
   if (options.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
   if (options.onCall) kernel.intercept(callEventInterceptor(options.onCall));
@@ -54,5 +57,5 @@ function nestLogger(logger: Logger): McpLogger {
 export const mcpKernelProvider: FactoryProvider<Promise<McpKernel>> = {
   provide: MCP_KERNEL,
   useFactory: createKernel,
-  inject: [MCP_MODULE_OPTIONS],
+  inject: [MCP_MODULE_OPTIONS, MCP_LOGGER],
 };

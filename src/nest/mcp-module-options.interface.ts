@@ -20,7 +20,8 @@ export interface McpObservabilityOptions {
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key). The module
  * logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger` option is not offered.
  */
-export interface McpModuleOptions extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
+export interface McpModuleOptions
+  extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
   /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
   auth?: McpAuthOptions;
   /**
@@ -43,4 +44,14 @@ export interface McpModuleExtras {
   path: string;
   /** Register the module globally, so `MCPServer` can be injected anywhere. */
   isGlobal: boolean;
+  /**
+   * The name this server is injectable under (`@InjectMcpServer(name)`, `getMcpServerToken(name)`). `forRoot`
+   * uses the server's `name`; give it to `forRootAsync`, whose options are not known before start-up.
+   */
+  name?: string;
+  /**
+   * Whether this server is the one `MCPServer` injects. Default true; with several servers, set it to false on
+   * all but one (start-up fails when two servers claim it) and inject the others by name.
+   */
+  isDefault: boolean;
 }

@@ -12,3 +12,12 @@ export const MCP_RESOURCE_SERVER = Symbol('MCP_RESOURCE_SERVER');
  * which exposes registration and in-process requests but not the transport-only methods (`dispatch`, `close`).
  */
 export const MCP_KERNEL = Symbol('MCP_KERNEL');
+
+/** This module's `MCPServer` instance; the public tokens (`MCPServer`, `getMcpServerToken(name)`) alias it. */
+export const MCP_SERVER = Symbol('MCP_SERVER');
+
+/** The one `Logger` a server's module writes through (context `MCPServer`). */
+export const MCP_LOGGER = Symbol('MCP_LOGGER');
+
+/** Whether this server is the default one (provides the `MCPServer` class token). */
+export const MCP_IS_DEFAULT = Symbol('MCP_IS_DEFAULT');

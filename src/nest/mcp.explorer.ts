@@ -2,7 +2,9 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../server/mcp-context.js';
-import type { Completer } from '../server/resource.registry.js';
+import type { InputRequired } from '../server/input-required.js';
+import type { PromptValue } from '../server/prompt.registry.js';
+import type { Completer, ResourceReadValue } from '../server/resource.registry.js';
 import type { McpCompleters } from './decorators/mcp-completers.type.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
@@ -11,12 +13,15 @@ import { getRequiredScopes } from './require-scopes.decorator.js';
 import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCPServer } from './mcp.server.js';
+import { MCP_SERVER } from './mcp.constants.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp.messages.js';
+import { McpConfigurationError } from './errors/mcp-configuration.error.js';
+import { McpRegistrationError } from './errors/mcp-registration.error.js';
+import type { MCPServer } from './mcp.server.js';
 import { providerPrototype } from './provider-prototype.js';
-import { toJsonSchema } from './schema/schema-converter.js';
 
-/** A tool without an `inputSchema` takes no arguments. */
-const NO_ARGUMENTS = { type: 'object', additionalProperties: false } as const;
+type ResourceResult = ResourceReadValue | InputRequired;
+type PromptResult = PromptValue | InputRequired;
 
 interface DecoratedMethod {
   wrapper: InstanceWrapper;
@@ -40,7 +45,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly scanner: MetadataScanner,
     private readonly accessor: McpMetadataAccessor,
     private readonly handlers: McpHandlerFactory,
-    private readonly server: MCPServer,
+    @Inject(MCP_SERVER) private readonly server: MCPServer,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
   ) {}
 
@@ -50,12 +55,12 @@ export class McpExplorer implements OnModuleInit {
       const { metadata, place } = method;
       const key = identityOf(metadata, method.methodName);
       const claimed = places.get(`${metadata.kind}:${key}`);
-      if (claimed) throw new Error(`Duplicate MCP ${metadata.kind} "${key}": declared by ${claimed} and by ${place}`);
+      if (claimed) throw new McpConfigurationError(DUPLICATE_PRIMITIVE(metadata.kind, key, claimed, place));
       places.set(`${metadata.kind}:${key}`, place);
       try {
         await this.register(method);
       } catch (error) {
-        throw new Error(`${place}: ${(error as Error).message}`);
+        throw new McpRegistrationError(place, { cause: error });
       }
     }
   }
@@ -75,46 +80,58 @@ export class McpExplorer implements OnModuleInit {
   }
 
   private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
-    const handler = this.handlers.create(wrapper, methodName, metadata.kind === 'tool');
     switch (metadata.kind) {
       case 'tool': {
-        const { name, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options as ToolOptions;
-        const hide = (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
-        const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName) : undefined;
+        const {
+          name = methodName,
+          inputSchema,
+          outputSchema,
+          hideWhenDenied,
+          ...rest
+        } = metadata.options as ToolOptions;
+        const handler = this.handlers.create(wrapper, methodName, { httpExceptionsAsToolErrors: true });
+        const hide =
+          (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
+        const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
         this.server.addTool({
-          name: name ?? methodName,
+          name,
           ...rest,
-          inputSchema: inputSchema ? await toJsonSchema(inputSchema, 'input') : { ...NO_ARGUMENTS },
-          outputSchema: outputSchema ? await toJsonSchema(outputSchema, 'output') : undefined,
+          inputSchema,
+          outputSchema,
           handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
           visible: allowed,
           requiredScopes,
         });
         return;
       }
-      case 'resource':
+      case 'resource': {
+        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
         this.server.addResource({
           ...metadata.options,
           requiredScopes,
-          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
         });
         return;
-      case 'resourceTemplate':
+      }
+      case 'resourceTemplate': {
+        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
         this.server.addResourceTemplate({
           ...metadata.options,
           complete: this.completers(wrapper, metadata.options.complete),
           requiredScopes,
-          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)) as never,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
         });
         return;
+      }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
+        const handler = this.handlers.create<PromptResult>(wrapper, methodName);
         this.server.addPrompt({
           name: name ?? methodName,
           ...rest,
           complete: this.completers(wrapper, rest.complete),
           requiredScopes,
-          handler: (args, ctx) => handler(hostOf(ctx, args)) as never,
+          handler: (args, ctx) => handler(hostOf(ctx, args)),
         });
         return;
       }
@@ -122,7 +139,10 @@ export class McpExplorer implements OnModuleInit {
   }
 
   /** Completers named by method are bound to the provider's (singleton) instance. */
-  private completers(wrapper: InstanceWrapper, given: McpCompleters | undefined): Record<string, Completer> | undefined {
+  private completers(
+    wrapper: InstanceWrapper,
+    given: McpCompleters | undefined,
+  ): Record<string, Completer> | undefined {
     if (!given) return undefined;
     const out: Record<string, Completer> = {};
     for (const [key, completer] of Object.entries(given)) {
@@ -132,7 +152,7 @@ export class McpExplorer implements OnModuleInit {
       }
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!wrapper.isDependencyTreeStatic() || typeof instance?.[completer] !== 'function') {
-        throw new Error(`completer "${completer}" for "${key}" must be a method of a singleton provider`);
+        throw new McpConfigurationError(COMPLETER_NOT_A_METHOD(completer, key));
       }
       out[key] = (instance[completer] as Completer).bind(instance);
     }

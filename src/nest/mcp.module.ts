@@ -1,8 +1,17 @@
-import { Inject, Logger, Module, type BeforeApplicationShutdown, type NestModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ApplicationConfig, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import {
+  Inject,
+  Logger,
+  Module,
+  type BeforeApplicationShutdown,
+  type LoggerService,
+  type NestModule,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-import { publicBindWarning } from '../http/bind-address.js';
 import { McpHttpDriver } from '../http/mcp-http.driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -12,11 +21,21 @@ import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH, MCP_KERNEL, MCP_RESOURCE_SERVER } from './mcp.constants.js';
+import { McpConfigurationError } from './errors/mcp-configuration.error.js';
+import {
+  MCP_ENDPOINT_PATH,
+  MCP_IS_DEFAULT,
+  MCP_KERNEL,
+  MCP_LOGGER,
+  MCP_RESOURCE_SERVER,
+  MCP_SERVER,
+} from './mcp.constants.js';
+import { DUPLICATE_DEFAULT_SERVER } from './mcp.messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
+import { warnOnPublicListen } from './public-listen.warning.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.routes.js';
 
 /**
@@ -30,8 +49,9 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    { provide: MCP_LOGGER, useValue: new Logger('MCPServer') },
     mcpKernelProvider,
-    MCPServer,
+    { provide: MCP_SERVER, useClass: MCPServer },
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
@@ -53,9 +73,11 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.r
       inject: [MCP_KERNEL, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
-  exports: [MCPServer],
 })
-export class McpModule extends McpConfigurableModule implements NestModule, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class McpModule
+  extends McpConfigurableModule
+  implements NestModule, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   constructor(
     @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
     private readonly driver: McpHttpDriver,
@@ -63,11 +85,24 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
     private readonly appConfig: ApplicationConfig,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_IS_DEFAULT) private readonly isDefault: boolean,
+    private readonly moduleRef: ModuleRef,
+    @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {
     super();
   }
 
-  /** Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then. */
+  /** Two default servers would make `MCPServer` mean a different server depending on where it is asked for. */
+  onModuleInit(): void {
+    if (!this.isDefault) return;
+    const defaults = this.moduleRef.get(MCPServer, { strict: false, each: true });
+    if (defaults.length > 1) throw new McpConfigurationError(DUPLICATE_DEFAULT_SERVER(defaults.length));
+  }
+
+  /**
+   * Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then, and no
+   * later lifecycle hook comes before route registration (pinned by test/unit/adapter-assumptions.spec.ts).
+   */
   configure(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'fastify') return;
@@ -77,9 +112,10 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
-    this.warnOnPublicListen(adapter);
+    warnOnPublicListen(adapter, this.options, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
-    if (httpServer && this.options.serverTimeouts !== false) applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
+    if (httpServer && this.options.serverTimeouts !== false)
+      applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
     installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
   }
@@ -91,22 +127,6 @@ export class McpModule extends McpConfigurableModule implements NestModule, OnAp
 
   onApplicationShutdown(): void {
     this.kernel.close();
-  }
-
-  /**
-   * `app.listen` on a public address with only the loopback Host names allowed logs one warning that says
-   * what to set; the app still starts (its other routes are not ours to stop). It wraps the adapter's
-   * `listen`, the one call `app.listen` makes, so a server that tests or users listen on directly is not
-   * affected.
-   */
-  private warnOnPublicListen(adapter: { listen: (port: string | number, ...args: never[]) => unknown }): void {
-    const listen = adapter.listen.bind(adapter) as (port: string | number, ...args: unknown[]) => unknown;
-    adapter.listen = (port: string | number, ...args: unknown[]) => {
-      const isPipe = typeof port === 'string' && !/^\d+$/.test(port);
-      const warning = isPipe ? null : publicBindWarning(typeof args[0] === 'string' ? args[0] : undefined, this.options);
-      if (warning) new Logger(McpModule.name).warn(warning);
-      return listen(port, ...args);
-    };
   }
 
   private fullPath(): string {

@@ -5,7 +5,11 @@ import type { McpKernel } from '../server/mcp-kernel.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
 import type { PromptRegistration } from '../server/prompt.registry.js';
 import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/resource.registry.js';
-import type { ToolHandler, ToolRegistration, ToolRegistrationOptions } from '../server/tool.registry.js';
+import type { JsonSchema } from '../protocol/mcp-types.js';
+import type { RegistrationHandle } from '../server/registration-handle.js';
+import type { InferSchemaInput } from '../server/schema/mcp-schema.type.js';
+import type { McpToolRegistration } from '../server/tool-registration.js';
+import type { ToolHandler, ToolRegistrationOptions } from '../server/tool.registry.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -22,14 +26,25 @@ export class MCPServer {
     return this.kernel.load;
   }
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler, plus any other option (`taskSupport`, ...). */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler, options?: ToolRegistrationOptions): void {
-    this.kernel.registerTool(name, description, schema, handler, options);
+  /**
+   * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class,
+   * as `@Tool` takes) and handler, whose arguments are typed from the schema. Other options (`taskSupport`, ...) come last. The handle updates or removes it.
+   */
+  registerTool<S extends object>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: ToolHandler<InferSchemaInput<S>>,
+    options?: ToolRegistrationOptions,
+  ): RegistrationHandle<McpToolRegistration<S>> {
+    return this.kernel.registerTool(name, description, schema, handler, options);
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool(registration: ToolRegistration): void {
-    this.kernel.addTool(registration);
+  addTool<S extends object = JsonSchema>(
+    registration: McpToolRegistration<S>,
+  ): RegistrationHandle<McpToolRegistration<S>> {
+    return this.kernel.addTool(registration);
   }
 
   removeTool(name: string): boolean {
@@ -40,12 +55,12 @@ export class MCPServer {
     return this.kernel.hasTool(name);
   }
 
-  addResource(registration: ResourceRegistration): void {
-    this.kernel.addResource(registration);
+  addResource(registration: ResourceRegistration): RegistrationHandle<ResourceRegistration> {
+    return this.kernel.addResource(registration);
   }
 
-  addResourceTemplate(registration: ResourceTemplateRegistration): void {
-    this.kernel.addResourceTemplate(registration);
+  addResourceTemplate(registration: ResourceTemplateRegistration): RegistrationHandle<ResourceTemplateRegistration> {
+    return this.kernel.addResourceTemplate(registration);
   }
 
   removeResource(uri: string): boolean {
@@ -56,8 +71,8 @@ export class MCPServer {
     return this.kernel.removeResourceTemplate(uriTemplate);
   }
 
-  addPrompt(registration: PromptRegistration): void {
-    this.kernel.addPrompt(registration);
+  addPrompt(registration: PromptRegistration): RegistrationHandle<PromptRegistration> {
+    return this.kernel.addPrompt(registration);
   }
 
   removePrompt(name: string): boolean {

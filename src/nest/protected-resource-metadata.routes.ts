@@ -50,7 +50,9 @@ export class ProtectedResourceMetadataRoutes implements OnModuleInit {
     const paths = [
       wellKnownPathFor(new URL(this.resourceServer.resource).pathname),
       wellKnownPathFor(joinPath(this.appConfig.getGlobalPrefix(), this.endpointPath)),
-    ].filter((path) => path !== PROTECTED_RESOURCE_METADATA_PATH || new URL(this.resourceServer!.resource).pathname === '/');
+    ].filter(
+      (path) => path !== PROTECTED_RESOURCE_METADATA_PATH || new URL(this.resourceServer!.resource).pathname === '/',
+    );
     for (const path of new Set(paths)) {
       if (served.has(path)) continue;
       served.add(path);

@@ -23,7 +23,8 @@ export const RequireScopes = (...scopes: string[]): ClassDecorator & MethodDecor
  * This is what a registration's `requiredScopes` should be set to.
  */
 export function getRequiredScopes(handler: Function, target?: Function): string[] | undefined {
-  const read = (on: Function | undefined): string[] => (on ? ((Reflect.getMetadata(MCP_REQUIRED_SCOPES, on) as string[] | undefined) ?? []) : []);
+  const read = (on: Function | undefined): string[] =>
+    on ? ((Reflect.getMetadata(MCP_REQUIRED_SCOPES, on) as string[] | undefined) ?? []) : [];
   const scopes = [...new Set([...read(target), ...read(handler)])];
   return scopes.length > 0 ? scopes : undefined;
 }

@@ -12,7 +12,9 @@ export interface OpenTelemetryOptions {
  * Loads `@opentelemetry/api` (an optional peer dependency) once and returns an interceptor that traces every
  * call, or undefined when the package is not installed: then nothing is wrapped and requests pay nothing.
  */
-export async function loadOpenTelemetryInterceptor(options: OpenTelemetryOptions = {}): Promise<McpCallInterceptor | undefined> {
+export async function loadOpenTelemetryInterceptor(
+  options: OpenTelemetryOptions = {},
+): Promise<McpCallInterceptor | undefined> {
   let api: OtelApi;
   try {
     api = await import('@opentelemetry/api');
@@ -41,26 +43,33 @@ function openTelemetryInterceptor(api: OtelApi, options: OpenTelemetryOptions): 
   // The API alone (no SDK registered) only makes non-recording spans: skip the work until an SDK is there,
   // checked per call because an app may register its SDK after this module started.
   const noSdk = new api.ProxyTracerProvider().getDelegate();
-  const sdkRegistered = () => (api.trace.getTracerProvider() as { getDelegate?: () => unknown }).getDelegate?.() !== noSdk;
+  const sdkRegistered = () =>
+    (api.trace.getTracerProvider() as { getDelegate?: () => unknown }).getDelegate?.() !== noSdk;
   return (call, next) => {
     if (!sdkRegistered()) return next();
     const parent = api.propagation.extract(api.ROOT_CONTEXT, call.meta, metaGetter);
     const name = call.name === undefined ? call.method : `${call.method} ${call.name}`;
-    return tracer.startActiveSpan(name, { kind: api.SpanKind.SERVER, attributes: spanAttributes(call) }, parent, async (span) => {
-      try {
-        const response = await next();
-        const outcome = outcomeOf(response);
-        if (outcome.errorType !== undefined) {
-          span.setAttribute('error.type', outcome.errorType);
-          if (outcome.errorCode !== undefined) span.setAttribute('rpc.response.status_code', String(outcome.errorCode));
-          span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message });
+    return tracer.startActiveSpan(
+      name,
+      { kind: api.SpanKind.SERVER, attributes: spanAttributes(call) },
+      parent,
+      async (span) => {
+        try {
+          const response = await next();
+          const outcome = outcomeOf(response);
+          if (outcome.errorType !== undefined) {
+            span.setAttribute('error.type', outcome.errorType);
+            if (outcome.errorCode !== undefined)
+              span.setAttribute('rpc.response.status_code', String(outcome.errorCode));
+            span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message });
+          }
+          if (call.error instanceof Error) span.recordException(call.error);
+          return response;
+        } finally {
+          span.end();
         }
-        if (call.error instanceof Error) span.recordException(call.error);
-        return response;
-      } finally {
-        span.end();
-      }
-    });
+      },
+    );
   };
 }
 

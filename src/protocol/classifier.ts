@@ -35,7 +35,8 @@ const invalid = (message: unknown, text: string): MessageVerdict => ({
 
 /** Rung: one JSON-RPC 2.0 request or notification object, as MCP narrows it. */
 export function classifyMessage(message: unknown): MessageVerdict {
-  if (Array.isArray(message)) return invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC message at a time');
+  if (Array.isArray(message))
+    return invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC message at a time');
   if (!isPlainObject(message)) return invalid(null, 'Invalid Request: the message must be a JSON-RPC request object');
   if (message.jsonrpc !== '2.0') return invalid(message, 'Invalid Request: "jsonrpc" must be "2.0"');
   if (!('method' in message) && ('result' in message || 'error' in message)) {
@@ -105,13 +106,25 @@ export function unsupportedVersionError(id: RequestId | null, requested: string)
 export function checkRequestMeta(request: JsonRpcRequest): JsonRpcErrorResponse | null {
   const meta = metaOf(request);
   if (!meta) {
-    return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: params._meta is required and must be an object');
+    return errorResponse(
+      request.id,
+      ErrorCode.InvalidParams,
+      'Invalid params: params._meta is required and must be an object',
+    );
   }
   if (typeof meta[META_PROTOCOL_VERSION] !== 'string') {
-    return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params: params._meta["${META_PROTOCOL_VERSION}"] must be a string`);
+    return errorResponse(
+      request.id,
+      ErrorCode.InvalidParams,
+      `Invalid params: params._meta["${META_PROTOCOL_VERSION}"] must be a string`,
+    );
   }
   if (!isPlainObject(meta[META_CLIENT_CAPABILITIES])) {
-    return errorResponse(request.id, ErrorCode.InvalidParams, `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] must be an object`);
+    return errorResponse(
+      request.id,
+      ErrorCode.InvalidParams,
+      `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] must be an object`,
+    );
   }
   return null;
 }
@@ -142,10 +155,14 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
   const bodyVersion = metaOf(request)?.[META_PROTOCOL_VERSION] as string;
   const version = singleHeader(headers, 'mcp-protocol-version');
   if (version !== bodyVersion) {
-    return headerMismatch(request, headerMismatchText('MCP-Protocol-Version', bodyVersion, `params._meta["${META_PROTOCOL_VERSION}"]`, version));
+    return headerMismatch(
+      request,
+      headerMismatchText('MCP-Protocol-Version', bodyVersion, `params._meta["${META_PROTOCOL_VERSION}"]`, version),
+    );
   }
   const method = singleHeader(headers, 'mcp-method');
-  if (method !== request.method) return headerMismatch(request, headerMismatchText('Mcp-Method', request.method, 'method', method));
+  if (method !== request.method)
+    return headerMismatch(request, headerMismatchText('Mcp-Method', request.method, 'method', method));
   const name = routedName(request);
   if (name !== undefined) {
     const raw = singleHeader(headers, 'mcp-name');
@@ -224,14 +241,22 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
     const claim = meta?.[META_PROTOCOL_VERSION];
     if (typeof claim === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(claim)) return MODERN;
     if (modernHeader) {
-      const response = errorResponse(id, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header value '${header}' names a revision without initialize, but the body is an initialize without params._meta["${META_PROTOCOL_VERSION}"]`);
+      const response = errorResponse(
+        id,
+        ErrorCode.HeaderMismatch,
+        `Header mismatch: MCP-Protocol-Version header value '${header}' names a revision without initialize, but the body is an initialize without params._meta["${META_PROTOCOL_VERSION}"]`,
+      );
       return { era: 'refused', status: 400, response };
     }
   } else if (claimed) {
     return MODERN;
   } else if (modernHeader) {
     if (!('id' in message)) return MODERN;
-    const response = errorResponse(id, ErrorCode.InvalidParams, `Invalid params: MCP-Protocol-Version ${header} requires the per-request envelope: params._meta["${META_PROTOCOL_VERSION}"] is missing`);
+    const response = errorResponse(
+      id,
+      ErrorCode.InvalidParams,
+      `Invalid params: MCP-Protocol-Version ${header} requires the per-request envelope: params._meta["${META_PROTOCOL_VERSION}"] is missing`,
+    );
     return { era: 'refused', status: 400, response };
   }
   return headerRefusal(id, header) ?? { era: 'legacy', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
@@ -251,7 +276,10 @@ function headerRefusal(id: RequestId | null, header: string | undefined): EraVer
  */
 export function legacyOffError(message: unknown, version: string): JsonRpcErrorResponse {
   const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : undefined;
-  const requested = isPlainObject(message) && message.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : version;
+  const requested =
+    isPlainObject(message) && message.method === 'initialize' && typeof params?.protocolVersion === 'string'
+      ? params.protocolVersion
+      : version;
   const response = unsupportedVersionError(echoableId(message), requested);
   response.error.message =
     `Unsupported protocol version: ${requested}. This server serves only ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}, with no initialize handshake: ` +

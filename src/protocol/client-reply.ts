@@ -29,14 +29,26 @@ export function parseClientReply(message: Record<string, unknown>): ParsedClient
 // 2025-11-25 transports: an accepted response gets 202 and no body; one the server cannot accept an HTTP error
 // status, optionally with a JSON-RPC error that has no id (the id names the server's own request).
 const REFUSALS: Record<Exclude<ReplyOutcome, 'delivered'>, { status: number; message: string }> = {
-  unknown: { status: 400, message: 'Bad Request: no server request with this id is waiting for a reply (answered, timed out or never sent)' },
+  unknown: {
+    status: 400,
+    message: 'Bad Request: no server request with this id is waiting for a reply (answered, timed out or never sent)',
+  },
   forbidden: { status: 403, message: 'Forbidden: this reply answers a request made for another caller' },
-  malformed: { status: 400, message: 'Invalid Request: a reply must be one JSON-RPC response with a string id and either a result object or an error' },
-  'too-large': { status: 413, message: 'Payload Too Large: the reply exceeds the size allowed for answers to server requests' },
+  malformed: {
+    status: 400,
+    message:
+      'Invalid Request: a reply must be one JSON-RPC response with a string id and either a result object or an error',
+  },
+  'too-large': {
+    status: 413,
+    message: 'Payload Too Large: the reply exceeds the size allowed for answers to server requests',
+  },
 };
 
 /** The HTTP answer to a posted reply: 202 with no body when delivered, else a status and a JSON-RPC error. */
-export function replyAnswer(outcome: ReplyOutcome): { status: 202 } | { status: number; response: JsonRpcErrorResponse } {
+export function replyAnswer(
+  outcome: ReplyOutcome,
+): { status: 202 } | { status: number; response: JsonRpcErrorResponse } {
   if (outcome === 'delivered') return { status: 202 };
   const { status, message } = REFUSALS[outcome];
   return { status, response: errorResponse(null, ErrorCode.InvalidRequest, message) };

@@ -13,7 +13,11 @@ export type DecodedHeader = { ok: true; value: string } | { ok: false };
 
 export function decodeHeaderValue(raw: string): DecodedHeader {
   if (!FIELD_VALUE.test(raw)) return { ok: false };
-  if (!(raw.startsWith(SENTINEL_PREFIX) && raw.endsWith(SENTINEL_SUFFIX) && raw.length >= SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length)) {
+  if (!(
+    raw.startsWith(SENTINEL_PREFIX) &&
+    raw.endsWith(SENTINEL_SUFFIX) &&
+    raw.length >= SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length
+  )) {
     return { ok: true, value: raw };
   }
   const encoded = raw.slice(SENTINEL_PREFIX.length, raw.length - SENTINEL_SUFFIX.length);
@@ -52,9 +56,18 @@ export function encodeHeaderValue(value: string): string {
  * must send it) and where that comes from, and what arrived. `expected` undefined means the header must be
  * absent; `got` undefined means it is missing, null that it is repeated.
  */
-export function headerMismatchText(header: string, expected: string | undefined, source: string, got: string | undefined | null): string {
+export function headerMismatchText(
+  header: string,
+  expected: string | undefined,
+  source: string,
+  got: string | undefined | null,
+): string {
   const arrived =
-    got === undefined ? 'none' : got === null ? 'the header repeated' : `${quote(got)}${decodeHeaderValue(got).ok ? '' : ', which is malformed'}`;
+    got === undefined
+      ? 'none'
+      : got === null
+        ? 'the header repeated'
+        : `${quote(got)}${decodeHeaderValue(got).ok ? '' : ', which is malformed'}`;
   if (expected === undefined) return `${header} must be absent (${source} is absent), got ${arrived}`;
   const wire = encodeHeaderValue(expected);
   const from = wire === expected ? source : `${source} ${quote(expected)}, base64-wrapped`;

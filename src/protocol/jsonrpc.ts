@@ -50,7 +50,12 @@ export function echoableId(message: unknown): RequestId | null {
   return isValidRequestId(message.id) ? message.id : null;
 }
 
-export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+export function errorResponse(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): JsonRpcErrorResponse {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: '2.0', id, error };
 }

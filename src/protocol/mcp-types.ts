@@ -240,8 +240,7 @@ export type McpResult =
 export interface ElicitRequest {
   method: 'elicitation/create';
   params:
-    | { mode?: 'form'; message: string; requestedSchema: JsonSchema }
-    | { mode: 'url'; message: string; url: string };
+    { mode?: 'form'; message: string; requestedSchema: JsonSchema } | { mode: 'url'; message: string; url: string };
 }
 export interface CreateMessageRequest {
   method: 'sampling/createMessage';

@@ -30,7 +30,9 @@ export function extractParamHeaderRules(schema: JsonSchema): ParamHeaderRule[] {
       }
       const type = node.type;
       if (typeof type !== 'string' || !ALLOWED_TYPES.has(type)) {
-        throw new Error(`x-mcp-header on "${where}" needs type string, integer or boolean, got ${JSON.stringify(type)}`);
+        throw new Error(
+          `x-mcp-header on "${where}" needs type string, integer or boolean, got ${JSON.stringify(type)}`,
+        );
       }
       const lowerName = `mcp-param-${header.toLowerCase()}`;
       if (seen.has(lowerName)) throw new Error(`x-mcp-header "${header}" is used twice (names are case-insensitive)`);
@@ -89,7 +91,11 @@ function matches(rule: ParamHeaderRule, headerValue: string, bodyValue: unknown)
 }
 
 /** Returns a mismatch description, or null when every `Mcp-Param-*` header agrees with the arguments. */
-export function checkParamHeaders(rules: readonly ParamHeaderRule[], args: Record<string, unknown>, headers: HeaderBag): string | null {
+export function checkParamHeaders(
+  rules: readonly ParamHeaderRule[],
+  args: Record<string, unknown>,
+  headers: HeaderBag,
+): string | null {
   for (const rule of rules) {
     const bodyValue = readPath(args, rule.path);
     const raw = singleHeader(headers, rule.lowerName);

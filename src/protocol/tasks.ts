@@ -52,7 +52,11 @@ export function declaresTasksExtension(request: JsonRpcRequest): boolean {
   const meta = request.params?._meta;
   if (!isPlainObject(meta)) return false;
   const capabilities = meta[META_CLIENT_CAPABILITIES];
-  return isPlainObject(capabilities) && isPlainObject(capabilities.extensions) && isPlainObject(capabilities.extensions[TASKS_EXTENSION]);
+  return (
+    isPlainObject(capabilities) &&
+    isPlainObject(capabilities.extensions) &&
+    isPlainObject(capabilities.extensions[TASKS_EXTENSION])
+  );
 }
 
 /** -32021 naming the tasks extension: for `tasks/*` and task notifications from a client without it, and required-task tools. */

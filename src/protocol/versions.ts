@@ -24,7 +24,12 @@ export const REMOVED_METHODS: ReadonlySet<string> = new Set([
  * versioning): newest first, the first is the counter-offer to any other requested version. Never listed in
  * `server/discover` or in -32022, which name the revisions reached through the per-request envelope.
  */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+]);
 
 /** What a 2025-era request without an `MCP-Protocol-Version` header speaks (2025-06-18 transports, "SHOULD assume"). */
 export const LEGACY_DEFAULT_TRANSPORT_VERSION = '2025-03-26';

@@ -9,5 +9,8 @@ export const {
 } = new ConfigurableModuleBuilder<McpRedisOptions>()
   .setClassMethodName('forRoot')
   // Global by default, like BullModule.forRoot: one Redis per app, injected where McpModule is configured.
-  .setExtras<McpRedisModuleExtras>({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<McpRedisModuleExtras>({ isGlobal: true }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal,
+  }))
   .build();

@@ -51,10 +51,19 @@ export class McpRedisConnections {
    * Opens (or adopts) the connections without waiting for Redis: an app whose Redis is down starts, serves
    * what needs no Redis, and the connections keep retrying in the background.
    */
-  static open(options: McpRedisOptions, logger: Pick<Logger, 'warn' | 'log'> = new Logger('McpRedis')): McpRedisConnections {
+  static open(
+    options: McpRedisOptions,
+    logger: Pick<Logger, 'warn' | 'log'> = new Logger('McpRedis'),
+  ): McpRedisConnections {
     if (options.connection) {
       const subscriber = options.subscriber ?? options.connection.duplicate(OWN_SUBSCRIBER);
-      return new McpRedisConnections(options.connection, subscriber, options.subscriber ? [] : [subscriber], options, logger);
+      return new McpRedisConnections(
+        options.connection,
+        subscriber,
+        options.subscriber ? [] : [subscriber],
+        options,
+        logger,
+      );
     }
     if (!options.url) throw new Error('McpRedisModule needs a "url" or a "connection"');
     const commands = new Redis(options.url, { ...OWN_CONNECTION, ...options.redisOptions });
@@ -75,16 +84,27 @@ export class McpRedisConnections {
    */
   run<T>(what: string, command: (redis: Redis) => Promise<T>): Promise<T> {
     if (this.commands.status !== 'ready') {
-      return Promise.reject(new McpRedisUnavailableError(`Redis is unavailable (${what}): the connection is ${this.commands.status}`));
+      return Promise.reject(
+        new McpRedisUnavailableError(`Redis is unavailable (${what}): the connection is ${this.commands.status}`),
+      );
     }
     if (this.pending >= this.maxPending) {
-      return Promise.reject(new McpRedisUnavailableError(`Redis is unavailable (${what}): ${this.pending} commands still wait for an answer`));
+      return Promise.reject(
+        new McpRedisUnavailableError(
+          `Redis is unavailable (${what}): ${this.pending} commands still wait for an answer`,
+        ),
+      );
     }
     this.pending++;
     const sent = command(this.commands).finally(() => this.pending--);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new McpRedisUnavailableError(`Redis is unavailable (${what}): no answer within ${this.commandTimeoutMs} ms`)),
+        () =>
+          reject(
+            new McpRedisUnavailableError(
+              `Redis is unavailable (${what}): no answer within ${this.commandTimeoutMs} ms`,
+            ),
+          ),
         this.commandTimeoutMs,
       );
       sent.then(
@@ -94,7 +114,11 @@ export class McpRedisConnections {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(new McpRedisUnavailableError(`Redis is unavailable (${what}): ${(error as Error)?.message ?? error}`, { cause: error }));
+          reject(
+            new McpRedisUnavailableError(`Redis is unavailable (${what}): ${(error as Error)?.message ?? error}`, {
+              cause: error,
+            }),
+          );
         },
       );
     });

@@ -37,9 +37,14 @@ export class RedisEventBus implements McpEventBus {
     name = 'events',
     private readonly logger: Pick<Logger, 'warn'> = new Logger('McpRedis'),
   ) {
-    this.channel = new RedisChannel(redis, redis.key(name), (message) => this.receive(message), () => {
-      for (const event of RESYNC_EVENTS) this.deliver(event);
-    });
+    this.channel = new RedisChannel(
+      redis,
+      redis.key(name),
+      (message) => this.receive(message),
+      () => {
+        for (const event of RESYNC_EVENTS) this.deliver(event);
+      },
+    );
   }
 
   /** True while this instance receives the events of the others (for readiness checks). */
@@ -60,7 +65,9 @@ export class RedisEventBus implements McpEventBus {
     } catch (error) {
       if (this.publishFailing) return;
       this.publishFailing = true;
-      this.logger.warn(`Events reach only this instance's listen streams until Redis is back: ${(error as Error).message}`);
+      this.logger.warn(
+        `Events reach only this instance's listen streams until Redis is back: ${(error as Error).message}`,
+      );
     }
   }
 

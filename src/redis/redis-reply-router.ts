@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ReplyCancelled, ReplyTimeout, type ClientReply, type PendingReply, type PendingRequest, type ReplyDelivery, type ReplyRouter } from '../server/reply-router.js';
+import {
+  ReplyCancelled,
+  ReplyTimeout,
+  type ClientReply,
+  type PendingReply,
+  type PendingRequest,
+  type ReplyDelivery,
+  type ReplyRouter,
+} from '../server/reply-router.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable.error.js';
@@ -53,7 +61,10 @@ export class RedisReplyRouter implements ReplyRouter {
   async register({ id, owner, expiresAt }: PendingRequest): Promise<PendingReply> {
     if (this.waiting.has(id)) throw new Error(`A server request with id ${id} is already waiting: ids must be unique`);
     // A reply published before this instance listens would be lost: better to fail the call now.
-    if (!this.channel.listening) throw new McpRedisUnavailableError('Redis is unavailable (register a server request): not subscribed for replies');
+    if (!this.channel.listening)
+      throw new McpRedisUnavailableError(
+        'Redis is unavailable (register a server request): not subscribed for replies',
+      );
     const ttlMs = Math.max(expiresAt - Date.now(), 1);
     const stored = await this.redis.run('register a server request', (redis) =>
       redis.set(this.key(id), JSON.stringify({ owner, instance: this.instance }), 'PX', ttlMs, 'NX'),

@@ -19,7 +19,9 @@ export class RedisRequestStateStore implements RequestStateStore {
 
   async consume(id: string, expiresAt: number): Promise<boolean> {
     const ttlMs = Math.max(expiresAt - this.now(), 0) + CLOCK_SKEW_MARGIN_MS;
-    const reply = await this.redis.run('consume a single-use request state', (redis) => redis.set(this.redis.key('state', id), '1', 'PX', ttlMs, 'NX'));
+    const reply = await this.redis.run('consume a single-use request state', (redis) =>
+      redis.set(this.redis.key('state', id), '1', 'PX', ttlMs, 'NX'),
+    );
     return reply === 'OK';
   }
 }

@@ -1,5 +1,12 @@
 import { isTerminalStatus } from '../protocol/tasks.js';
-import { InMemoryTaskStore, type StoredTask, type TaskCreateOutcome, type TaskLimits, type TaskSignal, type TaskStore } from '../server/task-store.js';
+import {
+  InMemoryTaskStore,
+  type StoredTask,
+  type TaskCreateOutcome,
+  type TaskLimits,
+  type TaskSignal,
+  type TaskStore,
+} from '../server/task-store.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable.error.js';
@@ -68,7 +75,20 @@ export class RedisTaskStore implements TaskStore {
     const expiresAt = this.expiryOf(task);
     const ttlMs = Math.max(expiresAt - now, 1);
     const outcome = await this.redis.run('create a task', (redis) =>
-      redis.eval(CREATE, 3, this.taskKey(task.taskId), this.ownerKey(task.owner), this.allTasks, now, limits.perOwner, limits.total, JSON.stringify(task), ttlMs, expiresAt, task.taskId),
+      redis.eval(
+        CREATE,
+        3,
+        this.taskKey(task.taskId),
+        this.ownerKey(task.owner),
+        this.allTasks,
+        now,
+        limits.perOwner,
+        limits.total,
+        JSON.stringify(task),
+        ttlMs,
+        expiresAt,
+        task.taskId,
+      ),
     );
     return outcome as TaskCreateOutcome;
   }
@@ -86,20 +106,33 @@ export class RedisTaskStore implements TaskStore {
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
       if (!next) return undefined;
-      const stored: StoredTask = { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
-      const replaced = await this.redis.run('update a task', (redis) => redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)));
+      const stored: StoredTask = {
+        ...next,
+        taskId: current.taskId,
+        owner: current.owner,
+        createdAt: current.createdAt,
+        ttlMs: current.ttlMs,
+      };
+      const replaced = await this.redis.run('update a task', (redis) =>
+        redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)),
+      );
       if (replaced === 1) return stored;
     }
-    throw new McpRedisUnavailableError(`Redis is unavailable (update a task): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`);
+    throw new McpRedisUnavailableError(
+      `Redis is unavailable (update a task): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`,
+    );
   }
 
   async signal(taskId: string, signal: TaskSignal): Promise<void> {
-    await this.redis.run('signal a task', (redis) => redis.publish(this.channel.name, JSON.stringify({ taskId, signal })));
+    await this.redis.run('signal a task', (redis) =>
+      redis.publish(this.channel.name, JSON.stringify({ taskId, signal })),
+    );
   }
 
   async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
     // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
-    if (!this.channel.listening) throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
+    if (!this.channel.listening)
+      throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
     return this.local.subscribe(taskId, listener);
   }
 

@@ -126,7 +126,12 @@ export class ActiveTask implements TaskRun {
   private flushAsks(): void {
     const asks = this.fresh!;
     this.fresh = undefined;
-    this.enqueue(() => (task) => ({ ...task, status: 'input_required', inputRequests: { ...task.inputRequests, ...asks }, lastUpdatedAt: this.now() }));
+    this.enqueue(() => (task) => ({
+      ...task,
+      status: 'input_required',
+      inputRequests: { ...task.inputRequests, ...asks },
+      lastUpdatedAt: this.now(),
+    }));
   }
 
   /** `changeFor` runs when the write's turn comes, so the change is built from what is current then. */

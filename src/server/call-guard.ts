@@ -54,7 +54,9 @@ export class CallGuard {
 
   run<T>(source: AbortSource | undefined, work: (signal: () => AbortSignal) => T | Promise<T>): Promise<T> {
     if (this.active >= this.maxConcurrent) {
-      return Promise.reject(new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'));
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
+      );
     }
     this.active++;
     return new Promise<T>((resolve, reject) => {
@@ -83,7 +85,8 @@ export class CallGuard {
         }
         return controller.signal;
       };
-      const cancelled = (reason: unknown) => stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
+      const cancelled = (reason: unknown) =>
+        stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
 
       if (source?.onAbort) {
         unsubscribe = source.onAbort(cancelled);

@@ -10,7 +10,10 @@ export function clientCapabilitiesOf(request: JsonRpcRequest): ClientCapabilitie
 }
 
 /** The part of `required` the client did not declare, or undefined when it declared all of it. */
-export function missingCapabilities(required: ClientCapabilities, declared: ClientCapabilities): ClientCapabilities | undefined {
+export function missingCapabilities(
+  required: ClientCapabilities,
+  declared: ClientCapabilities,
+): ClientCapabilities | undefined {
   let missing: ClientCapabilities | undefined;
   for (const [name, sub] of Object.entries(required)) {
     const have = declared[name];

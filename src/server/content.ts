@@ -22,7 +22,8 @@ const withExtras = <T extends object>(block: T, extras: BlockExtras = {}): T => 
   return out;
 };
 
-const base64 = (data: string | Uint8Array): string => (typeof data === 'string' ? data : Buffer.from(data).toString('base64'));
+const base64 = (data: string | Uint8Array): string =>
+  typeof data === 'string' ? data : Buffer.from(data).toString('base64');
 
 /** Typed builders for tool and prompt content, so handlers never hand-write the wire JSON. */
 export const Content = {
@@ -32,7 +33,8 @@ export const Content = {
     withExtras({ type: 'image', data: base64(data), mimeType }, extras),
   audio: (data: string | Uint8Array, mimeType: string, extras?: BlockExtras): AudioContent =>
     withExtras({ type: 'audio', data: base64(data), mimeType }, extras),
-  resource: (resource: ResourceContents, extras?: BlockExtras): EmbeddedResource => withExtras({ type: 'resource', resource }, extras),
+  resource: (resource: ResourceContents, extras?: BlockExtras): EmbeddedResource =>
+    withExtras({ type: 'resource', resource }, extras),
   textResource: (uri: string, text: string, mimeType = 'text/plain', extras?: BlockExtras): EmbeddedResource =>
     withExtras({ type: 'resource', resource: { uri, mimeType, text } }, extras),
   blobResource: (uri: string, blob: string | Uint8Array, mimeType: string, extras?: BlockExtras): EmbeddedResource =>

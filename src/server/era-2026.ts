@@ -56,7 +56,8 @@ export class Era2026 implements McpEra {
   /** A family's answer as a 2026-07-28 result; the answer's own objects are reused, not copied. */
   present(answer: MethodResult): Record<string, unknown> {
     let result: Record<string, unknown>;
-    if (answer instanceof Cacheable) result = Object.assign(answer.result as unknown as Record<string, unknown>, this.hints(answer.hint));
+    if (answer instanceof Cacheable)
+      result = Object.assign(answer.result as unknown as Record<string, unknown>, this.hints(answer.hint));
     else if (answer instanceof InterimResult) result = inputRequired(answer);
     else result = answer as unknown as Record<string, unknown>;
     if (result.resultType === undefined) result.resultType = 'complete';
@@ -70,7 +71,11 @@ export class Era2026 implements McpEra {
   private hints(hint: CacheHint): CacheHints {
     if (hint.kind === 'list') return hint.private ? this.privateListCache : this.listCache;
     if (hint.kind === 'discover') return this.discoverCache;
-    const hints = hint.retry ? RETRY_CACHE : hint.override ? { ...this.readCache, ...definedHints(hint.override) } : this.readCache;
+    const hints = hint.retry
+      ? RETRY_CACHE
+      : hint.override
+        ? { ...this.readCache, ...definedHints(hint.override) }
+        : this.readCache;
     return hint.private && hints.cacheScope !== 'private' ? { ...hints, cacheScope: 'private' } : hints;
   }
 }

@@ -30,7 +30,11 @@ export class HandlerErrorPolicy {
     private readonly log?: HandlerErrorLogger,
   ) {}
 
-  clientMessage(error: unknown, context: Omit<HandlerErrorReport, 'correlationId'>, correlationId = this.newId()): string {
+  clientMessage(
+    error: unknown,
+    context: Omit<HandlerErrorReport, 'correlationId'>,
+    correlationId = this.newId(),
+  ): string {
     if (error instanceof ToolError) return error.message;
     this.log?.(error, { ...context, correlationId });
     if (this.redact) return `Internal error (reference ${correlationId})`;

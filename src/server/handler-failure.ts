@@ -27,7 +27,8 @@ export class HandlerFailure {
   /** A prompt or resource handler's error as the JSON-RPC error to answer with (an `McpError` passes as it is). */
   toMcpError(error: unknown, request: JsonRpcRequest, transport: McpRequestContext): McpError {
     if (error instanceof McpError) return error;
-    const name = typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
+    const name =
+      typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
     return new McpError(ErrorCode.InternalError, `Error: ${this.message(error, request, name, transport)}`);
   }
 }

@@ -47,7 +47,9 @@ export function capabilityOf(request: InputRequest): InputCapability {
     case 'elicitation/create':
       return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation';
     case 'sampling/createMessage':
-      return request.params.tools !== undefined || request.params.toolChoice !== undefined ? 'sampling.tools' : 'sampling';
+      return request.params.tools !== undefined || request.params.toolChoice !== undefined
+        ? 'sampling.tools'
+        : 'sampling';
     case 'roots/list':
       return 'roots';
   }
@@ -92,19 +94,25 @@ export function isInputResponseFor(method: InputRequest['method'], value: unknow
       return (
         typeof value.action === 'string' &&
         ELICIT_ACTIONS.has(value.action) &&
-        (value.content === undefined || (isPlainObject(value.content) && Object.values(value.content).every(isElicitValue)))
+        (value.content === undefined ||
+          (isPlainObject(value.content) && Object.values(value.content).every(isElicitValue)))
       );
     case 'sampling/createMessage':
       return (
         (value.role === 'assistant' || value.role === 'user') &&
         typeof value.model === 'string' &&
-        (isContentBlock(value.content) || (Array.isArray(value.content) && value.content.length > 0 && value.content.every(isContentBlock)))
+        (isSamplingContent(value.content) ||
+          (Array.isArray(value.content) && value.content.length > 0 && value.content.every(isSamplingContent)))
       );
     case 'roots/list':
       return (
         Array.isArray(value.roots) &&
         value.roots.every(
-          (root) => isPlainObject(root) && typeof root.uri === 'string' && root.uri.startsWith('file://') && (root.name === undefined || typeof root.name === 'string'),
+          (root) =>
+            isPlainObject(root) &&
+            typeof root.uri === 'string' &&
+            root.uri.startsWith('file://') &&
+            (root.name === undefined || typeof root.name === 'string'),
         )
       );
   }
@@ -112,7 +120,11 @@ export function isInputResponseFor(method: InputRequest['method'], value: unknow
 
 /** Whether a value has the shape of any input response: the kernel's filter before a handler sees the map. */
 export function isAnyInputResponse(value: unknown): value is InputResponse {
-  return isInputResponseFor('elicitation/create', value) || isInputResponseFor('sampling/createMessage', value) || isInputResponseFor('roots/list', value);
+  return (
+    isInputResponseFor('elicitation/create', value) ||
+    isInputResponseFor('sampling/createMessage', value) ||
+    isInputResponseFor('roots/list', value)
+  );
 }
 
 /**
@@ -125,14 +137,27 @@ export function answers(request: InputRequest, value: unknown, schemas: SchemaCo
   if (request.method !== 'elicitation/create' || request.params.mode === 'url') return true;
   const result = value as { action: string; content?: unknown };
   if (result.action !== 'accept') return true;
-  return schemas.compileByValue(request.params.requestedSchema, 'elicitation requestedSchema').validate(result.content ?? {}) === null;
+  return (
+    schemas
+      .compileByValue(request.params.requestedSchema, 'elicitation requestedSchema')
+      .validate(result.content ?? {}) === null
+  );
 }
 
 function isElicitValue(value: unknown): boolean {
   const type = typeof value;
-  return type === 'string' || type === 'number' || type === 'boolean' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+  return (
+    type === 'string' ||
+    type === 'number' ||
+    type === 'boolean' ||
+    (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+  );
 }
 
-function isContentBlock(value: unknown): boolean {
+/**
+ * A sampling result's content: any typed block. Wider than a tool result's `isContentBlock` (content.ts) on
+ * purpose, since sampling content also carries `tool_use` and `tool_result` blocks.
+ */
+function isSamplingContent(value: unknown): boolean {
   return isPlainObject(value) && typeof value.type === 'string';
 }

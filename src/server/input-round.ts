@@ -10,7 +10,13 @@ import {
   type MetaObject,
 } from '../protocol/mcp-types.js';
 import { clientCapabilitiesOf, mergeCapabilities } from './client-capabilities.js';
-import { capabilityNeededFor, clientSupports, InputRequired, isAnyInputResponse, isInputResponseFor } from './input-required.js';
+import {
+  capabilityNeededFor,
+  clientSupports,
+  InputRequired,
+  isAnyInputResponse,
+  isInputResponseFor,
+} from './input-required.js';
 import { McpContext } from './mcp-context.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 import { InterimResult } from './method-result.js';
@@ -52,7 +58,13 @@ export class InputRound {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  async context(request: JsonRpcRequest, transport: McpRequestContext, binding: StateBinding, singleUse = false, mayStartTask = false): Promise<McpContext> {
+  async context(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    binding: StateBinding,
+    singleUse = false,
+    mayStartTask = false,
+  ): Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -60,11 +72,16 @@ export class InputRound {
       throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(logLevel)}`);
     }
     const sent = params.inputResponses;
-    if (sent !== undefined && !isPlainObject(sent)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
+    if (sent !== undefined && !isPlainObject(sent))
+      throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
     let state: SealedState = { r: 0 };
     if (params.requestState !== undefined) {
       const opened = this.states.open<SealedState>(params.requestState, binding.digest);
-      if (!opened.ok) throw McpError.invalidParams('Invalid or expired requestState', { reason: 'invalid_request_state', detail: opened.reason });
+      if (!opened.ok)
+        throw McpError.invalidParams('Invalid or expired requestState', {
+          reason: 'invalid_request_state',
+          detail: opened.reason,
+        });
       if (singleUse && !(await this.store.consume(opened.id, opened.expiresAt))) {
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
       }
@@ -93,13 +110,22 @@ export class InputRound {
    * left out (the spec forbids sending them); when nothing is left, the call cannot proceed: -32021. The
    * answers gathered so far travel in the signed state, so the next round sees all of them.
    */
-  interim(signal: InputRequired, context: McpContext, binding: StateBinding, request: JsonRpcRequest, toolCall: boolean): InterimResult {
+  interim(
+    signal: InputRequired,
+    context: McpContext,
+    binding: StateBinding,
+    request: JsonRpcRequest,
+    toolCall: boolean,
+  ): InterimResult {
     const declared = clientCapabilitiesOf(request);
     const kept: Array<[string, InputRequest]> = [];
     let missing: ClientCapabilities | undefined;
     for (const [key, inputRequest] of Object.entries(signal.requests)) {
       if (!INPUT_METHODS.has(inputRequest?.method)) {
-        throw new McpError(ErrorCode.InternalError, `Error: input request "${key}" must be elicitation/create, sampling/createMessage or roots/list`);
+        throw new McpError(
+          ErrorCode.InternalError,
+          `Error: input request "${key}" must be elicitation/create, sampling/createMessage or roots/list`,
+        );
       }
       if (!declared || clientSupports(declared, inputRequest)) kept.push([key, inputRequest]);
       else missing = mergeCapabilities(missing, capabilityNeededFor(inputRequest));
@@ -111,7 +137,10 @@ export class InputRound {
     // Answers this round did not ask for again are settled: they travel signed and win over a resent copy.
     const requests: InputRequests = Object.fromEntries(kept);
     const settled = Object.entries(context.inputResponses).filter(([key]) => !Object.hasOwn(requests, key));
-    const sealed: SealedState = { r: context.round + 1, q: Object.fromEntries(kept.map(([key, { method }]) => [key, method])) };
+    const sealed: SealedState = {
+      r: context.round + 1,
+      q: Object.fromEntries(kept.map(([key, { method }]) => [key, method])),
+    };
     if (settled.length > 0) sealed.a = Object.fromEntries(settled);
     const state = signal.options.state !== undefined ? signal.options.state : context.state;
     if (state !== undefined) sealed.s = state;

@@ -16,7 +16,11 @@ export interface ListenLimits {
   maxResourceSubscriptions: number;
 }
 
-export const DEFAULT_LISTEN_LIMITS: ListenLimits = { maxSubscriptions: 1000, maxSubscriptionsPerCaller: 10, maxResourceSubscriptions: 1000 };
+export const DEFAULT_LISTEN_LIMITS: ListenLimits = {
+  maxSubscriptions: 1000,
+  maxSubscriptionsPerCaller: 10,
+  maxResourceSubscriptions: 1000,
+};
 
 /**
  * The open listen streams, counted globally and per caller. A caller is its principal's JSON identity (what
@@ -29,7 +33,8 @@ export class ListenSlots {
 
   constructor(private readonly limits: ListenLimits) {
     for (const [name, value] of Object.entries(limits)) {
-      if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new Error(`${name} must be a positive integer, got ${value}`);
     }
   }
 
@@ -39,11 +44,15 @@ export class ListenSlots {
 
   /** Takes a slot for a stream of `principal`, or refuses with -32603; call the returned function when it ends. */
   take(principal: unknown): () => void {
-    if (this.open >= this.limits.maxSubscriptions) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    if (this.open >= this.limits.maxSubscriptions)
+      throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
     const caller = principal === undefined ? undefined : callerKey(principal);
     const mine = caller === undefined ? 0 : (this.perCaller.get(caller) ?? 0);
     if (caller !== undefined && mine >= this.limits.maxSubscriptionsPerCaller) {
-      throw new McpError(ErrorCode.InternalError, `Subscription limit reached for this caller (${this.limits.maxSubscriptionsPerCaller} streams)`);
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Subscription limit reached for this caller (${this.limits.maxSubscriptionsPerCaller} streams)`,
+      );
     }
     this.open++;
     if (caller !== undefined) this.perCaller.set(caller, mine + 1);
@@ -67,7 +76,9 @@ export class ListenSlots {
 export function requestedSubscriptions(value: unknown, max: number): string[] {
   if (!Array.isArray(value)) return [];
   if (value.length > max) {
-    throw McpError.invalidParams(`Invalid params: resourceSubscriptions lists ${value.length} URIs; at most ${max} are accepted`);
+    throw McpError.invalidParams(
+      `Invalid params: resourceSubscriptions lists ${value.length} URIs; at most ${max} are accepted`,
+    );
   }
   return value.filter((u): u is string => typeof u === 'string');
 }

@@ -43,7 +43,10 @@ export function describeCall(request: JsonRpcRequest, httpRequest: unknown): Mcp
   return {
     method: request.method,
     requestId: request.id,
-    name: (request.method === 'tools/call' || request.method === 'prompts/get') && typeof params.name === 'string' ? params.name : undefined,
+    name:
+      (request.method === 'tools/call' || request.method === 'prompts/get') && typeof params.name === 'string'
+        ? params.name
+        : undefined,
     uri: request.method === 'resources/read' && typeof params.uri === 'string' ? params.uri : undefined,
     protocolVersion: typeof version === 'string' ? version : undefined,
     meta,
@@ -53,7 +56,12 @@ export function describeCall(request: JsonRpcRequest, httpRequest: unknown): Mcp
 
 export function outcomeOf(response: JsonRpcResponse): McpCallOutcome {
   if ('error' in response) {
-    return { status: 'error', errorType: String(response.error.code), errorCode: response.error.code, message: response.error.message };
+    return {
+      status: 'error',
+      errorType: String(response.error.code),
+      errorCode: response.error.code,
+      message: response.error.message,
+    };
   }
   const result = response.result;
   if (result.resultType === 'input_required') return { status: 'input_required' };
@@ -66,7 +74,10 @@ export function outcomeOf(response: JsonRpcResponse): McpCallOutcome {
 }
 
 /** Nests interceptors so that each one added wraps those added before it. */
-export function chainInterceptors(inner: McpCallInterceptor | undefined, outer: McpCallInterceptor): McpCallInterceptor {
+export function chainInterceptors(
+  inner: McpCallInterceptor | undefined,
+  outer: McpCallInterceptor,
+): McpCallInterceptor {
   if (!inner) return outer;
   return (call, next) => outer(call, () => inner(call, next));
 }

@@ -17,7 +17,14 @@ import type {
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
 import { StartTask, type TaskRun } from './active-task.js';
 import { McpError } from '../protocol/mcp-error.js';
-import { answers, capabilityNeededFor, clientDeclares, clientSupports, InputRequired, type InputCapability } from './input-required.js';
+import {
+  answers,
+  capabilityNeededFor,
+  clientDeclares,
+  clientSupports,
+  InputRequired,
+  type InputCapability,
+} from './input-required.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface ProgressUpdate {
@@ -112,7 +119,8 @@ export class McpContext {
     this.principal = init.principal;
     this.schemas = init.schemas;
     this.protocolVersion = init.meta['io.modelcontextprotocol/protocolVersion'] as string | undefined;
-    this.clientCapabilities = (init.meta['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities | undefined) ?? {};
+    this.clientCapabilities =
+      (init.meta['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities | undefined) ?? {};
     this.clientInfo = init.meta['io.modelcontextprotocol/clientInfo'] as Implementation | undefined;
     const token = init.meta.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
@@ -187,7 +195,9 @@ export class McpContext {
    * the call ends with -32021 naming the missing capability.
    */
   supports(capability: InputCapability | InputRequest): boolean {
-    return typeof capability === 'string' ? clientDeclares(this.clientCapabilities, capability) : clientSupports(this.clientCapabilities, capability);
+    return typeof capability === 'string'
+      ? clientDeclares(this.clientCapabilities, capability)
+      : clientSupports(this.clientCapabilities, capability);
   }
 
   /**
@@ -206,17 +216,26 @@ export class McpContext {
   }
 
   /** Asks the client's model for a completion (sampling). */
-  sample(prompt: string | CreateMessageRequest['params']['messages'], options: SampleOptions = {}): Promise<CreateMessageResult> {
+  sample(
+    prompt: string | CreateMessageRequest['params']['messages'],
+    options: SampleOptions = {},
+  ): Promise<CreateMessageResult> {
     const { key, maxTokens, ...rest } = options;
-    const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: { type: 'text', text: prompt } }] : prompt;
-    const request: CreateMessageRequest = { method: 'sampling/createMessage', params: { messages, maxTokens: maxTokens ?? 1000, ...rest } };
+    const messages =
+      typeof prompt === 'string' ? [{ role: 'user' as const, content: { type: 'text', text: prompt } }] : prompt;
+    const request: CreateMessageRequest = {
+      method: 'sampling/createMessage',
+      params: { messages, maxTokens: maxTokens ?? 1000, ...rest },
+    };
     return this.ask(key ?? this.nextKey('sample'), request) as Promise<CreateMessageResult>;
   }
 
   /** Asks the client for its filesystem roots. */
   listRoots(options: { key?: string } = {}): Promise<ListRootsResult['roots']> {
     const key = options.key ?? this.nextKey('roots');
-    return handled(this.ask(key, { method: 'roots/list', params: {} }).then((result) => (result as ListRootsResult).roots));
+    return handled(
+      this.ask(key, { method: 'roots/list', params: {} }).then((result) => (result as ListRootsResult).roots),
+    );
   }
 
   /**

@@ -3,7 +3,7 @@ import { classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
-import type { ServerCapabilities } from '../protocol/mcp-types.js';
+import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
 import { CallGuard, DeadlineExceeded } from './call-guard.js';
 import { Era2026 } from './era-2026.js';
@@ -30,12 +30,15 @@ import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
 import { RequestStateCodec } from './request-state.codec.js';
 import { InMemoryRequestStateStore } from './request-state.store.js';
 import { ResourceRegistry, type ResourceRegistration, type ResourceTemplateRegistration } from './resource.registry.js';
+import { register, type RegistrationHandle } from './registration-handle.js';
 import { ScopeGate } from './scope-gate.js';
 import { SchemaCompiler } from './schema-compiler.js';
+import type { InferSchemaInput } from './schema/mcp-schema.type.js';
+import { toToolRegistration, type McpToolRegistration } from './tool-registration.js';
 import { serverInfoOf } from './server-info.js';
 import { TaskRunner } from './task-runner.js';
 import { ToolTasks } from './tool-tasks.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistration, type ToolRegistrationOptions } from './tool.registry.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './tool.registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -80,16 +83,25 @@ export class McpKernel {
     this.logger = options.logger ?? consoleLogger;
     const pageSize = options.pageSize ?? 100;
     const schemas = new SchemaCompiler();
-    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) => this.publish({ type: 'tools/list_changed', requiredScopes }));
-    this.resources = new ResourceRegistry(pageSize, (requiredScopes) => this.publish({ type: 'resources/list_changed', requiredScopes }));
-    this.prompts = new PromptRegistry(pageSize, (requiredScopes) => this.publish({ type: 'prompts/list_changed', requiredScopes }));
+    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) =>
+      this.publish({ type: 'tools/list_changed', requiredScopes }),
+    );
+    this.resources = new ResourceRegistry(pageSize, (requiredScopes) =>
+      this.publish({ type: 'resources/list_changed', requiredScopes }),
+    );
+    this.prompts = new PromptRegistry(pageSize, (requiredScopes) =>
+      this.publish({ type: 'prompts/list_changed', requiredScopes }),
+    );
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
     this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
     const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
     const toLogger: HandlerErrorLogger = (error, report) => logHandlerError(this.logger, error, report);
     // Redacted details must still reach someone: without a log of its own, the kernel writes to its logger.
-    const failure = new HandlerFailure(new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)), randomUUID);
+    const failure = new HandlerFailure(
+      new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)),
+      randomUUID,
+    );
     // `onHandlerError` was the kernel's only log before `logger` existed; it still gets these when it is the only one.
     this.interceptorLog = options.logger || !options.onHandlerError ? toLogger : options.onHandlerError;
     const serverInfo = serverInfoOf(options);
@@ -100,15 +112,29 @@ export class McpKernel {
     this.legacy = options.legacy === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, options);
 
     const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
-    const round = new InputRound(this.states, options.requestStateStore ?? new InMemoryRequestStateStore(), schemas, audience);
+    const round = new InputRound(
+      this.states,
+      options.requestStateStore ?? new InMemoryRequestStateStore(),
+      schemas,
+      audience,
+    );
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    this.taskRunner = new TaskRunner(options.tasks, (owner, task) => this.publish({ type: 'tasks/status', owner, task }));
+    this.taskRunner = new TaskRunner(options.tasks, (owner, task) =>
+      this.publish({ type: 'tasks/status', owner, task }),
+    );
     const tasks = new TaskMethods(this.taskRunner, schemas);
     const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
-    const server = (this.server = new ServerMethods(this.tools, this.prompts, this.resources, completion, Era2026.supportedVersions, options.instructions));
+    const server = (this.server = new ServerMethods(
+      this.tools,
+      this.prompts,
+      this.resources,
+      completion,
+      Era2026.supportedVersions,
+      options.instructions,
+    ));
     const limits = {
       maxSubscriptions: options.maxSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxSubscriptions,
       maxSubscriptionsPerCaller: options.maxSubscriptionsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
@@ -149,14 +175,29 @@ export class McpKernel {
 
   // ----- registration -------------------------------------------------------------------------------------
 
-  /** Registers a tool from its name, description, JSON Schema `inputSchema` and handler, plus any other option (`taskSupport`, ...). */
-  registerTool(name: string, description: string, schema: object, handler: ToolHandler, options: ToolRegistrationOptions = {}): void {
-    this.tools.add({ ...options, name, description, inputSchema: schema as Record<string, unknown>, handler });
+  /**
+   * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class)
+   * and handler, whose arguments are typed from the schema, plus any other option (`taskSupport`, ...).
+   */
+  registerTool<S extends object>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: ToolHandler<InferSchemaInput<S>>,
+    options: ToolRegistrationOptions = {},
+  ): RegistrationHandle<McpToolRegistration<S>> {
+    return this.addTool({ ...options, name, description, inputSchema: schema, handler });
   }
 
   /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool(registration: ToolRegistration): void {
-    this.tools.add(registration);
+  addTool<S extends object = JsonSchema>(
+    registration: McpToolRegistration<S>,
+  ): RegistrationHandle<McpToolRegistration<S>> {
+    return register(
+      registration,
+      (r) => this.tools.add(toToolRegistration(r as McpToolRegistration<object>)),
+      (r) => this.tools.remove(r.name),
+    );
   }
 
   removeTool(name: string): boolean {
@@ -167,12 +208,20 @@ export class McpKernel {
     return this.tools.has(name);
   }
 
-  addResource(registration: ResourceRegistration): void {
-    this.resources.addResource(registration);
+  addResource(registration: ResourceRegistration): RegistrationHandle<ResourceRegistration> {
+    return register(
+      registration,
+      (r) => this.resources.addResource(r),
+      (r) => this.resources.removeResource(r.uri),
+    );
   }
 
-  addResourceTemplate(registration: ResourceTemplateRegistration): void {
-    this.resources.addTemplate(registration);
+  addResourceTemplate(registration: ResourceTemplateRegistration): RegistrationHandle<ResourceTemplateRegistration> {
+    return register(
+      registration,
+      (r) => this.resources.addTemplate(r),
+      (r) => this.resources.removeTemplate(r.uriTemplate),
+    );
   }
 
   removeResource(uri: string): boolean {
@@ -183,8 +232,12 @@ export class McpKernel {
     return this.resources.removeTemplate(uriTemplate);
   }
 
-  addPrompt(registration: PromptRegistration): void {
-    this.prompts.add(registration);
+  addPrompt(registration: PromptRegistration): RegistrationHandle<PromptRegistration> {
+    return register(
+      registration,
+      (r) => this.prompts.add(r),
+      (r) => this.prompts.remove(r.name),
+    );
   }
 
   removePrompt(name: string): boolean {
@@ -224,7 +277,11 @@ export class McpKernel {
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
    */
-  async dispatch(request: JsonRpcRequest, context: McpRequestContext = {}, era: McpEra = this.era): Promise<JsonRpcResponse> {
+  async dispatch(
+    request: JsonRpcRequest,
+    context: McpRequestContext = {},
+    era: McpEra = this.era,
+  ): Promise<JsonRpcResponse> {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
@@ -235,7 +292,9 @@ export class McpKernel {
         const result =
           request.method === 'subscriptions/listen'
             ? await handler(request, context)
-            : await this.calls.run(context, (signal) => handler(request, new CallContext(context, signal, call || undefined)));
+            : await this.calls.run(context, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined)),
+              );
         return successResponse(request.id, era.present(result));
       } catch (error) {
         if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
@@ -281,12 +340,19 @@ export class McpKernel {
   }
 
   private interceptorFailed(error: unknown, call: McpCall): void {
-    this.interceptorLog(error, { correlationId: randomUUID(), method: call.method, name: call.name ?? call.uri, requestId: call.requestId });
+    this.interceptorLog(error, {
+      correlationId: randomUUID(),
+      method: call.method,
+      name: call.name ?? call.uri,
+      requestId: call.requestId,
+    });
   }
 
   private publish(event: McpEvent): void {
     // A remote bus that is down must neither fail the registration nor, as an unhandled rejection, end the
     // process: listen streams miss this change, and the log says so.
-    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) => this.logger.error(`MCP event bus: publish of ${event.type} failed`, error));
+    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) =>
+      this.logger.error(`MCP event bus: publish of ${event.type} failed`, error),
+    );
   }
 }

@@ -17,7 +17,11 @@ export const consoleLogger: McpLogger = {
 };
 
 /** The server-side half of a redacted handler error: the detail, under the client's reference. */
-export function logHandlerError(logger: McpLogger, error: unknown, { correlationId, method, name }: HandlerErrorReport): void {
+export function logHandlerError(
+  logger: McpLogger,
+  error: unknown,
+  { correlationId, method, name }: HandlerErrorReport,
+): void {
   const what = `${method}${name ? ` "${name}"` : ''}`;
   const message = error instanceof Error ? error.message : String(error);
   logger.error(`${what} failed (reference ${correlationId}): ${message}`, error);

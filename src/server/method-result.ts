@@ -10,7 +10,12 @@ import type { McpRequestContext } from './mcp-request-context.js';
 export type CacheHint =
   | { readonly kind: 'list'; readonly private: boolean }
   | { readonly kind: 'discover' }
-  | { readonly kind: 'read'; readonly retry: boolean; readonly private: boolean; readonly override: Partial<CacheHints> | undefined };
+  | {
+      readonly kind: 'read';
+      readonly retry: boolean;
+      readonly private: boolean;
+      readonly override: Partial<CacheHints> | undefined;
+    };
 
 export const PUBLIC_LIST: CacheHint = { kind: 'list', private: false };
 export const PRIVATE_LIST: CacheHint = { kind: 'list', private: true };

@@ -37,7 +37,8 @@ export class PagedList<T> {
     private readonly tag: string,
     private readonly requiredScopesOf: (item: T) => readonly string[] | undefined = () => undefined,
   ) {
-    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`pageSize must be a positive integer, got ${pageSize}`);
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1)
+      throw new Error(`pageSize must be a positive integer, got ${pageSize}`);
   }
 
   /** Called by the registry on every change. */
@@ -85,7 +86,9 @@ export class PagedList<T> {
     let pages = snapshot.byClass.get(key);
     if (!pages) {
       if (snapshot.byClass.size >= MAX_CACHED_CLASSES) snapshot.byClass.clear();
-      pages = this.cut(snapshot.items.filter((_, i) => snapshot.requirementOf[i] === -1 || met[snapshot.requirementOf[i]]));
+      pages = this.cut(
+        snapshot.items.filter((_, i) => snapshot.requirementOf[i] === -1 || met[snapshot.requirementOf[i]]),
+      );
       snapshot.byClass.set(key, pages);
     }
     return pages;

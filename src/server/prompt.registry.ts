@@ -2,6 +2,7 @@ import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protoc
 import type { InputRequired } from './input-required.js';
 import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
+import { checkCompleters, checkPrimitiveName, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { Completer } from './resource.registry.js';
@@ -11,7 +12,10 @@ import { stripUndefined } from './tool.registry.js';
 export type PromptValue = string | PromptMessage[] | GetPromptResult;
 
 /** A handler may return (or throw) `InputRequired` to ask the client for input first. */
-export type PromptHandler = (args: Record<string, string>, context: McpContext) => PromptValue | InputRequired | Promise<PromptValue | InputRequired>;
+export type PromptHandler = (
+  args: Record<string, string>,
+  context: McpContext,
+) => PromptValue | InputRequired | Promise<PromptValue | InputRequired>;
 
 export interface PromptRegistration extends PromptDefinition {
   handler: PromptHandler;
@@ -20,13 +24,14 @@ export interface PromptRegistration extends PromptDefinition {
   requiredScopes?: string[];
 }
 
-const PROMPT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 export class PromptRegistry {
   private readonly entries = new Map<string, PromptRegistration>();
   readonly listing: PagedList<PromptDefinition>;
 
-  constructor(pageSize: number, private readonly onChange: ListChangeListener) {
+  constructor(
+    pageSize: number,
+    private readonly onChange: ListChangeListener,
+  ) {
     this.listing = new PagedList(
       () => [...this.entries.values()].map(definitionOf),
       pageSize,
@@ -40,7 +45,7 @@ export class PromptRegistry {
   }
 
   get hasCompleters(): boolean {
-    return [...this.entries.values()].some((p) => p.complete && Object.keys(p.complete).length > 0);
+    return someDeclareCompleters(this.entries.values());
   }
 
   get(name: string): PromptRegistration | undefined {
@@ -49,15 +54,11 @@ export class PromptRegistry {
 
   add(registration: PromptRegistration): void {
     const { name } = registration;
-    if (typeof name !== 'string' || !PROMPT_NAME.test(name)) {
-      throw new Error(`Invalid prompt name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
-    }
+    checkPrimitiveName('prompt', name);
     if (this.entries.has(name)) throw new Error(`Prompt "${name}" is already registered; prompt names must be unique`);
     if (typeof registration.handler !== 'function') throw new Error(`Prompt "${name}": handler must be a function`);
-    const declared = new Set((registration.arguments ?? []).map((a) => a.name));
-    for (const key of Object.keys(registration.complete ?? {})) {
-      if (!declared.has(key)) throw new Error(`Prompt "${name}": no argument "${key}" to complete`);
-    }
+    const declared = (registration.arguments ?? []).map((a) => a.name);
+    checkCompleters(`Prompt "${name}"`, registration.complete, declared, 'argument');
     const requiredScopes = checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes);
     this.entries.set(name, { ...registration, requiredScopes });
     this.changed(requiredScopes);

@@ -95,7 +95,10 @@ export class InProcessReplyRouter implements ReplyRouter {
     let waiter!: Waiter;
     const reply = new Promise<ClientReply>((resolve, reject) => {
       // A waiting call holds its HTTP exchange open, which keeps the process up; the timer alone should not.
-      const timer = setTimeout(() => this.settle(id)?.reject(new ReplyTimeout(id)), Math.max(expiresAt - Date.now(), 0));
+      const timer = setTimeout(
+        () => this.settle(id)?.reject(new ReplyTimeout(id)),
+        Math.max(expiresAt - Date.now(), 0),
+      );
       timer.unref();
       waiter = { owner, timer, resolve, reject };
     });

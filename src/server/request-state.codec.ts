@@ -49,7 +49,8 @@ export class RequestStateCodec {
   private readonly now: () => number;
 
   constructor(options: RequestStateCodecOptions = {}) {
-    const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+    const secrets =
+      options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
     if (options.secret !== undefined && secrets.length === 0) {
       throw new Error('requestStateSecret: give at least one secret (the first signs, every one verifies)');
     }
@@ -57,7 +58,8 @@ export class RequestStateCodec {
       throw new Error('requestStateSecret: every secret must be a string of at least 32 characters');
     }
     const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new Error(`requestStateTtlMs must be a positive integer, got ${ttlMs}`);
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+      throw new Error(`requestStateTtlMs must be a positive integer, got ${ttlMs}`);
     this.generatedSecret = secrets.length === 0;
     this.keys = this.generatedSecret ? [randomBytes(32)] : secrets.map((s) => Buffer.from(s, 'utf8'));
     this.ttlMs = ttlMs;
@@ -65,7 +67,12 @@ export class RequestStateCodec {
   }
 
   seal(payload: unknown, binding: string): string {
-    const body: SealedBody = { p: payload, exp: this.now() + this.ttlMs, b: binding, id: randomBytes(16).toString('base64url') };
+    const body: SealedBody = {
+      p: payload,
+      exp: this.now() + this.ttlMs,
+      b: binding,
+      id: randomBytes(16).toString('base64url'),
+    };
     const signed = `${VERSION}.${Buffer.from(JSON.stringify(body), 'utf8').toString('base64url')}`;
     return `${signed}.${this.mac(this.keys[0], signed)}`;
   }

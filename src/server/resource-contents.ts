@@ -5,7 +5,11 @@ import type { ResourceContents } from '../protocol/mcp-types.js';
 import type { ResourceReadValue } from './resource.registry.js';
 
 /** What a resource handler returned, as the `contents` of a read: text, bytes, contents objects or a full result. */
-export function resourceContents(value: ResourceReadValue, uri: string, mimeType: string | undefined): ResourceContents[] {
+export function resourceContents(
+  value: ResourceReadValue,
+  uri: string,
+  mimeType: string | undefined,
+): ResourceContents[] {
   if (typeof value === 'string') return [withMime({ uri, text: value }, mimeType)];
   if (value instanceof Uint8Array) return [withMime({ uri, blob: Buffer.from(value).toString('base64') }, mimeType)];
   if (Array.isArray(value)) return value;

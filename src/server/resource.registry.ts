@@ -8,6 +8,7 @@ import type {
 import type { ListChangeListener } from './event-bus.js';
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
+import { checkCompleters, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
@@ -73,7 +74,10 @@ export class ResourceRegistry {
   readonly listing: PagedList<ResourceDefinition>;
   readonly templateListing: PagedList<ResourceTemplateDefinition>;
 
-  constructor(pageSize: number, private readonly onChange: ListChangeListener) {
+  constructor(
+    pageSize: number,
+    private readonly onChange: ListChangeListener,
+  ) {
     this.listing = new PagedList(
       () => [...this.resources.values()].map(definitionOf),
       pageSize,
@@ -93,17 +97,22 @@ export class ResourceRegistry {
   }
 
   get hasCompleters(): boolean {
-    return [...this.templates.values()].some((t) => t.registration.complete && Object.keys(t.registration.complete).length > 0);
+    return someDeclareCompleters([...this.templates.values()].map((t) => t.registration));
   }
 
   addResource(registration: ResourceRegistration): void {
     const { uri, name } = registration;
-    if (typeof uri !== 'string' || !isAbsoluteUri(uri)) throw new Error(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
+    if (typeof uri !== 'string' || !isAbsoluteUri(uri))
+      throw new Error(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
     if (typeof name !== 'string' || name.length === 0) throw new Error(`Resource "${uri}": name is required`);
     if (typeof registration.handler !== 'function') throw new Error(`Resource "${uri}": handler must be a function`);
     const key = normalizeUri(uri);
-    if (this.resources.has(key)) throw new Error(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
-    const entry = { ...registration, requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes) };
+    if (this.resources.has(key))
+      throw new Error(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
+    const entry = {
+      ...registration,
+      requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes),
+    };
     this.resources.set(key, entry);
     if (entry.requiredScopes) {
       const loose = looseUriKey(uri);
@@ -114,16 +123,20 @@ export class ResourceRegistry {
 
   addTemplate(registration: ResourceTemplateRegistration): void {
     const { uriTemplate, name } = registration;
-    if (typeof name !== 'string' || name.length === 0) throw new Error(`Resource template "${uriTemplate}": name is required`);
-    if (typeof registration.handler !== 'function') throw new Error(`Resource template "${uriTemplate}": handler must be a function`);
+    if (typeof name !== 'string' || name.length === 0)
+      throw new Error(`Resource template "${uriTemplate}": name is required`);
+    if (typeof registration.handler !== 'function')
+      throw new Error(`Resource template "${uriTemplate}": handler must be a function`);
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`);
     const matcher = new UriTemplate(uriTemplate);
-    for (const key of Object.keys(registration.complete ?? {})) {
-      if (!matcher.variables.includes(key)) throw new Error(`Resource template "${uriTemplate}": no variable "${key}" to complete`);
-    }
+    checkCompleters(`Resource template "${uriTemplate}"`, registration.complete, matcher.variables, 'variable');
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);
     const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, ...definition } = registration;
-    this.templates.set(uriTemplate, { definition: stripUndefined(definition), matcher, registration: { ...registration, requiredScopes } });
+    this.templates.set(uriTemplate, {
+      definition: stripUndefined(definition),
+      matcher,
+      registration: { ...registration, requiredScopes },
+    });
     this.changed(requiredScopes);
   }
 
@@ -163,7 +176,13 @@ export class ResourceRegistry {
       if (!variables) continue;
       if (Object.values(variables).some(escapesTemplate)) return undefined;
       const { handler, mimeType, cache } = registration;
-      return { handler, variables, mimeType, cache, requiredScopes: this.templateReadScopes(normal, registration.requiredScopes) };
+      return {
+        handler,
+        variables,
+        mimeType,
+        cache,
+        requiredScopes: this.templateReadScopes(normal, registration.requiredScopes),
+      };
     }
     return undefined;
   }

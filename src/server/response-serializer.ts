@@ -54,7 +54,9 @@ export function serializeWithinLimit(body: JsonRpcResponse, maxBytes: number): s
   try {
     text = serializeResponse(body);
   } catch {
-    return JSON.stringify(errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'));
+    return JSON.stringify(
+      errorResponse(id, ErrorCode.InternalError, 'Internal error: the result could not be serialized'),
+    );
   }
   if (typeof text === 'string' ? exceedsBytes(text, maxBytes) : byteLength(text) > maxBytes) {
     const message = `Internal error: the result is larger than the response limit of ${maxBytes} bytes`;

@@ -5,7 +5,9 @@ import type { JsonSchema } from '../protocol/mcp-types.js';
 import { safeRegExp } from './safe-regexp.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 const MAX_SCHEMAS_BY_VALUE = 256;
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -53,7 +55,7 @@ export class SchemaCompiler {
     try {
       fn = ajv.compile(schema as AnySchema);
     } catch (error) {
-      throw new Error(`${subject}: invalid JSON Schema: ${(error as Error).message}`);
+      throw new Error(`${subject}: invalid JSON Schema: ${(error as Error).message}`, { cause: error });
     }
     const compiled: CompiledSchema = {
       schema,
@@ -86,7 +88,9 @@ export class SchemaCompiler {
     const declared = schema.$schema;
     if (declared === undefined || (typeof declared === 'string' && DRAFT_2020_12.test(declared))) return this.draft2020;
     if (typeof declared === 'string' && DRAFT_07.test(declared)) return this.draft07;
-    throw new Error(`${subject}: unsupported JSON Schema dialect ${JSON.stringify(declared)} (2020-12 and draft-07 are supported)`);
+    throw new Error(
+      `${subject}: unsupported JSON Schema dialect ${JSON.stringify(declared)} (2020-12 and draft-07 are supported)`,
+    );
   }
 }
 

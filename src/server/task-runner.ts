@@ -51,16 +51,24 @@ export class TaskRunner {
     this.store = options.store ?? new InMemoryTaskStore(now);
     this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
     // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
-    if (this.ttlMs > MAX_TIMER_DELAY) throw new Error(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
+    if (this.ttlMs > MAX_TIMER_DELAY)
+      throw new Error(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
     this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
-    this.limits = { perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'), total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks') };
+    this.limits = {
+      perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
+      total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
+    };
   }
 
   /**
    * Creates a task for `owner` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
    */
-  async start(owner: string, answers: InputResponses, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<CreateTaskResult> {
+  async start(
+    owner: string,
+    answers: InputResponses,
+    work: (run: TaskRun) => Promise<TaskOutcome>,
+  ): Promise<CreateTaskResult> {
     const createdAt = this.now();
     const record: StoredTask = {
       taskId: randomBytes(18).toString('base64url'),
@@ -71,7 +79,12 @@ export class TaskRunner {
       pollIntervalMs: this.pollIntervalMs,
       status: 'working',
     };
-    const task = new ActiveTask(record.taskId, answers, { write: (taskId, change) => this.write(owner, taskId, change) }, this.now);
+    const task = new ActiveTask(
+      record.taskId,
+      answers,
+      { write: (taskId, change) => this.write(owner, taskId, change) },
+      this.now,
+    );
     const [outcome, unsubscribe] = await Promise.all([
       this.store.create(record, this.limits),
       this.store.subscribe(record.taskId, (signal) => task.receive(signal)),
@@ -79,10 +92,17 @@ export class TaskRunner {
     if (outcome !== 'created') {
       await unsubscribe();
       const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
-      throw new McpError(ErrorCode.InternalError, `Too many tasks: ${whose} as many as it may keep; retry once some have expired`, { reason: 'task_limit' });
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
+        { reason: 'task_limit' },
+      );
     }
     this.active.set(record.taskId, task);
-    const expiry = setTimeout(() => task.stop(new TaskStopped('The task expired')), Math.max(createdAt + this.ttlMs - this.now(), 0));
+    const expiry = setTimeout(
+      () => task.stop(new TaskStopped('The task expired')),
+      Math.max(createdAt + this.ttlMs - this.now(), 0),
+    );
     expiry.unref();
     let released = false;
     // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
@@ -111,16 +131,27 @@ export class TaskRunner {
   async update(taskId: unknown, owner: string, responses: InputResponses, accepts: AnswerCheck): Promise<void> {
     const found = await this.find(taskId, owner);
     const asked = found.inputRequests ?? {};
-    const offered = Object.entries(responses).filter(([key, value]) => Object.hasOwn(asked, key) && accepts(asked[key], value));
+    const offered = Object.entries(responses).filter(
+      ([key, value]) => Object.hasOwn(asked, key) && accepts(asked[key], value),
+    );
     if (offered.length === 0) return;
     let taken: InputResponses = {};
     const updated = await this.store.update(found.taskId, (task) => {
       // Only what is still outstanding now: another update may have answered some keys meanwhile.
-      taken = Object.fromEntries(offered.filter(([key]) => task.inputRequests !== undefined && Object.hasOwn(task.inputRequests, key)));
+      taken = Object.fromEntries(
+        offered.filter(([key]) => task.inputRequests !== undefined && Object.hasOwn(task.inputRequests, key)),
+      );
       if (Object.keys(taken).length === 0) return undefined;
-      const left = Object.fromEntries(Object.entries(task.inputRequests!).filter(([key]) => !Object.hasOwn(taken, key)));
+      const left = Object.fromEntries(
+        Object.entries(task.inputRequests!).filter(([key]) => !Object.hasOwn(taken, key)),
+      );
       const waiting = Object.keys(left).length > 0;
-      return { ...task, status: waiting ? 'input_required' : 'working', inputRequests: waiting ? left : undefined, lastUpdatedAt: this.now() };
+      return {
+        ...task,
+        status: waiting ? 'input_required' : 'working',
+        inputRequests: waiting ? left : undefined,
+        lastUpdatedAt: this.now(),
+      };
     });
     if (!updated) return;
     this.published(owner, detailedTask(updated));
@@ -146,7 +177,13 @@ export class TaskRunner {
   close(): void {
     for (const task of this.active.values()) {
       task.stop(new TaskStopped('The server shut down before the task finished'));
-      void task.finish((stored) => ended(stored, { error: { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' } }, this.now()));
+      void task.finish((stored) =>
+        ended(
+          stored,
+          { error: { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' } },
+          this.now(),
+        ),
+      );
     }
   }
 
@@ -155,7 +192,12 @@ export class TaskRunner {
     try {
       outcome = await work(task);
     } catch (error) {
-      outcome = { error: { code: ErrorCode.InternalError, message: error instanceof TaskStopped ? error.message : 'Internal error' } };
+      outcome = {
+        error: {
+          code: ErrorCode.InternalError,
+          message: error instanceof TaskStopped ? error.message : 'Internal error',
+        },
+      };
     }
     await task.finish((stored) => ended(stored, outcome, this.now()));
   }
@@ -167,7 +209,11 @@ export class TaskRunner {
     return task;
   }
 
-  private async write(owner: string, taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<void> {
+  private async write(
+    owner: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+  ): Promise<void> {
     try {
       const updated = await this.store.update(taskId, change);
       if (updated) this.published(owner, detailedTask(updated));
@@ -198,7 +244,8 @@ export function detailedTask(task: StoredTask): DetailedTask {
   if (task.pollIntervalMs !== undefined) wire.pollIntervalMs = task.pollIntervalMs;
   if (task.status === 'input_required') wire.inputRequests = task.inputRequests ?? {};
   else if (task.status === 'completed') wire.result = task.result ?? { content: [] };
-  else if (task.status === 'failed') wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
+  else if (task.status === 'failed')
+    wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
   return wire;
 }
 

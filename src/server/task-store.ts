@@ -118,7 +118,13 @@ export class InMemoryTaskStore implements TaskStore {
     if (!current || isTerminalStatus(current.status)) return undefined;
     const next = change(copy(current));
     if (!next) return undefined;
-    const stored: StoredTask = { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
+    const stored: StoredTask = {
+      ...next,
+      taskId: current.taskId,
+      owner: current.owner,
+      createdAt: current.createdAt,
+      ttlMs: current.ttlMs,
+    };
     this.tasks.set(taskId, stored);
     return copy(stored);
   }

@@ -44,11 +44,24 @@ export class ToolTasks {
   }
 
   /** Creates the task (answering once the store has it) and runs the handler in it, with what `base` gathered. */
-  start(entry: ToolEntry, args: Record<string, unknown>, base: McpContext, settle: ToolSettlement): Promise<CreateTaskResult> {
-    return this.runner.start(taskOwnerOf(base.principal), base.inputResponses, (run) => this.run(entry, args, base, run, settle));
+  start(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    base: McpContext,
+    settle: ToolSettlement,
+  ): Promise<CreateTaskResult> {
+    return this.runner.start(taskOwnerOf(base.principal), base.inputResponses, (run) =>
+      this.run(entry, args, base, run, settle),
+    );
   }
 
-  private async run(entry: ToolEntry, args: Record<string, unknown>, base: McpContext, run: TaskRun, settle: ToolSettlement): Promise<TaskOutcome> {
+  private async run(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    base: McpContext,
+    run: TaskRun,
+    settle: ToolSettlement,
+  ): Promise<TaskOutcome> {
     let state = base.state;
     for (;;) {
       const context = new McpContext({
@@ -93,7 +106,12 @@ function completed(result: CallToolResult): TaskOutcome {
 }
 
 function protocolError(error: McpError): TaskOutcome {
-  return { error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
+  return {
+    error:
+      error.data === undefined
+        ? { code: error.code, message: error.message }
+        : { code: error.code, message: error.message, data: error.data },
+  };
 }
 
 /**
@@ -103,7 +121,12 @@ function protocolError(error: McpError): TaskOutcome {
 async function answer(requests: InputRequests, run: TaskRun, context: McpContext): Promise<TaskOutcome | undefined> {
   const keys = Object.keys(requests);
   if (keys.every((key) => Object.hasOwn(run.answers, key))) {
-    return { error: { code: ErrorCode.InternalError, message: 'Error: the handler asked again only for input it was already given' } };
+    return {
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'Error: the handler asked again only for input it was already given',
+      },
+    };
   }
   await context.requestInputs(requests);
   return undefined;

@@ -2,11 +2,11 @@ import { extractParamHeaderRules, type ParamHeaderRule } from '../protocol/param
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../protocol/mcp-types.js';
 import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
+import { checkPrimitiveName } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from './schema-compiler.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
 
 /** A complete tool declaration: the published definition plus how to run it. */
@@ -55,8 +55,6 @@ export interface ToolEntry {
   readonly deferTask: boolean;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
@@ -100,15 +98,24 @@ export class ToolRegistry {
   }
 
   add(registration: ToolRegistration): void {
-    const { handler, requiredCapabilities, singleUseState, visible, requiredScopes, taskSupport, deferTask, ...definition } = registration;
+    const {
+      handler,
+      requiredCapabilities,
+      singleUseState,
+      visible,
+      requiredScopes,
+      taskSupport,
+      deferTask,
+      ...definition
+    } = registration;
     const name = definition.name;
-    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-      throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
-    }
+    checkPrimitiveName('tool', name);
     if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
     if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
     if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
-      throw new Error(`Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`);
+      throw new Error(
+        `Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`,
+      );
     }
     if (deferTask && taskSupport === undefined) throw new Error(`Tool "${name}": deferTask needs a taskSupport`);
     const inputSchema = definition.inputSchema as JsonSchema;
@@ -119,13 +126,15 @@ export class ToolRegistry {
     try {
       paramHeaders = extractParamHeaderRules(inputSchema);
     } catch (error) {
-      throw new Error(`Tool "${name}": ${(error as Error).message}`);
+      throw new Error(`Tool "${name}": ${(error as Error).message}`, { cause: error });
     }
     const entry: ToolEntry = {
       definition: stripUndefined(definition),
       handler,
       input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
-      output: definition.outputSchema ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`) : undefined,
+      output: definition.outputSchema
+        ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`)
+        : undefined,
       paramHeaders,
       requiredCapabilities,
       singleUseState,

@@ -66,7 +66,10 @@ function normalizePercentEncoding(text: string): string {
 /** The authority with its host in lower case (userinfo and port kept), percent-encodings still upper-case. */
 function hostInLowerCase(authority: string): string {
   const at = authority.lastIndexOf('@');
-  const host = authority.slice(at + 1).toLowerCase().replace(/%[0-9a-f]{2}/g, (e) => e.toUpperCase());
+  const host = authority
+    .slice(at + 1)
+    .toLowerCase()
+    .replace(/%[0-9a-f]{2}/g, (e) => e.toUpperCase());
   return `${authority.slice(0, at + 1)}${host}`;
 }
 

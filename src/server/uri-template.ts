@@ -26,7 +26,10 @@ export class UriTemplate {
       }
       for (const name of names.split(',')) variables.push(name);
       const one = operator === '+' || operator === '#' ? '(.+?)' : '([^/?#]+)';
-      source += names.split(',').map(() => one).join(',');
+      source += names
+        .split(',')
+        .map(() => one)
+        .join(',');
     }
     source += escapeRegExp(template.slice(last));
     if (/[{}]/.test(template.slice(last)) || variables.length + queryNames.length === 0) {

@@ -135,7 +135,13 @@ export class McpStdioDriver {
   /** One line of input: parse, classify, and either answer at once or dispatch. */
   private receive(line: { kind: 'line'; text: string } | { kind: 'oversize' }): void {
     if (line.kind === 'oversize') {
-      this.sendResponse(errorResponse(null, ErrorCode.InvalidRequest, `Invalid Request: the message exceeds the limit of ${this.maxMessageBytes} bytes`));
+      this.sendResponse(
+        errorResponse(
+          null,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: the message exceeds the limit of ${this.maxMessageBytes} bytes`,
+        ),
+      );
       return;
     }
     let message: unknown;
@@ -171,7 +177,11 @@ export class McpStdioDriver {
     // Ids are how the client names a call to cancel: two calls in flight under one id would make that ambiguous.
     if (this.inFlight.has(request.id)) {
       this.sendResponse(
-        errorResponse(request.id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(request.id)} is already in use by a request in flight`),
+        errorResponse(
+          request.id,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: id ${JSON.stringify(request.id)} is already in use by a request in flight`,
+        ),
       );
       return;
     }
@@ -184,13 +194,17 @@ export class McpStdioDriver {
     }
     const exchange = new StdioExchange(request, this.writeMessage, this.options.principal, this.options.scopes);
     this.inFlight.set(request.id, exchange);
-    const work = era === 'modern' ? this.kernel.dispatch(request, exchange) : this.legacy!.handle(request, exchange, this.legacyVersion);
+    const work =
+      era === 'modern'
+        ? this.kernel.dispatch(request, exchange)
+        : this.legacy!.handle(request, exchange, this.legacyVersion);
     exchange.work = work
       // Both answer every failure themselves; this only keeps a broken promise from killing the process.
       .catch(() => errorResponse(request.id, ErrorCode.InternalError, 'Internal error'))
       .then((response) => {
         this.inFlight.delete(request.id);
-        if (request.method === 'initialize' && 'result' in response) this.legacyVersion = String(response.result.protocolVersion);
+        if (request.method === 'initialize' && 'result' in response)
+          this.legacyVersion = String(response.result.protocolVersion);
         if (!exchange.isCancelled) this.sendResponse(response);
       });
   }
@@ -208,7 +222,8 @@ export class McpStdioDriver {
    * supported revision, as the versioning rules ask of a server that will not serve it.
    */
   private modernRefusal(request: JsonRpcRequest): JsonRpcResponse | null {
-    if (request.method === 'initialize' && classifyEra(request, NO_HEADERS).era !== 'modern') return legacyOffError(request, this.legacyVersion);
+    if (request.method === 'initialize' && classifyEra(request, NO_HEADERS).era !== 'modern')
+      return legacyOffError(request, this.legacyVersion);
     return classifyStdioRequest(request);
   }
 

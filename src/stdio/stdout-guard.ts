@@ -12,7 +12,10 @@ export interface StdoutGuard {
  * line corrupts the stream for the client. Redirecting the stream's `write` catches every such writer, where
  * swapping loggers would catch only the ones we know of.
  */
-export function guardStdout(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): StdoutGuard {
+export function guardStdout(
+  stdout: NodeJS.WriteStream = process.stdout,
+  stderr: NodeJS.WriteStream = process.stderr,
+): StdoutGuard {
   const write = stdout.write;
   const sink: LineSink = { write: write.bind(stdout) as LineSink['write'] };
   stdout.write = stderr.write.bind(stderr) as typeof stdout.write;

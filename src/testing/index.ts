@@ -10,3 +10,4 @@ export {
   type McpTestTarget,
 } from './mcp-test-client.js';
 export { createToolContext, type ToolContextHarness, type ToolContextOptions } from './tool-context.js';
+export { mcpHeaders, mcpMessage, type McpMessageOptions } from './mcp-message.js';

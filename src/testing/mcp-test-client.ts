@@ -18,12 +18,7 @@ import type {
   ToolDefinition,
 } from '../protocol/mcp-types.js';
 import { extractParamHeaderRules, readPath, type ParamHeaderRule } from '../protocol/param-headers.js';
-import {
-  LATEST_PROTOCOL_VERSION,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_PROTOCOL_VERSION,
-} from '../protocol/versions.js';
+import { mcpHeaders, mcpMessage } from './mcp-message.js';
 
 /** Something that serves HTTP: a Nest app (`INestApplication`), a Node server, or the base URL of a running one. */
 export type McpTestTarget = { getHttpServer(): unknown } | Server | string;
@@ -39,7 +34,8 @@ export interface McpTestClientOptions {
 }
 
 /** Answers to `input_required` rounds: a map keyed like the server's requests, or a function per request. */
-export type InputAnswers = InputResponses | ((request: InputRequest, key: string) => InputResponse | Promise<InputResponse>);
+export type InputAnswers =
+  InputResponses | ((request: InputRequest, key: string) => InputResponse | Promise<InputResponse>);
 
 export interface McpRequestOptions {
   /** Answers the client gives when the server asks for input; without them an `input_required` result is returned as is. */
@@ -97,12 +93,19 @@ export class McpTestClient {
     return this.request('server/discover', {}, options);
   }
 
-  listTools(cursor?: string, options?: McpRequestOptions): Promise<McpTestExchange<{ tools: ToolDefinition[]; nextCursor?: string }>> {
+  listTools(
+    cursor?: string,
+    options?: McpRequestOptions,
+  ): Promise<McpTestExchange<{ tools: ToolDefinition[]; nextCursor?: string }>> {
     return this.request('tools/list', cursor === undefined ? {} : { cursor }, options);
   }
 
   /** Calls a tool with a progress token, so its progress notifications are collected. */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: McpRequestOptions = {}): Promise<McpTestExchange<CallToolResult>> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: McpRequestOptions = {},
+  ): Promise<McpTestExchange<CallToolResult>> {
     let known = await this.toolHeaderRules();
     if (!known.has(name)) {
       // Registered after the last look: read the list again once.
@@ -114,7 +117,10 @@ export class McpTestClient {
     return this.request('tools/call', { name, arguments: args }, { ...options, headers, meta });
   }
 
-  listResources(cursor?: string, options?: McpRequestOptions): Promise<McpTestExchange<{ resources: ResourceDefinition[]; nextCursor?: string }>> {
+  listResources(
+    cursor?: string,
+    options?: McpRequestOptions,
+  ): Promise<McpTestExchange<{ resources: ResourceDefinition[]; nextCursor?: string }>> {
     return this.request('resources/list', cursor === undefined ? {} : { cursor }, options);
   }
 
@@ -122,11 +128,18 @@ export class McpTestClient {
     return this.request('resources/read', { uri }, options);
   }
 
-  listPrompts(cursor?: string, options?: McpRequestOptions): Promise<McpTestExchange<{ prompts: PromptDefinition[]; nextCursor?: string }>> {
+  listPrompts(
+    cursor?: string,
+    options?: McpRequestOptions,
+  ): Promise<McpTestExchange<{ prompts: PromptDefinition[]; nextCursor?: string }>> {
     return this.request('prompts/list', cursor === undefined ? {} : { cursor }, options);
   }
 
-  getPrompt(name: string, args: Record<string, string> = {}, options?: McpRequestOptions): Promise<McpTestExchange<GetPromptResult>> {
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options?: McpRequestOptions,
+  ): Promise<McpTestExchange<GetPromptResult>> {
     return this.request('prompts/get', { name, arguments: args }, options);
   }
 
@@ -143,7 +156,11 @@ export class McpTestClient {
   }
 
   /** Any method, with the envelope and headers filled in and input rounds answered. */
-  async request<R = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}, options: McpRequestOptions = {}): Promise<McpTestExchange<R>> {
+  async request<R = Record<string, unknown>>(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: McpRequestOptions = {},
+  ): Promise<McpTestExchange<R>> {
     const maxRounds = options.maxRounds ?? 10;
     const notifications: JsonRpcNotification[] = [];
     let extra: Record<string, unknown> = {};
@@ -156,12 +173,17 @@ export class McpTestClient {
         result: result as R | undefined,
         error: reply.error,
         notifications,
-        progress: notifications.filter((n) => n.method === 'notifications/progress').map((n) => n.params as McpTestExchange['progress'][number]),
+        progress: notifications
+          .filter((n) => n.method === 'notifications/progress')
+          .map((n) => n.params as McpTestExchange['progress'][number]),
         rounds,
       };
       if (!result || result.resultType !== 'input_required' || options.answers === undefined) return exchange;
       if (rounds >= maxRounds) throw new Error(`${method}: still input_required after ${maxRounds} rounds`);
-      extra = { inputResponses: await answer(result.inputRequests as InputRequests, options.answers), requestState: result.requestState };
+      extra = {
+        inputResponses: await answer(result.inputRequests as InputRequests, options.answers),
+        requestState: result.requestState,
+      };
     }
   }
 
@@ -174,31 +196,13 @@ export class McpTestClient {
   }
 
   private async post(method: string, params: Record<string, unknown>, options: McpRequestOptions) {
-    const id = this.nextId++;
-    const body = {
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
-          [META_CLIENT_INFO]: this.clientInfo,
-          [META_CLIENT_CAPABILITIES]: this.capabilities,
-          ...options.meta,
-        },
-      },
-    };
-    const headers: Record<string, string | undefined> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-      'mcp-method': method,
-      ...this.headers,
-      ...options.headers,
-    };
-    const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
-    if (typeof name === 'string' && !('mcp-name' in (options.headers ?? {}))) headers['mcp-name'] = encodeHeaderValue(name);
+    const body = mcpMessage(method, params, {
+      id: this.nextId++,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.capabilities,
+      meta: options.meta,
+    });
+    const headers: Record<string, string | undefined> = { ...mcpHeaders(body), ...this.headers, ...options.headers };
     const response = await fetch(`${await this.url()}${this.path}`, {
       method: 'POST',
       headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),
@@ -300,7 +304,8 @@ function jsonRpcMessages(contentType: string, text: string): Array<Record<string
   } catch {
     return null;
   }
-  const isMessage = (m: unknown) => typeof m === 'object' && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  const isMessage = (m: unknown) =>
+    typeof m === 'object' && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
   return messages.every(isMessage) ? (messages as Array<Record<string, unknown>>) : null;
 }
 
@@ -308,7 +313,13 @@ function jsonRpcMessages(contentType: string, text: string): Array<Record<string
 export function sseMessages(text: string): Array<Record<string, unknown>> {
   return text
     .split(/\r?\n\r?\n/)
-    .map((frame) => frame.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n'))
+    .map((frame) =>
+      frame
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n'),
+    )
     .filter((data) => data !== '')
     .map((data) => JSON.parse(data));
 }

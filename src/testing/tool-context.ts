@@ -1,6 +1,12 @@
 import type { JsonRpcNotification, RequestId } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, Implementation, InputResponses, LoggingLevel } from '../protocol/mcp-types.js';
-import { LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/versions.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+} from '../protocol/versions.js';
 import { McpContext } from '../server/mcp-context.js';
 import { SchemaCompiler } from '../server/schema-compiler.js';
 

@@ -2,7 +2,14 @@ import * as aiSdkV1 from 'ai-sdk-mcp-v1';
 import * as aiSdkV2 from 'ai-sdk-mcp-v2';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
 import { RecordingProxy } from './support/recording-proxy.js';
-import { erasOfToolCalls, inputRequiredResults, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
+import {
+  erasOfToolCalls,
+  inputRequiredResults,
+  postedReplyStatuses,
+  serverErrors,
+  serverRequests,
+  sessionIds,
+} from './support/wire-log.js';
 
 /**
  * The Vercel AI SDK's MCP client. 1.x opens with `initialize 2025-11-25`; 2.x probes `server/discover` first
@@ -10,23 +17,48 @@ import { erasOfToolCalls, inputRequiredResults, postedReplyStatuses, serverError
  * elicitation in both eras (a request on the call stream, or an input_required result) and nothing else.
  */
 interface AiTool {
-  execute(args: Record<string, unknown>, options: { toolCallId: string; messages: [] }): Promise<{ content?: unknown; isError?: boolean }>;
+  execute(
+    args: Record<string, unknown>,
+    options: { toolCallId: string; messages: [] },
+  ): Promise<{ content?: unknown; isError?: boolean }>;
 }
 interface AiClient {
   tools(): Promise<Record<string, AiTool>>;
-  onElicitationRequest(schema: unknown, handler: (request: { params: { message: string } }) => { action: 'accept'; content: Record<string, unknown> }): void;
+  onElicitationRequest(
+    schema: unknown,
+    handler: (request: { params: { message: string } }) => { action: 'accept'; content: Record<string, unknown> },
+  ): void;
   close(): Promise<void>;
 }
 interface AiSdk {
-  createMCPClient(config: { transport: { type: 'http'; url: string }; capabilities?: Record<string, unknown>; protocolVersionDiscovery?: boolean }): Promise<AiClient>;
+  createMCPClient(config: {
+    transport: { type: 'http'; url: string };
+    capabilities?: Record<string, unknown>;
+    protocolVersionDiscovery?: boolean;
+  }): Promise<AiClient>;
   ElicitationRequestSchema: unknown;
 }
 
 // Each version's own config and client types differ in what these tests do not touch.
 const CLIENTS = [
-  { label: '1.0.102 (default)', sdk: aiSdkV1 as unknown as AiSdk, config: {}, era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
-  { label: '2.0.99 (default: probes server/discover)', sdk: aiSdkV2 as unknown as AiSdk, config: {}, era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' } },
-  { label: '2.0.99 (protocolVersionDiscovery: false)', sdk: aiSdkV2 as unknown as AiSdk, config: { protocolVersionDiscovery: false }, era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
+  {
+    label: '1.0.102 (default)',
+    sdk: aiSdkV1 as unknown as AiSdk,
+    config: {},
+    era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' },
+  },
+  {
+    label: '2.0.99 (default: probes server/discover)',
+    sdk: aiSdkV2 as unknown as AiSdk,
+    config: {},
+    era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
+  },
+  {
+    label: '2.0.99 (protocolVersionDiscovery: false)',
+    sdk: aiSdkV2 as unknown as AiSdk,
+    config: { protocolVersionDiscovery: false },
+    era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' },
+  },
 ] as const;
 
 describe.each(CLIENTS)('@ai-sdk/mcp $label', ({ sdk, config, era }) => {
@@ -38,7 +70,11 @@ describe.each(CLIENTS)('@ai-sdk/mcp $label', ({ sdk, config, era }) => {
   beforeAll(async () => {
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
-    client = await sdk.createMCPClient({ transport: { type: 'http', url: proxy.url }, capabilities: { elicitation: {} }, ...config });
+    client = await sdk.createMCPClient({
+      transport: { type: 'http', url: proxy.url },
+      capabilities: { elicitation: {} },
+      ...config,
+    });
     client.onElicitationRequest(sdk.ElicitationRequestSchema, (request) => {
       asked.push(request.params.message);
       return { action: 'accept', content: { confirm: true } };

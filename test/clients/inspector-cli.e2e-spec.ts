@@ -11,7 +11,11 @@ import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js
  */
 const ERAS = [
   { label: 'default (legacy)', args: [], era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
-  { label: '--protocol-era modern', args: ['--protocol-era', 'modern'], era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' } },
+  {
+    label: '--protocol-era modern',
+    args: ['--protocol-era', 'modern'],
+    era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
+  },
 ] as const;
 
 jest.setTimeout(120_000);
@@ -35,7 +39,15 @@ describe.each(ERAS)('MCP Inspector 2.12.0 CLI, $label', ({ args, era }) => {
   });
 
   it('calls a tool', async () => {
-    const output = await inspectorCli(proxy.url, [...args, '--method', 'tools/call', '--tool-name', 'greet', '--tool-arg', 'name=Ada']);
+    const output = await inspectorCli(proxy.url, [
+      ...args,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'greet',
+      '--tool-arg',
+      'name=Ada',
+    ]);
     expect((output.result as { content: unknown }).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
   });
 

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLIENT_ROOT, MODEL_REPLY, startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
 import { RecordingProxy } from './support/recording-proxy.js';
-import { erasOfToolCalls, inputRequiredResults, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
+import {
+  erasOfToolCalls,
+  inputRequiredResults,
+  postedReplyStatuses,
+  serverErrors,
+  serverRequests,
+  sessionIds,
+} from './support/wire-log.js';
 
 const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remote/package.json')), 'dist/proxy.js');
 
@@ -20,7 +27,11 @@ const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remot
  */
 const MODES = [
   { label: 'default (legacy)', args: [], era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
-  { label: '--protocol auto', args: ['--protocol', 'auto'], era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' } },
+  {
+    label: '--protocol auto',
+    args: ['--protocol', 'auto'],
+    era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
+  },
 ] as const;
 
 jest.setTimeout(60_000);
@@ -36,7 +47,10 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era })
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
     configDir = await mkdtemp(join(tmpdir(), 'mcp-remote-'));
-    client = new Client({ name: 'desktop-host', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+    client = new Client(
+      { name: 'desktop-host', version: '1.0.0' },
+      { capabilities: { elicitation: {}, sampling: {}, roots: {} } },
+    );
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(`elicitation: ${request.params.message}`);
       return { action: 'accept', content: { confirm: true } };

@@ -1,7 +1,21 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLIENT_ROOT, MODEL_REPLY, startClientsApp, textOf, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import {
+  CLIENT_ROOT,
+  MODEL_REPLY,
+  startClientsApp,
+  textOf,
+  TOOL_NAMES,
+  type ClientsApp,
+} from './support/clients-app.js';
 import { RecordingProxy } from './support/recording-proxy.js';
-import { erasOfToolCalls, inputRequiredResults, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
+import {
+  erasOfToolCalls,
+  inputRequiredResults,
+  postedReplyStatuses,
+  serverErrors,
+  serverRequests,
+  sessionIds,
+} from './support/wire-log.js';
 
 /**
  * The official client 2.4.0 in each negotiation mode. Its default (`legacy`) never probes 2026: it opens with
@@ -11,8 +25,16 @@ import { erasOfToolCalls, inputRequiredResults, postedReplyStatuses, serverError
  */
 const MODES = [
   { mode: 'default', options: {}, era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
-  { mode: "versionNegotiation 'auto'", options: { versionNegotiation: { mode: 'auto' as const } }, era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' } },
-  { mode: 'pinned to 2026-07-28', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } }, era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' } },
+  {
+    mode: "versionNegotiation 'auto'",
+    options: { versionNegotiation: { mode: 'auto' as const } },
+    era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
+  },
+  {
+    mode: 'pinned to 2026-07-28',
+    options: { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
+  },
 ] as const;
 
 describe.each(MODES)('@modelcontextprotocol/client 2.4.0, $mode', ({ options, era }) => {
@@ -25,7 +47,10 @@ describe.each(MODES)('@modelcontextprotocol/client 2.4.0, $mode', ({ options, er
   beforeAll(async () => {
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
-    client = new Client({ name: 'client-v2-e2e', version: '2.4.0' }, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} }, ...options });
+    client = new Client(
+      { name: 'client-v2-e2e', version: '2.4.0' },
+      { capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} }, ...options },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(`elicitation: ${request.params.message}`);
       return { action: 'accept', content: { confirm: true } };

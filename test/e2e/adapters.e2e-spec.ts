@@ -24,31 +24,69 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   const signals: AbortSignal[] = [];
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'adapters', version: '1.0.0', maxBodyBytes: MAX_BODY })], [], adapter);
+    app = await createApp(
+      [McpModule.forRoot({ name: 'adapters', version: '1.0.0', maxBodyBytes: MAX_BODY })],
+      [],
+      adapter,
+    );
     const server = app.get(MCPServer);
     server.registerTool(
       'add',
       'Adds two numbers',
-      { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+      {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
       ({ a, b }: { a: number; b: number }) => a + b,
     );
-    server.registerTool('count', 'Reports progress three times', { type: 'object' }, async (_args: unknown, _answers: unknown, ctx: McpContext) => {
-      for (const progress of [1, 2, 3]) ctx.reportProgress({ progress, total: 3 });
-      return 'counted';
+    server.registerTool(
+      'count',
+      'Reports progress three times',
+      { type: 'object' },
+      async (_args: unknown, _answers: unknown, ctx: McpContext) => {
+        for (const progress of [1, 2, 3]) ctx.reportProgress({ progress, total: 3 });
+        return 'counted';
+      },
+    );
+    server.registerTool(
+      'wait',
+      'Waits until the client goes away',
+      { type: 'object' },
+      (_args: unknown, _answers: unknown, ctx: McpContext) => {
+        signals.push(ctx.signal);
+        return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')));
+      },
+    );
+    server.registerTool(
+      'peek',
+      'Keeps its signal',
+      { type: 'object' },
+      (_args: unknown, _answers: unknown, ctx: McpContext) => {
+        signals.push(ctx.signal);
+        return 'peeked';
+      },
+    );
+    server.registerTool(
+      'body_headers',
+      'Returns the body headers the handler sees',
+      { type: 'object' },
+      (_args: unknown, _answers: unknown, ctx: McpContext) => {
+        const { headers } = ctx.httpRequest as { headers: Record<string, string | undefined> };
+        return {
+          type: headers['content-type'],
+          length: headers['content-length'],
+          encoding: headers['transfer-encoding'] ?? null,
+        };
+      },
+    );
+    server.addTool({
+      name: 'needs_sampling',
+      inputSchema: { type: 'object' },
+      requiredCapabilities: { sampling: {} },
+      handler: () => 'sampled',
     });
-    server.registerTool('wait', 'Waits until the client goes away', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
-      signals.push(ctx.signal);
-      return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')));
-    });
-    server.registerTool('peek', 'Keeps its signal', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
-      signals.push(ctx.signal);
-      return 'peeked';
-    });
-    server.registerTool('body_headers', 'Returns the body headers the handler sees', { type: 'object' }, (_args: unknown, _answers: unknown, ctx: McpContext) => {
-      const { headers } = ctx.httpRequest as { headers: Record<string, string | undefined> };
-      return { type: headers['content-type'], length: headers['content-length'], encoding: headers['transfer-encoding'] ?? null };
-    });
-    server.addTool({ name: 'needs_sampling', inputSchema: { type: 'object' }, requiredCapabilities: { sampling: {} }, handler: () => 'sampled' });
   });
   afterAll(() => app.close());
 
@@ -81,7 +119,9 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('answers a missing Content-Type with 415', async () => {
-    const res = await request(app.getHttpServer()).post('/mcp').send(Buffer.from(JSON.stringify(envelope('server/discover'))));
+    const res = await request(app.getHttpServer())
+      .post('/mcp')
+      .send(Buffer.from(JSON.stringify(envelope('server/discover'))));
     expectJsonRpcError(res, 415, -32600);
   });
 
@@ -93,7 +133,11 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it("takes the driver's body limit, not the framework's 1 MiB default", async () => {
-    const roomy = await createApp([McpModule.forRoot({ name: 'roomy', version: '1.0.0', maxBodyBytes: 3 * 1024 * 1024 })], [], adapter);
+    const roomy = await createApp(
+      [McpModule.forRoot({ name: 'roomy', version: '1.0.0', maxBodyBytes: 3 * 1024 * 1024 })],
+      [],
+      adapter,
+    );
     try {
       const res = await post(roomy, envelope('server/discover', { padding: 'x'.repeat(2 * 1024 * 1024) }));
       expect(res.status).toBe(200);
@@ -128,7 +172,11 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('answers a request without the _meta envelope with -32602', async () => {
-    const res = await post(app, { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }, { 'mcp-method': 'tools/list' });
+    const res = await post(
+      app,
+      { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
+      { 'mcp-method': 'tools/list' },
+    );
     expectJsonRpcError(res, 400, -32602);
     expect(res.body.id).toBe(7);
   });
@@ -161,7 +209,10 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     const ok = await callTool(app, 'add', { a: 2, b: 3 }).expect(200);
     expect(ok.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: '5' }] });
     const invalid = await callTool(app, 'add', { a: 2 }).expect(200);
-    expect(invalid.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Missing required argument: b' }] });
+    expect(invalid.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Missing required argument: b' }],
+    });
   });
 
   it('leaves the body headers as they arrived for the handler (and anything else after the body layer)', async () => {
@@ -178,13 +229,23 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     chunkedRequest.write(text.slice(0, 20));
     chunkedRequest.write(text.slice(20));
     const chunked = await chunkedRequest.expect(200);
-    expect(JSON.parse(chunked.body.result.content[0].text)).toMatchObject({ type: 'application/json', encoding: 'chunked' });
+    expect(JSON.parse(chunked.body.result.content[0].text)).toMatchObject({
+      type: 'application/json',
+      encoding: 'chunked',
+    });
   });
 
   it('lists tools as one JSON document', async () => {
     const res = await post(app, envelope('tools/list')).expect(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'count', 'wait', 'peek', 'body_headers', 'needs_sampling']);
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'add',
+      'count',
+      'wait',
+      'peek',
+      'body_headers',
+      'needs_sampling',
+    ]);
     expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
     expect(res.body.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name: 'adapters', version: '1.0.0' });
   });
@@ -211,7 +272,12 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
       .expect(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     const messages = sseMessages(res.body as string);
-    expect(messages.map((m) => (m.params as { progress?: number } | undefined)?.progress)).toEqual([1, 2, 3, undefined]);
+    expect(messages.map((m) => (m.params as { progress?: number } | undefined)?.progress)).toEqual([
+      1,
+      2,
+      3,
+      undefined,
+    ]);
     expect(messages[3]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'counted' }] } });
   });
 });
@@ -221,8 +287,13 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
   let app: INestApplication;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'prefixed', version: '1.0.0' })] }).compile();
-    app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'prefixed', version: '1.0.0' })],
+    }).compile();
+    app =
+      adapter === 'fastify'
+        ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+        : moduleRef.createNestApplication({ logger: false });
     app.setGlobalPrefix('api');
     await app.init();
     if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
@@ -232,7 +303,12 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
   it('serves /api/mcp and refuses a wrong media type with its own 415', async () => {
     const ok = await post(app, envelope('server/discover'), {}, '/api/mcp').expect(200);
     expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-    const refused = await post(app, JSON.stringify(envelope('server/discover')), { 'content-type': 'text/plain' }, '/api/mcp');
+    const refused = await post(
+      app,
+      JSON.stringify(envelope('server/discover')),
+      { 'content-type': 'text/plain' },
+      '/api/mcp',
+    );
     expect(refused.status).toBe(415);
     expect(refused.body.error.code).toBe(-32600);
   });
@@ -253,37 +329,53 @@ describe('McpModule on express: every path Express routes to the MCP controller'
 
   // Express routes are case-insensitive and ignore a trailing slash; the body layer must own the body there too,
   // or Nest's JSON parser consumes it and the driver waits for a body that never comes.
-  it.each(['/mcp/', '/MCP', '/Mcp/?x=1'])('serves %s, under the driver\'s body rules', async (path) => {
+  it.each(['/mcp/', '/MCP', '/Mcp/?x=1'])("serves %s, under the driver's body rules", async (path) => {
     const ok = await post(app, envelope('server/discover'), {}, path).timeout(5_000).expect(200);
     expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-    const big = await post(app, envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) }), {}, path).timeout(5_000).expect(413);
+    const big = await post(app, envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) }), {}, path)
+      .timeout(5_000)
+      .expect(413);
     expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });
 
-describe.each(HTTP_ADAPTERS)('McpModule on %s under URI versioning (a route path the body layer or hook does not know)', (adapter) => {
-  let app: INestApplication;
-  beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0' })] }).compile();
-    app = adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
-    app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
-    await app.init();
-    if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
-  });
-  afterAll(() => app.close());
+describe.each(HTTP_ADAPTERS)(
+  'McpModule on %s under URI versioning (a route path the body layer or hook does not know)',
+  (adapter) => {
+    let app: INestApplication;
+    beforeAll(async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0' })],
+      }).compile();
+      app =
+        adapter === 'fastify'
+          ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+          : moduleRef.createNestApplication({ logger: false });
+      app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+      await app.init();
+      if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
+    });
+    afterAll(() => app.close());
 
-  it('serves /v1/mcp from the body Nest parsed, still under the Host/Origin rule', async () => {
-    const ok = await post(app, envelope('server/discover'), {}, '/v1/mcp').timeout(5_000).expect(200);
-    expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-    const foreign = await post(app, envelope('server/discover'), { host: 'evil.example' }, '/v1/mcp').timeout(5_000).expect(403);
-    expect(foreign.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
-  });
-});
+    it('serves /v1/mcp from the body Nest parsed, still under the Host/Origin rule', async () => {
+      const ok = await post(app, envelope('server/discover'), {}, '/v1/mcp').timeout(5_000).expect(200);
+      expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
+      const foreign = await post(app, envelope('server/discover'), { host: 'evil.example' }, '/v1/mcp')
+        .timeout(5_000)
+        .expect(403);
+      expect(foreign.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    });
+  },
+);
 
 /** The OAuth resource-server parts answer the same on every adapter: the 401 challenge and the metadata URLs. */
 describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
   let app: INestApplication;
-  const auth = { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], verify: () => null };
+  const auth = {
+    resource: 'https://mcp.example.com/mcp',
+    authorizationServers: ['https://auth.example.com'],
+    verify: () => null,
+  };
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'guarded', version: '1.0.0', auth })], [], adapter);
@@ -292,7 +384,10 @@ describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
 
   it('serves the metadata at its path-inserted URL', async () => {
     const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/mcp').expect(200);
-    expect(res.body).toMatchObject({ resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://auth.example.com'] });
+    expect(res.body).toMatchObject({
+      resource: 'https://mcp.example.com/mcp',
+      authorization_servers: ['https://auth.example.com'],
+    });
   });
 
   it('leaves the root well-known URL to a resource without a path (RFC 9728 §3.3)', async () => {
@@ -301,6 +396,8 @@ describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
 
   it('answers an anonymous request with 401 and a challenge naming the metadata', async () => {
     const res = await post(app, envelope('server/discover')).expect(401);
-    expect(res.headers['www-authenticate']).toContain('resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"');
+    expect(res.headers['www-authenticate']).toContain(
+      'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 });

@@ -40,18 +40,37 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
   beforeAll(async () => {
     issuer = await createTestIssuer();
     app = await createApp(
-      [McpModule.forRoot({ name: 'files', version: '1.0.0', auth: { resource: RESOURCE, authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwks: issuer.jwks } } })],
+      [
+        McpModule.forRoot({
+          name: 'files',
+          version: '1.0.0',
+          auth: { resource: RESOURCE, authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwks: issuer.jwks } },
+        }),
+      ],
       [FileTools],
     );
   });
   afterAll(() => app.close());
 
   it('applies the class scope to every method and adds the method scope', async () => {
-    await post(app, envelope('tools/call', { name: 'read_file', arguments: {} }), await bearer('files:read')).expect(200);
-    const denied = await post(app, envelope('tools/call', { name: 'write_file', arguments: {} }), await bearer('files:read')).expect(403);
+    await post(app, envelope('tools/call', { name: 'read_file', arguments: {} }), await bearer('files:read')).expect(
+      200,
+    );
+    const denied = await post(
+      app,
+      envelope('tools/call', { name: 'write_file', arguments: {} }),
+      await bearer('files:read'),
+    ).expect(403);
     expect(challengeParams(denied.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope' });
-    expect(challengeParams(denied.headers['www-authenticate']).scope.split(' ').sort()).toEqual(['files:read', 'files:write']);
-    await post(app, envelope('tools/call', { name: 'write_file', arguments: {} }), await bearer('files:read files:write')).expect(200);
+    expect(challengeParams(denied.headers['www-authenticate']).scope.split(' ').sort()).toEqual([
+      'files:read',
+      'files:write',
+    ]);
+    await post(
+      app,
+      envelope('tools/call', { name: 'write_file', arguments: {} }),
+      await bearer('files:read files:write'),
+    ).expect(200);
   });
 
   it('lists only what the caller may use, as a private list', async () => {
@@ -64,7 +83,11 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
 
   it('guards decorated resources and prompts too', async () => {
     await post(app, envelope('resources/read', { uri: 'file:///audit.log' }), await bearer('files:read')).expect(403);
-    const read = await post(app, envelope('resources/read', { uri: 'file:///audit.log' }), await bearer('files:read files:audit')).expect(200);
+    const read = await post(
+      app,
+      envelope('resources/read', { uri: 'file:///audit.log' }),
+      await bearer('files:read files:audit'),
+    ).expect(200);
     expect(read.body.result.contents[0].text).toBe('audit trail');
     await post(app, envelope('prompts/get', { name: 'summarize' }), await bearer()).expect(403);
     await post(app, envelope('prompts/get', { name: 'summarize' }), await bearer('files:read')).expect(200);

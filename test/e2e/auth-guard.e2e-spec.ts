@@ -1,5 +1,11 @@
 import 'reflect-metadata';
-import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  Injectable,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import request from 'supertest';
 import { ErrorCode, InvalidTokenError, MCPServer, McpModule, type McpContext } from '../../src/index.js';
@@ -44,12 +50,26 @@ function register(app: INestApplication): void {
     name: 'whoami',
     description: 'Who is calling',
     inputSchema: OBJECT,
-    handler: (_a, _r, ctx: McpContext) => ({ principal: ctx.principal, requestUser: (ctx.httpRequest as { user?: unknown }).user }),
+    handler: (_a, _r, ctx: McpContext) => ({
+      principal: ctx.principal,
+      requestUser: (ctx.httpRequest as { user?: unknown }).user,
+    }),
   });
-  server.addTool({ name: 'write_report', description: 'Writes', inputSchema: OBJECT, requiredScopes: ['reports:write'], handler: () => 'written' });
+  server.addTool({
+    name: 'write_report',
+    description: 'Writes',
+    inputSchema: OBJECT,
+    requiredScopes: ['reports:write'],
+    handler: () => 'written',
+  });
 }
 
-const auth = { resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['reports:read', 'reports:write'], fromRequest: (req: { user?: unknown }) => req.user };
+const auth = {
+  resource: RESOURCE,
+  authorizationServers: [ISSUER],
+  scopesSupported: ['reports:read', 'reports:write'],
+  fromRequest: (req: { user?: unknown }) => req.user,
+};
 const call = (app: INestApplication, name: string, token?: string) =>
   post(app, envelope('tools/call', { name, arguments: {} }), token ? { authorization: `Bearer ${token}` } : {});
 const text = (res: request.Response) => JSON.parse(res.body.result.content[0].text);
@@ -58,7 +78,10 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'reports', version: '1.0.0', auth })], [{ provide: APP_GUARD, useClass: JwtStyleGuard }]);
+    app = await createApp(
+      [McpModule.forRoot({ name: 'reports', version: '1.0.0', auth })],
+      [{ provide: APP_GUARD, useClass: JwtStyleGuard }],
+    );
     register(app);
   });
   afterAll(() => app.close());
@@ -70,7 +93,10 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
 
   it("checks tool scopes against request.user's scopes", async () => {
     const denied = await call(app, 'write_report', 'alice-token').expect(403);
-    expect(challengeParams(denied.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'reports:write' });
+    expect(challengeParams(denied.headers['www-authenticate'])).toMatchObject({
+      error: 'insufficient_scope',
+      scope: 'reports:write',
+    });
     const list = await post(app, envelope('tools/list'), { authorization: 'Bearer alice-token' }).expect(200);
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['whoami']);
     await call(app, 'write_report', 'bob-token').expect(200);
@@ -89,11 +115,17 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
 
 describe('A guard that lets anonymous requests through', () => {
   it('gets the MCP 401 challenge for a request without request.user', async () => {
-    const app = await createApp([McpModule.forRoot({ name: 'reports', version: '1.0.0', auth })], [{ provide: APP_GUARD, useClass: OptionalJwtGuard }]);
+    const app = await createApp(
+      [McpModule.forRoot({ name: 'reports', version: '1.0.0', auth })],
+      [{ provide: APP_GUARD, useClass: OptionalJwtGuard }],
+    );
     try {
       register(app);
       const res = await call(app, 'whoami').expect(401);
-      expect(challengeParams(res.headers['www-authenticate'])).toEqual({ scope: 'reports:read reports:write', resource_metadata: RESOURCE_METADATA_URL });
+      expect(challengeParams(res.headers['www-authenticate'])).toEqual({
+        scope: 'reports:read reports:write',
+        resource_metadata: RESOURCE_METADATA_URL,
+      });
       expect(text(await call(app, 'whoami', 'bob-token').expect(200)).principal).toEqual(USERS['bob-token']);
     } finally {
       await app.close();
@@ -130,7 +162,10 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
   it('uses what verify returns as the principal', async () => {
     const res = await call(app, 'write_report', 'api-key-1').expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'written' }]);
-    expect(text(await call(app, 'whoami', 'api-key-1').expect(200)).principal).toEqual({ id: 'svc-1', scopes: ['reports:write'] });
+    expect(text(await call(app, 'whoami', 'api-key-1').expect(200)).principal).toEqual({
+      id: 'svc-1',
+      scopes: ['reports:write'],
+    });
   });
 
   it.each([
@@ -138,7 +173,10 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
     ['a token verify rejects with InvalidTokenError', 'revoked', 'The access token was revoked'],
   ])('refuses %s with 401 invalid_token, without leaking errors', async (_label, token, description) => {
     const res = await call(app, 'whoami', token).expect(401);
-    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', error_description: description });
+    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+      error: 'invalid_token',
+      error_description: description,
+    });
     expect(res.body.error.code).toBe(ErrorCode.Unauthorized);
   });
 

@@ -21,17 +21,44 @@ async function appWith(hideForbiddenPrimitives: boolean | undefined): Promise<IN
   ]);
   const server = app.get(MCPServer);
   server.addTool({ name: 'ping', description: 'Pings', inputSchema: OBJECT, handler: () => 'pong' });
-  server.addTool({ name: 'wipe', description: 'Admin only', inputSchema: OBJECT, requiredScopes: ['admin'], handler: () => 'wiped' });
-  server.addPrompt({ name: 'audit', arguments: [{ name: 'year' }], complete: { year: () => ['2026'] }, requiredScopes: ['admin'], handler: () => 'audit' });
-  server.addResource({ uri: 'file:///payroll.csv', name: 'payroll', requiredScopes: ['hr:read'], handler: () => 'salaries' });
-  server.addResourceTemplate({ uriTemplate: 'hr:///{id}', name: 'hr', complete: { id: () => ['42'] }, requiredScopes: ['hr:read'], handler: () => 'record' });
+  server.addTool({
+    name: 'wipe',
+    description: 'Admin only',
+    inputSchema: OBJECT,
+    requiredScopes: ['admin'],
+    handler: () => 'wiped',
+  });
+  server.addPrompt({
+    name: 'audit',
+    arguments: [{ name: 'year' }],
+    complete: { year: () => ['2026'] },
+    requiredScopes: ['admin'],
+    handler: () => 'audit',
+  });
+  server.addResource({
+    uri: 'file:///payroll.csv',
+    name: 'payroll',
+    requiredScopes: ['hr:read'],
+    handler: () => 'salaries',
+  });
+  server.addResourceTemplate({
+    uriTemplate: 'hr:///{id}',
+    name: 'hr',
+    complete: { id: () => ['42'] },
+    requiredScopes: ['hr:read'],
+    handler: () => 'record',
+  });
   return app;
 }
 
 /** What the client sees, with the name it asked for replaced, so a hidden and an unknown primitive compare equal. */
 async function answer(app: INestApplication, method: string, params: Record<string, unknown>, name: string) {
   const res = await post(app, envelope(method, params), bearer);
-  return { status: res.status, challenge: res.headers['www-authenticate'], body: JSON.stringify(res.body).split(name).join('<name>') };
+  return {
+    status: res.status,
+    challenge: res.headers['www-authenticate'],
+    body: JSON.stringify(res.body).split(name).join('<name>'),
+  };
 }
 
 describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
@@ -45,7 +72,10 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
         ['tools/call', { name: 'wipe', arguments: {} }],
         ['prompts/get', { name: 'audit' }],
         ['resources/read', { uri: 'file:///payroll.csv' }],
-        ['completion/complete', { ref: { type: 'ref/resource', uri: 'hr:///{id}' }, argument: { name: 'id', value: '' } }],
+        [
+          'completion/complete',
+          { ref: { type: 'ref/resource', uri: 'hr:///{id}' }, argument: { name: 'id', value: '' } },
+        ],
       ] as const) {
         const res = await post(app, envelope(method, params), bearer).expect(403);
         expect(res.body.error.code).toBe(ErrorCode.InsufficientScope);
@@ -62,7 +92,13 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
       ['a tool', 'tools/call', (name: string) => ({ name, arguments: {} }), 'wipe', 'no_such_tool'],
       ['a prompt', 'prompts/get', (name: string) => ({ name }), 'audit', 'no_such_prompt'],
       ['a resource', 'resources/read', (uri: string) => ({ uri }), 'file:///payroll.csv', 'file:///nothing/here.csv'],
-      ['a prompt completion', 'completion/complete', (name: string) => ({ ref: { type: 'ref/prompt', name }, argument: { name: 'year', value: '' } }), 'audit', 'nope'],
+      [
+        'a prompt completion',
+        'completion/complete',
+        (name: string) => ({ ref: { type: 'ref/prompt', name }, argument: { name: 'year', value: '' } }),
+        'audit',
+        'nope',
+      ],
       [
         'a template completion',
         'completion/complete',
@@ -70,22 +106,34 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
         'hr:///{id}',
         'none:///{id}',
       ],
-    ])('answers %s the caller lacks scopes for exactly as an unknown one', async (_label, method, params, hidden, unknown) => {
-      const forbidden = await answer(app, method, params(hidden), hidden);
-      expect(forbidden).toEqual(await answer(app, method, params(unknown), unknown));
-      expect(forbidden.status).not.toBe(403);
-      expect(forbidden.challenge).toBeUndefined();
-    });
+    ])(
+      'answers %s the caller lacks scopes for exactly as an unknown one',
+      async (_label, method, params, hidden, unknown) => {
+        const forbidden = await answer(app, method, params(hidden), hidden);
+        expect(forbidden).toEqual(await answer(app, method, params(unknown), unknown));
+        expect(forbidden.status).not.toBe(403);
+        expect(forbidden.challenge).toBeUndefined();
+      },
+    );
 
     it('acknowledges a subscription to a hidden resource like one to an unknown URI, and tells it nothing', async () => {
       const url = await listenOnLoopback(app);
-      const body = envelope('subscriptions/listen', { notifications: { resourceSubscriptions: ['file:///payroll.csv', 'file:///unknown.csv'] } }, { id: 'l' });
+      const body = envelope(
+        'subscriptions/listen',
+        { notifications: { resourceSubscriptions: ['file:///payroll.csv', 'file:///unknown.csv'] } },
+        { id: 'l' },
+      );
       const live = await LiveResponse.post(url, body, bearer);
       expect(live.status).toBe(200);
-      expect(await live.next()).toMatchObject({ params: { notifications: { resourceSubscriptions: ['file:///payroll.csv', 'file:///unknown.csv'] } } });
+      expect(await live.next()).toMatchObject({
+        params: { notifications: { resourceSubscriptions: ['file:///payroll.csv', 'file:///unknown.csv'] } },
+      });
       app.get(MCPServer).notifyResourceUpdated('file:///payroll.csv');
       app.get(MCPServer).notifyResourceUpdated('file:///unknown.csv');
-      expect(await live.next()).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'file:///unknown.csv' } });
+      expect(await live.next()).toMatchObject({
+        method: 'notifications/resources/updated',
+        params: { uri: 'file:///unknown.csv' },
+      });
       live.close();
     });
   });

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { OAuthResourceServer, type IntrospectionVerifierOptions } from '../../src/index.js';
+import { type IntrospectionVerifierOptions } from '../../src/index.js';
 import { envelope, post } from '../support/mcp-request.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
+import { OAuthResourceServer } from '../../src/core/index.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const START = Math.floor(Date.now() / 1000) * 1000;
@@ -17,7 +18,9 @@ describe('Caching of token introspection', () => {
   /** The fake clock the verifier reads, in milliseconds. */
   let clock: number;
   const apps: INestApplication[] = [];
-  const active = (exp = START / 1000 + 3600) => () => ({ active: true, aud: RESOURCE, iss: ISSUER, sub: 'alice', exp });
+  const active =
+    (exp = START / 1000 + 3600) =>
+    () => ({ active: true, aud: RESOURCE, iss: ISSUER, sub: 'alice', exp });
 
   beforeAll(async () => {
     introspection = await startLocalServer((_req, body, res) => {
@@ -58,7 +61,7 @@ describe('Caching of token introspection', () => {
     expect(calls).toEqual({ a: 1, b: 1 });
   });
 
-  it("never uses a cached token past its exp: it asks again, and the expired token is refused", async () => {
+  it('never uses a cached token past its exp: it asks again, and the expired token is refused', async () => {
     answers = { short: active(START / 1000 + 30) };
     const request = await appWith();
     await request('short', 200);
@@ -114,7 +117,9 @@ describe('Caching of token introspection', () => {
     expect(challengeParams(res.headers['www-authenticate']).error_description).toMatch(/not active/);
     answers.later = active(); // e.g. the authorization server's replicas caught up
     clock = START + 1_999;
-    expect(challengeParams((await request('later', 401)).headers['www-authenticate']).error_description).toMatch(/not active/);
+    expect(challengeParams((await request('later', 401)).headers['www-authenticate']).error_description).toMatch(
+      /not active/,
+    );
     expect(calls.later).toBe(1);
     clock = START + 2_000;
     await request('later', 200);
@@ -166,6 +171,9 @@ describe('Caching of token introspection', () => {
     [{ cacheMaxEntries: 0 }, /cacheMaxEntries must be a positive integer/],
     [{ cacheMaxEntries: 1.5 }, /cacheMaxEntries must be a positive integer/],
   ])('refuses %j at start-up', (extra, message) => {
-    expect(() => new OAuthResourceServer({ resource: RESOURCE, authorizationServers: [ISSUER], introspection: options(extra) })).toThrow(message);
+    expect(
+      () =>
+        new OAuthResourceServer({ resource: RESOURCE, authorizationServers: [ISSUER], introspection: options(extra) }),
+    ).toThrow(message);
   });
 });

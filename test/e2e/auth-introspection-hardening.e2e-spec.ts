@@ -12,8 +12,19 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 type Answer = (res: ServerResponse) => void;
-const json = (body: unknown): Answer => (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-const active = (extra: Record<string, unknown> = {}) => ({ active: true, aud: RESOURCE, iss: ISSUER, sub: 'alice', scope: 'files:write', exp: nowSec() + 60, ...extra });
+const json =
+  (body: unknown): Answer =>
+  (res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const active = (extra: Record<string, unknown> = {}) => ({
+  active: true,
+  aud: RESOURCE,
+  iss: ISSUER,
+  sub: 'alice',
+  scope: 'files:write',
+  exp: nowSec() + 60,
+  ...extra,
+});
 
 /** An introspection endpoint whose answer per token is given by the test; it records what it was asked. */
 async function introspectionServer(answers: Record<string, Answer>) {
@@ -26,12 +37,22 @@ async function introspectionServer(answers: Record<string, Answer>) {
   return { ...server, calls };
 }
 
-async function appWith(endpoint: string, options: Partial<IntrospectionVerifierOptions> = {}): Promise<INestApplication> {
+async function appWith(
+  endpoint: string,
+  options: Partial<IntrospectionVerifierOptions> = {},
+): Promise<INestApplication> {
   const app = await createAuthApp({ introspection: { endpoint, ...options } });
-  app.get(MCPServer).addTool({ name: 'write_file', description: 'Writes', inputSchema: OBJECT, requiredScopes: ['files:write'], handler: () => 'written' });
+  app.get(MCPServer).addTool({
+    name: 'write_file',
+    description: 'Writes',
+    inputSchema: OBJECT,
+    requiredScopes: ['files:write'],
+    handler: () => 'written',
+  });
   return app;
 }
-const write = (app: INestApplication, token: string) => post(app, envelope('tools/call', { name: 'write_file', arguments: {} }), bearer(token));
+const write = (app: INestApplication, token: string) =>
+  post(app, envelope('tools/call', { name: 'write_file', arguments: {} }), bearer(token));
 
 describe('Introspection answers that must not be trusted (issue 17, item 10)', () => {
   let endpoint: Awaited<ReturnType<typeof introspectionServer>>;
@@ -57,13 +78,15 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
         const pump = () => {
           while (written < 64 && !res.destroyed) {
             written++;
-            if (!res.write(written === 1 ? Buffer.concat([Buffer.from('{"active":true,"x":"'), chunk]) : chunk)) return void res.once('drain', pump);
+            if (!res.write(written === 1 ? Buffer.concat([Buffer.from('{"active":true,"x":"'), chunk]) : chunk))
+              return void res.once('drain', pump);
           }
           if (!res.destroyed) res.end('"}');
         };
         pump();
       },
-      'huge-declared': (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) }).end(),
+      'huge-declared': (res) =>
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) }).end(),
     });
     app = await appWith(`${endpoint.url}/introspect`);
   });
@@ -85,12 +108,18 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
     ['no aud, by default', 'no-aud', /not issued for this resource/],
   ])('refuses %s with 401 invalid_token', async (_label, token, description) => {
     const res = await write(app, token).expect(401);
-    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', error_description: expect.stringMatching(description) });
+    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+      error: 'invalid_token',
+      error_description: expect.stringMatching(description),
+    });
   });
 
   it('stops reading an answer larger than maxResponseBytes and answers 503', async () => {
     const res = await write(app, 'huge').expect(503);
-    expect(res.body.error).toMatchObject({ code: ErrorCode.InternalError, message: 'Token verification unavailable: The introspection answer is larger than 65536 bytes' });
+    expect(res.body.error).toMatchObject({
+      code: ErrorCode.InternalError,
+      message: 'Token verification unavailable: The introspection answer is larger than 65536 bytes',
+    });
     while (stoppedAfter < 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stoppedAfter).toBeLessThan(64);
   });
@@ -142,7 +171,9 @@ describe('Outbound introspection budget for unknown tokens (issue 17, item 10)',
     const app = await appWith(`${slow.url}/introspect`, { maxConcurrentCalls: 2 });
     try {
       const settled: number[] = [];
-      const pending = Array.from({ length: 6 }, (_, i) => write(app, `unknown-${i}`).then((res) => (settled.push(res.status), res.status)));
+      const pending = Array.from({ length: 6 }, (_, i) =>
+        write(app, `unknown-${i}`).then((res) => (settled.push(res.status), res.status)),
+      );
       // Two calls are held at the endpoint; the other four are answered 503 without a call while they are.
       while (held.length < 2 || settled.length < 4) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(settled).toEqual([503, 503, 503, 503]);
@@ -166,7 +197,13 @@ describe('Listen streams of introspected tokens without exp (issue 17, item 9)',
       const live = await LiveResponse.post(url, body, bearer('forever'));
       expect(live.status).toBe(200);
       expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
-      expect(await live.rest()).toEqual([{ jsonrpc: '2.0', id: 'sub', result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: 'sub' }) } }]);
+      expect(await live.rest()).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 'sub',
+          result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: 'sub' }) },
+        },
+      ]);
     } finally {
       await closeListening(app);
       await endpoint.close();

@@ -2,7 +2,14 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
 import { envelope, post } from '../support/mcp-request.js';
-import { challengeParams, createAuthApp, createTestIssuer, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
+import {
+  challengeParams,
+  createAuthApp,
+  createTestIssuer,
+  ISSUER,
+  RESOURCE,
+  startLocalServer,
+} from '../support/auth-tokens.js';
 
 const OBJECT = { type: 'object' } as const;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -14,11 +21,38 @@ describe('Authorization with token introspection (RFC 7662)', () => {
   const seen: Array<{ authorization?: string; contentType?: string; body: string }> = [];
   const now = () => Math.floor(Date.now() / 1000);
   const tokens: Record<string, () => Record<string, unknown>> = {
-    'good-token': () => ({ active: true, aud: RESOURCE, iss: ISSUER, sub: 'alice', client_id: 'app', scope: 'files:read', exp: now() + 60 }),
-    'write-token': () => ({ active: true, aud: [RESOURCE, 'https://other'], iss: ISSUER, sub: 'bob', scope: 'files:read files:write', exp: now() + 60 }),
-    'other-audience': () => ({ active: true, aud: 'https://other.example.com', iss: ISSUER, sub: 'alice', exp: now() + 60 }),
+    'good-token': () => ({
+      active: true,
+      aud: RESOURCE,
+      iss: ISSUER,
+      sub: 'alice',
+      client_id: 'app',
+      scope: 'files:read',
+      exp: now() + 60,
+    }),
+    'write-token': () => ({
+      active: true,
+      aud: [RESOURCE, 'https://other'],
+      iss: ISSUER,
+      sub: 'bob',
+      scope: 'files:read files:write',
+      exp: now() + 60,
+    }),
+    'other-audience': () => ({
+      active: true,
+      aud: 'https://other.example.com',
+      iss: ISSUER,
+      sub: 'alice',
+      exp: now() + 60,
+    }),
     'no-audience': () => ({ active: true, iss: ISSUER, sub: 'alice', exp: now() + 60 }),
-    'other-issuer': () => ({ active: true, aud: RESOURCE, iss: 'https://evil.example.com', sub: 'alice', exp: now() + 60 }),
+    'other-issuer': () => ({
+      active: true,
+      aud: RESOURCE,
+      iss: 'https://evil.example.com',
+      sub: 'alice',
+      exp: now() + 60,
+    }),
     'expired-but-active': () => ({ active: true, aud: RESOURCE, iss: ISSUER, sub: 'alice', exp: now() - 10 }),
   };
 
@@ -30,11 +64,18 @@ describe('Authorization with token introspection (RFC 7662)', () => {
         return;
       }
       const token = new URLSearchParams(body).get('token') ?? '';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(tokens[token]?.() ?? { active: false }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(tokens[token]?.() ?? { active: false }));
     });
     app = await createAuthApp({
       scopesSupported: ['files:read', 'files:write'],
-      introspection: { endpoint: `${introspection.url}/introspect`, clientId: 'mcp-server', clientSecret: 's3cret', issuer: ISSUER },
+      introspection: {
+        endpoint: `${introspection.url}/introspect`,
+        clientId: 'mcp-server',
+        clientSecret: 's3cret',
+        issuer: ISSUER,
+      },
     });
     const server = app.get(MCPServer);
     server.addTool({
@@ -43,21 +84,32 @@ describe('Authorization with token introspection (RFC 7662)', () => {
       inputSchema: OBJECT,
       handler: (_a, _r, ctx: McpContext) => (ctx.principal as McpPrincipal).subject,
     });
-    server.addTool({ name: 'write_file', description: 'Writes', inputSchema: OBJECT, requiredScopes: ['files:write'], handler: () => 'written' });
+    server.addTool({
+      name: 'write_file',
+      description: 'Writes',
+      inputSchema: OBJECT,
+      requiredScopes: ['files:write'],
+      handler: () => 'written',
+    });
   });
   afterAll(async () => {
     await app.close();
     await introspection.close();
   });
 
-  const call = (name: string, token: string) => post(app, envelope('tools/call', { name, arguments: {} }), bearer(token));
+  const call = (name: string, token: string) =>
+    post(app, envelope('tools/call', { name, arguments: {} }), bearer(token));
 
   it('accepts an active token for this resource and hands its subject to the tool', async () => {
     seen.length = 0;
     const res = await call('whoami', 'good-token').expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'alice' }]);
     expect(seen).toEqual([
-      { authorization: CLIENT_BASIC, contentType: 'application/x-www-form-urlencoded', body: 'token=good-token&token_type_hint=access_token' },
+      {
+        authorization: CLIENT_BASIC,
+        contentType: 'application/x-www-form-urlencoded',
+        body: 'token=good-token&token_type_hint=access_token',
+      },
     ]);
   });
 

@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, type McpAuthOptions } from '../../src/index.js';
-import { challengeParams, createAuthApp, createTestIssuer, ISSUER, startLocalServer, type TestIssuer } from '../support/auth-tokens.js';
+import {
+  challengeParams,
+  createAuthApp,
+  createTestIssuer,
+  ISSUER,
+  startLocalServer,
+  type TestIssuer,
+} from '../support/auth-tokens.js';
 import { envelope, post } from '../support/mcp-request.js';
 
 const OBJECT = { type: 'object' } as const;
@@ -11,10 +18,17 @@ async function appWith(jwt: McpAuthOptions['jwt']): Promise<INestApplication> {
   const app = await createAuthApp({ scopesSupported: ['files:read', 'admin'], jwt });
   const server = app.get(MCPServer);
   server.addTool({ name: 'ping', description: 'Pings', inputSchema: OBJECT, handler: () => 'pong' });
-  server.addTool({ name: 'wipe', description: 'Admin only', inputSchema: OBJECT, requiredScopes: ['admin'], handler: () => 'wiped' });
+  server.addTool({
+    name: 'wipe',
+    description: 'Admin only',
+    inputSchema: OBJECT,
+    requiredScopes: ['admin'],
+    handler: () => 'wiped',
+  });
   return app;
 }
-const ping = (app: INestApplication, token: string) => post(app, envelope('tools/call', { name: 'ping', arguments: {} }), bearer(token));
+const ping = (app: INestApplication, token: string) =>
+  post(app, envelope('tools/call', { name: 'ping', arguments: {} }), bearer(token));
 
 describe('JWT verification when the JWKS endpoint misbehaves (issue 17, item 3)', () => {
   let issuer: TestIssuer;
@@ -70,7 +84,10 @@ describe('JWT typ header (issue 17, item 8)', () => {
     const app = await appWith({ issuer: ISSUER, jwks: issuer.jwks });
     try {
       const res = await ping(app, await issuer.token({}, { typ })).expect(401);
-      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', error_description: expect.stringMatching(/not an access token/) });
+      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+        error: 'invalid_token',
+        error_description: expect.stringMatching(/not an access token/),
+      });
     } finally {
       await app.close();
     }
@@ -114,15 +131,26 @@ describe('A non-standard scopes claim beside scope (issue 17, item 13)', () => {
 
 describe('Plain-http key and introspection endpoints (issue 17, operator trap)', () => {
   it.each([
-    ['a JWKS', { jwt: { issuer: ISSUER, jwksUri: 'http://auth.example.com/jwks' } }, /auth\.jwt\.jwksUri is plain http/],
-    ['an introspection endpoint', { introspection: { endpoint: 'http://auth.example.com/introspect' } }, /auth\.introspection\.endpoint is plain http/],
+    [
+      'a JWKS',
+      { jwt: { issuer: ISSUER, jwksUri: 'http://auth.example.com/jwks' } },
+      /auth\.jwt\.jwksUri is plain http/,
+    ],
+    [
+      'an introspection endpoint',
+      { introspection: { endpoint: 'http://auth.example.com/introspect' } },
+      /auth\.introspection\.endpoint is plain http/,
+    ],
   ])('refuses %s on a non-loopback host at start-up', async (_label, auth, message) => {
     await expect(createAuthApp(auth)).rejects.toThrow(message);
   });
 
   it.each([
     ['on loopback', { jwt: { issuer: ISSUER, jwksUri: 'http://127.0.0.1:9/jwks' } }],
-    ['with allowInsecureHttp', { introspection: { endpoint: 'http://auth.internal/introspect', allowInsecureHttp: true } }],
+    [
+      'with allowInsecureHttp',
+      { introspection: { endpoint: 'http://auth.internal/introspect', allowInsecureHttp: true } },
+    ],
   ])('accepts plain http %s', async (_label, auth) => {
     const app = await createAuthApp(auth);
     await app.close();

@@ -38,11 +38,28 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       handler: (_args, _answers, ctx: McpContext) => {
         const principal = ctx.principal as McpPrincipal;
         const user = (ctx.httpRequest as { user?: unknown }).user;
-        return { subject: principal.subject, clientId: principal.clientId, scopes: principal.scopes, sameAsRequestUser: user === principal };
+        return {
+          subject: principal.subject,
+          clientId: principal.clientId,
+          scopes: principal.scopes,
+          sameAsRequestUser: user === principal,
+        };
       },
     });
-    server.addTool({ name: 'read_file', description: 'Reads', inputSchema: OBJECT, requiredScopes: ['files:read'], handler: () => 'read' });
-    server.addTool({ name: 'write_file', description: 'Writes', inputSchema: OBJECT, requiredScopes: ['files:write'], handler: () => 'written' });
+    server.addTool({
+      name: 'read_file',
+      description: 'Reads',
+      inputSchema: OBJECT,
+      requiredScopes: ['files:read'],
+      handler: () => 'read',
+    });
+    server.addTool({
+      name: 'write_file',
+      description: 'Writes',
+      inputSchema: OBJECT,
+      requiredScopes: ['files:write'],
+      handler: () => 'written',
+    });
     server.addTool({
       name: 'delete_all',
       description: 'Deletes everything after confirmation',
@@ -55,15 +72,21 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     });
     server.addTool({
       name: 'delete_file',
-      description: 'Deletes a file; other users\' files need files:admin',
+      description: "Deletes a file; other users' files need files:admin",
       inputSchema: { type: 'object', properties: { owner: { type: 'string' } } },
       handler: (args: { owner?: string }, _answers, ctx: McpContext) => {
-        if (args.owner !== (ctx.principal as McpPrincipal).subject) throw insufficientScope('deleting another user\'s file', ['files:admin']);
+        if (args.owner !== (ctx.principal as McpPrincipal).subject)
+          throw insufficientScope("deleting another user's file", ['files:admin']);
         return 'deleted';
       },
     });
     server.addResource({ uri: 'file:///public.txt', name: 'public', handler: () => 'public' });
-    server.addResource({ uri: 'file:///secret.txt', name: 'secret', requiredScopes: ['files:read'], handler: () => 'secret' });
+    server.addResource({
+      uri: 'file:///secret.txt',
+      name: 'secret',
+      requiredScopes: ['files:read'],
+      handler: () => 'secret',
+    });
     server.addPrompt({ name: 'greeting', handler: () => 'hello' });
     server.addPrompt({
       name: 'admin_report',
@@ -75,14 +98,21 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   });
   afterAll(() => app.close());
 
-  const call = (name: string, headers: Record<string, string>, id = 7) => post(app, envelope('tools/call', { name, arguments: {} }, { id }), headers);
+  const call = (name: string, headers: Record<string, string>, id = 7) =>
+    post(app, envelope('tools/call', { name, arguments: {} }, { id }), headers);
 
   describe('401 flows', () => {
     it('asks for a token, with the metadata URL and the least-privileged scopes, when none is sent', async () => {
       const res = await call('whoami', {}).expect(401);
       // files:write and files:admin include other scopes: a first token carries files:read, the rest is a step-up.
-      expect(res.headers['www-authenticate']).toBe(`Bearer scope="files:read", resource_metadata="${RESOURCE_METADATA_URL}"`);
-      expect(res.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: ErrorCode.Unauthorized, message: expect.stringMatching(/^Unauthorized/) } });
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer scope="files:read", resource_metadata="${RESOURCE_METADATA_URL}"`,
+      );
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: ErrorCode.Unauthorized, message: expect.stringMatching(/^Unauthorized/) },
+      });
     });
 
     it('treats another scheme as no token', async () => {
@@ -96,15 +126,26 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       ['a token with quotes', 'Bearer "abc"'],
     ])('refuses %s as a malformed token', async (_label, authorization) => {
       const res = await call('whoami', { authorization }).expect(401);
-      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', resource_metadata: RESOURCE_METADATA_URL });
+      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+        error: 'invalid_token',
+        resource_metadata: RESOURCE_METADATA_URL,
+      });
     });
 
     const invalid: Array<[string, () => Promise<string>, RegExp]> = [
       ['a token that is not a JWT', async () => 'abc.def.ghi', /invalid/],
       ['an expired token', () => issuer.token({ exp: Math.floor(Date.now() / 1000) - 60 }), /expired/],
       ['a token without exp', () => issuer.token({ exp: undefined }), /exp claim/],
-      ['a token for another audience', () => issuer.token({ aud: 'https://other.example.com/mcp' }), /not issued for this resource/],
-      ['a token for another audience as well as a wrong one', () => issuer.token({ aud: ['https://other.example.com'] }), /not issued for this resource/],
+      [
+        'a token for another audience',
+        () => issuer.token({ aud: 'https://other.example.com/mcp' }),
+        /not issued for this resource/,
+      ],
+      [
+        'a token for another audience as well as a wrong one',
+        () => issuer.token({ aud: ['https://other.example.com'] }),
+        /not issued for this resource/,
+      ],
       ['a token from another issuer', () => issuer.token({ iss: 'https://evil.example.com' }), /iss claim/],
       ['a token with a bad signature', () => impostor.token(), /invalid/],
       ['a token signed with an unknown key id', () => issuer.token({}, { kid: 'unknown' }), /invalid/],
@@ -121,7 +162,12 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('refuses a token signed with a symmetric algorithm', async () => {
       const { SignJWT } = await import('jose');
-      const forged = await new SignJWT({ iss: ISSUER, aud: RESOURCE, sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 })
+      const forged = await new SignJWT({
+        iss: ISSUER,
+        aud: RESOURCE,
+        sub: 'x',
+        exp: Math.floor(Date.now() / 1000) + 60,
+      })
         .setProtectedHeader({ alg: 'HS256', kid: 'test-key' })
         .sign(new TextEncoder().encode('a-secret-that-is-long-enough-for-hs256'));
       await call('whoami', bearer(forged)).expect(401);
@@ -177,16 +223,26 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 9,
-        error: { code: ErrorCode.InsufficientScope, message: expect.stringContaining('files:write'), data: { requiredScopes: ['files:write'] } },
+        error: {
+          code: ErrorCode.InsufficientScope,
+          message: expect.stringContaining('files:write'),
+          data: { requiredScopes: ['files:write'] },
+        },
       });
     });
 
     it('refuses a resource read and a prompt get without their scopes', async () => {
       const token = await issuer.token({ scope: 'files:write' }); // includes files:read, not files:admin
-      const read = await post(app, envelope('resources/read', { uri: 'file:///secret.txt' }), bearer(token)).expect(200);
+      const read = await post(app, envelope('resources/read', { uri: 'file:///secret.txt' }), bearer(token)).expect(
+        200,
+      );
       expect(read.body.result.contents).toEqual([{ uri: 'file:///secret.txt', text: 'secret' }]);
       expect(read.body.result.cacheScope).toBe('private');
-      const denied = await post(app, envelope('resources/read', { uri: 'file:///secret.txt' }), bearer(await issuer.token())).expect(403);
+      const denied = await post(
+        app,
+        envelope('resources/read', { uri: 'file:///secret.txt' }),
+        bearer(await issuer.token()),
+      ).expect(403);
       expect(challengeParams(denied.headers['www-authenticate']).scope).toBe('files:read');
       const prompt = await post(app, envelope('prompts/get', { name: 'admin_report' }), bearer(token)).expect(403);
       expect(challengeParams(prompt.headers['www-authenticate']).scope).toBe('files:admin');
@@ -194,13 +250,27 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('lets a handler ask for more scope depending on the arguments', async () => {
       const token = await issuer.token({ scope: 'files:read' });
-      await post(app, envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }), bearer(token)).expect(200);
-      const res = await post(app, envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }), bearer(token)).expect(403);
-      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'files:admin' });
+      await post(
+        app,
+        envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }),
+        bearer(token),
+      ).expect(200);
+      const res = await post(
+        app,
+        envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }),
+        bearer(token),
+      ).expect(403);
+      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+        error: 'insufficient_scope',
+        scope: 'files:admin',
+      });
     });
 
     it('refuses completion of a prompt the caller may not use', async () => {
-      const body = envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'admin_report' }, argument: { name: 'x', value: '' } });
+      const body = envelope('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'admin_report' },
+        argument: { name: 'x', value: '' },
+      });
       await post(app, body, bearer(await issuer.token())).expect(403);
     });
   });
@@ -209,13 +279,27 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     const names = (items: Array<{ name: string }>) => items.map((i) => i.name);
 
     it('shows only the tools the caller may use, as a private result', async () => {
-      const reader = await post(app, envelope('tools/list'), bearer(await issuer.token({ scope: 'files:read' }))).expect(200);
+      const reader = await post(
+        app,
+        envelope('tools/list'),
+        bearer(await issuer.token({ scope: 'files:read' })),
+      ).expect(200);
       expect(names(reader.body.result.tools)).toEqual(['whoami', 'read_file', 'delete_all', 'delete_file']);
       expect(reader.body.result.cacheScope).toBe('private');
       const nobody = await post(app, envelope('tools/list'), bearer(await issuer.token())).expect(200);
       expect(names(nobody.body.result.tools)).toEqual(['whoami', 'delete_file']);
-      const admin = await post(app, envelope('tools/list'), bearer(await issuer.token({ scope: 'files:admin' }))).expect(200);
-      expect(names(admin.body.result.tools)).toEqual(['whoami', 'read_file', 'write_file', 'delete_all', 'delete_file']);
+      const admin = await post(
+        app,
+        envelope('tools/list'),
+        bearer(await issuer.token({ scope: 'files:admin' })),
+      ).expect(200);
+      expect(names(admin.body.result.tools)).toEqual([
+        'whoami',
+        'read_file',
+        'write_file',
+        'delete_all',
+        'delete_file',
+      ]);
       expect(admin.body.result.cacheScope).toBe('private');
     });
 
@@ -224,7 +308,11 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       const resources = await post(app, envelope('resources/list'), bearer(token)).expect(200);
       expect(names(resources.body.result.resources)).toEqual(['public']);
       expect(resources.body.result.cacheScope).toBe('private');
-      const prompts = await post(app, envelope('prompts/list'), bearer(await issuer.token({ scope: 'files:admin' }))).expect(200);
+      const prompts = await post(
+        app,
+        envelope('prompts/list'),
+        bearer(await issuer.token({ scope: 'files:admin' })),
+      ).expect(200);
       expect(names(prompts.body.result.prompts)).toEqual(['greeting', 'admin_report']);
       expect(prompts.body.result.cacheScope).toBe('private');
     });
@@ -239,14 +327,20 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       const first = await round(await issuer.token({ scope: 'files:read', jti: 'a' })).expect(200);
       expect(first.body.result.resultType).toBe('input_required');
       const [key] = Object.keys(first.body.result.inputRequests);
-      const answer = { inputResponses: { [key]: { action: 'accept', content: { ok: true } } }, requestState: first.body.result.requestState };
+      const answer = {
+        inputResponses: { [key]: { action: 'accept', content: { ok: true } } },
+        requestState: first.body.result.requestState,
+      };
 
       const refreshed = await issuer.token({ scope: 'files:read', jti: 'b', iat: Math.floor(Date.now() / 1000) + 1 });
       const done = await round(refreshed, answer).expect(200);
       expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed by user-1: accept' }]);
 
       const other = await round(await issuer.token({ scope: 'files:read', sub: 'user-2' }), answer);
-      expect(other.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Invalid or expired requestState' });
+      expect(other.body.error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: 'Invalid or expired requestState',
+      });
     });
   });
 

@@ -9,7 +9,11 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** An `exp` one to two seconds from now: past the JWT verifier's check, soon enough to wait for. */
 const soon = () => Math.floor(Date.now() / 1000) + 2;
-const closingResult = (id: string) => ({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: id }) } });
+const closingResult = (id: string) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: id }) },
+});
 
 /** Resolves once at most `open` listen streams remain: the kernel let go of the others. */
 async function untilOpen(server: MCPServer, open: number): Promise<void> {
@@ -17,9 +21,16 @@ async function untilOpen(server: MCPServer, open: number): Promise<void> {
 }
 
 async function listen(url: string, id: string, token: string): Promise<LiveResponse> {
-  const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id }), bearer(token));
+  const live = await LiveResponse.post(
+    url,
+    envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id }),
+    bearer(token),
+  );
   expect(live.status).toBe(200);
-  expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUBSCRIPTION_ID]: id } } });
+  expect(await live.next()).toMatchObject({
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [SUBSCRIPTION_ID]: id } },
+  });
   return live;
 }
 
@@ -84,8 +95,17 @@ describe('subscriptions/listen with principals from a verify function', () => {
 
     // Still open and still delivering, after the other credential expired.
     expect(server.load.subscriptions).toBe(1);
-    server.addTool({ name: 'later', description: 'Added after the expiry', inputSchema: { type: 'object' }, handler: () => 'y' });
-    expect(await forever.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'forever' } } });
+    server.addTool({
+      name: 'later',
+      description: 'Added after the expiry',
+      inputSchema: { type: 'object' },
+      handler: () => 'y',
+    });
+    expect(await forever.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { [SUBSCRIPTION_ID]: 'forever' } },
+    });
 
     forever.close();
     await untilOpen(server, 0);

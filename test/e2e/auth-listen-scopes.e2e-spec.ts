@@ -14,9 +14,18 @@ const TOKENS: Record<string, object> = {
   clerk: { sub: 'clerk', scope: 'files:read hr:read' },
 };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const listenBody = (id: string, notifications: Record<string, unknown>) => envelope('subscriptions/listen', { notifications }, { id });
-const updated = (id: string, uri: string) => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: { [SUBSCRIPTION_ID]: id } } });
-const toolsChanged = (id: string) => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: id } } });
+const listenBody = (id: string, notifications: Record<string, unknown>) =>
+  envelope('subscriptions/listen', { notifications }, { id });
+const updated = (id: string, uri: string) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/resources/updated',
+  params: { uri, _meta: { [SUBSCRIPTION_ID]: id } },
+});
+const toolsChanged = (id: string) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/tools/list_changed',
+  params: { _meta: { [SUBSCRIPTION_ID]: id } },
+});
 
 describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items 5 and 6)', () => {
   let app: INestApplication;
@@ -40,12 +49,22 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
         maxSubscriptions: 6,
         maxSubscriptionsPerCaller: 2,
         maxResourceSubscriptions: 3,
-        auth: { resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['files:read', 'hr:read'], verify: (t: string) => TOKENS[t] },
+        auth: {
+          resource: RESOURCE,
+          authorizationServers: [ISSUER],
+          scopesSupported: ['files:read', 'hr:read'],
+          verify: (t: string) => TOKENS[t],
+        },
       }),
     ]);
     server = app.get(MCPServer);
     server.addTool({ name: 'ping', description: 'Pings', inputSchema: OBJECT, handler: () => 'pong' });
-    server.addResource({ uri: 'file:///payroll.csv', name: 'payroll', requiredScopes: ['hr:read'], handler: () => 'salaries' });
+    server.addResource({
+      uri: 'file:///payroll.csv',
+      name: 'payroll',
+      requiredScopes: ['hr:read'],
+      handler: () => 'salaries',
+    });
     server.addResource({ uri: 'file:///readme.txt', name: 'readme', handler: () => 'hello' });
     url = await listenOnLoopback(app);
   });
@@ -55,11 +74,24 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   });
   afterAll(() => closeListening(app));
 
-  it.each(['file:///payroll.csv', 'file:///%70ayroll.csv'])('refuses a subscription to %s without its scope, with the step-up challenge', async (uri) => {
-    const res = await post(app, listenBody('s', { resourceSubscriptions: ['file:///readme.txt', uri] }), bearer('reader')).expect(403);
-    expect(res.body.error).toMatchObject({ code: ErrorCode.InsufficientScope, data: { requiredScopes: ['hr:read'] } });
-    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'hr:read' });
-  });
+  it.each(['file:///payroll.csv', 'file:///%70ayroll.csv'])(
+    'refuses a subscription to %s without its scope, with the step-up challenge',
+    async (uri) => {
+      const res = await post(
+        app,
+        listenBody('s', { resourceSubscriptions: ['file:///readme.txt', uri] }),
+        bearer('reader'),
+      ).expect(403);
+      expect(res.body.error).toMatchObject({
+        code: ErrorCode.InsufficientScope,
+        data: { requiredScopes: ['hr:read'] },
+      });
+      expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+        error: 'insufficient_scope',
+        scope: 'hr:read',
+      });
+    },
+  );
 
   it('delivers updates of a scoped resource to a caller who holds its scope', async () => {
     const live = await listen('clerk', 'c', { resourceSubscriptions: ['file:///payroll.csv'] });
@@ -70,7 +102,12 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   it('stops updates of a URI that became a scoped resource after the stream opened', async () => {
     const reader = await listen('reader', 'r', { resourceSubscriptions: ['file:///later.csv', 'file:///readme.txt'] });
     const clerk = await listen('clerk', 'c', { resourceSubscriptions: ['file:///later.csv'] });
-    server.addResource({ uri: 'file:///later.csv', name: 'later', requiredScopes: ['hr:read'], handler: () => 'later' });
+    server.addResource({
+      uri: 'file:///later.csv',
+      name: 'later',
+      requiredScopes: ['hr:read'],
+      handler: () => 'later',
+    });
     try {
       server.notifyResourceUpdated('file:///later.csv');
       server.notifyResourceUpdated('file:///readme.txt');
@@ -83,9 +120,18 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   });
 
   it('tells a caller of list changes only for primitives it can see', async () => {
-    const reader = await listen('reader', 'r', { toolsListChanged: true, resourceSubscriptions: ['file:///readme.txt'] });
+    const reader = await listen('reader', 'r', {
+      toolsListChanged: true,
+      resourceSubscriptions: ['file:///readme.txt'],
+    });
     const clerk = await listen('clerk', 'c', { toolsListChanged: true });
-    server.addTool({ name: 'payroll_report', description: 'HR only', inputSchema: OBJECT, requiredScopes: ['hr:read'], handler: () => 'report' });
+    server.addTool({
+      name: 'payroll_report',
+      description: 'HR only',
+      inputSchema: OBJECT,
+      requiredScopes: ['hr:read'],
+      handler: () => 'report',
+    });
     try {
       server.notifyResourceUpdated('file:///readme.txt');
       expect(await clerk.next()).toEqual(toolsChanged('c'));
@@ -102,7 +148,10 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
     await listen('reader', 'r1', { toolsListChanged: true });
     const second = await listen('reader', 'r2', { toolsListChanged: true });
     const refused = await post(app, listenBody('r3', { toolsListChanged: true }), bearer('reader'));
-    expect(refused.body.error).toMatchObject({ code: ErrorCode.InternalError, message: 'Subscription limit reached for this caller (2 streams)' });
+    expect(refused.body.error).toMatchObject({
+      code: ErrorCode.InternalError,
+      message: 'Subscription limit reached for this caller (2 streams)',
+    });
     await listen('other', 'o1', { toolsListChanged: true });
     // Closing one of the caller's streams gives its slot back.
     second.close();
@@ -113,7 +162,10 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   it('refuses more resourceSubscriptions than maxResourceSubscriptions with -32602', async () => {
     const uris = ['file:///a', 'file:///b', 'file:///c', 'file:///d'];
     const res = await post(app, listenBody('many', { resourceSubscriptions: uris }), bearer('clerk')).expect(400);
-    expect(res.body.error).toEqual({ code: ErrorCode.InvalidParams, message: 'Invalid params: resourceSubscriptions lists 4 URIs; at most 3 are accepted' });
+    expect(res.body.error).toEqual({
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: resourceSubscriptions lists 4 URIs; at most 3 are accepted',
+    });
     expect(server.load.subscriptions).toBe(0);
   });
 });

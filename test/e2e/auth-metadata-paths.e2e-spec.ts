@@ -9,13 +9,18 @@ import { challengeParams, ISSUER } from '../support/auth-tokens.js';
 const verify = () => null;
 
 /** An app with one protected MCP server per entry (served at `path`, protected as `resource`). */
-async function appWithServers(servers: Array<{ name: string; path: string; resource: string; scope?: string }>, globalPrefix?: string): Promise<INestApplication> {
+async function appWithServers(
+  servers: Array<{ name: string; path: string; resource: string; scope?: string }>,
+  globalPrefix?: string,
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
-    imports: servers.map(({ name, path, resource, scope }) =>
+    imports: servers.map(({ name, path, resource, scope }, index) =>
       McpModule.forRoot({
         name,
         version: '1.0.0',
         path,
+        // The first server is the default one (the one MCPServer injects); the others are injected by name.
+        isDefault: index === 0,
         auth: { resource, authorizationServers: [ISSUER], scopesSupported: scope ? [scope] : undefined, verify },
       }),
     ),

@@ -10,7 +10,9 @@ import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 
 const OBJECT = { type: 'object' } as const;
-const USERS: Record<string, { sub: string; scope: string }> = { 'alice-token': { sub: 'alice', scope: 'reports:read' } };
+const USERS: Record<string, { sub: string; scope: string }> = {
+  'alice-token': { sub: 'alice', scope: 'reports:read' },
+};
 
 /** A real Passport strategy: a known bearer token is its user, anything else fails (passport-custom). */
 @Injectable()
@@ -56,7 +58,12 @@ describe('fromRequest behind the optional @nestjs/passport guard (issue 17, item
         McpModule.forRoot({
           name: 'reports',
           version: '1.0.0',
-          auth: { resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['reports:read'], fromRequest: (req: { user?: unknown }) => req.user },
+          auth: {
+            resource: RESOURCE,
+            authorizationServers: [ISSUER],
+            scopesSupported: ['reports:read'],
+            fromRequest: (req: { user?: unknown }) => req.user,
+          },
         }),
       ],
       [BearerUsersStrategy, { provide: APP_GUARD, useClass: OptionalAuthGuard }],
@@ -70,20 +77,30 @@ describe('fromRequest behind the optional @nestjs/passport guard (issue 17, item
     ['tools/list', {}],
     ['prompts/get', { name: 'greeting' }],
     ['resources/read', { uri: 'file:///notes.txt' }],
-  ])('answers %s without a token with the 401 challenge, though the guard left request.user = false', async (method, params) => {
-    const before = seen.calls;
-    const res = await post(app, envelope(method, params)).expect(401);
-    expect(challengeParams(res.headers['www-authenticate'])).toEqual({ scope: 'reports:read', resource_metadata: RESOURCE_METADATA_URL });
-    expect(res.body.error.code).toBe(ErrorCode.Unauthorized);
-    expect(seen.calls).toBe(before);
-  });
+  ])(
+    'answers %s without a token with the 401 challenge, though the guard left request.user = false',
+    async (method, params) => {
+      const before = seen.calls;
+      const res = await post(app, envelope(method, params)).expect(401);
+      expect(challengeParams(res.headers['www-authenticate'])).toEqual({
+        scope: 'reports:read',
+        resource_metadata: RESOURCE_METADATA_URL,
+      });
+      expect(res.body.error.code).toBe(ErrorCode.Unauthorized);
+      expect(seen.calls).toBe(before);
+    },
+  );
 
   it('answers an unknown token the same way', async () => {
-    await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), { authorization: 'Bearer nobody' }).expect(401);
+    await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+      authorization: 'Bearer nobody',
+    }).expect(401);
   });
 
   it("serves a token the strategy knows, with the strategy's user as principal", async () => {
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), { authorization: 'Bearer alice-token' }).expect(200);
+    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+      authorization: 'Bearer alice-token',
+    }).expect(200);
     expect(JSON.parse(res.body.result.content[0].text)).toEqual({ sub: 'alice', scope: 'reports:read' });
   });
 });
@@ -110,13 +127,20 @@ describe('A verify function whose answer is not an object (issue 17, item 2)', (
 
   it.each(Object.keys(answers))('refuses %s with 401 invalid_token', async (token) => {
     const before = seen.calls;
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), { authorization: `Bearer ${token}` }).expect(401);
-    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', resource_metadata: RESOURCE_METADATA_URL });
+    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+      authorization: `Bearer ${token}`,
+    }).expect(401);
+    expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
+      error: 'invalid_token',
+      resource_metadata: RESOURCE_METADATA_URL,
+    });
     expect(seen.calls).toBe(before);
   });
 
   it('accepts the object verify returns for a good token', async () => {
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), { authorization: 'Bearer good' }).expect(200);
+    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+      authorization: 'Bearer good',
+    }).expect(200);
     expect(JSON.parse(res.body.result.content[0].text)).toEqual({ sub: 'svc' });
   });
 });

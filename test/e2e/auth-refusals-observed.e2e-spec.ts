@@ -48,7 +48,9 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     }).compile();
     app = moduleRef.createNestApplication({ logger });
     await app.init();
-    app.get(MCPServer).addTool({ name: 'ping', description: 'Pings', inputSchema: { type: 'object' }, handler: () => 'pong' });
+    app
+      .get(MCPServer)
+      .addTool({ name: 'ping', description: 'Pings', inputSchema: { type: 'object' }, handler: () => 'pong' });
   });
   afterAll(async () => {
     await app.close();
@@ -60,7 +62,8 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     exporter.reset();
   });
 
-  const ping = (id: number, headers: Record<string, string> = {}) => post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
+  const ping = (id: number, headers: Record<string, string> = {}) =>
+    post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
 
   it.each([
     ['a request without a token', 401, {}, ErrorCode.Unauthorized, 'warn'],
@@ -68,8 +71,12 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
   ])('reports %s', async (_label, status, headers, code, level) => {
     await ping(41, headers).expect(status);
-    expect(events).toEqual([expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code })]);
-    expect(logger.lines).toEqual([{ level, message: expect.stringMatching(new RegExp(`^tools/call ping failed .*id=41.*${code}`)) }]);
+    expect(events).toEqual([
+      expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code }),
+    ]);
+    expect(logger.lines).toEqual([
+      { level, message: expect.stringMatching(new RegExp(`^tools/call ping failed .*id=41.*${code}`)) },
+    ]);
     const spans = exporter.getFinishedSpans();
     expect(spans.map((s) => s.name)).toEqual(['tools/call ping']);
     expect(spans[0].attributes['error.type']).toBe(String(code));

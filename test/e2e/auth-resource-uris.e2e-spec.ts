@@ -8,7 +8,12 @@ import { envelope, post } from '../support/mcp-request.js';
 
 const SECRET = 'SALARIES-2026';
 /** What a naive file-serving template handler reads: it resolves the decoded path and ignores case, as some stores do. */
-const FILES: Record<string, string> = { '/payroll.csv': SECRET, '/hr/payroll.csv': SECRET, '/readme.txt': 'hello', '/docs/guide.txt': 'guide' };
+const FILES: Record<string, string> = {
+  '/payroll.csv': SECRET,
+  '/hr/payroll.csv': SECRET,
+  '/readme.txt': 'hello',
+  '/docs/guide.txt': 'guide',
+};
 const readNaively = (base: string, path: string) => FILES[posix.resolve(base, path).toLowerCase()] ?? 'no such file';
 const TOKENS: Record<string, object> = {
   files: { sub: 'reader', scope: 'files:read' },
@@ -21,10 +26,30 @@ describe('Protected exact resources cannot be read through a broader template (i
   beforeAll(async () => {
     app = await createAuthApp({ scopesSupported: ['files:read', 'hr:read'], verify: (token: string) => TOKENS[token] });
     const server = app.get(MCPServer);
-    server.addResource({ uri: 'file:///payroll.csv', name: 'payroll', requiredScopes: ['hr:read'], handler: () => SECRET });
-    server.addResource({ uri: 'https://intranet.example.com/hr/payroll.csv', name: 'payroll (web)', requiredScopes: ['hr:read'], handler: () => SECRET });
-    server.addResourceTemplate({ uriTemplate: 'file:///{path}', name: 'files', requiredScopes: ['files:read'], handler: (_u, v) => readNaively('/', v.path) });
-    server.addResourceTemplate({ uriTemplate: 'file:///docs/{+rest}', name: 'docs', requiredScopes: ['files:read'], handler: (_u, v) => readNaively('/docs', v.rest) });
+    server.addResource({
+      uri: 'file:///payroll.csv',
+      name: 'payroll',
+      requiredScopes: ['hr:read'],
+      handler: () => SECRET,
+    });
+    server.addResource({
+      uri: 'https://intranet.example.com/hr/payroll.csv',
+      name: 'payroll (web)',
+      requiredScopes: ['hr:read'],
+      handler: () => SECRET,
+    });
+    server.addResourceTemplate({
+      uriTemplate: 'file:///{path}',
+      name: 'files',
+      requiredScopes: ['files:read'],
+      handler: (_u, v) => readNaively('/', v.path),
+    });
+    server.addResourceTemplate({
+      uriTemplate: 'file:///docs/{+rest}',
+      name: 'docs',
+      requiredScopes: ['files:read'],
+      handler: (_u, v) => readNaively('/docs', v.rest),
+    });
     server.addResourceTemplate({
       uriTemplate: 'https://intranet.example.com/{+path}',
       name: 'intranet',
@@ -34,7 +59,8 @@ describe('Protected exact resources cannot be read through a broader template (i
   });
   afterAll(() => app.close());
 
-  const read = (uri: string, token: string) => post(app, envelope('resources/read', { uri }), { authorization: `Bearer ${token}` });
+  const read = (uri: string, token: string) =>
+    post(app, envelope('resources/read', { uri }), { authorization: `Bearer ${token}` });
 
   it('serves the template to its scope and the exact resource to its own', async () => {
     expect((await read('file:///readme.txt', 'files').expect(200)).body.result.contents[0].text).toBe('hello');
@@ -75,19 +101,38 @@ describe('Protected exact resources cannot be read through a broader template (i
   });
 
   it('never hands a protected exact resource to a caller without its scope, however the URI is spelled (property)', async () => {
-    const caseOf = (text: string) => fc.array(fc.boolean(), { minLength: text.length, maxLength: text.length }).map((upper) =>
-      [...text].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+    const caseOf = (text: string) =>
+      fc
+        .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+        .map((upper) => [...text].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
     const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
     const spelledChar = (c: string) =>
       fc.constantFrom(c, c.toUpperCase(), `%${hex(c).toUpperCase()}`, `%${hex(c)}`, `%${hex(c.toUpperCase())}`);
     const spelled = (text: string) => fc.tuple(...[...text].map(spelledChar)).map((parts) => parts.join(''));
-    const separator = fc.constantFrom('/', '/', '/', '//', '%2F', '%2f', '/./', '/%2E/', '/zz/../', '/zz/%2e%2E/', '\\', '%5C');
+    const separator = fc.constantFrom(
+      '/',
+      '/',
+      '/',
+      '//',
+      '%2F',
+      '%2f',
+      '/./',
+      '/%2E/',
+      '/zz/../',
+      '/zz/%2e%2E/',
+      '\\',
+      '%5C',
+    );
     const path = (segments: string[]) =>
-      fc.tuple(...segments.map((s) => fc.tuple(separator, spelled(s)))).map((parts) => parts.map(([sep, seg]) => sep + seg).join(''));
+      fc
+        .tuple(...segments.map((s) => fc.tuple(separator, spelled(s))))
+        .map((parts) => parts.map(([sep, seg]) => sep + seg).join(''));
     const uri = fc.oneof(
       fc.tuple(caseOf('file'), path(['payroll.csv'])).map(([scheme, p]) => `${scheme}://${p}`),
       fc.tuple(caseOf('file'), path(['docs', 'payroll.csv'])).map(([scheme, p]) => `${scheme}://${p}`),
-      fc.tuple(caseOf('https'), caseOf('intranet.example.com'), path(['hr', 'payroll.csv'])).map(([scheme, host, p]) => `${scheme}://${host}${p}`),
+      fc
+        .tuple(caseOf('https'), caseOf('intranet.example.com'), path(['hr', 'payroll.csv']))
+        .map(([scheme, host, p]) => `${scheme}://${host}${p}`),
     );
     let served = 0;
     await fc.assert(

@@ -11,13 +11,19 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function appFor(resource: string, auth: Partial<McpAuthOptions>): Promise<INestApplication> {
   const app = await createApp([
-    McpModule.forRoot({ name: 'files', version: '1.0.0', requestStateSecret: SECRET, auth: { resource, authorizationServers: [ISSUER], ...auth } }),
+    McpModule.forRoot({
+      name: 'files',
+      version: '1.0.0',
+      requestStateSecret: SECRET,
+      auth: { resource, authorizationServers: [ISSUER], ...auth },
+    }),
   ]);
   app.get(MCPServer).addTool({
     name: 'delete_all',
     description: 'Deletes everything after confirmation',
     inputSchema: { type: 'object' },
-    handler: async (_args, _answers, ctx: McpContext) => `confirmed: ${(await ctx.elicit('Sure?', { type: 'object', properties: {} })).action}`,
+    handler: async (_args, _answers, ctx: McpContext) =>
+      `confirmed: ${(await ctx.elicit('Sure?', { type: 'object', properties: {} })).action}`,
   });
   return app;
 }
@@ -50,7 +56,10 @@ describe('Request state bound to principals without identity claims (issue 17, i
   it("refuses one identity-less token's state to another", async () => {
     const answer = await firstRound(app, await anonymous('token-of-a'));
     const replay = await round(app, await anonymous('token-of-b'), answer);
-    expect(replay.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Invalid or expired requestState' });
+    expect(replay.body.error).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid or expired requestState',
+    });
   });
 
   it('still continues the round with the same token', async () => {
@@ -66,7 +75,10 @@ describe('A principal whose JSON identifies nobody (issue 17, item 7)', () => {
     const app = await appFor('https://mcp.example.com/mcp', { verify: () => ({}) });
     try {
       const res = await round(app, 'anything');
-      expect(res.body.error).toMatchObject({ code: ErrorCode.InternalError, message: expect.stringMatching(/principal without identity/) });
+      expect(res.body.error).toMatchObject({
+        code: ErrorCode.InternalError,
+        message: expect.stringMatching(/principal without identity/),
+      });
     } finally {
       await app.close();
     }
@@ -81,7 +93,10 @@ describe('Request state across servers that share requestStateSecret (issue 17, 
     try {
       const answer = await firstRound(files, 'token');
       const replay = await round(mail, 'token', answer);
-      expect(replay.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Invalid or expired requestState' });
+      expect(replay.body.error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: 'Invalid or expired requestState',
+      });
       const done = await round(files, 'token', answer).expect(200);
       expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed: accept' }]);
     } finally {

@@ -29,8 +29,17 @@ describe('CORS for browser clients (cors: true)', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'cors', version: '1.0.0', cors: true, allowedOrigins: ['https://agent.example'] })]);
-    app.get(MCPServer).registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (a: { text?: string }) => a.text ?? '');
+    app = await createApp([
+      McpModule.forRoot({ name: 'cors', version: '1.0.0', cors: true, allowedOrigins: ['https://agent.example'] }),
+    ]);
+    app
+      .get(MCPServer)
+      .registerTool(
+        'echo',
+        'Echoes',
+        { type: 'object', properties: { text: { type: 'string' } } },
+        (a: { text?: string }) => a.text ?? '',
+      );
   });
   afterAll(() => app.close());
 
@@ -39,7 +48,16 @@ describe('CORS for browser clients (cors: true)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-allow-methods']).toBe('POST');
     const allowed = res.headers['access-control-allow-headers'].split(', ');
-    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'authorization']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'content-type',
+        'mcp-protocol-version',
+        'mcp-method',
+        'mcp-name',
+        'mcp-param-region',
+        'authorization',
+      ]),
+    );
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers.vary).toContain('Origin');
   });
@@ -92,7 +110,11 @@ describe('CORS off by default', () => {
   afterAll(() => app.close());
 
   it('answers a preflight 405 with no CORS headers', async () => {
-    const res = await request(app.getHttpServer()).options('/mcp').set('origin', INSPECTOR).set('access-control-request-method', 'POST').expect(405);
+    const res = await request(app.getHttpServer())
+      .options('/mcp')
+      .set('origin', INSPECTOR)
+      .set('access-control-request-method', 'POST')
+      .expect(405);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
@@ -102,18 +124,31 @@ describe('CORS ahead of Nest middleware and guards, under a global prefix', () =
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [McpModule.forRoot({ name: 'guarded', version: '1.0.0', cors: true })],
-      providers: [{ provide: APP_GUARD, useValue: { canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization) } }],
+      providers: [
+        {
+          provide: APP_GUARD,
+          useValue: {
+            canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization),
+          },
+        },
+      ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     app.setGlobalPrefix('api');
-    app.use((req: { method: string; headers: Record<string, string> }, res: { statusCode: number; end(): void }, next: () => void) => {
-      // An app-wide middleware that would turn a preflight (which carries no credentials) away.
-      if (!req.headers.authorization) {
-        res.statusCode = 401;
-        return res.end();
-      }
-      next();
-    });
+    app.use(
+      (
+        req: { method: string; headers: Record<string, string> },
+        res: { statusCode: number; end(): void },
+        next: () => void,
+      ) => {
+        // An app-wide middleware that would turn a preflight (which carries no credentials) away.
+        if (!req.headers.authorization) {
+          res.statusCode = 401;
+          return res.end();
+        }
+        next();
+      },
+    );
     await app.init();
   });
   afterAll(() => app.close());
@@ -139,12 +174,18 @@ describe('CORS ahead of Nest middleware and guards, under a global prefix', () =
   });
 });
 
-describe("The app.enableCors(...) recipe (module option off)", () => {
+describe('The app.enableCors(...) recipe (module option off)', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'recipe', version: '1.0.0' })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'recipe', version: '1.0.0' })],
+    }).compile();
     app = moduleRef.createNestApplication({ logger: false });
-    app.enableCors({ origin: [INSPECTOR], methods: ['POST'], exposedHeaders: ['WWW-Authenticate', 'MCP-Protocol-Version'] });
+    app.enableCors({
+      origin: [INSPECTOR],
+      methods: ['POST'],
+      exposedHeaders: ['WWW-Authenticate', 'MCP-Protocol-Version'],
+    });
     await app.init();
   });
   afterAll(() => app.close());
@@ -168,9 +209,25 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
 
   beforeAll(async () => {
     // A global guard that turns away what carries no credentials, as a preflight never does.
-    const guard = { provide: APP_GUARD, useValue: { canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization) } };
-    app = await createApp([McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })], [guard], 'fastify');
-    app.get(MCPServer).registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (a: { text?: string }) => a.text ?? '');
+    const guard = {
+      provide: APP_GUARD,
+      useValue: {
+        canActivate: (ctx: ExecutionContext) => Boolean(ctx.switchToHttp().getRequest().headers.authorization),
+      },
+    };
+    app = await createApp(
+      [McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })],
+      [guard],
+      'fastify',
+    );
+    app
+      .get(MCPServer)
+      .registerTool(
+        'echo',
+        'Echoes',
+        { type: 'object', properties: { text: { type: 'string' } } },
+        (a: { text?: string }) => a.text ?? '',
+      );
   });
   afterAll(() => app.close());
 

@@ -19,7 +19,10 @@ describe('The example app (decorator style)', () => {
 
   it('answers get_weather and add', async () => {
     const weather = await callTool(app, 'get_weather', { city: 'Paris' }).expect(200);
-    expect(JSON.parse(weather.body.result.content[0].text)).toMatchObject({ city: 'Paris', conditions: expect.any(String) });
+    expect(JSON.parse(weather.body.result.content[0].text)).toMatchObject({
+      city: 'Paris',
+      conditions: expect.any(String),
+    });
     const sum = await callTool(app, 'add', { a: 2, b: 3 }).expect(200);
     expect(sum.body.result.content).toEqual([{ type: 'text', text: '5' }]);
   });
@@ -34,7 +37,9 @@ describe('The example app (decorator style)', () => {
       })
       .expect(200);
     const messages = sseMessages(res.body as string);
-    const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => (m.params as { progress: number }).progress);
+    const progress = messages
+      .filter((m) => m.method === 'notifications/progress')
+      .map((m) => (m.params as { progress: number }).progress);
     expect(progress).toEqual([1, 2, 3]);
     expect(messages.at(-1)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'Lift-off!' }] } });
   });

@@ -56,7 +56,9 @@ class ClientRoleGuard implements CanActivate {
 class ShoutInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const tool = McpExecutionContext.create(context).getArgs<{ text: string }>();
-    return next.handle().pipe(map((value) => `${String(value).toUpperCase()}! (${context.getType()}, ${tool.text.length})`));
+    return next
+      .handle()
+      .pipe(map((value) => `${String(value).toUpperCase()}! (${context.getType()}, ${tool.text.length})`));
   }
 }
 
@@ -70,7 +72,10 @@ class TrimPipe implements PipeTransform {
 @Catch(NotFoundException)
 class NotFoundAsResult implements ExceptionFilter {
   catch(exception: NotFoundException, host: ArgumentsHost): unknown {
-    return { isError: true, content: [{ type: 'text', text: `Nothing here (${host.getType()}): ${exception.message}` }] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `Nothing here (${host.getType()}): ${exception.message}` }],
+    };
   }
 }
 
@@ -112,24 +117,40 @@ class PipelineTools {
     return 'welcome';
   }
 
-  @Tool({ name: 'shout', description: 'Interceptor transforms the result', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } })
+  @Tool({
+    name: 'shout',
+    description: 'Interceptor transforms the result',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
   @UseInterceptors(ShoutInterceptor)
   shout(@Args('text') text: string): string {
     return text;
   }
 
-  @Tool({ name: 'trim', description: 'Parameter pipes', inputSchema: { type: 'object', properties: { text: { type: 'string' }, count: { type: 'string' } } } })
+  @Tool({
+    name: 'trim',
+    description: 'Parameter pipes',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' }, count: { type: 'string' } } },
+  })
   trim(@Args('text', TrimPipe) text: string, @Args('count', ParseIntPipe) count: number): string {
     return `[${text}] ${typeof count} ${count + 1}`;
   }
 
-  @Tool({ name: 'transfer', description: 'ValidationPipe turns the arguments into a DTO instance', inputSchema: TransferDto })
+  @Tool({
+    name: 'transfer',
+    description: 'ValidationPipe turns the arguments into a DTO instance',
+    inputSchema: TransferDto,
+  })
   @UsePipes(new ValidationPipe({ transform: true }))
   transfer(@Args() dto: TransferDto): string {
     return `${dto instanceof TransferDto} ${dto.amount} to ${dto.to}`;
   }
 
-  @Tool({ name: 'find', description: 'Exception filter', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } })
+  @Tool({
+    name: 'find',
+    description: 'Exception filter',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+  })
   @UseFilters(NotFoundAsResult)
   find(@Args('id') id: string): string {
     if (id !== '1') throw new NotFoundException(`no item ${id}`);
@@ -150,11 +171,17 @@ class PipelineTools {
 }
 
 /** An ordinary Nest custom parameter decorator reading the HTTP request. */
-const ApiKey = createParamDecorator((_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest().headers['x-api-key']);
+const ApiKey = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest().headers['x-api-key'],
+);
 
 @Injectable()
 class CustomParamTools {
-  @Tool({ name: 'key_echo', description: 'Custom parameter decorator', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } })
+  @Tool({
+    name: 'key_echo',
+    description: 'Custom parameter decorator',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+  })
   keyEcho(@ApiKey() key: string, @Args('n') n: number): string {
     return `${key}:${n}`;
   }
@@ -166,7 +193,9 @@ let created = 0;
 class RequestScopedTools {
   private readonly serial = ++created;
 
-  constructor(@Inject(REQUEST) private readonly request: { headers: Record<string, string | undefined>; method: string }) {}
+  constructor(
+    @Inject(REQUEST) private readonly request: { headers: Record<string, string | undefined>; method: string },
+  ) {}
 
   @Tool({ name: 'whoami', description: 'Reads the HTTP request injected as REQUEST' })
   whoami(@McpCtx() ctx: McpContext): string {
@@ -187,7 +216,11 @@ describe('Nest pipeline on decorated tools', () => {
 
   const text = (res: { body: { result: { content: Array<{ text: string }> } } }) => res.body.result.content[0].text;
   const listNames = async (headers: Record<string, string> = {}, clientName = 'test-client') => {
-    const body = envelope('tools/list', {}, { meta: { 'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } } });
+    const body = envelope(
+      'tools/list',
+      {},
+      { meta: { 'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } } },
+    );
     const res = await post(app, body, headers).expect(200);
     return { names: res.body.result.tools.map((t: { name: string }) => t.name) as string[], result: res.body.result };
   };
@@ -197,7 +230,10 @@ describe('Nest pipeline on decorated tools', () => {
     const allowed = await post(app, body, { 'x-api-key': 'open-sesame' }).expect(200);
     expect(text(allowed)).toBe('gold');
     const denied = await post(app, body, { 'x-api-key': 'wrong' }).expect(200);
-    expect(denied.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: Forbidden resource' }] });
+    expect(denied.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: Forbidden resource' }],
+    });
   });
 
   it('hides a denied tool from tools/list for that request only, when the tool opts in', async () => {
@@ -214,7 +250,11 @@ describe('Nest pipeline on decorated tools', () => {
     expect((await listNames({}, 'test-client')).names).toContain('vip');
     expect((await listNames({}, 'someone-else')).names).not.toContain('vip');
     expect(text(await callTool(app, 'vip', {}).expect(200))).toBe('welcome');
-    const other = envelope('tools/call', { name: 'vip', arguments: {} }, { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } });
+    const other = envelope(
+      'tools/call',
+      { name: 'vip', arguments: {} },
+      { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } },
+    );
     expect((await post(app, other).expect(200)).body.result.isError).toBe(true);
   });
 
@@ -223,9 +263,14 @@ describe('Nest pipeline on decorated tools', () => {
   });
 
   it('runs parameter pipes', async () => {
-    expect(text(await callTool(app, 'trim', { text: '  padded  ', count: '41' }).expect(200))).toBe('[padded] number 42');
+    expect(text(await callTool(app, 'trim', { text: '  padded  ', count: '41' }).expect(200))).toBe(
+      '[padded] number 42',
+    );
     const bad = await callTool(app, 'trim', { text: 'x', count: 'many' }).expect(200);
-    expect(bad.body.result).toMatchObject({ isError: true, content: [{ text: 'Error: Validation failed (numeric string is expected)' }] });
+    expect(bad.body.result).toMatchObject({
+      isError: true,
+      content: [{ text: 'Error: Validation failed (numeric string is expected)' }],
+    });
   });
 
   it('supports Nest custom parameter decorators next to @Args()', async () => {

@@ -5,7 +5,17 @@ import { createMcpTestClient, type McpTestClient } from '../../src/testing/index
 
 // The code below is docs/decorators.md's "What a method may return" example, verbatim but for the import path; keep them in step.
 import { Injectable, Module } from '@nestjs/common';
-import { Args, Content, McpModule, Prompt, Resource, ResourceTemplate, ResourceUri, Tool, ToolError } from '../../src/index.js';
+import {
+  Args,
+  Content,
+  McpModule,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ResourceUri,
+  Tool,
+  ToolError,
+} from '../../src/index.js';
 import type { PromptValue, ResourceReadValue } from '../../src/index.js';
 
 @Injectable()
@@ -45,12 +55,21 @@ class CatalogTools {
     return this.cities.join('\n');
   }
 
-  @ResourceTemplate({ uriTemplate: 'catalog://cities/{name}', name: 'city', mimeType: 'application/json', complete: { name: 'cityNames' } })
+  @ResourceTemplate({
+    uriTemplate: 'catalog://cities/{name}',
+    name: 'city',
+    mimeType: 'application/json',
+    complete: { name: 'cityNames' },
+  })
   city(@ResourceUri() uri: string, @Args('name') name: string): ResourceReadValue {
     return { uri, mimeType: 'application/json', text: JSON.stringify({ name }) };
   }
 
-  @Prompt({ description: 'Plan a trip', arguments: [{ name: 'city', required: true }], complete: { city: 'cityNames' } })
+  @Prompt({
+    description: 'Plan a trip',
+    arguments: [{ name: 'city', required: true }],
+    complete: { city: 'cityNames' },
+  })
   plan_trip(@Args('city') city: string): PromptValue {
     return [
       { role: 'user', content: { type: 'text', text: `Plan two days in ${city}.` } },
@@ -81,16 +100,24 @@ describe('docs/decorators.md: what a method may return', () => {
     expect((await mcp.callTool('greet')).result?.content).toEqual([{ type: 'text', text: 'hello' }]);
     expect((await mcp.callTool('stats')).result?.content).toEqual([{ type: 'text', text: '{"cities":3}' }]);
     const count = await mcp.callTool('count');
-    expect(count.result).toMatchObject({ content: [{ type: 'text', text: '{"count":3}' }], structuredContent: { count: 3 } });
+    expect(count.result).toMatchObject({
+      content: [{ type: 'text', text: '{"count":3}' }],
+      structuredContent: { count: 3 },
+    });
     expect((await mcp.callTool('badge')).result?.content).toEqual([
       { type: 'text', text: 'Oslo' },
       { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
     ]);
-    expect((await mcp.callTool('fail')).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: no such city' }] });
+    expect((await mcp.callTool('fail')).result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: no such city' }],
+    });
   });
 
   it('resources: a string with the declared mimeType, and a contents object from a template', async () => {
-    expect((await mcp.readResource('catalog://cities')).result?.contents).toEqual([{ uri: 'catalog://cities', mimeType: 'text/plain', text: 'Oslo\nOsaka\nParis' }]);
+    expect((await mcp.readResource('catalog://cities')).result?.contents).toEqual([
+      { uri: 'catalog://cities', mimeType: 'text/plain', text: 'Oslo\nOsaka\nParis' },
+    ]);
     expect((await mcp.readResource('catalog://cities/Oslo')).result?.contents).toEqual([
       { uri: 'catalog://cities/Oslo', mimeType: 'application/json', text: '{"name":"Oslo"}' },
     ]);
@@ -101,7 +128,13 @@ describe('docs/decorators.md: what a method may return', () => {
       { role: 'user', content: { type: 'text', text: 'Plan two days in Oslo.' } },
       { role: 'assistant', content: { type: 'text', text: 'Which season?' } },
     ]);
-    expect((await mcp.complete({ type: 'ref/prompt', name: 'plan_trip' }, { name: 'city', value: 'os' })).result?.completion.values).toEqual(['Oslo', 'Osaka']);
-    expect((await mcp.complete({ type: 'ref/resource', uri: 'catalog://cities/{name}' }, { name: 'name', value: 'p' })).result?.completion.values).toEqual(['Paris']);
+    expect(
+      (await mcp.complete({ type: 'ref/prompt', name: 'plan_trip' }, { name: 'city', value: 'os' })).result?.completion
+        .values,
+    ).toEqual(['Oslo', 'Osaka']);
+    expect(
+      (await mcp.complete({ type: 'ref/resource', uri: 'catalog://cities/{name}' }, { name: 'name', value: 'p' }))
+        .result?.completion.values,
+    ).toEqual(['Paris']);
   });
 });

@@ -65,7 +65,12 @@ class GreetingService {
 class GreetingTools {
   constructor(private readonly greetings: GreetingService) {}
 
-  @Tool({ name: 'greet', description: 'Greets someone', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, annotations: { readOnlyHint: true } })
+  @Tool({
+    name: 'greet',
+    description: 'Greets someone',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    annotations: { readOnlyHint: true },
+  })
   greet(@Args('name') name: string): string {
     return this.greetings.greet(name);
   }
@@ -127,7 +132,12 @@ class DocsProvider {
     return this.cities.filter((c) => c.toLowerCase().startsWith(value.toLowerCase()));
   }
 
-  @Prompt({ name: 'haiku', description: 'A haiku prompt', arguments: [{ name: 'topic', required: true }], complete: { topic: (v) => [`${v}-sea`] } })
+  @Prompt({
+    name: 'haiku',
+    description: 'A haiku prompt',
+    arguments: [{ name: 'topic', required: true }],
+    complete: { topic: (v) => [`${v}-sea`] },
+  })
   haiku(@Args('topic') topic: string): string {
     return `Write a haiku about ${topic}`;
   }
@@ -151,7 +161,12 @@ describe('Decorated tools, resources and prompts', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'decorated', version: '1.0.0' }), GreetingModule, BookingModule, DocsModule]);
+    app = await createApp([
+      McpModule.forRoot({ name: 'decorated', version: '1.0.0' }),
+      GreetingModule,
+      BookingModule,
+      DocsModule,
+    ]);
   });
   afterAll(() => app.close());
 
@@ -164,7 +179,8 @@ describe('Decorated tools, resources and prompts', () => {
       const names = res.body.result.tools.map((t: { name: string }) => t.name);
       expect(names).toEqual(['greet', 'measure', 'plain', 'book', 'locate', 'stats', 'runtime']);
       // Published exactly like a registered tool: the same fields in the same order, `name` first.
-      const keysOf = (name: string) => Object.keys(res.body.result.tools.find((t: { name: string }) => t.name === name));
+      const keysOf = (name: string) =>
+        Object.keys(res.body.result.tools.find((t: { name: string }) => t.name === name));
       expect(keysOf('plain')).toEqual(['name', 'description', 'inputSchema']);
       expect(keysOf('plain')).toEqual(keysOf('runtime'));
       expect(text(await callTool(app, 'runtime', {}).expect(200))).toBe('rt');
@@ -231,7 +247,11 @@ describe('Decorated tools, resources and prompts', () => {
   it('converts zod schemas, validates input and output with them', async () => {
     const list = await post(app, envelope('tools/list')).expect(200);
     const locate = list.body.result.tools.find((t: { name: string }) => t.name === 'locate');
-    expect(locate.inputSchema).toMatchObject({ type: 'object', properties: { place: { type: 'string', minLength: 1 } }, required: ['place'] });
+    expect(locate.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { place: { type: 'string', minLength: 1 } },
+      required: ['place'],
+    });
     expect(locate.outputSchema).toMatchObject({ type: 'object', required: ['lat', 'lon'] });
     const ok = await callTool(app, 'locate', { place: 'Paris' }).expect(200);
     expect(ok.body.result.structuredContent).toEqual({ lat: 48.85, lon: 2.35 });
@@ -241,7 +261,7 @@ describe('Decorated tools, resources and prompts', () => {
     expect(text(invalid)).toContain('"place"');
     const mismatch = await callTool(app, 'locate', { place: 'nowhere' }).expect(200);
     expect(mismatch.body.result.isError).toBe(true);
-    expect(text(mismatch)).toContain("outputSchema");
+    expect(text(mismatch)).toContain('outputSchema');
   });
 
   it('checks a JSON Schema outputSchema: success and mismatch', async () => {
@@ -254,23 +274,39 @@ describe('Decorated tools, resources and prompts', () => {
 
   it('serves resources, resource templates and prompts declared with decorators', async () => {
     const resources = await post(app, envelope('resources/list')).expect(200);
-    expect(resources.body.result.resources).toEqual([{ uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown' }]);
+    expect(resources.body.result.resources).toEqual([
+      { uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown' },
+    ]);
     const templates = await post(app, envelope('resources/templates/list')).expect(200);
-    expect(templates.body.result.resourceTemplates).toEqual([{ uriTemplate: 'weather://{city}', name: 'city-weather' }]);
+    expect(templates.body.result.resourceTemplates).toEqual([
+      { uriTemplate: 'weather://{city}', name: 'city-weather' },
+    ]);
     const readme = await post(app, envelope('resources/read', { uri: 'docs://readme' })).expect(200);
-    expect(readme.body.result.contents).toEqual([{ uri: 'docs://readme', text: '# Readme', mimeType: 'text/markdown' }]);
+    expect(readme.body.result.contents).toEqual([
+      { uri: 'docs://readme', text: '# Readme', mimeType: 'text/markdown' },
+    ]);
     const city = await post(app, envelope('resources/read', { uri: 'weather://Oslo' })).expect(200);
     expect(city.body.result.contents[0].text).toBe('weather://Oslo -> Oslo');
-    const prompt = await post(app, envelope('prompts/get', { name: 'haiku', arguments: { topic: 'rain' } })).expect(200);
-    expect(prompt.body.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write a haiku about rain' } }]);
+    const prompt = await post(app, envelope('prompts/get', { name: 'haiku', arguments: { topic: 'rain' } })).expect(
+      200,
+    );
+    expect(prompt.body.result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Write a haiku about rain' } },
+    ]);
     const completeCity = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/resource', uri: 'weather://{city}' }, argument: { name: 'city', value: 'pe' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'weather://{city}' },
+        argument: { name: 'city', value: 'pe' },
+      }),
     ).expect(200);
     expect(completeCity.body.result.completion.values).toEqual(['Perth']);
     const completeTopic = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'haiku' }, argument: { name: 'topic', value: 'dark' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'haiku' },
+        argument: { name: 'topic', value: 'dark' },
+      }),
     ).expect(200);
     expect(completeTopic.body.result.completion.values).toEqual(['dark-sea']);
   });

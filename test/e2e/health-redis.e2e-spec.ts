@@ -34,7 +34,10 @@ describe('examples/observability: a terminus indicator for the Redis of nestjs-m
     redis = await RedisServerProcess.onFreePort();
     await redis.start();
     const moduleRef = await Test.createTestingModule({
-      imports: [TerminusModule, McpRedisModule.forRoot({ url: redis.url, keyPrefix: testKeyPrefix(), commandTimeoutMs: 300 })],
+      imports: [
+        TerminusModule,
+        McpRedisModule.forRoot({ url: redis.url, keyPrefix: testKeyPrefix(), commandTimeoutMs: 300 }),
+      ],
       controllers: [RedisHealthController],
       providers: [McpRedisHealthIndicator],
     }).compile();

@@ -14,12 +14,22 @@ describe('MCP endpoint: the HTTP ladder', () => {
     app = await createApp([McpModule.forRoot({ name: 'ladder', version: '1.0.0', maxBodyBytes: 64 * 1024 })]);
     const server = app.get(MCPServer);
     server.registerTool('canary', 'Counts calls', { type: 'object' }, () => `call ${++calls}`);
-    server.registerTool('echo', 'Echoes text', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, (a: { text: string }) => a.text);
+    server.registerTool(
+      'echo',
+      'Echoes text',
+      { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      (a: { text: string }) => a.text,
+    );
     server.registerTool('boom', 'Fails', { type: 'object' }, () => {
       throw new Error('the backend is down');
     });
     server.registerTool('ask', 'Needs confirmation', { type: 'object' }, () => {
-      throw new InputRequired({ ok: { method: 'elicitation/create', params: { message: 'Proceed?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } });
+      throw new InputRequired({
+        ok: {
+          method: 'elicitation/create',
+          params: { message: 'Proceed?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+        },
+      });
     });
   });
   afterAll(() => app.close());
@@ -49,7 +59,9 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('accepts a loopback Host with a port and a matching Origin', async () => {
-      const res = await post(app, canaryCall(), { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }).expect(200);
+      const res = await post(app, canaryCall(), { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }).expect(
+        200,
+      );
       expect(res.body.result.content[0].text).toBe('call 1');
     });
 
@@ -74,7 +86,11 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('answers an empty body with -32700 / 400', async () => {
-      const res = await request(app.getHttpServer()).post('/mcp').set('content-type', 'application/json').send('').expect(400);
+      const res = await request(app.getHttpServer())
+        .post('/mcp')
+        .set('content-type', 'application/json')
+        .send('')
+        .expect(400);
       expect(res.body.error.code).toBe(-32700);
     });
 
@@ -85,7 +101,9 @@ describe('MCP endpoint: the HTTP ladder', () => {
       ['a number', 1, null],
       ['a string', '"tools/list"', null],
     ])('answers %s with -32600 / 400 and dispatches nothing', async (_label, body, id) => {
-      const res = await post(app, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json' }).expect(400);
+      const res = await post(app, typeof body === 'string' ? body : JSON.stringify(body), {
+        'content-type': 'application/json',
+      }).expect(400);
       expect(res.body.error.code).toBe(-32600);
       expect(res.body.id).toBe(id);
       expectNoDispatch();
@@ -124,16 +142,30 @@ describe('MCP endpoint: the HTTP ladder', () => {
   });
 
   it('rung 5: initialize without the 2026-07-28 claim is a 2025-era client, served statelessly', async () => {
-    const res = await post(app, { jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, {
-      'mcp-protocol-version': undefined,
-      'mcp-method': undefined,
-    }).expect(200);
-    expect(res.body).toMatchObject({ id: 'init-1', result: { protocolVersion: '2025-11-25', serverInfo: { name: 'ladder' } } });
+    const res = await post(
+      app,
+      {
+        jsonrpc: '2.0',
+        id: 'init-1',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {} },
+      },
+      {
+        'mcp-protocol-version': undefined,
+        'mcp-method': undefined,
+      },
+    ).expect(200);
+    expect(res.body).toMatchObject({
+      id: 'init-1',
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'ladder' } },
+    });
     expect(res.headers['mcp-session-id']).toBeUndefined();
   });
 
   it('rung 5: initialize claiming 2026-07-28 gets -32601 / 404 before the envelope checks', async () => {
-    const res = await post(app, envelope('initialize', { protocolVersion: '2025-11-25' }, { id: 'init-2' })).expect(404);
+    const res = await post(app, envelope('initialize', { protocolVersion: '2025-11-25' }, { id: 'init-2' })).expect(
+      404,
+    );
     expect(res.body.id).toBe('init-2');
     expect(res.body.error.code).toBe(-32601);
     expect(res.body.error.message).toMatch(/removed by the stateless 2026-07-28 specification/);
@@ -185,18 +217,28 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('accepts a base64-encoded Mcp-Name', async () => {
-      await post(app, canaryCall(), { 'mcp-name': `=?base64?${Buffer.from('canary').toString('base64')}?=` }).expect(200);
+      await post(app, canaryCall(), { 'mcp-name': `=?base64?${Buffer.from('canary').toString('base64')}?=` }).expect(
+        200,
+      );
     });
 
     it('checks the header against the body before the version (body v999 with a valid header → -32020)', async () => {
-      const body = envelope('server/discover', {}, { id: 302, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } });
+      const body = envelope(
+        'server/discover',
+        {},
+        { id: 302, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
+      );
       const res = await post(app, body).expect(400);
       expect(res.body).toMatchObject({ id: 302, error: { code: -32020 } });
     });
   });
 
   it('rung 8: an unsupported version gets -32022 / 400 with supported and requested', async () => {
-    const body = envelope('server/discover', {}, { id: 301, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } });
+    const body = envelope(
+      'server/discover',
+      {},
+      { id: 301, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
+    );
     const res = await post(app, body, { 'mcp-protocol-version': 'v999.0.0' }).expect(400);
     expect(res.body).toEqual({
       jsonrpc: '2.0',
@@ -222,7 +264,11 @@ describe('MCP endpoint: the HTTP ladder', () => {
     it('answers tools/list with the registered tools', async () => {
       const res = await post(app, envelope('tools/list')).expect(200);
       expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['canary', 'echo', 'boom', 'ask']);
-      expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: expect.any(String) });
+      expect(res.body.result).toMatchObject({
+        resultType: 'complete',
+        ttlMs: expect.any(Number),
+        cacheScope: expect.any(String),
+      });
     });
 
     it('answers server/discover with versions, capabilities and the server identity', async () => {
@@ -257,12 +303,18 @@ describe('MCP endpoint: the HTTP ladder', () => {
 
     it('answers a missing required argument with "Missing required argument: text"', async () => {
       const res = await callTool(app, 'echo', {}).expect(200);
-      expect(res.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Missing required argument: text' }] });
+      expect(res.body.result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Missing required argument: text' }],
+      });
     });
 
     it('answers a handler error with "Error: <message>" and no stack trace', async () => {
       const res = await callTool(app, 'boom', {}).expect(200);
-      expect(res.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: the backend is down' }] });
+      expect(res.body.result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Error: the backend is down' }],
+      });
       expect(res.text).not.toMatch(/\s{4}at |node_modules/);
     });
 

@@ -15,18 +15,28 @@ class FileService {
 // The guide's example (docs/input-required.md), as written there.
 @Injectable()
 export class FileTools implements OnModuleInit {
-  constructor(private readonly mcp: MCPServer, private readonly files: FileService) {}
+  constructor(
+    private readonly mcp: MCPServer,
+    private readonly files: FileService,
+  ) {}
 
   onModuleInit() {
     const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-    this.mcp.registerTool('delete_file', 'Deletes a file once the user confirms', schema, async ({ path }, _answers, ctx) => {
-      const answer = await ctx.elicit(`Delete ${path}? This cannot be undone.`, {
-        type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'],
-      });
-      if (answer.action !== 'accept' || answer.content?.confirm !== true) return 'Nothing was deleted.';
-      await this.files.delete(path);
-      return `Deleted ${path}`;
-    });
+    this.mcp.registerTool(
+      'delete_file',
+      'Deletes a file once the user confirms',
+      schema,
+      async ({ path }, _answers, ctx) => {
+        const answer = await ctx.elicit(`Delete ${path}? This cannot be undone.`, {
+          type: 'object',
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
+        });
+        if (answer.action !== 'accept' || answer.content?.confirm !== true) return 'Nothing was deleted.';
+        await this.files.delete(path);
+        return `Deleted ${path}`;
+      },
+    );
   }
 }
 
@@ -35,30 +45,56 @@ describe('the confirm-before-delete guide', () => {
   const caps = { clientCapabilities: { elicitation: {} } };
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'files', version: '1.0.0', requestStateSecret: 'guide-secret-0123456789abcdef-0123456789' })], [FileService, FileTools]);
+    app = await createApp(
+      [
+        McpModule.forRoot({
+          name: 'files',
+          version: '1.0.0',
+          requestStateSecret: 'guide-secret-0123456789abcdef-0123456789',
+        }),
+      ],
+      [FileService, FileTools],
+    );
   });
   afterAll(() => app.close());
 
   it('asks first, deletes only after an accepted confirmation', async () => {
     const files = app.get(FileService);
     const r1 = await callTool(app, 'delete_file', { path: '/data/report.pdf' }, {}, caps).expect(200);
-    expect(r1.body.result.inputRequests.elicit_0.params.message).toBe('Delete /data/report.pdf? This cannot be undone.');
+    expect(r1.body.result.inputRequests.elicit_0.params.message).toBe(
+      'Delete /data/report.pdf? This cannot be undone.',
+    );
     expect(files.deleted).toEqual([]);
 
     const no = { elicit_0: { action: 'accept', content: { confirm: false } } };
-    const r2 = await callTool(app, 'delete_file', { path: '/data/report.pdf' }, { inputResponses: no, requestState: r1.body.result.requestState }, caps);
+    const r2 = await callTool(
+      app,
+      'delete_file',
+      { path: '/data/report.pdf' },
+      { inputResponses: no, requestState: r1.body.result.requestState },
+      caps,
+    );
     expect(r2.body.result.content).toEqual([{ type: 'text', text: 'Nothing was deleted.' }]);
     expect(files.deleted).toEqual([]);
 
     const yes = { elicit_0: { action: 'accept', content: { confirm: true } } };
-    const r3 = await callTool(app, 'delete_file', { path: '/data/report.pdf' }, { inputResponses: yes, requestState: r1.body.result.requestState }, caps);
+    const r3 = await callTool(
+      app,
+      'delete_file',
+      { path: '/data/report.pdf' },
+      { inputResponses: yes, requestState: r1.body.result.requestState },
+      caps,
+    );
     expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Deleted /data/report.pdf' }]);
     expect(files.deleted).toEqual(['/data/report.pdf']);
   });
 
   it('answers -32021 to a client that cannot elicit, and deletes nothing', async () => {
     const res = await callTool(app, 'delete_file', { path: '/data/x' }, {}, { clientCapabilities: {} }).expect(400);
-    expect(res.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } });
+    expect(res.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
     expect(app.get(FileService).deleted).not.toContain('/data/x');
   });
 });

@@ -77,7 +77,11 @@ describe('input_required across instances', () => {
         McpModule.forRootAsync({
           imports: [FakeConfigModule],
           inject: [FakeConfigService],
-          useFactory: (config: FakeConfigService) => ({ name: 'fleet', version: '1.0.0', requestStateSecret: config.get('MCP_REQUEST_STATE_SECRET') }),
+          useFactory: (config: FakeConfigService) => ({
+            name: 'fleet',
+            version: '1.0.0',
+            requestStateSecret: config.get('MCP_REQUEST_STATE_SECRET'),
+          }),
         }),
       ]),
     );
@@ -88,7 +92,13 @@ describe('input_required across instances', () => {
     const s1 = await roundOne(a);
     const r2 = await callTool(b, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(200);
     expect(r2.body.result.inputRequests).toEqual({ color: expect.objectContaining({ method: 'elicitation/create' }) });
-    const r3 = await callTool(a, 'profile', {}, { inputResponses: color, requestState: r2.body.result.requestState }, CAPS).expect(200);
+    const r3 = await callTool(
+      a,
+      'profile',
+      {},
+      { inputResponses: color, requestState: r2.body.result.requestState },
+      CAPS,
+    ).expect(200);
     expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Alice/blue' }]);
   });
 
@@ -97,7 +107,9 @@ describe('input_required across instances', () => {
     try {
       const a = await track(instance());
       const b = await track(instance());
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('Deployments with several instances need a shared secret'));
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringContaining('Deployments with several instances need a shared secret'),
+      );
       const s1 = await roundOne(a);
       const res = await callTool(b, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(400);
       expect(res.body.error).toMatchObject({ code: -32602, data: { detail: 'signature' } });
@@ -118,11 +130,22 @@ describe('input_required across instances', () => {
     // New state is signed with the new key: instances that only know it accept it, old ones do not.
     const fromRotating = await roundOne(rotating);
     await callTool(rotated, 'profile', {}, { inputResponses: name, requestState: fromRotating }, CAPS).expect(200);
-    const stale = await callTool(old, 'profile', {}, { inputResponses: name, requestState: fromRotating }, CAPS).expect(400);
+    const stale = await callTool(old, 'profile', {}, { inputResponses: name, requestState: fromRotating }, CAPS).expect(
+      400,
+    );
     expect(stale.body.error.code).toBe(-32602);
     // Once the old key is gone, its state is refused as signed with an unknown key.
-    const retired = await callTool(rotated, 'profile', {}, { inputResponses: name, requestState: fromOld }, CAPS).expect(400);
-    expect(retired.body.error).toMatchObject({ code: -32602, data: { reason: 'invalid_request_state', detail: 'signature' } });
+    const retired = await callTool(
+      rotated,
+      'profile',
+      {},
+      { inputResponses: name, requestState: fromOld },
+      CAPS,
+    ).expect(400);
+    expect(retired.body.error).toMatchObject({
+      code: -32602,
+      data: { reason: 'invalid_request_state', detail: 'signature' },
+    });
   });
 
   it('rejects an expired state (requestStateTtlMs)', async () => {
@@ -130,7 +153,11 @@ describe('input_required across instances', () => {
     const s1 = await roundOne(app);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const res = await callTool(app, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(400);
-    expect(res.body.error).toEqual({ code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state', detail: 'expired' } });
+    expect(res.body.error).toEqual({
+      code: -32602,
+      message: 'Invalid or expired requestState',
+      data: { reason: 'invalid_request_state', detail: 'expired' },
+    });
   });
 
   it('enforces single use across instances through a shared store', async () => {
@@ -147,6 +174,8 @@ describe('input_required across instances', () => {
   });
 
   it('refuses a secret shorter than 32 characters at start-up', async () => {
-    await expect(createApp([McpModule.forRoot({ name: 'fleet', version: '1.0.0', requestStateSecret: 'too-short' })])).rejects.toThrow(/at least 32/);
+    await expect(
+      createApp([McpModule.forRoot({ name: 'fleet', version: '1.0.0', requestStateSecret: 'too-short' })]),
+    ).rejects.toThrow(/at least 32/);
   });
 });

@@ -1,22 +1,37 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InputRequired, inputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
 import { RequestStateCodec } from '../../src/server/request-state.codec.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
+import { inputRequired } from '../../src/core/index.js';
 
 const SECRET = 'input-required-e2e-secret-0123456789abcdef';
 const ALL_CAPS = { elicitation: {}, sampling: {}, roots: { listChanged: true } };
 const CONFIRM_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
-const CONFIRM: InputRequest = { method: 'elicitation/create', params: { mode: 'form', message: 'Delete it?', requestedSchema: CONFIRM_SCHEMA } };
+const CONFIRM: InputRequest = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Delete it?', requestedSchema: CONFIRM_SCHEMA },
+};
 const yes = { action: 'accept', content: { ok: true } };
-const sampled = { role: 'assistant', content: { type: 'text', text: 'Hello there' }, model: 'test-model', stopReason: 'endTurn' };
+const sampled = {
+  role: 'assistant',
+  content: { type: 'text', text: 'Hello there' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 const roots = { roots: [{ uri: 'file:///work', name: 'Work' }] };
 
 type Result = Record<string, any>;
 
 /** Calls a tool with every input capability declared unless told otherwise. */
-function call(app: INestApplication, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}, caps: object = ALL_CAPS) {
+function call(
+  app: INestApplication,
+  name: string,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  caps: object = ALL_CAPS,
+) {
   return callTool(app, name, args, extra, { clientCapabilities: caps as Record<string, unknown> });
 }
 
@@ -34,34 +49,58 @@ describe('input_required over HTTP', () => {
     const deleted = (ctx: McpContext) => `Deleted ${(ctx.state as { path: string }).path}`;
 
     // The three ways to ask.
-    server.registerTool('delete_thrown', 'Deletes after confirmation', pathSchema, (args: { path: string }, responses, ctx) => {
-      count('delete_thrown');
-      if (!responses.confirm) throw new InputRequired({ confirm: CONFIRM }, { state: { path: args.path } });
-      return deleted(ctx);
-    });
-    server.registerTool('delete_returned', 'Deletes after confirmation', pathSchema, (args: { path: string }, responses, ctx) => {
-      count('delete_returned');
-      if (!responses.confirm) return inputRequired({ confirm: CONFIRM }, { state: { path: args.path } });
-      return deleted(ctx);
-    });
-    server.registerTool('delete_helper', 'Deletes after confirmation', pathSchema, async (args: { path: string }, _responses, ctx) => {
-      count('delete_helper');
-      ctx.state ??= { path: args.path };
-      const answer = await ctx.elicit('Delete it?', CONFIRM_SCHEMA, { key: 'confirm' });
-      if (answer.action !== 'accept' || answer.content?.ok !== true) return 'Kept it';
-      return deleted(ctx);
-    });
+    server.registerTool(
+      'delete_thrown',
+      'Deletes after confirmation',
+      pathSchema,
+      (args: { path: string }, responses, ctx) => {
+        count('delete_thrown');
+        if (!responses.confirm) throw new InputRequired({ confirm: CONFIRM }, { state: { path: args.path } });
+        return deleted(ctx);
+      },
+    );
+    server.registerTool(
+      'delete_returned',
+      'Deletes after confirmation',
+      pathSchema,
+      (args: { path: string }, responses, ctx) => {
+        count('delete_returned');
+        if (!responses.confirm) return inputRequired({ confirm: CONFIRM }, { state: { path: args.path } });
+        return deleted(ctx);
+      },
+    );
+    server.registerTool(
+      'delete_helper',
+      'Deletes after confirmation',
+      pathSchema,
+      async (args: { path: string }, _responses, ctx) => {
+        count('delete_helper');
+        ctx.state ??= { path: args.path };
+        const answer = await ctx.elicit('Delete it?', CONFIRM_SCHEMA, { key: 'confirm' });
+        if (answer.action !== 'accept' || answer.content?.ok !== true) return 'Kept it';
+        return deleted(ctx);
+      },
+    );
 
-    server.registerTool('paged', 'Mutates its arguments before asking', { type: 'object', properties: { limit: { type: 'integer' } } }, async (args: { limit?: number }, _r, ctx) => {
-      args.limit ??= 10;
-      await ctx.elicit('Continue?', CONFIRM_SCHEMA, { key: 'confirm' });
-      return `limit ${args.limit}`;
-    });
+    server.registerTool(
+      'paged',
+      'Mutates its arguments before asking',
+      { type: 'object', properties: { limit: { type: 'integer' } } },
+      async (args: { limit?: number }, _r, ctx) => {
+        args.limit ??= 10;
+        await ctx.elicit('Continue?', CONFIRM_SCHEMA, { key: 'confirm' });
+        return `limit ${args.limit}`;
+      },
+    );
 
     // Three rounds written top to bottom.
     server.registerTool('wizard', 'Asks a name, then a colour', { type: 'object' }, async (_args, _responses, ctx) => {
       count('wizard');
-      const name = await ctx.elicit('Step 1: What is your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+      const name = await ctx.elicit('Step 1: What is your name?', {
+        type: 'object',
+        properties: { name: { type: 'string' } },
+        required: ['name'],
+      });
       const color = await ctx.elicit('Step 2: What is your favourite colour?', {
         type: 'object',
         properties: { color: { type: 'string', enum: ['red', 'blue'] } },
@@ -73,7 +112,11 @@ describe('input_required over HTTP', () => {
     // Elicitation, sampling and roots in one round.
     server.registerTool('gather', 'Needs everything at once', { type: 'object' }, async (_args, _responses, ctx) => {
       const [user, greeting, where] = await Promise.all([
-        ctx.elicit('What is your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, { key: 'user_name' }),
+        ctx.elicit(
+          'What is your name?',
+          { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          { key: 'user_name' },
+        ),
         ctx.sample('Generate a greeting', { key: 'greeting', maxTokens: 50 }),
         ctx.listRoots({ key: 'client_roots' }),
       ]);
@@ -85,11 +128,20 @@ describe('input_required over HTTP', () => {
       const answer = await ctx.sample('Summarize');
       return (answer.content as { text: string }).text;
     });
-    server.registerTool('greet_fallback', 'Asks the name when it can', { type: 'object' }, async (_args, _responses, ctx) => {
-      if (!ctx.supports('elicitation')) return 'Hello, stranger';
-      const answer = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
-      return `Hello, ${answer.content!.name}`;
-    });
+    server.registerTool(
+      'greet_fallback',
+      'Asks the name when it can',
+      { type: 'object' },
+      async (_args, _responses, ctx) => {
+        if (!ctx.supports('elicitation')) return 'Hello, stranger';
+        const answer = await ctx.elicit('Name?', {
+          type: 'object',
+          properties: { name: { type: 'string' } },
+          required: ['name'],
+        });
+        return `Hello, ${answer.content!.name}`;
+      },
+    );
     server.registerTool('login', 'URL-mode elicitation', { type: 'object' }, async (_args, _responses, ctx) => {
       const answer = await ctx.elicitUrl('Sign in', 'https://example.com/login');
       return `Login ${answer.action}`;
@@ -122,11 +174,15 @@ describe('input_required over HTTP', () => {
       name: 'contextual',
       description: 'A prompt that asks for context',
       handler: async (_args, ctx) => {
-        const answer = await ctx.elicit('What context should the prompt use?', {
-          type: 'object',
-          properties: { context: { type: 'string' } },
-          required: ['context'],
-        }, { key: 'user_context' });
+        const answer = await ctx.elicit(
+          'What context should the prompt use?',
+          {
+            type: 'object',
+            properties: { context: { type: 'string' } },
+            required: ['context'],
+          },
+          { key: 'user_context' },
+        );
         return `Use this context: ${answer.content!.context}`;
       },
     });
@@ -145,7 +201,11 @@ describe('input_required over HTTP', () => {
       description: 'A prompt with a completer that tries to ask for input',
       arguments: [{ name: 'topic', required: false }],
       handler: () => 'plain',
-      complete: { topic: () => { throw new InputRequired({ x: CONFIRM }); } },
+      complete: {
+        topic: () => {
+          throw new InputRequired({ x: CONFIRM });
+        },
+      },
     });
   });
   afterAll(() => app.close());
@@ -171,16 +231,32 @@ describe('input_required over HTTP', () => {
       }
     });
 
-    it.each(['delete_thrown', 'delete_returned', 'delete_helper'])('%s completes on the retry with the verified state', async (tool) => {
-      const r1 = await call(app, tool, { path: '/tmp/x' }).expect(200);
-      const r2 = await call(app, tool, { path: '/tmp/x' }, { inputResponses: { confirm: yes }, requestState: r1.body.result.requestState }).expect(200);
-      expect(r2.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Deleted /tmp/x' }] });
-      expect(r2.body.result.isError).toBeUndefined();
-    });
+    it.each(['delete_thrown', 'delete_returned', 'delete_helper'])(
+      '%s completes on the retry with the verified state',
+      async (tool) => {
+        const r1 = await call(app, tool, { path: '/tmp/x' }).expect(200);
+        const r2 = await call(
+          app,
+          tool,
+          { path: '/tmp/x' },
+          { inputResponses: { confirm: yes }, requestState: r1.body.result.requestState },
+        ).expect(200);
+        expect(r2.body.result).toMatchObject({
+          resultType: 'complete',
+          content: [{ type: 'text', text: 'Deleted /tmp/x' }],
+        });
+        expect(r2.body.result.isError).toBeUndefined();
+      },
+    );
 
     it('returns a declined elicitation to the handler instead of asking again', async () => {
       const r1 = await call(app, 'delete_helper', { path: '/tmp/x' });
-      const r2 = await call(app, 'delete_helper', { path: '/tmp/x' }, { inputResponses: { confirm: { action: 'decline' } }, requestState: r1.body.result.requestState });
+      const r2 = await call(
+        app,
+        'delete_helper',
+        { path: '/tmp/x' },
+        { inputResponses: { confirm: { action: 'decline' } }, requestState: r1.body.result.requestState },
+      );
       expect(r2.body.result.content).toEqual([{ type: 'text', text: 'Kept it' }]);
     });
   });
@@ -191,29 +267,75 @@ describe('input_required over HTTP', () => {
       const r1 = (await call(app, 'wizard', {}).expect(200)).body.result;
       expect(r1.resultType).toBe('input_required');
       expect(r1.inputRequests.elicit_0.params.message).toBe('Step 1: What is your name?');
-      const r2 = (await call(app, 'wizard', {}, { inputResponses: { elicit_0: { action: 'accept', content: { name: 'Alice' } } }, requestState: r1.requestState })).body.result;
+      const r2 = (
+        await call(
+          app,
+          'wizard',
+          {},
+          {
+            inputResponses: { elicit_0: { action: 'accept', content: { name: 'Alice' } } },
+            requestState: r1.requestState,
+          },
+        )
+      ).body.result;
       expect(r2.resultType).toBe('input_required');
       expect(Object.keys(r2.inputRequests)).toEqual(['elicit_1']);
       expect(r2.requestState).not.toBe(r1.requestState);
       // Round 3 carries only the newest answer: the first travels in the signed state.
-      const r3 = (await call(app, 'wizard', {}, { inputResponses: { elicit_1: { action: 'accept', content: { color: 'blue' } } }, requestState: r2.requestState })).body.result;
-      expect(r3).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Alice likes blue (round 2)' }] });
+      const r3 = (
+        await call(
+          app,
+          'wizard',
+          {},
+          {
+            inputResponses: { elicit_1: { action: 'accept', content: { color: 'blue' } } },
+            requestState: r2.requestState,
+          },
+        )
+      ).body.result;
+      expect(r3).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'Alice likes blue (round 2)' }],
+      });
       expect(runs.wizard - before).toBe(3);
     });
 
     it('binds the state to the arguments as sent, even when the handler changes its copy', async () => {
       const r1 = (await call(app, 'paged', {})).body.result;
-      const r2 = await call(app, 'paged', {}, { inputResponses: { confirm: yes }, requestState: r1.requestState }).expect(200);
+      const r2 = await call(
+        app,
+        'paged',
+        {},
+        { inputResponses: { confirm: yes }, requestState: r1.requestState },
+      ).expect(200);
       expect(r2.body.result.content).toEqual([{ type: 'text', text: 'limit 10' }]);
     });
 
     it('keeps an answer settled in an earlier round even when the client resends it changed', async () => {
       const r1 = (await call(app, 'wizard', {})).body.result;
-      const r2 = (await call(app, 'wizard', {}, { inputResponses: { elicit_0: { action: 'accept', content: { name: 'Alice' } } }, requestState: r1.requestState })).body.result;
-      const r3 = await call(app, 'wizard', {}, {
-        inputResponses: { elicit_0: { action: 'accept', content: { name: 'Mallory' } }, elicit_1: { action: 'accept', content: { color: 'red' } } },
-        requestState: r2.requestState,
-      });
+      const r2 = (
+        await call(
+          app,
+          'wizard',
+          {},
+          {
+            inputResponses: { elicit_0: { action: 'accept', content: { name: 'Alice' } } },
+            requestState: r1.requestState,
+          },
+        )
+      ).body.result;
+      const r3 = await call(
+        app,
+        'wizard',
+        {},
+        {
+          inputResponses: {
+            elicit_0: { action: 'accept', content: { name: 'Mallory' } },
+            elicit_1: { action: 'accept', content: { color: 'red' } },
+          },
+          requestState: r2.requestState,
+        },
+      );
       expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Alice likes red (round 2)' }]);
     });
 
@@ -221,25 +343,47 @@ describe('input_required over HTTP', () => {
       const r1 = (await call(app, 'gather', {}).expect(200)).body.result;
       expect(r1.inputRequests).toEqual({
         user_name: { method: 'elicitation/create', params: expect.objectContaining({ message: 'What is your name?' }) },
-        greeting: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } },
+        greeting: {
+          method: 'sampling/createMessage',
+          params: {
+            messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+            maxTokens: 50,
+          },
+        },
         client_roots: { method: 'roots/list', params: {} },
       });
-      const r2 = await call(app, 'gather', {}, {
-        inputResponses: { user_name: { action: 'accept', content: { name: 'Bob' } }, greeting: sampled, client_roots: roots },
-        requestState: r1.requestState,
-      });
+      const r2 = await call(
+        app,
+        'gather',
+        {},
+        {
+          inputResponses: {
+            user_name: { action: 'accept', content: { name: 'Bob' } },
+            greeting: sampled,
+            client_roots: roots,
+          },
+          requestState: r1.requestState,
+        },
+      );
       expect(r2.body.result.content).toEqual([{ type: 'text', text: 'Hello there, Bob, in file:///work' }]);
     });
 
     it('asks again only for what is still missing', async () => {
       const r1 = (await call(app, 'gather', {})).body.result;
-      const r2 = (await call(app, 'gather', {}, { inputResponses: { greeting: sampled }, requestState: r1.requestState })).body.result;
+      const r2 = (
+        await call(app, 'gather', {}, { inputResponses: { greeting: sampled }, requestState: r1.requestState })
+      ).body.result;
       expect(r2.resultType).toBe('input_required');
       expect(Object.keys(r2.inputRequests).sort()).toEqual(['client_roots', 'user_name']);
-      const r3 = await call(app, 'gather', {}, {
-        inputResponses: { user_name: { action: 'accept', content: { name: 'Cy' } }, client_roots: roots },
-        requestState: r2.requestState,
-      });
+      const r3 = await call(
+        app,
+        'gather',
+        {},
+        {
+          inputResponses: { user_name: { action: 'accept', content: { name: 'Cy' } }, client_roots: roots },
+          requestState: r2.requestState,
+        },
+      );
       expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Hello there, Cy, in file:///work' }]);
     });
   });
@@ -255,7 +399,11 @@ describe('input_required over HTTP', () => {
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 1,
-        error: { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state', detail } },
+        error: {
+          code: -32602,
+          message: 'Invalid or expired requestState',
+          data: { reason: 'invalid_request_state', detail },
+        },
       });
       expect(runs[tool] ?? 0).toBe(before);
     }
@@ -263,7 +411,12 @@ describe('input_required over HTTP', () => {
     it('rejects a state with one changed byte in its payload', async () => {
       const state = await roundOne();
       const i = state.indexOf('.') + 10;
-      await expectRejected('delete_thrown', { path: '/tmp/x' }, state.slice(0, i) + (state[i] === 'a' ? 'b' : 'a') + state.slice(i + 1), 'signature');
+      await expectRejected(
+        'delete_thrown',
+        { path: '/tmp/x' },
+        state.slice(0, i) + (state[i] === 'a' ? 'b' : 'a') + state.slice(i + 1),
+        'signature',
+      );
     });
 
     it('rejects a state with junk appended (the conformance -TAMPERED probe)', async () => {
@@ -284,7 +437,12 @@ describe('input_required over HTTP', () => {
     });
 
     it('rejects a state issued for other arguments', async () => {
-      await expectRejected('delete_thrown', { path: '/etc/passwd' }, await roundOne('delete_thrown', '/tmp/x'), 'binding');
+      await expectRejected(
+        'delete_thrown',
+        { path: '/etc/passwd' },
+        await roundOne('delete_thrown', '/tmp/x'),
+        'binding',
+      );
     });
 
     it('rejects a state issued for another method with the same name', async () => {
@@ -293,20 +451,31 @@ describe('input_required over HTTP', () => {
     });
 
     it('rejects a state signed with a key the server does not know', async () => {
-      const forged = new RequestStateCodec({ secret: 'some-other-secret-that-is-long-enough!!' }).seal({ r: 1, s: { path: '/tmp/x' } }, 'anything');
+      const forged = new RequestStateCodec({ secret: 'some-other-secret-that-is-long-enough!!' }).seal(
+        { r: 1, s: { path: '/tmp/x' } },
+        'anything',
+      );
       await expectRejected('delete_thrown', { path: '/tmp/x' }, forged, 'signature');
     });
 
     it('binds the state to the principal', async () => {
       const body = (id: number, extra: Record<string, unknown> = {}) =>
-        envelope('tools/call', { name: 'delete_thrown', arguments: { path: '/tmp/x' }, ...extra }, { id, clientCapabilities: ALL_CAPS });
+        envelope(
+          'tools/call',
+          { name: 'delete_thrown', arguments: { path: '/tmp/x' }, ...extra },
+          { id, clientCapabilities: ALL_CAPS },
+        );
       const r1 = await server.handleRequest(body(1), { principal: { sub: 'alice' } });
       const requestState = (r1 as Result).result.requestState;
-      const asBob = await server.handleRequest(body(2, { inputResponses: { confirm: yes }, requestState }), { principal: { sub: 'bob' } });
+      const asBob = await server.handleRequest(body(2, { inputResponses: { confirm: yes }, requestState }), {
+        principal: { sub: 'bob' },
+      });
       expect((asBob as Result).error).toMatchObject({ code: -32602, data: { detail: 'binding' } });
       const anonymous = await server.handleRequest(body(3, { inputResponses: { confirm: yes }, requestState }));
       expect((anonymous as Result).error).toMatchObject({ code: -32602, data: { detail: 'binding' } });
-      const asAlice = await server.handleRequest(body(4, { inputResponses: { confirm: yes }, requestState }), { principal: { sub: 'alice' } });
+      const asAlice = await server.handleRequest(body(4, { inputResponses: { confirm: yes }, requestState }), {
+        principal: { sub: 'alice' },
+      });
       expect((asAlice as Result).result.content).toEqual([{ type: 'text', text: 'Deleted /tmp/x' }]);
     });
   });
@@ -354,7 +523,10 @@ describe('input_required over HTTP', () => {
     });
 
     it('needs roots for roots/list', async () => {
-      const res = await post(app, envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: { sampling: {} } })).expect(400);
+      const res = await post(
+        app,
+        envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: { sampling: {} } }),
+      ).expect(400);
       expect(res.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { roots: {} } } });
     });
   });
@@ -394,7 +566,11 @@ describe('input_required over HTTP', () => {
     });
 
     it('ignores unknown extra keys', async () => {
-      const res = await retry('delete_helper', { confirm: yes, unknown_extra_key: yes, another_unexpected: { foo: 1 } });
+      const res = await retry('delete_helper', {
+        confirm: yes,
+        unknown_extra_key: yes,
+        another_unexpected: { foo: 1 },
+      });
       expect(res.body.result.content).toEqual([{ type: 'text', text: 'Deleted /tmp/x' }]);
     });
 
@@ -416,32 +592,47 @@ describe('input_required over HTTP', () => {
 
     it('asks again for a malformed sampling or roots answer', async () => {
       const r1 = (await call(app, 'gather', {})).body.result;
-      const r2 = await call(app, 'gather', {}, {
-        inputResponses: {
-          user_name: { action: 'accept', content: { name: 'Bob' } },
-          greeting: { role: 'assistant', content: 'not a content block', model: 'm' },
-          client_roots: { roots: [{ uri: 'https://not-a-file-root' }] },
+      const r2 = await call(
+        app,
+        'gather',
+        {},
+        {
+          inputResponses: {
+            user_name: { action: 'accept', content: { name: 'Bob' } },
+            greeting: { role: 'assistant', content: 'not a content block', model: 'm' },
+            client_roots: { roots: [{ uri: 'https://not-a-file-root' }] },
+          },
+          requestState: r1.requestState,
         },
-        requestState: r1.requestState,
-      });
+      );
       expect(Object.keys(r2.body.result.inputRequests).sort()).toEqual(['client_roots', 'greeting']);
     });
   });
 
   describe('where input_required is allowed', () => {
     it('runs a prompts/get round and ends with messages, without the tool-only fields', async () => {
-      const r1 = await post(app, envelope('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS })).expect(200);
+      const r1 = await post(
+        app,
+        envelope('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS }),
+      ).expect(200);
       expect(r1.body.result).toEqual({
         resultType: 'input_required',
         inputRequests: { user_context: expect.objectContaining({ method: 'elicitation/create' }) },
         requestState: expect.any(String),
         _meta: expect.any(Object),
       });
-      const r2 = await post(app, envelope('prompts/get', {
-        name: 'contextual',
-        inputResponses: { user_context: { action: 'accept', content: { context: 'test context' } } },
-        requestState: r1.body.result.requestState,
-      }, { clientCapabilities: ALL_CAPS })).expect(200);
+      const r2 = await post(
+        app,
+        envelope(
+          'prompts/get',
+          {
+            name: 'contextual',
+            inputResponses: { user_context: { action: 'accept', content: { context: 'test context' } } },
+            requestState: r1.body.result.requestState,
+          },
+          { clientCapabilities: ALL_CAPS },
+        ),
+      ).expect(200);
       expect(r2.body.result).toMatchObject({
         resultType: 'complete',
         messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: test context' } }],
@@ -449,12 +640,22 @@ describe('input_required over HTTP', () => {
     });
 
     it('runs a resources/read round: the interim result carries no cache hints, the final one says not to cache it', async () => {
-      const r1 = await post(app, envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: ALL_CAPS })).expect(200);
+      const r1 = await post(
+        app,
+        envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: ALL_CAPS }),
+      ).expect(200);
       expect(r1.body.result.resultType).toBe('input_required');
       expect(r1.body.result.inputRequests).toEqual({ roots: { method: 'roots/list', params: {} } });
       expect(r1.body.result).not.toHaveProperty('ttlMs');
       expect(r1.body.result).not.toHaveProperty('cacheScope');
-      const r2 = await post(app, envelope('resources/read', { uri: 'vault://note', inputResponses: { roots }, requestState: r1.body.result.requestState }, { clientCapabilities: ALL_CAPS })).expect(200);
+      const r2 = await post(
+        app,
+        envelope(
+          'resources/read',
+          { uri: 'vault://note', inputResponses: { roots }, requestState: r1.body.result.requestState },
+          { clientCapabilities: ALL_CAPS },
+        ),
+      ).expect(200);
       expect(r2.body.result).toMatchObject({
         resultType: 'complete',
         contents: [{ uri: 'vault://note', mimeType: 'text/plain', text: 'note for file:///work' }],
@@ -469,10 +670,17 @@ describe('input_required over HTTP', () => {
         const res = await post(app, envelope(method, {}, { clientCapabilities: ALL_CAPS })).expect(200);
         expect(res.body.result.resultType).toBe('complete');
       }
-      const completion = await post(app, envelope('completion/complete', {
-        ref: { type: 'ref/prompt', name: 'plain' },
-        argument: { name: 'topic', value: 'x' },
-      }, { clientCapabilities: ALL_CAPS }));
+      const completion = await post(
+        app,
+        envelope(
+          'completion/complete',
+          {
+            ref: { type: 'ref/prompt', name: 'plain' },
+            argument: { name: 'topic', value: 'x' },
+          },
+          { clientCapabilities: ALL_CAPS },
+        ),
+      );
       expect(completion.body.result).toBeUndefined();
       expect(completion.body.error.code).toBe(-32603);
     });
@@ -485,7 +693,11 @@ describe('input_required over HTTP', () => {
       const first = await call(app, 'pay', { amount: 5 }, retry).expect(200);
       expect(first.body.result.content).toEqual([{ type: 'text', text: 'Paid 5' }]);
       const replay = await call(app, 'pay', { amount: 5 }, retry).expect(400);
-      expect(replay.body.error).toEqual({ code: -32602, message: 'requestState has already been used', data: { reason: 'request_state_replayed' } });
+      expect(replay.body.error).toEqual({
+        code: -32602,
+        message: 'requestState has already been used',
+        data: { reason: 'request_state_replayed' },
+      });
       expect(payments).toBe(1);
     });
 

@@ -25,16 +25,25 @@ describe('nest-cli.json', () => {
     expect(existsSync('build/src/auth/jose.loader.cjs')).toBe(true);
 
     const port = await freePort();
-    const child = spawn(process.execPath, ['build/examples/basic/main.js'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['build/examples/basic/main.js'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('MCP server listening') && resolve());
         child.once('exit', (code) => reject(new Error(`the example exited with ${code}`)));
       });
       const body = envelope('server/discover');
-      const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: headersFor(body),
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { result: { instructions: string } }).result.instructions).toBe('Weather lookups and small utilities.');
+      expect(((await res.json()) as { result: { instructions: string } }).result.instructions).toBe(
+        'Weather lookups and small utilities.',
+      );
     } finally {
       child.kill();
     }

@@ -24,9 +24,19 @@ class CapturingLogger implements LoggerService {
   }
 }
 
-async function boot(options: Partial<McpModuleOptions>, logger: LoggerService | false = false): Promise<{ app: INestApplication; mcp: McpTestClient }> {
+async function boot(
+  options: Partial<McpModuleOptions>,
+  logger: LoggerService | false = false,
+): Promise<{ app: INestApplication; mcp: McpTestClient }> {
   const moduleRef = await Test.createTestingModule({
-    imports: [McpModule.forRoot({ name: 'observed', version: '1.0.0', requestStateSecret: 'observability-test-secret-0123456789abcdef', ...options })],
+    imports: [
+      McpModule.forRoot({
+        name: 'observed',
+        version: '1.0.0',
+        requestStateSecret: 'observability-test-secret-0123456789abcdef',
+        ...options,
+      }),
+    ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger });
   await app.init();
@@ -89,9 +99,13 @@ describe('Observability: Nest Logger line per failed call', () => {
     expect(lines).toHaveLength(2);
     // A tool that threw an unexpected error: error level, with the cause the client may not see.
     expect(lines[0].level).toBe('error');
-    expect(lines[0].message).toMatch(/^tools\/call explode failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: tool_error Error: kaboom \(cause: kaboom\)$/);
+    expect(lines[0].message).toMatch(
+      /^tools\/call explode failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: tool_error Error: kaboom \(cause: kaboom\)$/,
+    );
     expect(lines[1].level).toBe('warn');
-    expect(lines[1].message).toMatch(/^prompts\/get greet failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: -32602 Missing required argument: who$/);
+    expect(lines[1].message).toMatch(
+      /^prompts\/get greet failed \[correlationId=[0-9a-f-]{36}, id=\d+\]: -32602 Missing required argument: who$/,
+    );
     expect(lines.every((l) => !l.message.includes('\n'))).toBe(true);
   });
 
@@ -112,8 +126,12 @@ describe('Observability: nothing on stdout or stderr beyond the Nest logger', ()
   it('writes nothing itself when the app logger is off, for successful and failed calls', async () => {
     const { app, mcp } = await boot({}, false);
     const writes: string[] = [];
-    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
-    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
+    const out = jest
+      .spyOn(process.stdout, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
+    const err = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (writes.push(String(chunk)), true));
     try {
       await mcp.callTool('add', { a: 1, b: 2 });
       await mcp.callTool('explode');
@@ -202,7 +220,11 @@ describe('Observability: OpenTelemetry spans (MCP semantic conventions)', () => 
     expect(tool.attributes['error.type']).toBe('tool_error');
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Error: kaboom' });
     expect(prompt.name).toBe('prompts/get nope');
-    expect(prompt.attributes).toMatchObject({ 'gen_ai.prompt.name': 'nope', 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(prompt.attributes).toMatchObject({
+      'gen_ai.prompt.name': 'nope',
+      'error.type': '-32602',
+      'rpc.response.status_code': '-32602',
+    });
     expect(prompt.status.code).toBe(SpanStatusCode.ERROR);
   });
 
@@ -248,7 +270,13 @@ describe('Observability: an interceptor that throws', () => {
     expect(exchange.status).toBe(200);
     expect(exchange.error).toEqual({ code: -32603, message: 'Internal error' });
     // The client's own tools/list (for the tool's parameter headers) failed the same way; the call is the last line.
-    const lines = logger.lines.filter((l) => l.level === 'error' && l.context === 'MCPServer' && l.message.startsWith('tools/call'));
-    expect(lines).toEqual([expect.objectContaining({ message: expect.stringMatching(/^tools\/call "add" failed \(reference [0-9a-f-]{36}\): metrics exporter down$/) })]);
+    const lines = logger.lines.filter(
+      (l) => l.level === 'error' && l.context === 'MCPServer' && l.message.startsWith('tools/call'),
+    );
+    expect(lines).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^tools\/call "add" failed \(reference [0-9a-f-]{36}\): metrics exporter down$/),
+      }),
+    ]);
   });
 });

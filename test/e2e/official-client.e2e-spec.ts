@@ -16,7 +16,14 @@ describe('Official MCP client (@modelcontextprotocol/client, pinned 2026-07-28) 
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [McpModule.forRoot({ name: 'real-client', version: '1.0.0', instructions: 'Test server', logFailedCalls: false })],
+      imports: [
+        McpModule.forRoot({
+          name: 'real-client',
+          version: '1.0.0',
+          instructions: 'Test server',
+          logFailedCalls: false,
+        }),
+      ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     registerFeatures(app.get(MCPServer));
@@ -29,7 +36,8 @@ describe('Official MCP client (@modelcontextprotocol/client, pinned 2026-07-28) 
     );
     client.setRequestHandler('elicitation/create', async (request) => {
       elicitations.push(request.params.message);
-      const content: Record<string, string | number> = request.params.message === 'How many people?' ? { people: 3 } : { time: '20:00' };
+      const content: Record<string, string | number> =
+        request.params.message === 'How many people?' ? { people: 3 } : { time: '20:00' };
       return { action: 'accept', content };
     });
     await client.connect(new StreamableHTTPClientTransport(url));
@@ -60,7 +68,10 @@ describe('Official MCP client (@modelcontextprotocol/client, pinned 2026-07-28) 
 
   it('receives progress notifications', async () => {
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'countdown', arguments: { n: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    const result = await client.callTool(
+      { name: 'countdown', arguments: { n: 3 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
     expect(progress).toEqual([1, 2, 3]);
   });
@@ -89,7 +100,10 @@ describe('Official MCP client (@modelcontextprotocol/client, pinned 2026-07-28) 
     expect(prompts.map((p) => p.name)).toEqual(['greet']);
     const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Grace' } });
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to Grace' } }]);
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'c' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'c' },
+    });
     expect(completion.completion.values).toEqual(['carol']);
   });
 });

@@ -1,5 +1,14 @@
 import 'reflect-metadata';
-import { Body, Controller, Get, Module, Post, Req, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Module,
+  Post,
+  Req,
+  type INestApplication,
+  type NestApplicationOptions,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express, { type Express } from 'express';
@@ -21,7 +30,10 @@ class PlainController {
   }
 
   @Get('app')
-  app(@Req() req: { app?: unknown; get(name: string): string | undefined }): { hasApp: boolean; host: string | undefined } {
+  app(@Req() req: { app?: unknown; get(name: string): string | undefined }): {
+    hasApp: boolean;
+    host: string | undefined;
+  } {
     return { hasApp: typeof req.app === 'function', host: req.get('host') };
   }
 }
@@ -29,7 +41,10 @@ class PlainController {
 @Module({ imports: [McpModule.forRoot({ name: 'proto', version: '1.0.0' })], controllers: [PlainController] })
 class AppModule {}
 
-async function start(adapter: ExpressAdapter, options: NestApplicationOptions = {}): Promise<{ app: INestApplication; preset: boolean[] }> {
+async function start(
+  adapter: ExpressAdapter,
+  options: NestApplicationOptions = {},
+): Promise<{ app: INestApplication; preset: boolean[] }> {
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication(adapter, { logger: false, ...options });
   const expressApp = app.getHttpAdapter().getInstance() as Express;
@@ -37,11 +52,20 @@ async function start(adapter: ExpressAdapter, options: NestApplicationOptions = 
   const sub = express();
   sub.get('/', (req, res) => res.send(`sub ${req.baseUrl}`));
   expressApp.use('/sub', sub);
-  app.get(MCPServer).registerTool('add', 'Adds', { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, ({ a, b }: { a: number; b: number }) => a + b);
+  app
+    .get(MCPServer)
+    .registerTool(
+      'add',
+      'Adds',
+      { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      ({ a, b }: { a: number; b: number }) => a + b,
+    );
   await app.init();
   // What each request is when the server hands it over, before Express sees it.
   const preset: boolean[] = [];
-  (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage) => preset.push(Object.getPrototypeOf(req) === expressApp.request));
+  (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage) =>
+    preset.push(Object.getPrototypeOf(req) === expressApp.request),
+  );
   return { app, preset };
 }
 
@@ -93,7 +117,9 @@ describe('PrototypeExpressAdapter', () => {
   });
 
   it('does the same over HTTPS', async () => {
-    const secure = await start(new PrototypeExpressAdapter(), { httpsOptions: { key: tls('localhost.test-only.key'), cert } });
+    const secure = await start(new PrototypeExpressAdapter(), {
+      httpsOptions: { key: tls('localhost.test-only.key'), cert },
+    });
     try {
       const res = await callTool(secure.app, 'add', { a: 4, b: 5 }).ca(cert).expect(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: '9' }]);

@@ -36,7 +36,13 @@ describe('README curl examples, run with curl against the example app', () => {
   };
 
   it('has the five commands: discover, tools/list, tools/call, resources/read, prompts/get', () => {
-    expect(commands.map((c) => /mcp-method: ([\w/]+)/.exec(c)?.[1])).toEqual(['server/discover', 'tools/list', 'tools/call', 'resources/read', 'prompts/get']);
+    expect(commands.map((c) => /mcp-method: ([\w/]+)/.exec(c)?.[1])).toEqual([
+      'server/discover',
+      'tools/list',
+      'tools/call',
+      'resources/read',
+      'prompts/get',
+    ]);
   });
 
   it('each answers with a result, and tools/call with the text the README prints', async () => {
@@ -45,13 +51,24 @@ describe('README curl examples, run with curl against the example app', () => {
     expect(list.result.tools.map((t: { name: string }) => t.name)).toEqual(['get_weather', 'add', 'countdown']);
     const printed = /The `tools\/call` answers\n`(.*)`\./.exec(readFileSync('README.md', 'utf8'))?.[1];
     expect(call).toEqual(JSON.parse(printed!));
-    expect(read.result.contents).toEqual([{ uri: 'weather://forecast/Oslo', mimeType: 'application/json', text: expect.any(String) }]);
-    expect(JSON.parse(read.result.contents[0].text)).toEqual({ city: 'Oslo', temperatureC: expect.any(Number), conditions: expect.any(String) });
-    expect(prompt.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write a two-line weather report for Oslo.' } }]);
+    expect(read.result.contents).toEqual([
+      { uri: 'weather://forecast/Oslo', mimeType: 'application/json', text: expect.any(String) },
+    ]);
+    expect(JSON.parse(read.result.contents[0].text)).toEqual({
+      city: 'Oslo',
+      temperatureC: expect.any(Number),
+      conditions: expect.any(String),
+    });
+    expect(prompt.result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Write a two-line weather report for Oslo.' } },
+    ]);
   });
 
   it('without Mcp-Name, resources/read is -32020 naming the header and the value', async () => {
     const res = await run(commands[3].replace(" -H 'mcp-name: weather://forecast/Oslo'", ''));
-    expect(res.error).toEqual({ code: -32020, message: 'Header mismatch: Mcp-Name must be "weather://forecast/Oslo" (params.uri), got none' });
+    expect(res.error).toEqual({
+      code: -32020,
+      message: 'Header mismatch: Mcp-Name must be "weather://forecast/Oslo" (params.uri), got none',
+    });
   });
 });

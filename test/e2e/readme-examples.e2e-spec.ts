@@ -21,10 +21,15 @@ class FileService {
 export class FileTools {
   constructor(private readonly files: FileService) {}
 
-  @Tool({ description: 'Deletes a file once the user confirms', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } })
+  @Tool({
+    description: 'Deletes a file once the user confirms',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  })
   async delete_file(@Args('path') path: string, @McpCtx() ctx: McpContext) {
     const answer = await ctx.elicit(`Delete ${path}? This cannot be undone.`, {
-      type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'],
+      type: 'object',
+      properties: { confirm: { type: 'boolean' } },
+      required: ['confirm'],
     });
     if (answer.action !== 'accept' || answer.content?.confirm !== true) return 'Nothing was deleted.';
     await this.files.delete(path);
@@ -47,14 +52,25 @@ describe('README examples', () => {
   it('the confirm-before-delete tool asks first, then deletes only on an accepted confirmation', async () => {
     const mcp = createMcpTestClient(app);
     const first = await mcp.callTool('delete_file', { path: '/tmp/a' });
-    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { elicit_0: { method: 'elicitation/create' } } });
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { elicit_0: { method: 'elicitation/create' } },
+    });
     expect(app.get(FileService).deleted).toEqual([]);
 
-    const declined = await mcp.callTool('delete_file', { path: '/tmp/a' }, { answers: { elicit_0: { action: 'decline' } } });
+    const declined = await mcp.callTool(
+      'delete_file',
+      { path: '/tmp/a' },
+      { answers: { elicit_0: { action: 'decline' } } },
+    );
     expect(declined.result?.content).toEqual([{ type: 'text', text: 'Nothing was deleted.' }]);
     expect(app.get(FileService).deleted).toEqual([]);
 
-    const confirmed = await mcp.callTool('delete_file', { path: '/tmp/a' }, { answers: { elicit_0: { action: 'accept', content: { confirm: true } } } });
+    const confirmed = await mcp.callTool(
+      'delete_file',
+      { path: '/tmp/a' },
+      { answers: { elicit_0: { action: 'accept', content: { confirm: true } } } },
+    );
     expect(confirmed.result?.content).toEqual([{ type: 'text', text: 'Deleted /tmp/a' }]);
     expect(confirmed.rounds).toBe(1);
     expect(app.get(FileService).deleted).toEqual(['/tmp/a']);
@@ -66,7 +82,9 @@ describe('README quick start: the official client with its defaults', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = (await Test.createTestingModule({ imports: [QuickStartModule] }).compile()).createNestApplication({ logger: false });
+    app = (await Test.createTestingModule({ imports: [QuickStartModule] }).compile()).createNestApplication({
+      logger: false,
+    });
     url = await listenOnLoopback(app);
   });
   afterAll(() => closeListening(app));

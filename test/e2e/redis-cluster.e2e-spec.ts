@@ -15,7 +15,11 @@ jest.setTimeout(30_000);
 /** The tools one instance lists, asked directly (past the proxy). */
 async function toolNames(origin: string): Promise<string[]> {
   const body = envelope('tools/list');
-  const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
+  const response = await fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: headersFor(body),
+    body: JSON.stringify(body),
+  });
   const { result } = (await response.json()) as { result: { tools: Array<{ name: string }> } };
   return result.tools.map((tool) => tool.name);
 }
@@ -33,7 +37,11 @@ describe('three instances behind a round-robin proxy (the official client, 2026-
   const elicited: string[] = [];
 
   beforeAll(async () => {
-    const env = { REDIS_URL: MACHINE_REDIS_URL, REDIS_KEY_PREFIX: keyPrefix, MCP_STATE_SECRET: randomBytes(32).toString('hex') };
+    const env = {
+      REDIS_URL: MACHINE_REDIS_URL,
+      REDIS_KEY_PREFIX: keyPrefix,
+      MCP_STATE_SECRET: randomBytes(32).toString('hex'),
+    };
     fixtures = await Promise.all([0, 1, 2].map(() => FixtureProcess.start(env)));
     proxy = await RoundRobinProxy.start(fixtures.map((fixture) => fixture.origin));
     client = new Client(
@@ -113,7 +121,12 @@ describe('three instances behind a round-robin proxy (the official client, 2026-
       expect(legacy.getNegotiatedProtocolVersion()).toBe('2025-11-25');
       const before = [...proxy.counts];
       const result = await legacy.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-      expect(result.content).toEqual([{ type: 'text', text: 'User response: <action: accept, content: {"username":"ada","email":"ada@example.com"}>' }]);
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: 'User response: <action: accept, content: {"username":"ada","email":"ada@example.com"}>',
+        },
+      ]);
       expect(asked).toEqual(['Who are you?']);
       // The call and the reply were two POSTs, so round-robin put them on two different instances.
       expect(proxy.counts.filter((count, i) => count > before[i]).length).toBeGreaterThanOrEqual(2);

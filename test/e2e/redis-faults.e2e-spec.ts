@@ -10,14 +10,17 @@ jest.setTimeout(30_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };
 
-
 const add = envelope('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
 
 /** A first round of `transfer` (needs no Redis) and the retry that consumes its state (needs Redis). */
 async function transferRetry(instance: FleetInstance): Promise<Record<string, unknown>> {
   const first = await postTo(instance, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
   expect(first.body.result.resultType).toBe('input_required');
-  return envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
+  return envelope(
+    'tools/call',
+    { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
+    CAPS,
+  );
 }
 
 function expectRedisUnavailable(answer: { status: number; body: Record<string, any> }, reason: RegExp): void {
@@ -27,15 +30,16 @@ function expectRedisUnavailable(answer: { status: number; body: Record<string, a
   expect(answer.body.error.message).toMatch(reason);
 }
 
-
-
 describe('nestjs-mcp/redis when Redis fails', () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   const instances: FleetInstance[] = [];
   let redis: RedisServerProcess;
 
-  const start = async (options: { commandTimeoutMs?: number; maxPendingCommands?: number } = {}, keyPrefix = testKeyPrefix()) => {
+  const start = async (
+    options: { commandTimeoutMs?: number; maxPendingCommands?: number } = {},
+    keyPrefix = testKeyPrefix(),
+  ) => {
     const instance = await startFleetInstance({ url: redis.url, keyPrefix, ...options });
     instances.push(instance);
     return instance;
@@ -98,7 +102,9 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     // A change made during the outage reaches B's own streams only; publishing it neither throws nor rejects.
     b.server.notifyResourceUpdated('test://during');
     // Many calls during the outage: every one refused at once, none left waiting in a queue.
-    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => a.server.handleRequest({ ...retry, id: i })));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => a.server.handleRequest({ ...retry, id: i })),
+    );
     expect(answers.every((answer) => (answer as { error?: { code: number } }).error?.code === -32603)).toBe(true);
     expect(a.connections.pendingCommands).toBe(0);
     expect(a.connections.commands.commandQueue.length).toBe(0);
@@ -106,12 +112,17 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     const restarted = Date.now();
     await redis.start();
     await until(() => a.backends.eventBus.listening && b.backends.eventBus.listening, 'A and B are subscribed again');
-    console.log(`recovery after a Redis restart: ${Date.now() - restarted} ms until both instances were subscribed again`);
+    console.log(
+      `recovery after a Redis restart: ${Date.now() - restarted} ms until both instances were subscribed again`,
+    );
 
     b.server.notifyResourceUpdated('test://after');
     // The stream lived through the outage; it is told the lists may have changed meanwhile (the change made
     // during the outage is lost with Redis' pub/sub), then gets the next change from B.
-    expect(await readUntil(stream, 'test://after')).toEqual(['notifications/tools/list_changed', 'notifications/resources/updated test://after']);
+    expect(await readUntil(stream, 'test://after')).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/resources/updated test://after',
+    ]);
     expect((await postTo(b, retry)).body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
     stream.close();
   });
@@ -123,7 +134,9 @@ describe('nestjs-mcp/redis when Redis fails', () => {
 
     redis.pause();
     try {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => a.server.handleRequest({ ...retry, id: i })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => a.server.handleRequest({ ...retry, id: i })),
+      );
       const messages = answers.map((answer) => (answer as { error: { code: number; message: string } }).error);
       expect(messages.every((error) => error.code === -32603)).toBe(true);
       expect(messages.filter((error) => /no answer within 300 ms$/.test(error.message))).toHaveLength(3);

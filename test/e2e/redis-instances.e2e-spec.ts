@@ -11,9 +11,6 @@ jest.setTimeout(30_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };
 
-
-
-
 describe('nestjs-mcp/redis: several instances behave as one server', () => {
   const keyPrefix = testKeyPrefix();
   let a: FleetInstance;
@@ -42,7 +39,12 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
 
     b.server.notifyResourceUpdated('test://1');
     b.server.notifyResourceUpdated('test://2');
-    b.server.addTool({ name: 'late', description: 'Added on B', inputSchema: { type: 'object' }, handler: () => 'late' });
+    b.server.addTool({
+      name: 'late',
+      description: 'Added on B',
+      inputSchema: { type: 'object' },
+      handler: () => 'late',
+    });
     b.server.notifyResourceUpdated('test://3');
     b.server.notifyResourceUpdated('test://end');
 
@@ -71,10 +73,17 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
     c.server.notifyResourceUpdated('test://end-c');
     const seen: string[] = [];
     while (!(seen.includes('test://end-a') && seen.includes('test://end-c'))) {
-      seen.push((((await onB.next()).params as { uri: string }).uri));
+      seen.push(((await onB.next()).params as { uri: string }).uri);
     }
-    expect(seen.filter((uri) => uri.startsWith('test://a') || uri === 'test://end-a')).toEqual(['test://a1', 'test://a2', 'test://end-a']);
-    expect(seen.filter((uri) => uri.startsWith('test://c') || uri === 'test://end-c')).toEqual(['test://c1', 'test://end-c']);
+    expect(seen.filter((uri) => uri.startsWith('test://a') || uri === 'test://end-a')).toEqual([
+      'test://a1',
+      'test://a2',
+      'test://end-a',
+    ]);
+    expect(seen.filter((uri) => uri.startsWith('test://c') || uri === 'test://end-c')).toEqual([
+      'test://c1',
+      'test://end-c',
+    ]);
     expect(seen).toHaveLength(5);
     onB.close();
   });
@@ -82,20 +91,32 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   it('refuses a consumed single-use request state on every instance', async () => {
     const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
     expect(first.body.result.resultType).toBe('input_required');
-    const retry = envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
+    const retry = envelope(
+      'tools/call',
+      { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
+      CAPS,
+    );
 
     const done = await postTo(b, retry);
     expect(done.body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
     for (const instance of [a, b, c]) {
       const replay = await postTo(instance, retry);
       expect(replay.status).toBe(400);
-      expect(replay.body.error).toMatchObject({ code: -32602, message: 'requestState has already been used', data: { reason: 'request_state_replayed' } });
+      expect(replay.body.error).toMatchObject({
+        code: -32602,
+        message: 'requestState has already been used',
+        data: { reason: 'request_state_replayed' },
+      });
     }
   });
 
   it('lets exactly one of several concurrent retries of one state through', async () => {
     const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
-    const retry = envelope('tools/call', { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState }, CAPS);
+    const retry = envelope(
+      'tools/call',
+      { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
+      CAPS,
+    );
     const answers = await Promise.all([a, b, c, a, b, c].map((instance) => postTo(instance, retry)));
     expect(answers.filter((answer) => answer.body.result?.content?.[0]?.text === 'transferred')).toHaveLength(1);
     expect(answers.filter((answer) => answer.body.error?.data?.reason === 'request_state_replayed')).toHaveLength(5);
@@ -119,7 +140,10 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
     await inspector.publish(channel, 'not json');
     await inspector.publish(channel, JSON.stringify({ o: 'someone', e: { type: 'resources/updated' } }));
     await inspector.publish(channel, JSON.stringify({ o: 'someone', e: { type: 'tools/call' } }));
-    await inspector.publish(channel, JSON.stringify({ o: 'someone', e: { type: 'resources/updated', uri: 'test://after-junk' } }));
+    await inspector.publish(
+      channel,
+      JSON.stringify({ o: 'someone', e: { type: 'resources/updated', uri: 'test://after-junk' } }),
+    );
     expect(await readUntil(onA, 'test://after-junk')).toEqual(['notifications/resources/updated test://after-junk']);
     onA.close();
   });

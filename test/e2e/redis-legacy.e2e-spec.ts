@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { McpHttpDriver, type McpContext } from '../../src/index.js';
+import { McpHttpDriver } from '../../src/core/index.js';
+import type { McpContext } from '../../src/index.js';
 import { legacyHeaders, legacyRequest, postReply } from '../support/legacy-client.js';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
@@ -13,14 +14,21 @@ const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, re
 const answer = (name: string) => ({ result: { action: 'accept', content: { name } } });
 
 function addAskName(instance: FleetInstance): void {
-  instance.server.registerTool('ask_name', 'Asks a name, then greets', { type: 'object' }, async (_args: unknown, _answers: unknown, ctx: McpContext) => {
-    const reply = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
-    return `Hello, ${String(reply.content?.name)}!`;
-  });
+  instance.server.registerTool(
+    'ask_name',
+    'Asks a name, then greets',
+    { type: 'object' },
+    async (_args: unknown, _answers: unknown, ctx: McpContext) => {
+      const reply = await ctx.elicit('What is your name?', NAME_FORM, { key: 'user_name' });
+      return `Hello, ${String(reply.content?.name)}!`;
+    },
+  );
 }
 
 /** A 2025-era call to `caller`, up to the elicitation request it sends on the call's stream. */
-async function askedOn(caller: FleetInstance): Promise<{ live: LiveResponse; id: string; asked: Record<string, unknown> }> {
+async function askedOn(
+  caller: FleetInstance,
+): Promise<{ live: LiveResponse; id: string; asked: Record<string, unknown> }> {
   const body = legacyRequest('tools/call', { name: 'ask_name', arguments: {} });
   const live = await LiveResponse.post(caller.url, body, legacyHeaders());
   const asked = await live.next();
@@ -49,7 +57,11 @@ describe("nestjs-mcp/redis: a 2025-era client's reply reaches the waiting call w
     const reply = { jsonrpc: '2.0', id: asked.id, ...answer('Ada') };
     expect((await postReply(b.url, reply)).status).toBe(202);
     const response = await live.next();
-    expect(response).toEqual({ jsonrpc: '2.0', id: Number(id), result: { content: [{ type: 'text', text: 'Hello, Ada!' }] } });
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: Number(id),
+      result: { content: [{ type: 'text', text: 'Hello, Ada!' }] },
+    });
     live.close();
     // Answered once: a second copy, on any instance, finds nothing waiting.
     expect((await postReply(c.url, reply)).status).toBe(400);
@@ -60,7 +72,9 @@ describe("nestjs-mcp/redis: a 2025-era client's reply reaches the waiting call w
   it('lets exactly one of several copies of a reply, sent to every instance at once, through', async () => {
     const { live, asked } = await askedOn(b);
     const reply = { jsonrpc: '2.0', id: asked.id, ...answer('Grace') };
-    const statuses = await Promise.all([a, c, b, a, c].map((instance) => postReply(instance.url, reply).then((r) => r.status)));
+    const statuses = await Promise.all(
+      [a, c, b, a, c].map((instance) => postReply(instance.url, reply).then((r) => r.status)),
+    );
     expect(statuses.filter((status) => status === 202)).toHaveLength(1);
     expect(statuses.filter((status) => status === 400)).toHaveLength(4);
     expect(((await live.next()).result as { content: Array<{ text: string }> }).content[0].text).toBe('Hello, Grace!');
@@ -83,7 +97,10 @@ describe('nestjs-mcp/redis: 2025-era rounds while Redis is down', () => {
     const instances: FleetInstance[] = [];
     try {
       await redis.start();
-      const [a, b] = [await startFleetInstance({ url: redis.url, keyPrefix }), await startFleetInstance({ url: redis.url, keyPrefix })];
+      const [a, b] = [
+        await startFleetInstance({ url: redis.url, keyPrefix }),
+        await startFleetInstance({ url: redis.url, keyPrefix }),
+      ];
       instances.push(a, b);
       [a, b].forEach(addAskName);
       await until(() => a.backends.listening && b.backends.listening, 'both listen');
@@ -94,7 +111,10 @@ describe('nestjs-mcp/redis: 2025-era rounds while Redis is down', () => {
       // The reply cannot be routed: the client learns it is the server's fault, and may send it again.
       const refused = await postReply(b.url, { jsonrpc: '2.0', id: before.asked.id, ...answer('Ada') });
       expect(refused.status).toBe(503);
-      expect(JSON.parse(refused.body).error).toMatchObject({ code: -32603, message: expect.stringMatching(/^Redis is unavailable \(deliver a client reply\)/) });
+      expect(JSON.parse(refused.body).error).toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(/^Redis is unavailable \(deliver a client reply\)/),
+      });
       // A new call cannot register its request: it ends at once as a tool error saying why, as any call whose
       // input cannot be had does on this leg.
       const call = legacyRequest('tools/call', { name: 'ask_name', arguments: {} });
@@ -104,7 +124,12 @@ describe('nestjs-mcp/redis: 2025-era rounds while Redis is down', () => {
       expect(await failed.json()).toEqual({
         jsonrpc: '2.0',
         id: call.id,
-        result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Redis is unavailable \(register a server request\)/) }] },
+        result: {
+          isError: true,
+          content: [
+            { type: 'text', text: expect.stringMatching(/^Redis is unavailable \(register a server request\)/) },
+          ],
+        },
       });
       before.live.close();
 
@@ -112,7 +137,9 @@ describe('nestjs-mcp/redis: 2025-era rounds while Redis is down', () => {
       await until(() => a.backends.listening && b.backends.listening, 'both listen again');
       const after = await askedOn(a);
       expect((await postReply(b.url, { jsonrpc: '2.0', id: after.asked.id, ...answer('Lin') })).status).toBe(202);
-      expect(((await after.live.next()).result as { content: Array<{ text: string }> }).content[0].text).toBe('Hello, Lin!');
+      expect(((await after.live.next()).result as { content: Array<{ text: string }> }).content[0].text).toBe(
+        'Hello, Lin!',
+      );
       after.live.close();
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));

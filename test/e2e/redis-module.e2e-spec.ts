@@ -3,7 +3,13 @@ import { jest } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { MCPServer, McpModule } from '../../src/index.js';
-import { McpRedisBackends, McpRedisConnections, McpRedisModule, RedisEventBus, RedisRequestStateStore } from '../../src/redis/index.js';
+import {
+  McpRedisBackends,
+  McpRedisConnections,
+  McpRedisModule,
+  RedisEventBus,
+  RedisRequestStateStore,
+} from '../../src/redis/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool } from '../support/mcp-request.js';
 import { CONFIRM_SCHEMA, FLEET_SECRET, until } from '../support/redis-fleet.js';
@@ -24,7 +30,10 @@ class FakeConfigService {
 }
 
 function configModule(values: Record<string, string>) {
-  @Module({ providers: [{ provide: FakeConfigService, useValue: new FakeConfigService(values) }], exports: [FakeConfigService] })
+  @Module({
+    providers: [{ provide: FakeConfigService, useValue: new FakeConfigService(values) }],
+    exports: [FakeConfigService],
+  })
   class FakeConfigModule {}
   return FakeConfigModule;
 }
@@ -40,11 +49,19 @@ describe('McpRedisModule', () => {
       McpRedisModule.forRootAsync({
         imports: [Config],
         inject: [FakeConfigService],
-        useFactory: (config: FakeConfigService) => ({ url: config.getOrThrow('REDIS_URL'), keyPrefix: config.getOrThrow('REDIS_PREFIX') }),
+        useFactory: (config: FakeConfigService) => ({
+          url: config.getOrThrow('REDIS_URL'),
+          keyPrefix: config.getOrThrow('REDIS_PREFIX'),
+        }),
       }),
       McpModule.forRootAsync({
         inject: [McpRedisBackends],
-        useFactory: (redis: McpRedisBackends) => ({ name: 'configured', version: '1.0.0', requestStateSecret: FLEET_SECRET, ...redis }),
+        useFactory: (redis: McpRedisBackends) => ({
+          name: 'configured',
+          version: '1.0.0',
+          requestStateSecret: FLEET_SECRET,
+          ...redis,
+        }),
       }),
     ]);
     try {
@@ -60,7 +77,9 @@ describe('McpRedisModule', () => {
         handler: async (_args, _answers, ctx) => (await ctx.elicit('Sure?', CONFIRM_SCHEMA)).action,
       });
       const first = await callTool(app, 'once', {}, {}, CAPS).expect(200);
-      const answers = { [Object.keys(first.body.result.inputRequests)[0]]: { action: 'accept', content: { ok: true } } };
+      const answers = {
+        [Object.keys(first.body.result.inputRequests)[0]]: { action: 'accept', content: { ok: true } },
+      };
       const retry = { inputResponses: answers, requestState: first.body.result.requestState };
       expect((await callTool(app, 'once', {}, retry, CAPS).expect(200)).body.result.content[0].text).toBe('accept');
       // The consumed id is in Redis under the configured prefix, with an expiry.
@@ -94,12 +113,17 @@ describe('McpRedisModule', () => {
     await app.close();
     expect(subscriber.status).toBe('ready');
     // Unsubscribed at shutdown, so the connection can run ordinary commands again.
-    await until(async () => (await subscriber.ping().catch(() => 'subscribed')) === 'PONG', 'the subscriber left subscriber mode');
+    await until(
+      async () => (await subscriber.ping().catch(() => 'subscribed')) === 'PONG',
+      'the subscriber left subscriber mode',
+    );
     own.disconnect();
     subscriber.disconnect();
   });
 
   it('refuses options with neither a URL nor a connection', async () => {
-    await expect(createApp([McpRedisModule.forRoot({ keyPrefix: 'x:' })])).rejects.toThrow('McpRedisModule needs a "url" or a "connection"');
+    await expect(createApp([McpRedisModule.forRoot({ keyPrefix: 'x:' })])).rejects.toThrow(
+      'McpRedisModule needs a "url" or a "connection"',
+    );
   });
 });

@@ -55,7 +55,10 @@ describe('RedisReplyRouter across instances and outages', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(5_000);
     await pending.cancel();
-    await until(async () => (await inspector.exists(`${keyPrefix}reply:srv-ttl`)) === 0, 'a withdrawn request is deleted');
+    await until(
+      async () => (await inspector.exists(`${keyPrefix}reply:srv-ttl`)) === 0,
+      'a withdrawn request is deleted',
+    );
     await router.close();
   });
 
@@ -71,13 +74,19 @@ describe('RedisReplyRouter across instances and outages', () => {
       const waiting = await a.register({ id: 'srv-before', owner: 'o', expiresAt: Date.now() + 60_000 });
 
       await redis.kill();
-      await expect(a.register({ id: 'srv-down', owner: 'o', expiresAt: Date.now() + 60_000 })).rejects.toThrow(/^Redis is unavailable/);
-      await expect(b.deliver('srv-before', 'o', ANSWER)).rejects.toThrow(/^Redis is unavailable \(deliver a client reply\)/);
+      await expect(a.register({ id: 'srv-down', owner: 'o', expiresAt: Date.now() + 60_000 })).rejects.toThrow(
+        /^Redis is unavailable/,
+      );
+      await expect(b.deliver('srv-before', 'o', ANSWER)).rejects.toThrow(
+        /^Redis is unavailable \(deliver a client reply\)/,
+      );
 
       const restarted = Date.now();
       await redis.start();
       await until(() => a.listening && b.listening, 'both routers listen again');
-      console.log(`reply router recovery after a Redis restart: ${Date.now() - restarted} ms until both instances listened again`);
+      console.log(
+        `reply router recovery after a Redis restart: ${Date.now() - restarted} ms until both instances listened again`,
+      );
       // The restarted Redis lost the request that waited through the crash; its call times out in the end.
       expect(await b.deliver('srv-before', 'o', ANSWER)).toBe('unknown');
       expect(a.size).toBe(1);

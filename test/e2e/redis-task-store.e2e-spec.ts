@@ -13,7 +13,15 @@ const LIMITS = { perOwner: 10, total: 100 };
 const quiet = { warn: () => undefined, log: () => undefined };
 
 function task(taskId: string, overrides: Partial<StoredTask> = {}): StoredTask {
-  return { taskId, owner: 'alice', createdAt: 1_000, lastUpdatedAt: 1_000, ttlMs: 60_000, status: 'working', ...overrides };
+  return {
+    taskId,
+    owner: 'alice',
+    createdAt: 1_000,
+    lastUpdatedAt: 1_000,
+    ttlMs: 60_000,
+    status: 'working',
+    ...overrides,
+  };
 }
 
 describe('RedisTaskStore', () => {
@@ -70,7 +78,15 @@ describe('RedisTaskStore', () => {
     clock = 100_000;
     expect(await store.get('forever', 'alice')).toBeDefined();
     const keys = await inspector.keys(`${keyPrefix}*`);
-    expect(keys.sort()).toEqual([`${keyPrefix}task:forever`, `${keyPrefix}task:short`, `${keyPrefix}tasks`, `${keyPrefix}tasks-of:alice`, `${keyPrefix}tasks-of:bob`].sort());
+    expect(keys.sort()).toEqual(
+      [
+        `${keyPrefix}task:forever`,
+        `${keyPrefix}task:short`,
+        `${keyPrefix}tasks`,
+        `${keyPrefix}tasks-of:alice`,
+        `${keyPrefix}tasks-of:bob`,
+      ].sort(),
+    );
     for (const key of keys) {
       const ttl = await inspector.pttl(key);
       expect(ttl).toBeGreaterThan(0);
@@ -81,11 +97,28 @@ describe('RedisTaskStore', () => {
   it('applies an update atomically, keeps the identity fields, and never changes a terminal task', async () => {
     const [a, b] = [await instance(), await instance()];
     await a.create(task('t1'), LIMITS);
-    const updated = await b.update('t1', (t) => ({ ...t, taskId: 'other', owner: 'mallory', createdAt: 0, ttlMs: 1, status: 'input_required', lastUpdatedAt: 2_000 }));
-    expect(updated).toMatchObject({ taskId: 't1', owner: 'alice', createdAt: 1_000, ttlMs: 60_000, status: 'input_required', lastUpdatedAt: 2_000 });
+    const updated = await b.update('t1', (t) => ({
+      ...t,
+      taskId: 'other',
+      owner: 'mallory',
+      createdAt: 0,
+      ttlMs: 1,
+      status: 'input_required',
+      lastUpdatedAt: 2_000,
+    }));
+    expect(updated).toMatchObject({
+      taskId: 't1',
+      owner: 'alice',
+      createdAt: 1_000,
+      ttlMs: 60_000,
+      status: 'input_required',
+      lastUpdatedAt: 2_000,
+    });
     expect(await a.update('t1', () => undefined)).toBeUndefined();
     expect((await a.get('t1', 'alice'))!.status).toBe('input_required');
-    expect(await a.update('t1', (t) => ({ ...t, status: 'completed', result: { content: [] } }))).toMatchObject({ status: 'completed' });
+    expect(await a.update('t1', (t) => ({ ...t, status: 'completed', result: { content: [] } }))).toMatchObject({
+      status: 'completed',
+    });
     // A late cancel cannot overwrite the result.
     expect(await b.update('t1', (t) => ({ ...t, status: 'cancelled' }))).toBeUndefined();
     expect(await b.get('t1', 'alice')).toMatchObject({ status: 'completed', result: { content: [] } });
@@ -102,7 +135,9 @@ describe('RedisTaskStore', () => {
   it('refuses creates past the per-owner and total limits, counting only live tasks, across instances', async () => {
     const [a, b] = [await instance(), await instance()];
     const limits = { perOwner: 3, total: 5 };
-    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).create(task(`t${i}`), limits)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).create(task(`t${i}`), limits)),
+    );
     expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(3);
     expect(outcomes.filter((outcome) => outcome === 'owner-limit')).toHaveLength(5);
     expect(await a.create(task('bob1', { owner: 'bob' }), limits)).toBe('created');
@@ -120,7 +155,10 @@ describe('RedisTaskStore', () => {
     await b.signal('t1', { type: 'input', responses: { confirm: { action: 'accept', content: { ok: true } } } });
     await b.signal('t1', { type: 'cancel' });
     await until(() => received.length === 2, 'both signals arrived');
-    expect(received).toEqual([{ type: 'input', responses: { confirm: { action: 'accept', content: { ok: true } } } }, { type: 'cancel' }]);
+    expect(received).toEqual([
+      { type: 'input', responses: { confirm: { action: 'accept', content: { ok: true } } } },
+      { type: 'cancel' },
+    ]);
     await unsubscribe();
     await b.signal('t1', { type: 'cancel' });
     await b.signal('t2', { type: 'cancel' });
@@ -135,14 +173,18 @@ describe('RedisTaskStore', () => {
     try {
       await redis.start();
       const store = await instance(redis.url);
+      const connections = opened[opened.length - 1];
       await store.create(task('before'), LIMITS);
       await redis.kill();
       await expect(store.create(task('during'), LIMITS)).rejects.toThrow(/^Redis is unavailable \(create a task\)/);
       await expect(store.get('before', 'alice')).rejects.toThrow(/^Redis is unavailable \(read a task\)/);
       await until(() => !store.listening, 'the store saw the connection drop');
-      await expect(store.subscribe('before', () => undefined)).rejects.toThrow(/^Redis is unavailable \(subscribe to task signals\)/);
+      await expect(store.subscribe('before', () => undefined)).rejects.toThrow(
+        /^Redis is unavailable \(subscribe to task signals\)/,
+      );
       await redis.start();
-      await until(() => store.listening, 'the store listens again');
+      // Both connections reconnect on their own schedule: listening again says nothing of the command connection.
+      await until(() => connections.ready && store.listening, 'the store is connected and listens again');
       expect(await store.create(task('after'), LIMITS)).toBe('created');
       expect(await store.get('after', 'alice')).toBeDefined();
     } finally {

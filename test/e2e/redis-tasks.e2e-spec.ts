@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import type { McpContext, ToolRegistration } from '../../src/index.js';
+import type { McpContext, McpToolRegistration } from '../../src/index.js';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 import { envelope } from '../support/mcp-request.js';
@@ -24,7 +24,7 @@ class Work {
     this.release();
   }
 
-  tools(): ToolRegistration[] {
+  tools(): McpToolRegistration[] {
     return [
       {
         name: 'long_job',
@@ -88,9 +88,16 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
 
   it('hands an answer sent to B (tasks/update) to the task waiting for it on A, and C sees the result', async () => {
     const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
-    const waiting = await waitForStatus(c.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
+    const waiting = await waitForStatus(c.app, created.taskId, 'input_required', {
+      capabilities: WITH_TASKS_AND_FORMS,
+    });
     expect(waiting.inputRequests.go).toMatchObject({ method: 'elicitation/create' });
-    await taskRequest(b.app, 'tasks/update', { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }, { capabilities: WITH_TASKS_AND_FORMS }).expect(200);
+    await taskRequest(
+      b.app,
+      'tasks/update',
+      { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+      { capabilities: WITH_TASKS_AND_FORMS },
+    ).expect(200);
     const done = await waitForStatus(c.app, created.taskId, 'completed', { capabilities: WITH_TASKS_AND_FORMS });
     expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
   });
@@ -109,12 +116,21 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
     const stream = await LiveResponse.post(
       c.url,
-      envelope('subscriptions/listen', { notifications: { taskIds: [created.taskId] } }, { id: 'listen-tasks', clientCapabilities: WITH_TASKS_AND_FORMS }),
+      envelope(
+        'subscriptions/listen',
+        { notifications: { taskIds: [created.taskId] } },
+        { id: 'listen-tasks', clientCapabilities: WITH_TASKS_AND_FORMS },
+      ),
     );
     try {
       expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
       await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
-      await taskRequest(b.app, 'tasks/update', { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } }, { capabilities: WITH_TASKS_AND_FORMS }).expect(200);
+      await taskRequest(
+        b.app,
+        'tasks/update',
+        { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+        { capabilities: WITH_TASKS_AND_FORMS },
+      ).expect(200);
       const statuses: string[] = [];
       while (!statuses.includes('completed')) {
         const message = await stream.next();

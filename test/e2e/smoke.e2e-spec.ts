@@ -9,7 +9,14 @@ describe('McpModule over HTTP (smoke)', () => {
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'smoke', version: '0.0.1' })]);
-    app.get(MCPServer).registerTool('echo', 'Echoes text', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, (a: { text: string }) => a.text);
+    app
+      .get(MCPServer)
+      .registerTool(
+        'echo',
+        'Echoes text',
+        { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        (a: { text: string }) => a.text,
+      );
   });
   afterAll(() => app.close());
 

@@ -27,17 +27,26 @@ describe('SDK 1.32.2 (2025 era) with StdioClientTransport', () => {
   const asked: string[] = [];
 
   beforeAll(async () => {
-    client = new ClientV1({ name: 'sdk-v1-stdio', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+    client = new ClientV1(
+      { name: 'sdk-v1-stdio', version: '1.0.0' },
+      { capabilities: { elicitation: {}, sampling: {} } },
+    );
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       asked.push(`elicit: ${request.params.message}`);
       // Left unanswered: the call is cancelled while the server waits for this reply.
-      if (request.params.message === 'never mind') await new Promise((resolve) => extra.signal.addEventListener('abort', resolve));
+      if (request.params.message === 'never mind')
+        await new Promise((resolve) => extra.signal.addEventListener('abort', resolve));
       return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       const first = request.params.messages[0].content;
       asked.push(`sample: ${'text' in first ? first.text : ''}`);
-      return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'Paris' },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      };
     });
     await client.connect(new StdioClientTransportV1(serverParams));
   });
@@ -50,7 +59,9 @@ describe('SDK 1.32.2 (2025 era) with StdioClientTransport', () => {
 
   it('lists and calls tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['test_simple_text', 'test_elicitation', 'test_sampling']));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['test_simple_text', 'test_elicitation', 'test_sampling']),
+    );
     const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
   });
@@ -71,7 +82,9 @@ describe('SDK 1.32.2 (2025 era) with StdioClientTransport', () => {
 
   it('cancels a call through its abort signal, and the connection goes on', async () => {
     const controller = new AbortController();
-    const call = client.callTool({ name: 'test_elicitation', arguments: { message: 'never mind' } }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: 'test_elicitation', arguments: { message: 'never mind' } }, undefined, {
+      signal: controller.signal,
+    });
     while (!asked.includes('elicit: never mind')) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort('changed my mind');
     await expect(call).rejects.toThrow();
@@ -122,7 +135,9 @@ describe('@modelcontextprotocol/client 2.4.0 with StdioClientTransport', () => {
 });
 
 describe('Inspector 2.12 CLI launching the server', () => {
-  const launcher = fileURLToPath(new URL('../../node_modules/mcp-inspector/clients/launcher/build/index.js', import.meta.url));
+  const launcher = fileURLToPath(
+    new URL('../../node_modules/mcp-inspector/clients/launcher/build/index.js', import.meta.url),
+  );
   let home: string;
   beforeAll(() => {
     // The Inspector keeps a catalog and secrets under ~/.mcp-inspector.
@@ -131,9 +146,13 @@ describe('Inspector 2.12 CLI launching the server', () => {
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   const inspect = async (era: 'modern' | 'legacy', ...args: string[]) => {
-    const { stdout } = await promisify(execFile)(process.execPath, [launcher, '--cli', '--protocol-era', era, process.execPath, entry, ...args], {
-      env: { ...process.env, HOME: home },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [launcher, '--cli', '--protocol-era', era, process.execPath, entry, ...args],
+      {
+        env: { ...process.env, HOME: home },
+      },
+    );
     return JSON.parse(stdout) as Record<string, any>;
   };
 
@@ -143,6 +162,8 @@ describe('Inspector 2.12 CLI launching the server', () => {
     const called = await inspect(era, '--method', 'tools/call', '--tool-name', 'test_simple_text');
     expect(called.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
     // Only a 2026-07-28 result carries the server's identity in _meta: the era really differs.
-    expect(called._meta?.['io.modelcontextprotocol/serverInfo']).toEqual(era === 'modern' ? { name: 'nestjs-mcp-conformance', version: '1.0.0' } : undefined);
+    expect(called._meta?.['io.modelcontextprotocol/serverInfo']).toEqual(
+      era === 'modern' ? { name: 'nestjs-mcp-conformance', version: '1.0.0' } : undefined,
+    );
   });
 });

@@ -43,7 +43,8 @@ class RawStdioClient {
 
   async until(condition: () => boolean): Promise<void> {
     while (!condition()) {
-      if (this.child.exitCode !== null) throw new Error(`server exited (${this.child.exitCode}); stderr:\n${this.stderr}`);
+      if (this.child.exitCode !== null)
+        throw new Error(`server exited (${this.child.exitCode}); stderr:\n${this.stderr}`);
       await new Promise<void>((resolve) => {
         this.waiters.add(resolve);
         setTimeout(resolve, 200);
@@ -104,24 +105,31 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     const { code, ms } = await server.exit(closedAt);
     expect(code).toBe(0);
     expect(ms).toBeLessThan(5_000);
-    expect(server.messages().find((m) => m.id === 'slow')).toMatchObject({ result: { content: [{ text: 'slept 300' }] } });
+    expect(server.messages().find((m) => m.id === 'slow')).toMatchObject({
+      result: { content: [{ text: 'slept 300' }] },
+    });
     expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s drains the call in flight, runs onModuleDestroy and exits 0', async (signal) => {
-    const server = start(STDIO_ENTRIES.fixture);
-    server.send(envelope('server/discover', {}, { id: 0 }));
-    await server.response(0);
-    server.send(envelope('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const signalledAt = Date.now();
-    server.child.kill(signal);
-    const { code, ms } = await server.exit(signalledAt);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(5_000);
-    expect(server.messages().find((m) => m.id === 'slow')).toMatchObject({ result: { content: [{ text: 'slept 300' }] } });
-    expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'on %s drains the call in flight, runs onModuleDestroy and exits 0',
+    async (signal) => {
+      const server = start(STDIO_ENTRIES.fixture);
+      server.send(envelope('server/discover', {}, { id: 0 }));
+      await server.response(0);
+      server.send(envelope('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const signalledAt = Date.now();
+      server.child.kill(signal);
+      const { code, ms } = await server.exit(signalledAt);
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(5_000);
+      expect(server.messages().find((m) => m.id === 'slow')).toMatchObject({
+        result: { content: [{ text: 'slept 300' }] },
+      });
+      expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
+    },
+  );
 
   it('still exits, with the error on stderr, when a shutdown hook throws', async () => {
     const server = start(STDIO_ENTRIES.fixture, { FIXTURE_FAIL_SHUTDOWN: '1' });
@@ -150,7 +158,9 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     await server.response(0);
     server.send('this is not json');
     server.send([envelope('tools/list', {}, { id: 'in-batch' })]);
-    server.send(`{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"pad":"${'x'.repeat(5 * 1024 * 1024)}"}}`);
+    server.send(
+      `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"pad":"${'x'.repeat(5 * 1024 * 1024)}"}}`,
+    );
     server.send({ jsonrpc: '2.0', id: 'srv-nobody', result: {} });
     server.send(envelope('tools/call', { name: 'noisy', arguments: {} }, { id: 'after' }));
     expect(await server.response('after')).toHaveProperty('result');
@@ -169,10 +179,24 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
 
   it('serves the conformance fixture in the 2025 era after initialize, and the basic example in the 2026 era', async () => {
     const conformance = start(STDIO_ENTRIES.conformance);
-    conformance.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    expect(await conformance.response(0)).toMatchObject({ result: { protocolVersion: '2025-11-25', serverInfo: { name: 'nestjs-mcp-conformance' } } });
-    conformance.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } });
-    expect((await conformance.response(1)).result).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+    conformance.send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    expect(await conformance.response(0)).toMatchObject({
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'nestjs-mcp-conformance' } },
+    });
+    conformance.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'test_simple_text', arguments: {} },
+    });
+    expect((await conformance.response(1)).result).toEqual({
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    });
 
     const basic = start(STDIO_ENTRIES.basic);
     basic.send(envelope('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }, { id: 'w' }));

@@ -52,7 +52,10 @@ describe('capabilities follow what is registered', () => {
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'no/such/method'])(
     'answers the removed or unknown method %s with -32601 / 404',
     async (method) => {
-      const res = await post(app, envelope(method, method === 'resources/subscribe' ? { uri: 'a://b' } : {}, { id: 'm' })).expect(404);
+      const res = await post(
+        app,
+        envelope(method, method === 'resources/subscribe' ? { uri: 'a://b' } : {}, { id: 'm' }),
+      ).expect(404);
       expect(res.body.id).toBe('m');
       expect(res.body.error.code).toBe(-32601);
     },

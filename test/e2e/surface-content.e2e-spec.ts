@@ -18,7 +18,10 @@ describe('content helpers in tool results', () => {
       description: 'Returns one block of every kind',
       inputSchema: noArgs,
       handler: () => [
-        Content.text('hello', { annotations: { audience: ['user'], priority: 0.5 }, _meta: { 'example.com/trace': 'abc' } }),
+        Content.text('hello', {
+          annotations: { audience: ['user'], priority: 0.5 },
+          _meta: { 'example.com/trace': 'abc' },
+        }),
         Content.image(BYTES, 'image/png'),
         Content.audio('UklGRg==', 'audio/wav', { annotations: { lastModified: '2026-07-28T00:00:00Z' } }),
         Content.textResource('docs://a', 'A text', 'text/markdown'),
@@ -26,8 +29,18 @@ describe('content helpers in tool results', () => {
         Content.resourceLink({ uri: 'docs://c', name: 'c', mimeType: 'text/plain', description: 'A link' }),
       ],
     });
-    server.addTool({ name: 'one_block', description: 'Returns a single block', inputSchema: noArgs, handler: () => Content.text('single') });
-    server.addTool({ name: 'plain_value', description: 'Returns a plain object', inputSchema: noArgs, handler: () => ({ answer: 42 }) });
+    server.addTool({
+      name: 'one_block',
+      description: 'Returns a single block',
+      inputSchema: noArgs,
+      handler: () => Content.text('single'),
+    });
+    server.addTool({
+      name: 'plain_value',
+      description: 'Returns a plain object',
+      inputSchema: noArgs,
+      handler: () => ({ answer: 42 }),
+    });
   });
   afterAll(() => app.close());
 
@@ -35,11 +48,20 @@ describe('content helpers in tool results', () => {
     const res = await callTool(app, 'all_blocks', {}).expect(200);
     const b64 = Buffer.from(BYTES).toString('base64');
     expect(res.body.result.content).toEqual([
-      { type: 'text', text: 'hello', annotations: { audience: ['user'], priority: 0.5 }, _meta: { 'example.com/trace': 'abc' } },
+      {
+        type: 'text',
+        text: 'hello',
+        annotations: { audience: ['user'], priority: 0.5 },
+        _meta: { 'example.com/trace': 'abc' },
+      },
       { type: 'image', data: b64, mimeType: 'image/png' },
       { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav', annotations: { lastModified: '2026-07-28T00:00:00Z' } },
       { type: 'resource', resource: { uri: 'docs://a', mimeType: 'text/markdown', text: 'A text' } },
-      { type: 'resource', resource: { uri: 'bin://b', mimeType: 'application/octet-stream', blob: b64 }, annotations: { priority: 1 } },
+      {
+        type: 'resource',
+        resource: { uri: 'bin://b', mimeType: 'application/octet-stream', blob: b64 },
+        annotations: { priority: 1 },
+      },
       { type: 'resource_link', uri: 'docs://c', name: 'c', mimeType: 'text/plain', description: 'A link' },
     ]);
     expect(res.body.result.resultType).toBe('complete');

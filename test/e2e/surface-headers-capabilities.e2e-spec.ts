@@ -29,7 +29,11 @@ describe('missing client capabilities and x-mcp-header validation', () => {
       description: 'Asks the user through elicitation',
       inputSchema: { type: 'object' },
       handler: async (_a: object, _i: unknown, ctx: McpContext) => {
-        const answer = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } }, { key: 'name' });
+        const answer = await ctx.elicit(
+          'Name?',
+          { type: 'object', properties: { name: { type: 'string' } } },
+          { key: 'name' },
+        );
         return Content.text(String(answer.content?.name));
       },
     });
@@ -52,7 +56,13 @@ describe('missing client capabilities and x-mcp-header validation', () => {
   describe('-32021 for an undeclared client capability', () => {
     it('refuses a tool that declares a capability the request lacks, before the handler runs', async () => {
       const before = calls;
-      const res = await callTool(app, 'summarize', {}, {}, { id: 'c1', clientCapabilities: { elicitation: {} } }).expect(400);
+      const res = await callTool(
+        app,
+        'summarize',
+        {},
+        {},
+        { id: 'c1', clientCapabilities: { elicitation: {} } },
+      ).expect(400);
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 'c1',
@@ -68,12 +78,18 @@ describe('missing client capabilities and x-mcp-header validation', () => {
 
     it('derives -32021 from an input request the client cannot answer', async () => {
       const res = await callTool(app, 'ask', {}, {}, { clientCapabilities: {} }).expect(400);
-      expect(res.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } });
+      expect(res.body.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      });
     });
 
     it('asks through input_required when the client can answer', async () => {
       const res = await callTool(app, 'ask', {}, {}, { clientCapabilities: { elicitation: {} } }).expect(200);
-      expect(res.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
+      expect(res.body.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { name: { method: 'elicitation/create' } },
+      });
     });
   });
 
@@ -88,7 +104,10 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('accepts headers that mirror the arguments: literal, base64-wrapped, numeric and boolean', async () => {
-      await deploy({ region: 'eu-west-1', replicas: 3, dryRun: true }, { 'mcp-param-region': 'eu-west-1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' }).expect(200);
+      await deploy(
+        { region: 'eu-west-1', replicas: 3, dryRun: true },
+        { 'mcp-param-region': 'eu-west-1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' },
+      ).expect(200);
       await deploy({ region: 'Zürich' }, { 'mcp-param-region': b64('Zürich') }).expect(200);
       await deploy({ replicas: 42 }, { 'mcp-param-replicas': '42.0' }).expect(200);
     });
@@ -99,20 +118,54 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it.each([
-      ['a value that differs from the argument', { region: 'eu-west-1' }, { 'mcp-param-region': 'us-east-1' },
-        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got "us-east-1"'],
-      ['a missing header while the argument is present', { region: 'eu-west-1' }, {},
-        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got none'],
-      ['malformed base64 (bad padding)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8?=' },
-        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVsbG8?=", which is malformed'],
-      ['malformed base64 (bad characters)', { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' },
-        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVs!!!bG8=?=", which is malformed'],
-      ['a header whose argument is absent', {}, { 'mcp-param-region': 'eu-west-1' },
-        'Mcp-Param-Region must be absent (params.arguments.region is absent), got "eu-west-1"'],
-      ['a non-numeric integer header', { replicas: 3 }, { 'mcp-param-replicas': 'three' }, 'Mcp-Param-Replicas must be "3" (params.arguments.replicas), got "three"'],
-      ['a boolean header in the wrong case', { dryRun: true }, { 'mcp-param-dry-run': 'TRUE' }, 'Mcp-Param-Dry-Run must be "true" (params.arguments.dryRun), got "TRUE"'],
-      ['a non-ASCII argument sent literally', { region: 'Zürich' }, { 'mcp-param-region': 'Zurich' },
-        `Mcp-Param-Region must be "${b64('Zürich')}" (params.arguments.region "Zürich", base64-wrapped), got "Zurich"`],
+      [
+        'a value that differs from the argument',
+        { region: 'eu-west-1' },
+        { 'mcp-param-region': 'us-east-1' },
+        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got "us-east-1"',
+      ],
+      [
+        'a missing header while the argument is present',
+        { region: 'eu-west-1' },
+        {},
+        'Mcp-Param-Region must be "eu-west-1" (params.arguments.region), got none',
+      ],
+      [
+        'malformed base64 (bad padding)',
+        { region: 'Hello' },
+        { 'mcp-param-region': '=?base64?SGVsbG8?=' },
+        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVsbG8?=", which is malformed',
+      ],
+      [
+        'malformed base64 (bad characters)',
+        { region: 'Hello' },
+        { 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' },
+        'Mcp-Param-Region must be "Hello" (params.arguments.region), got "=?base64?SGVs!!!bG8=?=", which is malformed',
+      ],
+      [
+        'a header whose argument is absent',
+        {},
+        { 'mcp-param-region': 'eu-west-1' },
+        'Mcp-Param-Region must be absent (params.arguments.region is absent), got "eu-west-1"',
+      ],
+      [
+        'a non-numeric integer header',
+        { replicas: 3 },
+        { 'mcp-param-replicas': 'three' },
+        'Mcp-Param-Replicas must be "3" (params.arguments.replicas), got "three"',
+      ],
+      [
+        'a boolean header in the wrong case',
+        { dryRun: true },
+        { 'mcp-param-dry-run': 'TRUE' },
+        'Mcp-Param-Dry-Run must be "true" (params.arguments.dryRun), got "TRUE"',
+      ],
+      [
+        'a non-ASCII argument sent literally',
+        { region: 'Zürich' },
+        { 'mcp-param-region': 'Zurich' },
+        `Mcp-Param-Region must be "${b64('Zürich')}" (params.arguments.region "Zürich", base64-wrapped), got "Zurich"`,
+      ],
     ])('rejects %s with -32020 / 400 and says what the header must be', async (_what, args, headers, message) => {
       const res = await deploy(args, headers).expect(400);
       expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
@@ -121,12 +174,21 @@ describe('missing client capabilities and x-mcp-header validation', () => {
 
     it('rejects invalid annotations when the tool is registered', () => {
       const add = (properties: Record<string, unknown>) => () =>
-        server.addTool({ name: `bad_${Math.random().toString(36).slice(2)}`, description: 'x', inputSchema: { type: 'object', properties }, handler: () => 'x' });
+        server.addTool({
+          name: `bad_${Math.random().toString(36).slice(2)}`,
+          description: 'x',
+          inputSchema: { type: 'object', properties },
+          handler: () => 'x',
+        });
       expect(add({ a: { type: 'number', 'x-mcp-header': 'A' } })).toThrow(/type string, integer or boolean/);
       expect(add({ a: { type: 'string', 'x-mcp-header': 'Bad Name' } })).toThrow(/HTTP token/);
       expect(add({ a: { type: 'string', 'x-mcp-header': '' } })).toThrow(/HTTP token/);
-      expect(add({ a: { type: 'string', 'x-mcp-header': 'Dup' }, b: { type: 'string', 'x-mcp-header': 'dup' } })).toThrow(/used twice/);
-      expect(add({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } })).toThrow(/only allowed on properties/);
+      expect(
+        add({ a: { type: 'string', 'x-mcp-header': 'Dup' }, b: { type: 'string', 'x-mcp-header': 'dup' } }),
+      ).toThrow(/used twice/);
+      expect(add({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } })).toThrow(
+        /only allowed on properties/,
+      );
     });
   });
 
@@ -137,14 +199,30 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it.each([
-      ['resources/read without Mcp-Name', envelope('resources/read', { uri: 'file:///x' }), { 'mcp-name': undefined },
-        'Mcp-Name must be "file:///x" (params.uri), got none'],
-      ['prompts/get with another Mcp-Name', envelope('prompts/get', { name: 'greet' }), { 'mcp-name': 'other' },
-        'Mcp-Name must be "greet" (params.name), got "other"'],
-      ['a Mcp-Method that differs from the body', envelope('tools/list'), { 'mcp-method': 'tools/call' },
-        'Mcp-Method must be "tools/list" (method), got "tools/call"'],
-      ['no MCP-Protocol-Version', envelope('tools/list'), { 'mcp-protocol-version': undefined },
-        'MCP-Protocol-Version must be "2026-07-28" (params._meta["io.modelcontextprotocol/protocolVersion"]), got none'],
+      [
+        'resources/read without Mcp-Name',
+        envelope('resources/read', { uri: 'file:///x' }),
+        { 'mcp-name': undefined },
+        'Mcp-Name must be "file:///x" (params.uri), got none',
+      ],
+      [
+        'prompts/get with another Mcp-Name',
+        envelope('prompts/get', { name: 'greet' }),
+        { 'mcp-name': 'other' },
+        'Mcp-Name must be "greet" (params.name), got "other"',
+      ],
+      [
+        'a Mcp-Method that differs from the body',
+        envelope('tools/list'),
+        { 'mcp-method': 'tools/call' },
+        'Mcp-Method must be "tools/list" (method), got "tools/call"',
+      ],
+      [
+        'no MCP-Protocol-Version',
+        envelope('tools/list'),
+        { 'mcp-protocol-version': undefined },
+        'MCP-Protocol-Version must be "2026-07-28" (params._meta["io.modelcontextprotocol/protocolVersion"]), got none',
+      ],
     ])('%s is -32020 / 400 naming the header and the value the body implies', async (_what, body, headers, message) => {
       const res = await post(app, body, headers).expect(400);
       expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });

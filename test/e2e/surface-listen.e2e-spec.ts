@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InProcessEventBus, MCPServer, McpModule, type McpEvent, type McpKernel } from '../../src/index.js';
+import { MCPServer, McpModule, type McpEvent } from '../../src/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
+import { InProcessEventBus, type McpKernel } from '../../src/core/index.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -36,7 +37,10 @@ describe('subscriptions/listen over HTTP/SSE', () => {
   const bus = new CountingBus();
   const open: LiveResponse[] = [];
 
-  const listen = async (notifications: Record<string, unknown>, id: string | number = 'sub-1'): Promise<LiveResponse> => {
+  const listen = async (
+    notifications: Record<string, unknown>,
+    id: string | number = 'sub-1',
+  ): Promise<LiveResponse> => {
     const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications }, { id }));
     open.push(live);
     return live;
@@ -64,7 +68,10 @@ describe('subscriptions/listen over HTTP/SSE', () => {
     expect(await live.next()).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: { [SUBSCRIPTION_ID]: 'sub-ack' } },
+      params: {
+        notifications: { toolsListChanged: true, promptsListChanged: true },
+        _meta: { [SUBSCRIPTION_ID]: 'sub-ack' },
+      },
     });
   });
 
@@ -73,14 +80,27 @@ describe('subscriptions/listen over HTTP/SSE', () => {
     await live.next();
     server.addTool({ name: 'added', description: 'Added later', inputSchema: { type: 'object' }, handler: () => 'y' });
     server.removeTool('added');
-    expect(await live.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 42 } } });
-    expect(await live.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 42 } } });
+    expect(await live.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { [SUBSCRIPTION_ID]: 42 } },
+    });
+    expect(await live.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { [SUBSCRIPTION_ID]: 42 } },
+    });
   });
 
   it('sends only the kinds the client asked for', async () => {
     const live = await listen({ promptsListChanged: true });
     expect((await live.next()).params).toMatchObject({ notifications: { promptsListChanged: true } });
-    server.addTool({ name: 'unrequested', description: 'Not for this stream', inputSchema: { type: 'object' }, handler: () => 'z' });
+    server.addTool({
+      name: 'unrequested',
+      description: 'Not for this stream',
+      inputSchema: { type: 'object' },
+      handler: () => 'z',
+    });
     server.removeTool('unrequested');
     server.addPrompt({ name: 'requested', description: 'For this stream', handler: () => 'p' });
     server.removePrompt('requested');
@@ -91,7 +111,9 @@ describe('subscriptions/listen over HTTP/SSE', () => {
 
   it('sends resources/updated for a subscribed URI only, and resources/list_changed when asked', async () => {
     const live = await listen({ resourceSubscriptions: ['doc://a'], resourcesListChanged: true }, 'res');
-    expect((await live.next()).params).toMatchObject({ notifications: { resourceSubscriptions: ['doc://a'], resourcesListChanged: true } });
+    expect((await live.next()).params).toMatchObject({
+      notifications: { resourceSubscriptions: ['doc://a'], resourcesListChanged: true },
+    });
     server.notifyResourceUpdated('doc://other');
     server.notifyResourceUpdated('doc://a');
     expect(await live.next()).toEqual({
@@ -122,7 +144,12 @@ describe('subscriptions/listen over HTTP/SSE', () => {
   });
 
   it('needs the _meta envelope like any request', async () => {
-    const res = await post(app, { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: {} } }).expect(400);
+    const res = await post(app, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subscriptions/listen',
+      params: { notifications: {} },
+    }).expect(400);
     expect(res.body.error.code).toBe(-32602);
   });
 });
@@ -130,13 +157,22 @@ describe('subscriptions/listen over HTTP/SSE', () => {
 describe('subscriptions/listen at shutdown', () => {
   it('ends open streams with a closing result carrying the subscription id', async () => {
     const app = await createApp([McpModule.forRoot({ name: 'closing', version: '1.0.0' })]);
-    app.get(MCPServer).addTool({ name: 't', description: 'A tool', inputSchema: { type: 'object' }, handler: () => 'x' });
+    app
+      .get(MCPServer)
+      .addTool({ name: 't', description: 'A tool', inputSchema: { type: 'object' }, handler: () => 'x' });
     const url = await listenOnLoopback(app);
-    const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'bye' }));
+    const live = await LiveResponse.post(
+      url,
+      envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'bye' }),
+    );
     expect((await live.next()).method).toBe('notifications/subscriptions/acknowledged');
     app.get<McpKernel>(MCP_KERNEL).close();
     expect(await live.rest()).toEqual([
-      { jsonrpc: '2.0', id: 'bye', result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: 'bye' }) } },
+      {
+        jsonrpc: '2.0',
+        id: 'bye',
+        result: { resultType: 'complete', _meta: expect.objectContaining({ [SUBSCRIPTION_ID]: 'bye' }) },
+      },
     ]);
     await closeListening(app);
   });

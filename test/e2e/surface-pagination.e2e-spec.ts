@@ -1,14 +1,19 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { MCPServer, McpKernel, McpModule } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const LISTS = [
   { method: 'tools/list', key: 'tools', id: (item: Record<string, unknown>) => item.name },
   { method: 'prompts/list', key: 'prompts', id: (item: Record<string, unknown>) => item.name },
   { method: 'resources/list', key: 'resources', id: (item: Record<string, unknown>) => item.uri },
-  { method: 'resources/templates/list', key: 'resourceTemplates', id: (item: Record<string, unknown>) => item.uriTemplate },
+  {
+    method: 'resources/templates/list',
+    key: 'resourceTemplates',
+    id: (item: Record<string, unknown>) => item.uriTemplate,
+  },
 ] as const;
 
 async function walk(app: INestApplication, method: string, key: string): Promise<Array<Record<string, unknown>>> {
@@ -33,28 +38,45 @@ describe('pagination and caching hints', () => {
         name: 'paged',
         version: '1.0.0',
         pageSize: 2,
-        cache: { lists: { ttlMs: 5000, cacheScope: 'private' }, discover: { ttlMs: 0, cacheScope: 'private' }, resources: { ttlMs: 1000 } },
+        cache: {
+          lists: { ttlMs: 5000, cacheScope: 'private' },
+          discover: { ttlMs: 0, cacheScope: 'private' },
+          resources: { ttlMs: 1000 },
+        },
       }),
     ]);
     server = app.get(MCPServer);
     for (let i = 0; i < 5; i++) {
-      server.addTool({ name: `tool_${i}`, description: `Tool ${i}`, inputSchema: { type: 'object' }, handler: () => i });
+      server.addTool({
+        name: `tool_${i}`,
+        description: `Tool ${i}`,
+        inputSchema: { type: 'object' },
+        handler: () => i,
+      });
       server.addPrompt({ name: `prompt_${i}`, description: `Prompt ${i}`, handler: () => `p${i}` });
       server.addResource({ uri: `res://${i}`, name: `res ${i}`, handler: () => `r${i}` });
       server.addResourceTemplate({ uriTemplate: `tpl${i}://{x}`, name: `tpl ${i}`, handler: (_u, { x }) => x });
     }
-    server.addResource({ uri: 'res://hot', name: 'hot', cache: { ttlMs: 0, cacheScope: 'public' }, handler: () => 'hot' });
+    server.addResource({
+      uri: 'res://hot',
+      name: 'hot',
+      cache: { ttlMs: 0, cacheScope: 'public' },
+      handler: () => 'hot',
+    });
   });
   afterAll(() => app.close());
 
-  it.each(LISTS)('walks $method page by page with opaque cursors, every item exactly once', async ({ method, key, id }) => {
-    const pages = await walk(app, method, key);
-    const ids = pages.flatMap((page) => (page[key] as Array<Record<string, unknown>>).map(id));
-    expect(ids.length).toBe(method === 'resources/list' ? 6 : 5);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(pages.length).toBe(3);
-    for (const page of pages.slice(0, -1)) expect(page.nextCursor).toEqual(expect.any(String));
-  });
+  it.each(LISTS)(
+    'walks $method page by page with opaque cursors, every item exactly once',
+    async ({ method, key, id }) => {
+      const pages = await walk(app, method, key);
+      const ids = pages.flatMap((page) => (page[key] as Array<Record<string, unknown>>).map(id));
+      expect(ids.length).toBe(method === 'resources/list' ? 6 : 5);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(pages.length).toBe(3);
+      for (const page of pages.slice(0, -1)) expect(page.nextCursor).toEqual(expect.any(String));
+    },
+  );
 
   it.each(LISTS)('puts the same configured caching hints on every page of $method', async ({ method, key }) => {
     const pages = await walk(app, method, key);
@@ -108,7 +130,9 @@ describe('pagination and caching hints', () => {
 
   it('refuses invalid caching options at start-up', () => {
     expect(() => new McpKernel({ name: 'x', version: '1', cache: { lists: { ttlMs: -1 } } })).toThrow(/ttlMs/);
-    expect(() => new McpKernel({ name: 'x', version: '1', cache: { lists: { cacheScope: 'shared' as 'public' } } })).toThrow(/cacheScope/);
+    expect(
+      () => new McpKernel({ name: 'x', version: '1', cache: { lists: { cacheScope: 'shared' as 'public' } } }),
+    ).toThrow(/cacheScope/);
     expect(() => new McpKernel({ name: 'x', version: '1', pageSize: 0 })).toThrow(/pageSize/);
   });
 });

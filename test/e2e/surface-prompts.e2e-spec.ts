@@ -53,7 +53,10 @@ describe('prompts and completion over HTTP', () => {
   });
 
   it('gets a prompt with its arguments filled in', async () => {
-    const res = await post(app, envelope('prompts/get', { name: 'greet', arguments: { name: 'Ada', tone: 'formal' } })).expect(200);
+    const res = await post(
+      app,
+      envelope('prompts/get', { name: 'greet', arguments: { name: 'Ada', tone: 'formal' } }),
+    ).expect(200);
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
       messages: [{ role: 'user', content: { type: 'text', text: 'Say hello to Ada in a formal tone.' } }],
@@ -63,7 +66,10 @@ describe('prompts and completion over HTTP', () => {
   it('returns several messages with embedded resources as given', async () => {
     const res = await post(app, envelope('prompts/get', { name: 'review' })).expect(200);
     expect(res.body.result.messages).toEqual([
-      { role: 'user', content: { type: 'resource', resource: { uri: 'docs://spec', mimeType: 'text/plain', text: 'The spec.' } } },
+      {
+        role: 'user',
+        content: { type: 'resource', resource: { uri: 'docs://spec', mimeType: 'text/plain', text: 'The spec.' } },
+      },
       { role: 'assistant', content: { type: 'text', text: 'I have read it.' } },
     ]);
   });
@@ -86,7 +92,10 @@ describe('prompts and completion over HTTP', () => {
   it('completes a prompt argument', async () => {
     const res = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'tone', value: 'f' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'greet' },
+        argument: { name: 'tone', value: 'f' },
+      }),
     ).expect(200);
     expect(res.body.result.completion).toEqual({ values: ['formal', 'friendly', 'funny'], total: 3, hasMore: false });
   });
@@ -94,7 +103,10 @@ describe('prompts and completion over HTTP', () => {
   it('completes a template variable with at most 100 values, the total and hasMore', async () => {
     const res = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/resource', uri: 'weather://{city}' }, argument: { name: 'city', value: 'city-' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'weather://{city}' },
+        argument: { name: 'city', value: 'city-' },
+      }),
     ).expect(200);
     const { completion } = res.body.result;
     expect(completion.values).toHaveLength(100);
@@ -106,7 +118,10 @@ describe('prompts and completion over HTTP', () => {
   it('answers an argument without a completer with no values', async () => {
     const res = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'greet' },
+        argument: { name: 'name', value: 'A' },
+      }),
     ).expect(200);
     expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
   });
@@ -114,7 +129,10 @@ describe('prompts and completion over HTTP', () => {
   it('answers completion for an unknown prompt with -32602', async () => {
     const res = await post(
       app,
-      envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+      envelope('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'nope' },
+        argument: { name: 'x', value: '' },
+      }),
     ).expect(400);
     expect(res.body.error.code).toBe(-32602);
   });

@@ -4,7 +4,10 @@ import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { envelope, post } from '../support/mcp-request.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('resources over HTTP', () => {
   let app: INestApplication;
@@ -13,7 +16,13 @@ describe('resources over HTTP', () => {
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'resources', version: '1.0.0' })]);
     const server = app.get(MCPServer);
-    server.addResource({ uri: 'docs://readme', name: 'readme', description: 'The readme', mimeType: 'text/markdown', handler: () => '# Hello' });
+    server.addResource({
+      uri: 'docs://readme',
+      name: 'readme',
+      description: 'The readme',
+      mimeType: 'text/markdown',
+      handler: () => '# Hello',
+    });
     server.addResource({ uri: 'img://logo', name: 'logo', mimeType: 'image/png', handler: () => PNG });
     server.addResourceTemplate({
       uriTemplate: 'users://{org}/{id}/profile',
@@ -34,7 +43,9 @@ describe('resources over HTTP', () => {
       { uri: 'img://logo', name: 'logo', mimeType: 'image/png' },
     ]);
     const templates = await post(app, envelope('resources/templates/list')).expect(200);
-    expect(templates.body.result.resourceTemplates).toEqual([{ uriTemplate: 'users://{org}/{id}/profile', name: 'profile', mimeType: 'application/json' }]);
+    expect(templates.body.result.resourceTemplates).toEqual([
+      { uriTemplate: 'users://{org}/{id}/profile', name: 'profile', mimeType: 'application/json' },
+    ]);
   });
 
   it('reads a text resource with its MIME type', async () => {
@@ -52,14 +63,22 @@ describe('resources over HTTP', () => {
 
   it('matches a template and hands its variables to the handler', async () => {
     const res = await post(app, envelope('resources/read', { uri: 'users://acme/42/profile' })).expect(200);
-    expect(JSON.parse(res.body.result.contents[0].text)).toEqual({ uri: 'users://acme/42/profile', org: 'acme', id: '42' });
+    expect(JSON.parse(res.body.result.contents[0].text)).toEqual({
+      uri: 'users://acme/42/profile',
+      org: 'acme',
+      id: '42',
+    });
     expect(seen.at(-1)).toEqual({ org: 'acme', id: '42' });
   });
 
   it('answers an unknown URI with -32602 and data.uri, never empty contents', async () => {
     const uri = 'users://acme/42/settings';
     const res = await post(app, envelope('resources/read', { uri }, { id: 'nf' })).expect(400);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: 'nf', error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'nf',
+      error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } },
+    });
   });
 
   it('rejects a read without a string uri as invalid params', async () => {

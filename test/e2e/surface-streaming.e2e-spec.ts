@@ -65,10 +65,18 @@ describe('progress and logging on the request stream', () => {
     expect(res.text).toMatch(/^event: message\ndata: /);
     const messages = sseMessages(res.text);
     expect(messages).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-1', progress: 1, total: 3, message: 'one' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'tok-1', progress: 1, total: 3, message: 'one' },
+      },
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-1', progress: 2 } },
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-1', progress: 3, total: 3 } },
-      expect.objectContaining({ jsonrpc: '2.0', id: 7, result: expect.objectContaining({ content: [{ type: 'text', text: 'counted' }], resultType: 'complete' }) }),
+      expect.objectContaining({
+        jsonrpc: '2.0',
+        id: 7,
+        result: expect.objectContaining({ content: [{ type: 'text', text: 'counted' }], resultType: 'complete' }),
+      }),
     ]);
   });
 
@@ -90,11 +98,17 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('sends notifications/message at or above the requested level on that request stream', async () => {
-    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }).expect(200);
+    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }).expect(
+      200,
+    );
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const messages = sseMessages(res.text);
     expect(messages.slice(0, 2)).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { step: 'info' }, logger: 'worker' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: { step: 'info' }, logger: 'worker' },
+      },
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'something failed' } },
     ]);
     expect(messages).toHaveLength(3);
@@ -102,17 +116,25 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('rejects an unknown log level with -32602', async () => {
-    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'loud' } }).expect(400);
+    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'loud' } }).expect(
+      400,
+    );
     expect(res.body.error.code).toBe(-32602);
   });
 
   it('cancels the call when the client closes the stream: the handler signal fires and nothing more is sent', async () => {
     const running = new Promise<void>((resolve) => (started = resolve));
-    const live = await LiveResponse.post(url, envelope('tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'p' } }));
+    const live = await LiveResponse.post(
+      url,
+      envelope('tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'p' } }),
+    );
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await running;
-    expect(await live.next()).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } });
+    expect(await live.next()).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'p', progress: 1 },
+    });
     live.close();
     expect(await aborted).toBe(true);
     expect(await live.rest()).toEqual([]);

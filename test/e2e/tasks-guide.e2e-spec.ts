@@ -80,7 +80,10 @@ export async function callAsTask(url: string, name: string, args: Record<string,
   return task; // completed (task.result), failed (task.error) or cancelled
 }
 
-@Module({ imports: [McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { pollIntervalMs: 100 } })], providers: [ReportService, ReportTools] })
+@Module({
+  imports: [McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { pollIntervalMs: 100 } })],
+  providers: [ReportService, ReportTools],
+})
 class AppModule {}
 
 describe('docs/tasks.md: a Nest provider method run as a task, polled over HTTP', () => {
@@ -111,7 +114,9 @@ describe('docs/tasks.md: a Nest provider method run as a task, polled over HTTP'
     );
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
-      await expect(client.callTool({ name: 'build_report', arguments: { month: '2026-11' } })).rejects.toThrow("Unsupported result type 'task'");
+      await expect(client.callTool({ name: 'build_report', arguments: { month: '2026-11' } })).rejects.toThrow(
+        "Unsupported result type 'task'",
+      );
     } finally {
       await client.close();
     }

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { ErrorCode, InMemoryTaskStore, MCPServer, McpModule, TASKS_EXTENSION, type McpContext, type ToolRegistration } from '../../src/index.js';
+import { ErrorCode, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
+import { InMemoryTaskStore, TASKS_EXTENSION, type ToolRegistration } from '../../src/core/index.js';
 
 const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
@@ -53,7 +54,9 @@ class Jobs {
 }
 
 async function appWith(options: Json, jobs: Jobs): Promise<INestApplication> {
-  const app = await createApp([McpModule.forRoot({ name: 'jobs', version: '1.0.0', logFailedCalls: false, ...options })]);
+  const app = await createApp([
+    McpModule.forRoot({ name: 'jobs', version: '1.0.0', logFailedCalls: false, ...options }),
+  ]);
   for (const tool of jobs.tools()) app.get(MCPServer).addTool(tool);
   return app;
 }
@@ -92,16 +95,27 @@ describe('Tasks across two instances sharing one store', () => {
   it('answers input on the other instance: the instance running the task resumes and completes it', async () => {
     const taskId = await create(a, 'confirm_job');
     const asking = await waitForStatus(b, taskId, 'input_required', AS_CLIENT);
-    expect(asking.inputRequests).toEqual({ go: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: CONFIRM } } });
-    await taskRequest(b, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }, AS_CLIENT).expect(200);
-    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
+    expect(asking.inputRequests).toEqual({
+      go: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: CONFIRM } },
+    });
+    await taskRequest(
+      b,
+      'tasks/update',
+      { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+      AS_CLIENT,
+    ).expect(200);
+    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([
+      { type: 'text', text: 'confirmed: true' },
+    ]);
     expect((await getTask(a, taskId, AS_CLIENT)).status).toBe('completed');
   });
 
   it('completes on the instance running it, as seen from the other', async () => {
     const taskId = await create(a, 'long_job');
     jobs.done();
-    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'long job done' }]);
+    expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([
+      { type: 'text', text: 'long job done' },
+    ]);
   });
 });
 
@@ -119,7 +133,10 @@ describe('Tasks: expiry', () => {
       expect((await getTask(app, taskId, AS_CLIENT)).status).toBe('completed');
       clock += 60_000;
       const gone = await taskRequest(app, 'tasks/get', { taskId }, AS_CLIENT).expect(400);
-      expect(gone.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
+      expect(gone.body.error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: 'Failed to retrieve task: Task not found',
+      });
       await taskRequest(app, 'tasks/cancel', { taskId }, AS_CLIENT).expect(400);
     } finally {
       await app.close();
@@ -137,7 +154,10 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
 
   beforeAll(async () => {
     issuer = await createTestIssuer();
-    app = await appWith({ auth: { resource: RESOURCE, authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwks: issuer.jwks } } }, jobs);
+    app = await appWith(
+      { auth: { resource: RESOURCE, authorizationServers: [ISSUER], jwt: { issuer: ISSUER, jwks: issuer.jwks } } },
+      jobs,
+    );
     alice = { authorization: `Bearer ${await issuer.token({ sub: 'alice' })}` };
     mallory = { authorization: `Bearer ${await issuer.token({ sub: 'mallory' })}` };
     // A refreshed token of the same user and client: same owner.
@@ -156,7 +176,10 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
       ['tasks/cancel', { taskId }],
     ] as const) {
       const res = await taskRequest(app, method, params, { ...AS_CLIENT, headers: mallory }).expect(400);
-      expect(res.body.error).toEqual({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
+      expect(res.body.error).toEqual({
+        code: ErrorCode.InvalidParams,
+        message: 'Failed to retrieve task: Task not found',
+      });
     }
     const task = await getTask(app, taskId, { ...AS_CLIENT, headers: aliceAgain });
     expect(['working', 'input_required']).toContain(task.status);
@@ -187,7 +210,10 @@ describe('Tasks: notifications/tasks on listen streams', () => {
   });
 
   const listen = async (notifications: Json, capabilities: Json = WITH_TASKS): Promise<LiveResponse> => {
-    const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications }, { id: 'sub', clientCapabilities: capabilities }));
+    const live = await LiveResponse.post(
+      url,
+      envelope('subscriptions/listen', { notifications }, { id: 'sub', clientCapabilities: capabilities }),
+    );
     open.push(live);
     return live;
   };
@@ -197,14 +223,25 @@ describe('Tasks: notifications/tasks on listen streams', () => {
     const other = await create(app, 'long_job');
     await waitForStatus(app, taskId, 'input_required', AS_CLIENT);
     const live = await listen({ taskIds: [taskId] });
-    expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+    expect(await live.next()).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] } },
+    });
 
     await taskRequest(app, 'tasks/cancel', { taskId: other }, AS_CLIENT).expect(200);
-    await taskRequest(app, 'tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } }, AS_CLIENT).expect(200);
+    await taskRequest(
+      app,
+      'tasks/update',
+      { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+      AS_CLIENT,
+    ).expect(200);
     // The other task's cancellation came first, and this stream did not name it: the first frame is this task's.
     expect(await live.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
     const done = await live.next();
-    expect(done).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed', result: { content: [{ type: 'text', text: 'confirmed: false' }] } } });
+    expect(done).toMatchObject({
+      method: 'notifications/tasks',
+      params: { taskId, status: 'completed', result: { content: [{ type: 'text', text: 'confirmed: false' }] } },
+    });
     const { resultType, _meta, ...polled } = await getTask(app, taskId, AS_CLIENT);
     expect(resultType).toBe('complete');
     expect(done.params).toEqual({ ...polled, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } });
@@ -213,12 +250,21 @@ describe('Tasks: notifications/tasks on listen streams', () => {
   it('follows at most 100 task ids per stream, and says which in its acknowledgement', async () => {
     const ids = Array.from({ length: 150 }, (_, i) => `task-${i}`);
     const live = await listen({ taskIds: [...ids, 42] });
-    expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: ids.slice(0, 100) } } });
+    expect(await live.next()).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: ids.slice(0, 100) } },
+    });
   });
 
   it('refuses task notifications to a client without the extension: -32021', async () => {
-    const res = await post(app, envelope('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { clientCapabilities: {} })).expect(400);
-    expect(res.body.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+    const res = await post(
+      app,
+      envelope('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { clientCapabilities: {} }),
+    ).expect(400);
+    expect(res.body.error).toMatchObject({
+      code: ErrorCode.MissingRequiredClientCapability,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
   });
 });
 
@@ -226,11 +272,15 @@ describe('Tasks: the call that creates one', () => {
   it('runs a tool registered with registerTool and taskSupport as a task, and refuses it without the extension', async () => {
     const app = await appWith({}, new Jobs());
     try {
-      app.get(MCPServer).registerTool('nightly_export', 'Exports everything', { type: 'object' }, () => 'exported', { taskSupport: 'required' });
+      app.get(MCPServer).registerTool('nightly_export', 'Exports everything', { type: 'object' }, () => 'exported', {
+        taskSupport: 'required',
+      });
       const refused = await callTool(app, 'nightly_export', {}).expect(400);
       expect(refused.body.error.code).toBe(ErrorCode.MissingRequiredClientCapability);
       const taskId = await create(app, 'nightly_export');
-      expect((await waitForStatus(app, taskId, 'completed', AS_CLIENT)).result.content).toEqual([{ type: 'text', text: 'exported' }]);
+      expect((await waitForStatus(app, taskId, 'completed', AS_CLIENT)).result.content).toEqual([
+        { type: 'text', text: 'exported' },
+      ]);
     } finally {
       await app.close();
     }
@@ -243,7 +293,10 @@ describe('Tasks: the call that creates one', () => {
       await create(app, 'long_job');
       const plain = callTool(app, 'long_job', {}).then((res) => res);
       jobs.done();
-      expect((await plain).body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'long job done' }] });
+      expect((await plain).body.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'long job done' }],
+      });
     } finally {
       await app.close();
     }

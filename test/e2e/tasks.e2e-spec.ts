@@ -1,8 +1,9 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
-import { Args, ErrorCode, McpContext, McpCtx, McpError, McpModule, TASKS_EXTENSION, Tool, ToolError } from '../../src/index.js';
+import { Args, ErrorCode, McpContext, McpCtx, McpError, McpModule, Tool, ToolError } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
-import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
+import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
+import { TASKS_EXTENSION } from '../../src/core/index.js';
 
 const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
@@ -52,12 +53,21 @@ class ReportTools {
     throw new McpError(ErrorCode.InternalError, 'The worker went away', { worker: 7 });
   }
 
-  @Tool({ name: 'plain_echo', description: 'Never a task', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } })
+  @Tool({
+    name: 'plain_echo',
+    description: 'Never a task',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  })
   echo(@Args('text') text: string): string {
     return text;
   }
 
-  @Tool({ name: 'delete_file', description: 'Asks before deleting', taskSupport: 'required', inputSchema: { type: 'object', properties: { file: { type: 'string' } } } })
+  @Tool({
+    name: 'delete_file',
+    description: 'Asks before deleting',
+    taskSupport: 'required',
+    inputSchema: { type: 'object', properties: { file: { type: 'string' } } },
+  })
   async deleteFile(@Args('file') file: string, @McpCtx() ctx: McpContext): Promise<string> {
     const answer = await ctx.elicit(`Delete ${file}?`, CONFIRM, { key: 'confirm_delete' });
     return answer.action === 'accept' && answer.content?.confirm === true ? `deleted ${file}` : `kept ${file}`;
@@ -65,11 +75,19 @@ class ReportTools {
 
   @Tool({ name: 'two_questions', description: 'Asks two things at once', taskSupport: 'required' })
   async twoQuestions(@McpCtx() ctx: McpContext): Promise<string> {
-    const [name, confirm] = await Promise.all([ctx.elicit('Name?', NAME, { key: 'name' }), ctx.elicit('Sure?', CONFIRM, { key: 'sure' })]);
+    const [name, confirm] = await Promise.all([
+      ctx.elicit('Name?', NAME, { key: 'name' }),
+      ctx.elicit('Sure?', CONFIRM, { key: 'sure' }),
+    ]);
     return `${String(name.content?.name)} ${String(confirm.content?.confirm)}`;
   }
 
-  @Tool({ name: 'greet_later', description: 'Asks a name in the request, then greets from a task', taskSupport: 'required', deferTask: true })
+  @Tool({
+    name: 'greet_later',
+    description: 'Asks a name in the request, then greets from a task',
+    taskSupport: 'required',
+    deferTask: true,
+  })
   async greetLater(@McpCtx() ctx: McpContext): Promise<string> {
     const answer = await ctx.elicit('Your name?', NAME, { key: 'user_name' });
     await ctx.startTask();
@@ -88,7 +106,10 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
   let tools: ReportTools;
 
   beforeEach(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { pollIntervalMs: 250 } })], [ReportTools]);
+    app = await createApp(
+      [McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { pollIntervalMs: 250 } })],
+      [ReportTools],
+    );
     tools = app.get(ReportTools);
   });
 
@@ -113,7 +134,10 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       while (tools.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
       tools.gates[0].release();
       const res = await call;
-      expect(res.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'report ready (task none)' }] });
+      expect(res.body.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'report ready (task none)' }],
+      });
       expect(res.body.result).not.toHaveProperty('taskId');
     });
 
@@ -126,14 +150,31 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     });
 
     it('never makes a task of a tool without taskSupport, and ignores the legacy task param', async () => {
-      const res = await callTool(app, 'plain_echo', { text: 'hi' }, { task: { ttl: 1000, pollInterval: 10 } }, { clientCapabilities: WITH_TASKS }).expect(200);
+      const res = await callTool(
+        app,
+        'plain_echo',
+        { text: 'hi' },
+        { task: { ttl: 1000, pollInterval: 10 } },
+        { clientCapabilities: WITH_TASKS },
+      ).expect(200);
       expect(res.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hi' }] });
     });
 
-    it.each(['tasks/get', 'tasks/update', 'tasks/cancel'] as const)('answers %s from a client without the extension with -32021, before looking the task up', async (method) => {
-      const res = await taskRequest(app, method, { taskId: 'no-such-task', inputResponses: {} }, { capabilities: {} }).expect(400);
-      expect(res.body.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
-    });
+    it.each(['tasks/get', 'tasks/update', 'tasks/cancel'] as const)(
+      'answers %s from a client without the extension with -32021, before looking the task up',
+      async (method) => {
+        const res = await taskRequest(
+          app,
+          method,
+          { taskId: 'no-such-task', inputResponses: {} },
+          { capabilities: {} },
+        ).expect(400);
+        expect(res.body.error).toMatchObject({
+          code: ErrorCode.MissingRequiredClientCapability,
+          data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        });
+      },
+    );
 
     it.each(['tasks/result', 'tasks/list'])('answers the removed %s with -32601', async (method) => {
       const res = await post(app, envelope(method, { taskId: 'x' }, { clientCapabilities: WITH_TASKS })).expect(404);
@@ -146,7 +187,8 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       const created = await createTask(app, 'build_report');
       expect(created).toMatchObject({ ttlMs: 300_000, pollIntervalMs: 250 });
       expect(created.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
-      for (const absent of ['result', 'error', 'inputRequests', 'requestState', 'ttl', 'pollInterval', 'content']) expect(created).not.toHaveProperty(absent);
+      for (const absent of ['result', 'error', 'inputRequests', 'requestState', 'ttl', 'pollInterval', 'content'])
+        expect(created).not.toHaveProperty(absent);
       const first = await getTask(app, created.taskId);
       expect(first).toMatchObject({ status: 'working' });
       const working = await waitForStatus(app, created.taskId, 'working');
@@ -170,13 +212,20 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     it('ends completed with isError for a tool error', async () => {
       const { taskId } = await createTask(app, 'broken_report');
       const task = await waitForStatus(app, taskId, 'completed');
-      expect(task.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: The data source is empty' }] });
+      expect(task.result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'Error: The data source is empty' }],
+      });
     });
 
     it('ends failed with the JSON-RPC error for a protocol error, and no result', async () => {
       const { taskId } = await createTask(app, 'lost_worker');
       const task = await waitForStatus(app, taskId, 'failed');
-      expect(task.error).toEqual({ code: ErrorCode.InternalError, message: 'The worker went away', data: { worker: 7 } });
+      expect(task.error).toEqual({
+        code: ErrorCode.InternalError,
+        message: 'The worker went away',
+        data: { worker: 7 },
+      });
       expect(task).not.toHaveProperty('result');
     });
 
@@ -184,7 +233,8 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       const { taskId } = await createTask(app, 'build_report');
       const ack = await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
       expect(ack.body.result.resultType).toBe('complete');
-      for (const absent of ['taskId', 'status', 'result', 'error', 'inputRequests']) expect(ack.body.result).not.toHaveProperty(absent);
+      for (const absent of ['taskId', 'status', 'result', 'error', 'inputRequests'])
+        expect(ack.body.result).not.toHaveProperty(absent);
       expect((await getTask(app, taskId)).status).toBe('cancelled');
       expect((tools.gates[0].stoppedBy as Error).message).toBe('The task was cancelled');
       tools.gates[0].release();
@@ -204,18 +254,35 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
   describe('input through tasks/update', () => {
     it('input_required with the request, an unknown key ignored, then completed with the answer', async () => {
-      const { taskId } = await createTask(app, 'delete_file', { file: 'a.txt' }, { capabilities: WITH_TASKS_AND_FORMS });
+      const { taskId } = await createTask(
+        app,
+        'delete_file',
+        { file: 'a.txt' },
+        { capabilities: WITH_TASKS_AND_FORMS },
+      );
       const asking = await waitForStatus(app, taskId, 'input_required');
       expect(asking.inputRequests).toEqual({
-        confirm_delete: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete a.txt?', requestedSchema: CONFIRM } },
+        confirm_delete: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'Delete a.txt?', requestedSchema: CONFIRM },
+        },
       });
-      const ignored = await taskRequest(app, 'tasks/update', { taskId, inputResponses: { nope: { action: 'accept', content: { confirm: true } } } }).expect(200);
+      const ignored = await taskRequest(app, 'tasks/update', {
+        taskId,
+        inputResponses: { nope: { action: 'accept', content: { confirm: true } } },
+      }).expect(200);
       expect(ignored.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
-      const invalid = await taskRequest(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: 'yes' } } } }).expect(200);
+      const invalid = await taskRequest(app, 'tasks/update', {
+        taskId,
+        inputResponses: { confirm_delete: { action: 'accept', content: { confirm: 'yes' } } },
+      }).expect(200);
       expect(invalid.body.result.resultType).toBe('complete');
       expect((await getTask(app, taskId)).inputRequests).toHaveProperty('confirm_delete');
 
-      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } } }).expect(200);
+      await taskRequest(app, 'tasks/update', {
+        taskId,
+        inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
+      }).expect(200);
       const done = await waitForStatus(app, taskId, 'completed');
       expect(done.result.content).toEqual([{ type: 'text', text: 'deleted a.txt' }]);
     });
@@ -224,16 +291,29 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       const { taskId } = await createTask(app, 'two_questions', {}, { capabilities: WITH_TASKS_AND_FORMS });
       let task = await waitForStatus(app, taskId, 'input_required');
       while (Object.keys(task.inputRequests).length < 2) task = await getTask(app, taskId);
-      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }).expect(200);
+      await taskRequest(app, 'tasks/update', {
+        taskId,
+        inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+      }).expect(200);
       const partly = await getTask(app, taskId);
       expect(partly.status).toBe('input_required');
       expect(Object.keys(partly.inputRequests)).toEqual(['sure']);
-      await taskRequest(app, 'tasks/update', { taskId, inputResponses: { sure: { action: 'accept', content: { confirm: true } } } }).expect(200);
-      expect((await waitForStatus(app, taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'Ada true' }]);
+      await taskRequest(app, 'tasks/update', {
+        taskId,
+        inputResponses: { sure: { action: 'accept', content: { confirm: true } } },
+      }).expect(200);
+      expect((await waitForStatus(app, taskId, 'completed')).result.content).toEqual([
+        { type: 'text', text: 'Ada true' },
+      ]);
     });
 
     it('rejects a non-object inputResponses with -32602', async () => {
-      const { taskId } = await createTask(app, 'delete_file', { file: 'b.txt' }, { capabilities: WITH_TASKS_AND_FORMS });
+      const { taskId } = await createTask(
+        app,
+        'delete_file',
+        { file: 'b.txt' },
+        { capabilities: WITH_TASKS_AND_FORMS },
+      );
       const res = await taskRequest(app, 'tasks/update', { taskId, inputResponses: 'yes' }).expect(400);
       expect(res.body.error.code).toBe(ErrorCode.InvalidParams);
     });
@@ -241,18 +321,29 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     it('fails the task with -32021 when it asks for what the creating request did not declare', async () => {
       const { taskId } = await createTask(app, 'wants_sampling');
       const task = await waitForStatus(app, taskId, 'failed');
-      expect(task.error).toMatchObject({ code: ErrorCode.MissingRequiredClientCapability, data: { requiredCapabilities: { sampling: {} } } });
+      expect(task.error).toMatchObject({
+        code: ErrorCode.MissingRequiredClientCapability,
+        data: { requiredCapabilities: { sampling: {} } },
+      });
     });
 
     it('finishes input rounds in the request, then becomes a task that carries the answers (deferTask)', async () => {
-      const first = await callTool(app, 'greet_later', {}, {}, { clientCapabilities: WITH_TASKS_AND_FORMS }).expect(200);
-      expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } } });
+      const first = await callTool(app, 'greet_later', {}, {}, { clientCapabilities: WITH_TASKS_AND_FORMS }).expect(
+        200,
+      );
+      expect(first.body.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { user_name: { method: 'elicitation/create' } },
+      });
       expect(first.body.result).not.toHaveProperty('taskId');
       const second = await callTool(
         app,
         'greet_later',
         {},
-        { inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } }, requestState: first.body.result.requestState },
+        {
+          inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+          requestState: first.body.result.requestState,
+        },
         { clientCapabilities: WITH_TASKS_AND_FORMS },
       ).expect(200);
       expect(second.body.result).toMatchObject({ resultType: 'task', status: 'working' });
@@ -266,16 +357,23 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
   describe('bad task requests', () => {
     it('answers -32602 for an unknown task id, and for a taskId that is not a string', async () => {
       const unknown = await taskRequest(app, 'tasks/get', { taskId: 'c29tZS1yYW5kb20tdGFzay1pZA' }).expect(400);
-      expect(unknown.body.error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
+      expect(unknown.body.error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: 'Failed to retrieve task: Task not found',
+      });
       const numeric = await taskRequest(app, 'tasks/get', { taskId: 12 }).expect(400);
       expect(numeric.body.error.code).toBe(ErrorCode.InvalidParams);
     });
 
     it('refuses an Mcp-Name header that is not the task id: -32020, HTTP 400', async () => {
       const { taskId } = await createTask(app, 'broken_report');
-      const res = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), { 'mcp-name': 'another-task' }).expect(400);
+      const res = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), {
+        'mcp-name': 'another-task',
+      }).expect(400);
       expect(res.body.error.code).toBe(ErrorCode.HeaderMismatch);
-      const missing = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), { 'mcp-name': undefined }).expect(400);
+      const missing = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), {
+        'mcp-name': undefined,
+      }).expect(400);
       expect(missing.body.error.code).toBe(ErrorCode.HeaderMismatch);
     });
   });
@@ -283,7 +381,10 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
 describe('Tasks: bounds', () => {
   it('refuses a caller past maxTasksPerCaller with a typed -32603, keeping the tasks it has', async () => {
-    const app = await createApp([McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { maxTasksPerCaller: 1 } })], [ReportTools]);
+    const app = await createApp(
+      [McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { maxTasksPerCaller: 1 } })],
+      [ReportTools],
+    );
     try {
       const { taskId } = await createTask(app, 'broken_report');
       const res = await callTool(app, 'broken_report', {}, {}, { clientCapabilities: WITH_TASKS }).expect(200);

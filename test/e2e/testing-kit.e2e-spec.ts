@@ -44,7 +44,14 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
   });
 
   it('learns the header rules of a tool registered after its first call', async () => {
-    app.get(MCPServer).registerTool('late', 'Registered late', { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } }, (a: { zone: string }) => a.zone);
+    app
+      .get(MCPServer)
+      .registerTool(
+        'late',
+        'Registered late',
+        { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+        (a: { zone: string }) => a.zone,
+      );
     const { status, result } = await mcp.callTool('late', { zone: 'eu' });
     expect(status).toBe(200);
     expect(result?.content).toEqual([{ type: 'text', text: 'eu' }]);
@@ -68,33 +75,48 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
   });
 
   it('answers input_required rounds from a map', async () => {
-    const { result, rounds } = await mcp.callTool('book', {}, {
-      answers: { elicit_0: { action: 'accept', content: { people: 4 } }, elicit_1: { action: 'accept', content: { time: '19:30' } } },
-    });
+    const { result, rounds } = await mcp.callTool(
+      'book',
+      {},
+      {
+        answers: {
+          elicit_0: { action: 'accept', content: { people: 4 } },
+          elicit_1: { action: 'accept', content: { time: '19:30' } },
+        },
+      },
+    );
     expect(rounds).toBe(2);
     expect(result?.content).toEqual([{ type: 'text', text: 'table for 4 at 19:30' }]);
   });
 
   it('answers input_required rounds from a callback per request', async () => {
     const seen: string[] = [];
-    const { result } = await mcp.callTool('book', {}, {
-      answers: (request, key) => {
-        seen.push(`${key}:${request.method}`);
-        const content: Record<string, string | number> = key === 'elicit_0' ? { people: 2 } : { time: 'noon' };
-        return { action: 'accept', content };
+    const { result } = await mcp.callTool(
+      'book',
+      {},
+      {
+        answers: (request, key) => {
+          seen.push(`${key}:${request.method}`);
+          const content: Record<string, string | number> = key === 'elicit_0' ? { people: 2 } : { time: 'noon' };
+          return { action: 'accept', content };
+        },
       },
-    });
+    );
     expect(seen).toEqual(['elicit_0:elicitation/create', 'elicit_1:elicitation/create']);
     expect(result?.content).toEqual([{ type: 'text', text: 'table for 2 at noon' }]);
   });
 
   it('fails loudly when an answer is missing', async () => {
-    await expect(mcp.callTool('book', {}, { answers: {} })).rejects.toThrow('No answer given for input request "elicit_0"');
+    await expect(mcp.callTool('book', {}, { answers: {} })).rejects.toThrow(
+      'No answer given for input request "elicit_0"',
+    );
   });
 
   it('reads resources, gets prompts and completes arguments', async () => {
     const read = await mcp.readResource('memo://greeting');
-    expect(read.result?.contents).toEqual([{ uri: 'memo://greeting', mimeType: 'text/plain', text: 'hello from a resource' }]);
+    expect(read.result?.contents).toEqual([
+      { uri: 'memo://greeting', mimeType: 'text/plain', text: 'hello from a resource' },
+    ]);
     const prompt = await mcp.getPrompt('greet', { who: 'Ada' });
     expect(prompt.result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to Ada' } }]);
     const completion = await mcp.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'who', value: 'b' });
@@ -110,8 +132,13 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
 
 /** An app as a user's test makes it: init() only, nothing listening, and for Fastify not yet ready(). */
 async function initOnlyApp(adapter: HttpAdapterName, globalPrefix?: string): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'kit', version: '1.0.0' })] }).compile();
-  const app = adapter === 'express' ? moduleRef.createNestApplication({ logger: false }) : moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpModule.forRoot({ name: 'kit', version: '1.0.0' })],
+  }).compile();
+  const app =
+    adapter === 'express'
+      ? moduleRef.createNestApplication({ logger: false })
+      : moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
   if (globalPrefix) app.setGlobalPrefix(globalPrefix);
   app.get(MCPServer).registerTool('add', 'Adds', { type: 'object' }, (a: { a: number; b: number }) => a.a + a.b);
   await app.init();
@@ -134,7 +161,9 @@ describe.each(HTTP_ADAPTERS)('nestjs-mcp/testing on a %s app that was only init(
 
   it('reports a path the endpoint is not at (a global prefix left out) with the path and the status', async () => {
     app = await initOnlyApp(adapter, 'api');
-    await expect(createMcpTestClient(app).discover()).rejects.toThrow(/^MCP test client: POST \/mcp answered HTTP 404 with no JSON-RPC message/);
+    await expect(createMcpTestClient(app).discover()).rejects.toThrow(
+      /^MCP test client: POST \/mcp answered HTTP 404 with no JSON-RPC message/,
+    );
     const { status } = await createMcpTestClient(app, { path: '/api/mcp' }).discover();
     expect(status).toBe(200);
   });

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { MCPServer, McpModule, type HandlerErrorReport } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { callTool, envelope, post } from '../support/mcp-request.js';
 import { assertNoLeak, expectRefused, expectStillServing, FAKE_SECRET, startFixture, type Fixture } from './fixture.js';
+import { type HandlerErrorReport } from '../../src/core/index.js';
 
 // security.md §2.4: dispatch, tools and resources (rows D1-D15; D12 does not apply, see docs/security.md).
 describe('security §2.4 dispatch (D rows)', () => {
@@ -22,18 +23,23 @@ describe('security §2.4 dispatch (D rows)', () => {
 
   beforeAll(async () => {
     fx = await startFixture();
-    fx.server.registerTool('thrower', 'Throws non-Errors', { type: 'object', properties: { how: { type: 'string' } } }, (args: { how: string }) => {
-      switch (args.how) {
-        case 'string':
-          throw 'x';
-        case 'undefined':
-          throw undefined;
-        case 'null':
-          return Promise.reject(null);
-        default:
-          throw new TypeError('sync before any await');
-      }
-    });
+    fx.server.registerTool(
+      'thrower',
+      'Throws non-Errors',
+      { type: 'object', properties: { how: { type: 'string' } } },
+      (args: { how: string }) => {
+        switch (args.how) {
+          case 'string':
+            throw 'x';
+          case 'undefined':
+            throw undefined;
+          case 'null':
+            return Promise.reject(null);
+          default:
+            throw new TypeError('sync before any await');
+        }
+      },
+    );
   });
   afterAll(() => fx.app.close());
 
@@ -41,29 +47,61 @@ describe('security §2.4 dispatch (D rows)', () => {
     await expectRefused(fx, () => post(fx.app, envelope('nope/nope')), { status: 404, code: -32601, id: 1 });
   });
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('D2: the prototype-chain method %s is 404 -32601', async (method) => {
-    await expectRefused(fx, () => post(fx.app, envelope(method)), { status: 404, code: -32601, id: 1 });
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'D2: the prototype-chain method %s is 404 -32601',
+    async (method) => {
+      await expectRefused(fx, () => post(fx.app, envelope(method)), { status: 404, code: -32601, id: 1 });
+    },
+  );
 
   it('D3: an unknown tool is refused and nothing runs', () => expectToolRefused('nope'));
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('D4: a tool named %s does not exist', (name) => expectToolRefused(name));
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('D4: a tool named %s does not exist', (name) =>
+    expectToolRefused(name),
+  );
 
   it('D5: a tool name with NUL or control characters is not found', () => expectToolRefused('echo\u0000'));
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('D4: a prompt, completion reference or completion argument named %s does not exist', async (name) => {
-    fx.server.addPrompt({ name: 'greet', description: 'x', arguments: [{ name: 'who' }], handler: () => 'hi', complete: { who: () => ['a'] } });
-    await expectRefused(fx, () => post(fx.app, envelope('prompts/get', { name, arguments: {} }), { 'mcp-name': name }), { status: 400, code: -32602, id: 1 });
-    await expectRefused(fx, () => post(fx.app, envelope('completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'who', value: 'a' } })), {
-      status: 400,
-      code: -32602,
-      id: 1,
-    });
-    // An argument named after an Object.prototype member has no completer: an empty completion, nothing called.
-    const res = await post(fx.app, envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name, value: 'a' } })).expect(200);
-    expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
-    fx.server.removePrompt('greet');
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'D4: a prompt, completion reference or completion argument named %s does not exist',
+    async (name) => {
+      fx.server.addPrompt({
+        name: 'greet',
+        description: 'x',
+        arguments: [{ name: 'who' }],
+        handler: () => 'hi',
+        complete: { who: () => ['a'] },
+      });
+      await expectRefused(
+        fx,
+        () => post(fx.app, envelope('prompts/get', { name, arguments: {} }), { 'mcp-name': name }),
+        { status: 400, code: -32602, id: 1 },
+      );
+      await expectRefused(
+        fx,
+        () =>
+          post(
+            fx.app,
+            envelope('completion/complete', {
+              ref: { type: 'ref/prompt', name },
+              argument: { name: 'who', value: 'a' },
+            }),
+          ),
+        {
+          status: 400,
+          code: -32602,
+          id: 1,
+        },
+      );
+      // An argument named after an Object.prototype member has no completer: an empty completion, nothing called.
+      const res = await post(
+        fx.app,
+        envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name, value: 'a' } }),
+      ).expect(200);
+      expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
+      fx.server.removePrompt('greet');
+    },
+  );
 
   it('D6: arguments failing the inputSchema are an isError result and the handler never runs', async () => {
     const before = fx.calls();
@@ -73,20 +111,35 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it.each([['"str"'], ['[]'], ['null'], ['7']])('D7: arguments %s (not an object) is 400 -32602', async (args) => {
-    const body = JSON.stringify(envelope('tools/call', { name: 'echo' })).replace('"name":"echo"', `"name":"echo","arguments":${args}`);
-    await expectRefused(fx, () => post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'echo', 'mcp-protocol-version': '2026-07-28' }), {
-      status: 400,
-      code: -32602,
-      id: 1,
-    });
+    const body = JSON.stringify(envelope('tools/call', { name: 'echo' })).replace(
+      '"name":"echo"',
+      `"name":"echo","arguments":${args}`,
+    );
+    await expectRefused(
+      fx,
+      () =>
+        post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'echo', 'mcp-protocol-version': '2026-07-28' }),
+      {
+        status: 400,
+        code: -32602,
+        id: 1,
+      },
+    );
   });
 
   it('D8: __proto__ keys in arguments, _meta and params pollute nothing', async () => {
     const body = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'safe' } }))
       .replace('"text":"safe"', '"text":"safe","__proto__":{"polluted":"args"}')
       .replace('"_meta":{', '"_meta":{"__proto__":{"polluted":"meta"},')
-      .replace('"params":{', '"params":{"__proto__":{"polluted":"params"},"constructor":{"prototype":{"polluted":"ctor"}},');
-    const res = await post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'echo', 'mcp-protocol-version': '2026-07-28' }).expect(200);
+      .replace(
+        '"params":{',
+        '"params":{"__proto__":{"polluted":"params"},"constructor":{"prototype":{"polluted":"ctor"}},',
+      );
+    const res = await post(fx.app, body, {
+      'mcp-method': 'tools/call',
+      'mcp-name': 'echo',
+      'mcp-protocol-version': '2026-07-28',
+    }).expect(200);
     expect(res.body.result.content[0].text).toBe('safe');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
@@ -97,12 +150,15 @@ describe('security §2.4 dispatch (D rows)', () => {
       plainPrototype: Object.getPrototypeOf(inputs) === Object.prototype,
       keys: Object.keys(inputs),
     }));
-    const body = JSON.stringify(envelope('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } })).replace(
-      '"inputResponses":{',
-      '"inputResponses":{"__proto__":{"action":"accept","content":{}},',
-    );
+    const body = JSON.stringify(
+      envelope('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } }),
+    ).replace('"inputResponses":{', '"inputResponses":{"__proto__":{"action":"accept","content":{}},');
     try {
-      const res = await post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'inspect', 'mcp-protocol-version': '2026-07-28' }).expect(200);
+      const res = await post(fx.app, body, {
+        'mcp-method': 'tools/call',
+        'mcp-name': 'inspect',
+        'mcp-protocol-version': '2026-07-28',
+      }).expect(200);
       expect(JSON.parse(res.body.result.content[0].text)).toEqual({ plainPrototype: true, keys: ['__proto__', 'ok'] });
     } finally {
       fx.server.removeTool('inspect');
@@ -110,8 +166,15 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it('D9: a name smuggled through params.__proto__ is not a name: 400 -32602', async () => {
-    const body = JSON.stringify(envelope('tools/call', {})).replace('"params":{', '"params":{"__proto__":{"name":"echo"},');
-    await expectRefused(fx, () => post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }), { status: 400, code: -32602, id: 1 });
+    const body = JSON.stringify(envelope('tools/call', {})).replace(
+      '"params":{',
+      '"params":{"__proto__":{"name":"echo"},',
+    );
+    await expectRefused(
+      fx,
+      () => post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }),
+      { status: 400, code: -32602, id: 1 },
+    );
   });
 
   it('D10: a handler error is an isError result without stack or absolute path', async () => {
@@ -136,7 +199,12 @@ describe('security §2.4 dispatch (D rows)', () => {
     expect(second).toEqual(first);
     const other = await startFixture();
     try {
-      other.server.registerTool('thrower', 'Throws non-Errors', { type: 'object', properties: { how: { type: 'string' } } }, () => undefined);
+      other.server.registerTool(
+        'thrower',
+        'Throws non-Errors',
+        { type: 'object', properties: { how: { type: 'string' } } },
+        () => undefined,
+      );
       expect((await post(other.app, envelope('tools/list')).expect(200)).body.result.tools).toEqual(first);
     } finally {
       await other.app.close();
@@ -147,7 +215,10 @@ describe('security §2.4 dispatch (D rows)', () => {
 describe('D10 in production: unexpected handler errors are redacted', () => {
   it('replaces the message with a generic text and a correlation id that the server log receives; ToolError passes', async () => {
     const reports: Array<{ error: unknown; report: HandlerErrorReport }> = [];
-    const fx = await startFixture({ redactErrors: true, onHandlerError: (error, report) => reports.push({ error, report }) });
+    const fx = await startFixture({
+      redactErrors: true,
+      onHandlerError: (error, report) => reports.push({ error, report }),
+    });
     try {
       const res = await callTool(fx.app, 'boom', {}).expect(200);
       const text: string = res.body.result.content[0].text;
@@ -157,11 +228,19 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
       const reference = /^Error: Internal error \(reference ([0-9a-f-]{36})\)$/.exec(text);
       expect(reference).not.toBeNull();
       expect(reports).toHaveLength(1);
-      expect(reports[0].report).toEqual({ correlationId: reference![1], method: 'tools/call', name: 'boom', requestId: 1 });
+      expect(reports[0].report).toEqual({
+        correlationId: reference![1],
+        method: 'tools/call',
+        name: 'boom',
+        requestId: 1,
+      });
       expect((reports[0].error as Error).message).toContain(FAKE_SECRET);
 
       const meant = await callTool(fx.app, 'refuse', {}).expect(200);
-      expect(meant.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: City not found' }] });
+      expect(meant.body.result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Error: City not found' }],
+      });
       expect(reports).toHaveLength(1);
     } finally {
       await fx.app.close();

@@ -12,18 +12,29 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   let fx: Fixture;
   const progress = (n: number, id: number | string = 1) =>
     envelope('tools/call', { name: 'slowProgress', arguments: { n } }, { id, meta: { progressToken: `tok-${id}` } });
-  const listen = (id: number) => envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id });
+  const listen = (id: number) =>
+    envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id });
 
   beforeAll(async () => {
-    fx = await startFixture({ callTimeoutMs: 500, maxResponseBytes: 1024 * 1024, maxSubscriptions: 2, sseKeepAliveMs: 100 }, true);
+    fx = await startFixture(
+      { callTimeoutMs: 500, maxResponseBytes: 1024 * 1024, maxSubscriptions: 2, sseKeepAliveMs: 100 },
+      true,
+    );
     fx.server.addResourceTemplate({ uriTemplate: 'mem://{a}{b}{c}', name: 'adjacent', handler: () => 'x' });
   });
   afterAll(() => fx.app.close());
 
   it('R1: 45,000 levels of nested arrays in arguments: no crash, a 200 or 4xx JSON-RPC answer', async () => {
     const deep = `${'['.repeat(45_000)}${']'.repeat(45_000)}`;
-    const body = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'deep' } })).replace('"text":"deep"', `"text":"deep","deep":${deep}`);
-    const res = await post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'echo', 'mcp-protocol-version': '2026-07-28' });
+    const body = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'deep' } })).replace(
+      '"text":"deep"',
+      `"text":"deep","deep":${deep}`,
+    );
+    const res = await post(fx.app, body, {
+      'mcp-method': 'tools/call',
+      'mcp-name': 'echo',
+      'mcp-protocol-version': '2026-07-28',
+    });
     expect(res.status).toBeLessThan(500);
     expect(res.body.jsonrpc).toBe('2.0');
     expect(res.body.id).toBe(1);
@@ -67,7 +78,12 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R5: a schema $ref to a network address is never fetched: registration fails', () => {
     expect(() =>
-      fx.server.registerTool('ssrf', 'x', { type: 'object', properties: { a: { $ref: 'http://169.254.169.254/latest/meta-data' } } }, () => 'x'),
+      fx.server.registerTool(
+        'ssrf',
+        'x',
+        { type: 'object', properties: { a: { $ref: 'http://169.254.169.254/latest/meta-data' } } },
+        () => 'x',
+      ),
     ).toThrow(/invalid JSON Schema/);
     expect(fx.server.hasTool('ssrf')).toBe(false);
   });
@@ -87,13 +103,24 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
       ctx.log('info', 'small');
       return 'done';
     });
-    const res = await post(fx.app, envelope('tools/call', { name: 'loud', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } })).expect(200);
+    const res = await post(
+      fx.app,
+      envelope('tools/call', { name: 'loud', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }),
+    ).expect(200);
     expect(res.text.length).toBeLessThan(10_000);
-    expect(sseMessages(res.text).map((m) => (m.params as { data?: string } | undefined)?.data ?? (m.result as { content: Array<{ text: string }> }).content[0].text)).toEqual(['small', 'done']);
+    expect(
+      sseMessages(res.text).map(
+        (m) =>
+          (m.params as { data?: string } | undefined)?.data ??
+          (m.result as { content: Array<{ text: string }> }).content[0].text,
+      ),
+    ).toEqual(['small', 'done']);
   });
 
   it('R7/V3: 200 concurrent requests all with id 1 each get their own answer', async () => {
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => callTool(fx.app, 'echo', { text: `c${i}` }, {}, { id: 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => callTool(fx.app, 'echo', { text: `c${i}` }, {}, { id: 1 })),
+    );
     results.forEach((res, i) => {
       expect(res.body.id).toBe(1);
       expect(res.body.result.content[0].text).toBe(`c${i}`);
@@ -106,11 +133,15 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     const texts = streams.map((s) => s.messages());
     for (const messages of texts) {
       expect(messages.filter((m) => m.method === 'notifications/progress')).toHaveLength(5);
-      expect((messages.at(-1) as { result: { content: Array<{ text: string }> } }).result.content[0].text).toBe('done 7');
+      expect((messages.at(-1) as { result: { content: Array<{ text: string }> } }).result.content[0].text).toBe(
+        'done 7',
+      );
     }
     // Each stream's own progress notifications are strictly increasing 1..5: no events crossed over.
     for (const messages of texts) {
-      const values = messages.filter((m) => m.method === 'notifications/progress').map((m) => (m.params as { progress: number }).progress);
+      const values = messages
+        .filter((m) => m.method === 'notifications/progress')
+        .map((m) => (m.params as { progress: number }).progress);
       expect(values).toEqual([1, 2, 3, 4, 5]);
     }
   });
@@ -139,10 +170,21 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect((res.text.match(/^: keep-alive$/gm) ?? []).length).toBeGreaterThanOrEqual(2);
     expect(sseMessages(res.text)).toEqual([
-      expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: true, content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }] }) }),
+      expect.objectContaining({
+        id: 1,
+        result: expect.objectContaining({
+          isError: true,
+          content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }],
+        }),
+      }),
     ]);
-    const json = await post(fx.app, envelope('tools/call', { name: 'hang', arguments: {} }), { accept: 'application/json' }).expect(200);
-    expect(json.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }] });
+    const json = await post(fx.app, envelope('tools/call', { name: 'hang', arguments: {} }), {
+      accept: 'application/json',
+    }).expect(200);
+    expect(json.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }],
+    });
     expect(fx.aborted()).toBe(aborted + 2);
     expect(fx.server.load.calls).toBe(0);
   });
@@ -170,10 +212,15 @@ describe('call limits', () => {
   it('refuses calls past maxConcurrentCalls with a clean -32603, not a queue', async () => {
     const fx = await startFixture({ maxConcurrentCalls: 3, callTimeoutMs: 0 }, true);
     try {
-      const hanging = Array.from({ length: 3 }, () => openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} })));
+      const hanging = Array.from({ length: 3 }, () =>
+        openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} })),
+      );
       await waitFor(() => fx.server.load.calls === 3, 5_000, 'three calls in flight');
       const res = await callTool(fx.app, 'echo', { text: 'x' }).expect(200);
-      expect(res.body.error).toMatchObject({ code: -32603, message: 'Server busy: too many concurrent requests, retry later' });
+      expect(res.body.error).toMatchObject({
+        code: -32603,
+        message: 'Server busy: too many concurrent requests, retry later',
+      });
       hanging.forEach((s) => s.close());
       await waitFor(() => fx.server.load.calls === 0, 5_000, 'slots to free');
       await expectStillServing(fx);
@@ -199,7 +246,10 @@ describe('call limits', () => {
     const onError = (e: unknown) => errors.push(e);
     process.on('uncaughtException', onError);
     try {
-      const stream = openStream(fx.port, envelope('tools/call', { name: 'slowProgress', arguments: { n: 100 } }, { meta: { progressToken: 't' } }));
+      const stream = openStream(
+        fx.port,
+        envelope('tools/call', { name: 'slowProgress', arguments: { n: 100 } }, { meta: { progressToken: 't' } }),
+      );
       await waitFor(() => stream.messages().length >= 1, 5_000, 'first progress');
       stream.close();
       await waitFor(() => fx.server.load.calls === 0, 5_000, 'the call to end');

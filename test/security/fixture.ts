@@ -13,6 +13,8 @@ export interface Fixture {
   calls(): number;
   /** `hang` calls whose AbortSignal fired. */
   aborted(): number;
+  /** Whether a `hang` call with this `tag` argument has reached its handler. */
+  started(tag: string): boolean;
   /** Port when started with `listen: true`. */
   port: number;
 }
@@ -24,6 +26,7 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
   const server = app.get(MCPServer);
   let calls = 0;
   let aborted = 0;
+  const started = new Set<string>();
   const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
   server.registerTool('echo', 'Echoes text', text, (args: { text: string }) => {
     calls++;
@@ -37,15 +40,26 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
     calls++;
     throw new ToolError('City not found');
   });
-  server.registerTool('hang', 'Never resolves; records whether its signal fired', { type: 'object' }, (_args, _inputs, ctx) => {
-    calls++;
-    ctx.signal.addEventListener('abort', () => aborted++, { once: true });
-    return new Promise(() => undefined);
-  });
-  server.registerTool('big', 'Returns `mb` megabytes of text', { type: 'object', properties: { mb: { type: 'number', minimum: 0, maximum: 64 } } }, (args: { mb?: number }) => {
-    calls++;
-    return 'x'.repeat(Math.round((args.mb ?? 1) * 1024 * 1024));
-  });
+  server.registerTool(
+    'hang',
+    'Never resolves; records whether its signal fired',
+    { type: 'object' },
+    (args: { tag?: unknown }, _inputs, ctx) => {
+      calls++;
+      if (typeof args.tag === 'string') started.add(args.tag);
+      ctx.signal.addEventListener('abort', () => aborted++, { once: true });
+      return new Promise(() => undefined);
+    },
+  );
+  server.registerTool(
+    'big',
+    'Returns `mb` megabytes of text',
+    { type: 'object', properties: { mb: { type: 'number', minimum: 0, maximum: 64 } } },
+    (args: { mb?: number }) => {
+      calls++;
+      return 'x'.repeat(Math.round((args.mb ?? 1) * 1024 * 1024));
+    },
+  );
   server.registerTool(
     'slowProgress',
     'Emits progress every 20 ms, n times',
@@ -59,16 +73,21 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
       return `done ${ctx.requestId}`;
     },
   );
-  server.registerTool('regex', 'A catastrophic pattern', { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } }, required: ['q'] }, () => {
-    calls++;
-    return 'matched';
-  });
+  server.registerTool(
+    'regex',
+    'A catastrophic pattern',
+    { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } }, required: ['q'] },
+    () => {
+      calls++;
+      return 'matched';
+    },
+  );
   let port = 0;
   if (listen) {
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as { port: number }).port;
   }
-  return { app, server, calls: () => calls, aborted: () => aborted, port };
+  return { app, server, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
 }
 
 export interface RawResponse {
@@ -78,7 +97,11 @@ export interface RawResponse {
 }
 
 /** Sends bytes as they are on a fresh socket and reads until the server closes or `waitMs` passes. */
-export function rawExchange(port: number, bytes: string | Buffer, waitMs = 2_000): Promise<RawResponse & { raw: string }> {
+export function rawExchange(
+  port: number,
+  bytes: string | Buffer,
+  waitMs = 2_000,
+): Promise<RawResponse & { raw: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -125,13 +148,30 @@ export function rawPost(port: number, headers: string[], body: string | Buffer):
 /** A POST through node:http with full control of headers and a body written in chunks (no Content-Length). */
 export function chunkedPost(port: number, headers: Record<string, string>, chunks: Buffer[]): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: Buffer.concat(parts).toString('utf8') }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { ...headers, 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers as Record<string, string>,
+            body: Buffer.concat(parts).toString('utf8'),
+          }),
+        );
+      },
+    );
     // The server may answer 413 and close before all chunks are written; that is the behaviour under test.
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
@@ -153,7 +193,11 @@ export interface Expected {
 }
 
 /** Checks one refusal: status, code, id, no leak, no dispatch, and that the next valid request still works. */
-export async function expectRefused(fx: Fixture, send: () => PromiseLike<{ status: number; text?: string; body?: unknown }>, expected: Expected): Promise<void> {
+export async function expectRefused(
+  fx: Fixture,
+  send: () => PromiseLike<{ status: number; text?: string; body?: unknown }>,
+  expected: Expected,
+): Promise<void> {
   const before = fx.calls();
   const res = await send();
   const text = res.text ?? (typeof res.body === 'string' ? res.body : JSON.stringify(res.body ?? ''));
@@ -204,13 +248,22 @@ export function openStream(port: number, body: Record<string, unknown>): OpenStr
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
   const { headersFor } = support;
   const text = JSON.stringify(body);
-  const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headersFor(body), 'content-length': Buffer.byteLength(text) } }, (res) => {
-    resolveStatus(res.statusCode ?? 0);
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => (received += chunk));
-    res.on('end', resolveEnded);
-    res.on('close', resolveEnded);
-  });
+  const req = httpRequest(
+    {
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      headers: { ...headersFor(body), 'content-length': Buffer.byteLength(text) },
+    },
+    (res) => {
+      resolveStatus(res.statusCode ?? 0);
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (received += chunk));
+      res.on('end', resolveEnded);
+      res.on('close', resolveEnded);
+    },
+  );
   req.on('error', () => resolveEnded());
   req.end(text);
   return {

@@ -11,18 +11,47 @@ jest.setTimeout(60_000);
 // Property tests of the two entry points: whatever arrives, no 5xx, no crash, no unhandled rejection, and the
 // answer is exactly one well-formed JSON-RPC response (or an empty 202).
 const TOOLS = ['echo', 'boom', 'refuse', 'regex', 'big', 'nope', '__proto__', 'constructor', 'toString'];
-const METHODS = ['tools/call', 'tools/list', 'resources/read', 'prompts/get', 'server/discover', 'completion/complete', 'ping', 'initialize', 'constructor', '__proto__', 'x'];
+const METHODS = [
+  'tools/call',
+  'tools/list',
+  'resources/read',
+  'prompts/get',
+  'server/discover',
+  'completion/complete',
+  'ping',
+  'initialize',
+  'constructor',
+  '__proto__',
+  'x',
+];
 
 /** A valid request with one part replaced by an arbitrary JSON value, so fuzzing reaches past the first rungs. */
 const mutatedEnvelope = fc
   .record({
     method: fc.constantFrom(...METHODS),
     name: fc.constantFrom(...TOOLS),
-    path: fc.constantFrom('id', 'jsonrpc', 'method', 'params', 'params.name', 'params.arguments', 'params._meta', 'params.arguments.text', 'params.requestState', 'params.inputResponses', 'params.cursor', 'params.uri', 'none'),
+    path: fc.constantFrom(
+      'id',
+      'jsonrpc',
+      'method',
+      'params',
+      'params.name',
+      'params.arguments',
+      'params._meta',
+      'params.arguments.text',
+      'params.requestState',
+      'params.inputResponses',
+      'params.cursor',
+      'params.uri',
+      'none',
+    ),
     value: fc.jsonValue({ maxDepth: 3 }),
   })
   .map(({ method, name, path, value }) => {
-    const body = envelope(method, { name, uri: 'mem://x', arguments: { text: 'fuzz', q: 'aaa', mb: 0.001 } }) as Record<string, unknown>;
+    const body = envelope(method, { name, uri: 'mem://x', arguments: { text: 'fuzz', q: 'aaa', mb: 0.001 } }) as Record<
+      string,
+      unknown
+    >;
     if (path === 'none') return body;
     const keys = path.split('.');
     let target = body as Record<string, unknown>;
@@ -59,7 +88,13 @@ describe('property: the kernel', () => {
       fc.assert(
         fc.asyncProperty(anyMessage, async (message) => {
           const response = await fx.server.handleRequest(message);
-          const isNotification = typeof message === 'object' && message !== null && !Array.isArray(message) && !('id' in message) && typeof (message as { method?: unknown }).method === 'string' && (message as { jsonrpc?: unknown }).jsonrpc === '2.0';
+          const isNotification =
+            typeof message === 'object' &&
+            message !== null &&
+            !Array.isArray(message) &&
+            !('id' in message) &&
+            typeof (message as { method?: unknown }).method === 'string' &&
+            (message as { jsonrpc?: unknown }).jsonrpc === '2.0';
           if (response === undefined) expect(isNotification).toBe(true);
           else expectResponse(JSON.parse(JSON.stringify(response)));
         }),
@@ -77,21 +112,63 @@ interface Exchange {
 
 function send(port: number, method: string, headers: Record<string, string>, body: Buffer): Promise<Exchange> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/mcp', method, headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 const headerValue = fc.oneof(
-  fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-8', 'gzip', 'br', 'identity', 'bogus', '2026-07-28', '2025-06-18', 'tools/call', 'tools/list', 'echo', '=?base64?ZWNobw==?=', '=?base64?!!?=', 'null', 'http://localhost', 'http://evil.example', 'localhost', '127.0.0.1', 'evil.example'),
+  fc.constantFrom(
+    'application/json',
+    'text/plain',
+    'application/json; charset=utf-8',
+    'gzip',
+    'br',
+    'identity',
+    'bogus',
+    '2026-07-28',
+    '2025-06-18',
+    'tools/call',
+    'tools/list',
+    'echo',
+    '=?base64?ZWNobw==?=',
+    '=?base64?!!?=',
+    'null',
+    'http://localhost',
+    'http://evil.example',
+    'localhost',
+    '127.0.0.1',
+    'evil.example',
+  ),
   fc.string({ unit: fc.constantFrom(...'abcXYZ019 ;=,/+?:._-"'.split('')), maxLength: 40 }),
 );
-const headerName = fc.constantFrom('content-type', 'content-encoding', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'origin', 'host', 'accept', 'mcp-session-id', 'x-other');
+const headerName = fc.constantFrom(
+  'content-type',
+  'content-encoding',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'mcp-param-region',
+  'origin',
+  'host',
+  'accept',
+  'mcp-session-id',
+  'x-other',
+);
 
 const httpBody = fc.oneof(
   mutatedEnvelope.map((m) => Buffer.from(JSON.stringify(m))),

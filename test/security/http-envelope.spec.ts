@@ -2,7 +2,15 @@ import 'reflect-metadata';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
 import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
-import { chunkedPost, expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
+import {
+  chunkedPost,
+  expectRefused,
+  expectStillServing,
+  rawExchange,
+  rawPost,
+  startFixture,
+  type Fixture,
+} from './fixture.js';
 
 // security.md §2.1: the HTTP envelope (rows H1-H18). Every refusal is checked for status, JSON-RPC code and id,
 // no dispatch (canary counter), no leaked stack or path, and a valid request succeeding right after.
@@ -20,7 +28,13 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   };
 
   beforeAll(async () => {
-    fx = await startFixture({ maxBodyBytes: LIMIT, serverTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000, checkIntervalMs: 100 } }, true);
+    fx = await startFixture(
+      {
+        maxBodyBytes: LIMIT,
+        serverTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000, checkIntervalMs: 100 },
+      },
+      true,
+    );
   });
   afterAll(() => fx.app.close());
 
@@ -31,22 +45,34 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   });
 
   it.each(['delete', 'put', 'patch'] as const)('H2: %s /mcp is 405', async (verb) => {
-    await expectRefused(fx, () => request(fx.app.getHttpServer())[verb]('/mcp').set('content-type', 'application/json').send(echoText), {
-      status: 405,
-      code: -32000,
-      id: null,
-    });
+    await expectRefused(
+      fx,
+      () => request(fx.app.getHttpServer())[verb]('/mcp').set('content-type', 'application/json').send(echoText),
+      {
+        status: 405,
+        code: -32000,
+        id: null,
+      },
+    );
   });
 
   it('H3: a POST without Content-Type is 415 and never dispatched', async () => {
     const headers = Object.entries(conforming({ 'content-type': undefined }))
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}: ${v}`);
-    await expectRefused(fx, () => rawExchange(fx.port, rawPost(fx.port, [...headers, `Content-Length: ${Buffer.byteLength(echoText)}`], echoText)), {
-      status: 415,
-      code: -32600,
-      id: null,
-    });
+    await expectRefused(
+      fx,
+      () =>
+        rawExchange(
+          fx.port,
+          rawPost(fx.port, [...headers, `Content-Length: ${Buffer.byteLength(echoText)}`], echoText),
+        ),
+      {
+        status: 415,
+        code: -32600,
+        id: null,
+      },
+    );
   });
 
   it.each([
@@ -60,16 +86,22 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     // A parameter without a value once threw in the media-type check: no answer, and an unhandled rejection.
     ['H13 charset without a value', 'application/json; charset'],
   ])('%s is 415 and never dispatched', async (_row, contentType) => {
-    await expectRefused(fx, () => post(fx.app, echo, { 'content-type': contentType }), { status: 415, code: -32600, id: null });
+    await expectRefused(fx, () => post(fx.app, echo, { 'content-type': contentType }), {
+      status: 415,
+      code: -32600,
+      id: null,
+    });
   });
 
-  it.each(['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;', 'application/json; charset="UTF-8"'])(
-    'H7: %s is accepted',
-    async (contentType) => {
-      const res = await post(fx.app, echo, { 'content-type': contentType }).expect(200);
-      expect(res.body.result.content[0].text).toBe('hi');
-    },
-  );
+  it.each([
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON',
+    'application/json;',
+    'application/json; charset="UTF-8"',
+  ])('H7: %s is accepted', async (contentType) => {
+    const res = await post(fx.app, echo, { 'content-type': contentType }).expect(200);
+    expect(res.body.result.content[0].text).toBe('hi');
+  });
 
   it('H9: a body over the limit (declared length) is 413 before it is read', async () => {
     const big = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(LIMIT) } }));
@@ -78,35 +110,59 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H10: a chunked body growing past the limit is cut with 413', async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x20);
-    await expectRefused(fx, () => chunkedPost(fx.port, conforming() as Record<string, string>, [Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"'), ...Array(16).fill(chunk)]), {
-      status: 413,
-      code: -32600,
-      id: null,
-    });
+    await expectRefused(
+      fx,
+      () =>
+        chunkedPost(fx.port, conforming() as Record<string, string>, [
+          Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"'),
+          ...Array(16).fill(chunk),
+        ]),
+      {
+        status: 413,
+        code: -32600,
+        id: null,
+      },
+    );
   });
 
   it('H11: a gzip bomb is counted inflated: 413', async () => {
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(LIMIT);
-    await expectRefused(fx, () => postBytes(bomb, conforming({ 'content-encoding': 'gzip' }) as Record<string, string>), { status: 413, code: -32600, id: null });
+    await expectRefused(
+      fx,
+      () => postBytes(bomb, conforming({ 'content-encoding': 'gzip' }) as Record<string, string>),
+      { status: 413, code: -32600, id: null },
+    );
   });
 
   it('H11: a small gzip body within the limit is served', async () => {
-    const res = await postBytes(gzipSync(Buffer.from(echoText)), conforming({ 'content-encoding': 'gzip' }) as Record<string, string>);
+    const res = await postBytes(
+      gzipSync(Buffer.from(echoText)),
+      conforming({ 'content-encoding': 'gzip' }) as Record<string, string>,
+    );
     expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('hi');
   });
 
   it('H11: a corrupt gzip body is 400 -32700', async () => {
-    await expectRefused(fx, () => postBytes(Buffer.from('not gzip at all'), conforming({ 'content-encoding': 'gzip' }) as Record<string, string>), {
-      status: 400,
-      code: -32700,
-      id: null,
-    });
+    await expectRefused(
+      fx,
+      () =>
+        postBytes(Buffer.from('not gzip at all'), conforming({ 'content-encoding': 'gzip' }) as Record<string, string>),
+      {
+        status: 400,
+        code: -32700,
+        id: null,
+      },
+    );
   });
 
   it('H12: Content-Encoding: bogus is 415', async () => {
-    await expectRefused(fx, () => post(fx.app, echo, { 'content-encoding': 'bogus' }), { status: 415, code: -32600, id: null });
+    await expectRefused(fx, () => post(fx.app, echo, { 'content-encoding': 'bogus' }), {
+      status: 415,
+      code: -32600,
+      id: null,
+    });
   });
 
   it('H14: a body that stalls gets 408 and its socket closed by the request timeout', async () => {
@@ -117,7 +173,10 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   });
 
   it('H15: request headers over 16 KiB get 431 from Node', async () => {
-    const res = await rawExchange(fx.port, rawPost(fx.port, [`X-Big: ${'a'.repeat(17 * 1024)}`, 'Content-Length: 0'], ''));
+    const res = await rawExchange(
+      fx.port,
+      rawPost(fx.port, [`X-Big: ${'a'.repeat(17 * 1024)}`, 'Content-Length: 0'], ''),
+    );
     expect(res.status).toBe(431);
     expect(fx.calls()).toBeGreaterThanOrEqual(0);
     await expectStillServing(fx);
@@ -125,7 +184,14 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H16: a bare CR inside a header value gets 400 from Node and nothing is dispatched', async () => {
     const before = fx.calls();
-    const res = await rawExchange(fx.port, rawPost(fx.port, ['Content-Type: application/json', 'Mcp-Name: echo\rX-Injected: 1', `Content-Length: ${echoText.length}`], echoText));
+    const res = await rawExchange(
+      fx.port,
+      rawPost(
+        fx.port,
+        ['Content-Type: application/json', 'Mcp-Name: echo\rX-Injected: 1', `Content-Length: ${echoText.length}`],
+        echoText,
+      ),
+    );
     expect(res.status).toBe(400);
     expect(fx.calls()).toBe(before);
     await expectStillServing(fx);

@@ -9,7 +9,8 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
   const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   /** A tools/list body with its raw id text replaced; the headers stay those of a conforming request. */
   const withId = (value: string) => JSON.stringify(list).replace('"id":1', `"id":${value}`);
-  const send = (body: string, headers: Record<string, string | undefined> = {}) => post(fx.app, body, { ...headersFor(list), ...headers });
+  const send = (body: string, headers: Record<string, string | undefined> = {}) =>
+    post(fx.app, body, { ...headersFor(list), ...headers });
 
   beforeAll(async () => {
     fx = await startFixture({}, true);
@@ -64,7 +65,10 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
       () => undefined,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const res = await send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }), { 'mcp-method': 'notifications/cancelled' });
+    const res = await send(
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
+      { 'mcp-method': 'notifications/cancelled' },
+    );
     expect(res.status).toBe(202);
     expect(res.text).toBe('');
     expect(fx.aborted()).toBe(abortedBefore);
@@ -75,11 +79,15 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
 
   it('J17: a notification at an unsupported MCP-Protocol-Version is 400 -32022', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await expectRefused(fx, () => send(body, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'notifications/initialized' }), {
-      status: 400,
-      code: -32022,
-      id: null,
-    });
+    await expectRefused(
+      fx,
+      () => send(body, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'notifications/initialized' }),
+      {
+        status: 400,
+        code: -32022,
+        id: null,
+      },
+    );
   });
 
   it('J18: duplicate "method" keys: the last wins and disagrees with Mcp-Method, so -32020', async () => {

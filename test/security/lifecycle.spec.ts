@@ -12,10 +12,20 @@ jest.setTimeout(60_000);
 describe('R14: graceful shutdown', () => {
   it('on app.close(): 503 for new requests, closing result for listen streams, short calls finish, long ones are aborted at the drain deadline', async () => {
     const fx = await startFixture({ drainTimeoutMs: 1_500, callTimeoutMs: 0 }, true);
-    const listen = openStream(fx.port, envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }));
-    const short = openStream(fx.port, envelope('tools/call', { name: 'slowProgress', arguments: { n: 5 } }, { id: 'S' }));
+    const listen = openStream(
+      fx.port,
+      envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
+    );
+    const short = openStream(
+      fx.port,
+      envelope('tools/call', { name: 'slowProgress', arguments: { n: 5 } }, { id: 'S' }),
+    );
     const long = openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} }, { id: 'H' }));
-    await waitFor(() => fx.server.load.calls === 2 && fx.server.load.subscriptions === 1, 5_000, 'calls and stream to start');
+    await waitFor(
+      () => fx.server.load.calls === 2 && fx.server.load.subscriptions === 1,
+      5_000,
+      'calls and stream to start',
+    );
     const aborted = fx.aborted();
 
     const closed = fx.app.close();
@@ -27,9 +37,16 @@ describe('R14: graceful shutdown', () => {
     await closed;
 
     await Promise.all([listen.ended, short.ended, long.ended]);
-    expect(listen.messages().at(-1)).toMatchObject({ id: 'L', result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L' } } });
+    expect(listen.messages().at(-1)).toMatchObject({
+      id: 'L',
+      result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L' } },
+    });
     expect(JSON.parse(short.text())).toMatchObject({ id: 'S', result: { content: [{ text: 'done S' }] } });
-    expect(JSON.parse(long.text())).toMatchObject({ jsonrpc: '2.0', id: 'H', error: { code: -32603, message: 'Server is shutting down' } });
+    expect(JSON.parse(long.text())).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'H',
+      error: { code: -32603, message: 'Server is shutting down' },
+    });
     expect(fx.aborted()).toBe(aborted + 1);
     expect(fx.server.load).toEqual({ calls: 0, subscriptions: 0 });
   });
@@ -37,7 +54,10 @@ describe('R14: graceful shutdown', () => {
 
 describe('R12 and server timeouts', () => {
   it('slowloris: slow sockets are cut by the timeouts while normal calls keep being served', async () => {
-    const fx = await startFixture({ serverTimeouts: { headersTimeoutMs: 500, requestTimeoutMs: 800, checkIntervalMs: 100 } }, true);
+    const fx = await startFixture(
+      { serverTimeouts: { headersTimeoutMs: 500, requestTimeoutMs: 800, checkIntervalMs: 100 } },
+      true,
+    );
     const slow: Socket[] = [];
     const closed = new Set<Socket>();
     const responses: string[] = [];
@@ -47,7 +67,11 @@ describe('R12 and server timeouts', () => {
         socket.on('data', (chunk) => responses.push(chunk.toString('latin1')));
         socket.on('close', () => closed.add(socket));
         socket.on('error', () => undefined);
-        socket.write(i % 2 === 0 ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' : 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"js');
+        socket.write(
+          i % 2 === 0
+            ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '
+            : 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"js',
+        );
         slow.push(socket);
       }
       for (let i = 0; i < 20; i++) await callTool(fx.app, 'echo', { text: `n${i}` }).expect(200);
@@ -62,9 +86,12 @@ describe('R12 and server timeouts', () => {
   it('applyServerTimeouts sets a self-made server; McpModule leaves values the application chose', async () => {
     const own = createServer();
     applyServerTimeouts(own, { requestTimeoutMs: 5_000, headersTimeoutMs: 3_000, checkIntervalMs: 500 });
-    expect([own.requestTimeout, own.headersTimeout, own.keepAliveTimeout, (own as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval]).toEqual([
-      5_000, 3_000, 5_000, 500,
-    ]);
+    expect([
+      own.requestTimeout,
+      own.headersTimeout,
+      own.keepAliveTimeout,
+      (own as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval,
+    ]).toEqual([5_000, 3_000, 5_000, 500]);
     const chosen = createServer();
     chosen.requestTimeout = 12_345;
     applyServerTimeouts(chosen, {}, true);

@@ -8,7 +8,10 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   const b64 = (s: string) => `=?base64?${Buffer.from(s).toString('base64')}?=`;
   /** A tools/call body whose `_meta` is replaced. */
-  const withMeta = (meta: Record<string, unknown> | undefined) => ({ ...echo, params: { ...(echo.params as object), _meta: meta } });
+  const withMeta = (meta: Record<string, unknown> | undefined) => ({
+    ...echo,
+    params: { ...(echo.params as object), _meta: meta },
+  });
   const META = (echo.params as { _meta: Record<string, unknown> })._meta;
 
   beforeAll(async () => {
@@ -16,7 +19,13 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     fx.server.registerTool(
       'region',
       'A tool with an x-mcp-header parameter',
-      { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'integer', 'x-mcp-header': 'N' } } },
+      {
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          n: { type: 'integer', 'x-mcp-header': 'N' },
+        },
+      },
       () => 'ok',
     );
     fx.server.addTool({
@@ -89,14 +98,20 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   it('M18: Mcp-Method on two header lines is 400 -32020', async () => {
     const text = JSON.stringify(echo);
     const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
-    const send = () => rawExchange(fx.port, rawPost(fx.port, [...headers, 'Mcp-Method: tools/call', `Content-Length: ${Buffer.byteLength(text)}`], text));
+    const send = () =>
+      rawExchange(
+        fx.port,
+        rawPost(fx.port, [...headers, 'Mcp-Method: tools/call', `Content-Length: ${Buffer.byteLength(text)}`], text),
+      );
     await expectRefused(fx, send, { status: 400, code: -32020, id: 1 });
   });
 
   describe('M19: x-mcp-header parameters', () => {
     const call = (args: Record<string, unknown>) => envelope('tools/call', { name: 'region', arguments: args });
     it('accepts matching headers, integers compared numerically', async () => {
-      await post(fx.app, call({ region: 'eu', n: 42 }), { 'mcp-param-region': 'eu', 'mcp-param-n': '42.0' }).expect(200);
+      await post(fx.app, call({ region: 'eu', n: 42 }), { 'mcp-param-region': 'eu', 'mcp-param-n': '42.0' }).expect(
+        200,
+      );
     });
     it.each([
       ['a missing header', { region: 'eu' }, {}],
@@ -109,13 +124,22 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
       const body = call({ region: 'eu' });
       const text = JSON.stringify(body);
       const headers = Object.entries(headersFor(body)).map(([k, v]) => `${k}: ${v}`);
-      const raw = rawPost(fx.port, [...headers, 'Mcp-Param-Region: eu', 'Mcp-Param-Region: eu', `Content-Length: ${Buffer.byteLength(text)}`], text);
+      const raw = rawPost(
+        fx.port,
+        [...headers, 'Mcp-Param-Region: eu', 'Mcp-Param-Region: eu', `Content-Length: ${Buffer.byteLength(text)}`],
+        text,
+      );
       await expectRefused(fx, () => rawExchange(fx.port, raw), { status: 400, code: -32020, id: 1 });
     });
   });
 
   it('M21: a legacy initialize without an envelope is served on the 2025-era leg, with no session', async () => {
-    const legacy = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const legacy = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const res = await post(fx.app, legacy, { 'mcp-protocol-version': undefined, 'mcp-method': undefined }).expect(200);
     expect(res.body.result.protocolVersion).toBe('2025-06-18');
     expect(res.headers['mcp-session-id']).toBeUndefined();
@@ -125,7 +149,11 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])(
     'M22: the removed method %s is 404 -32601 with the id echoed',
     async (method) => {
-      await expectRefused(fx, () => post(fx.app, envelope(method, {}, { id: 'r-7' })), { status: 404, code: -32601, id: 'r-7' });
+      await expectRefused(fx, () => post(fx.app, envelope(method, {}, { id: 'r-7' })), {
+        status: 404,
+        code: -32601,
+        id: 'r-7',
+      });
     },
   );
 
@@ -138,7 +166,14 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   it('M24: without a logLevel the server emits no notifications/message', async () => {
     const res = await post(fx.app, envelope('tools/call', { name: 'chatty', arguments: {} })).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const logged = await post(fx.app, envelope('tools/call', { name: 'chatty', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } })).expect(200);
+    const logged = await post(
+      fx.app,
+      envelope(
+        'tools/call',
+        { name: 'chatty', arguments: {} },
+        { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
+      ),
+    ).expect(200);
     expect(sseMessages(logged.text).map((m) => m.method)).toContain('notifications/message');
   });
 
@@ -150,7 +185,11 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   });
 
   it('M26: an unknown resource is -32602, never -32002 or empty contents', async () => {
-    await expectRefused(fx, () => post(fx.app, envelope('resources/read', { uri: 'mem://missing' })), { status: 400, code: -32602, id: 1 });
+    await expectRefused(fx, () => post(fx.app, envelope('resources/read', { uri: 'mem://missing' })), {
+      status: 400,
+      code: -32602,
+      id: 1,
+    });
   });
 
   it('M27: a list configured as per-caller carries cacheScope "private" and ttlMs >= 0', async () => {

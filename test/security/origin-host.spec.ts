@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { isLoopbackHost, MCPServer, McpModule, publicBindWarning, type McpModuleOptions } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { envelope, headersFor, post } from '../support/mcp-request.js';
 import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
+import { isLoopbackHost, publicBindWarning } from '../../src/core/index.js';
 
 // security.md §2.5: Origin and Host (rows O1-O10; O11-O15 concern authorization, which this module leaves to
 // the application's guards, see docs/security.md).
@@ -47,12 +48,26 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
     const http10 = [`POST /mcp HTTP/1.0`, ...headers, `Content-Length: ${text.length}`, '', text].join('\r\n');
     await expectRefused(fx, () => rawExchange(fx.port, http10), { status: 403, code: -32600, id: null });
-    const http11 = [`POST /mcp HTTP/1.1`, 'Connection: close', ...headers, `Content-Length: ${text.length}`, '', text].join('\r\n');
+    const http11 = [
+      `POST /mcp HTTP/1.1`,
+      'Connection: close',
+      ...headers,
+      `Content-Length: ${text.length}`,
+      '',
+      text,
+    ].join('\r\n');
     expect((await rawExchange(fx.port, http11)).status).toBe(400);
   });
 
   it('allowedHosts and allowedOrigins add to the loopback defaults', async () => {
-    const app = await createApp([McpModule.forRoot({ name: 'public', version: '1', allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] })]);
+    const app = await createApp([
+      McpModule.forRoot({
+        name: 'public',
+        version: '1',
+        allowedHosts: ['mcp.example.com'],
+        allowedOrigins: ['https://app.example.com'],
+      }),
+    ]);
     try {
       app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
       await post(app, echo, { host: 'mcp.example.com', origin: 'https://app.example.com' }).expect(200);
@@ -88,10 +103,14 @@ class RecordingLogger extends ConsoleLogger {
 }
 
 async function listeningApp(adapter: HttpAdapterName, options: Partial<McpModuleOptions>, host: string | undefined) {
-  const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'bind', version: '1', ...options })] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpModule.forRoot({ name: 'bind', version: '1', ...options })],
+  }).compile();
   const logger = new RecordingLogger();
   const app: INestApplication =
-    adapter === 'express' ? moduleRef.createNestApplication({ logger }) : moduleRef.createNestApplication(new FastifyAdapter(), { logger });
+    adapter === 'express'
+      ? moduleRef.createNestApplication({ logger })
+      : moduleRef.createNestApplication(new FastifyAdapter(), { logger });
   app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
   await (host === undefined ? app.listen(0) : app.listen(0, host));
   return { app, logger };
@@ -118,7 +137,11 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
   });
 
   it('loopback binds and an explicit allowlist start without the warning', async () => {
-    for (const [options, host] of [[{}, '127.0.0.1'], [{ allowedHosts: ['mcp.example.com'] }, '0.0.0.0'], [{ enabled: false }, '0.0.0.0']] as const) {
+    for (const [options, host] of [
+      [{}, '127.0.0.1'],
+      [{ allowedHosts: ['mcp.example.com'] }, '0.0.0.0'],
+      [{ enabled: false }, '0.0.0.0'],
+    ] as const) {
       const { app, logger } = await listeningApp('express', options, host);
       expect(app.getHttpServer().listening).toBe(true);
       expect(logger.warnings).toEqual([]);
@@ -127,8 +150,10 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
   });
 
   it('classifies hosts: loopback names and addresses only', () => {
-    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST']) expect(isLoopbackHost(host)).toBe(true);
-    for (const host of [undefined, '', '0.0.0.0', '::', '10.0.0.1', 'localhost.evil.com', '127.0.0.1.nip.io']) expect(isLoopbackHost(host)).toBe(false);
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST'])
+      expect(isLoopbackHost(host)).toBe(true);
+    for (const host of [undefined, '', '0.0.0.0', '::', '10.0.0.1', 'localhost.evil.com', '127.0.0.1.nip.io'])
+      expect(isLoopbackHost(host)).toBe(false);
     expect(publicBindWarning('0.0.0.0', { enabled: false })).toBeNull();
     expect(publicBindWarning('0.0.0.0', { allowedHosts: ['a.example'] })).toBeNull();
     expect(publicBindWarning('127.0.0.1', {})).toBeNull();

@@ -13,7 +13,10 @@ export const RESOURCE_METADATA_URL = 'https://mcp.example.com/.well-known/oauth-
 export interface TestIssuer {
   jwks: JSONWebKeySet;
   /** Signs an access token; `claims` override the defaults (iss, aud = RESOURCE, sub, exp in 5 minutes). */
-  token(claims?: JWTPayload & { exp?: number | undefined }, header?: { alg?: string; kid?: string; typ?: string | null }): Promise<string>;
+  token(
+    claims?: JWTPayload & { exp?: number | undefined },
+    header?: { alg?: string; kid?: string; typ?: string | null },
+  ): Promise<string>;
 }
 
 export async function createTestIssuer(kid = 'test-key'): Promise<TestIssuer> {
@@ -23,16 +26,28 @@ export async function createTestIssuer(kid = 'test-key'): Promise<TestIssuer> {
     jwks: { keys: [jwk] },
     async token(claims = {}, header = {}) {
       const now = Math.floor(Date.now() / 1000);
-      const payload: JWTPayload = { iss: ISSUER, aud: RESOURCE, sub: 'user-1', client_id: 'client-1', iat: now, exp: now + 300, ...claims };
+      const payload: JWTPayload = {
+        iss: ISSUER,
+        aud: RESOURCE,
+        sub: 'user-1',
+        client_id: 'client-1',
+        iat: now,
+        exp: now + 300,
+        ...claims,
+      };
       for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
       const typ = header.typ === undefined ? 'at+jwt' : (header.typ ?? undefined);
-      return new SignJWT(payload).setProtectedHeader({ alg: header.alg ?? 'ES256', kid: header.kid ?? kid, ...(typ ? { typ } : {}) }).sign(privateKey);
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: header.alg ?? 'ES256', kid: header.kid ?? kid, ...(typ ? { typ } : {}) })
+        .sign(privateKey);
     },
   };
 }
 
 /** A throwaway HTTP server on 127.0.0.1 (a JWKS or introspection endpoint); stop it with `close()`. */
-export async function startLocalServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+export async function startLocalServer(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -56,5 +71,11 @@ export function challengeParams(header: string | undefined): Record<string, stri
 
 /** A Nest app with one MCP server "files" at /mcp, protected as RESOURCE for ISSUER with the given verifier. */
 export function createAuthApp(auth: Partial<McpAuthOptions>): Promise<INestApplication> {
-  return createApp([McpModule.forRoot({ name: 'files', version: '1.0.0', auth: { resource: RESOURCE, authorizationServers: [ISSUER], ...auth } })]);
+  return createApp([
+    McpModule.forRoot({
+      name: 'files',
+      version: '1.0.0',
+      auth: { resource: RESOURCE, authorizationServers: [ISSUER], ...auth },
+    }),
+  ]);
 }

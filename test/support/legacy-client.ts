@@ -16,14 +16,24 @@ export function legacyHeaders(version: string | undefined = '2025-11-25'): Recor
 let nextId = 1;
 
 /** A 2025-era request body: no `_meta` envelope. */
-export function legacyRequest(method: string, params?: Record<string, unknown>, id: string | number = nextId++): Record<string, unknown> {
+export function legacyRequest(
+  method: string,
+  params?: Record<string, unknown>,
+  id: string | number = nextId++,
+): Record<string, unknown> {
   return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 }
 
 /** POSTs a body the way a 2025-era client does; `headers` override (undefined removes). */
-export function legacyPost(app: INestApplication, body: unknown, headers: Record<string, string | undefined> = {}, path = '/mcp'): request.Test {
+export function legacyPost(
+  app: INestApplication,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+  path = '/mcp',
+): request.Test {
   let req = request(app.getHttpServer()).post(path);
-  for (const [name, value] of Object.entries({ ...legacyHeaders(), ...headers })) if (value !== undefined) req = req.set(name, value);
+  for (const [name, value] of Object.entries({ ...legacyHeaders(), ...headers }))
+    if (value !== undefined) req = req.set(name, value);
   return req.send(JSON.stringify(body));
 }
 
@@ -82,7 +92,11 @@ export async function callAnswering(
 }
 
 /** POSTs a JSON-RPC response (a reply to a server request) the way a 2025-era client does. */
-export async function postReply(url: string, reply: unknown, headers: Record<string, string | undefined> = legacyHeaders()): Promise<{ status: number; body: string; sessionId: string | null }> {
+export async function postReply(
+  url: string,
+  reply: unknown,
+  headers: Record<string, string | undefined> = legacyHeaders(),
+): Promise<{ status: number; body: string; sessionId: string | null }> {
   const sent = Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const res = await fetch(url, { method: 'POST', headers: sent, body: JSON.stringify(reply) });
   return { status: res.status, body: await res.text(), sessionId: res.headers.get('mcp-session-id') };

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 
@@ -9,38 +10,17 @@ export interface EnvelopeOptions {
   meta?: Record<string, unknown>;
 }
 
-/** A 2026-07-28 request body: method, params and the per-request `_meta` envelope. */
-export function envelope(method: string, params: Record<string, unknown> = {}, options: EnvelopeOptions = {}): Record<string, unknown> {
-  return {
-    jsonrpc: '2.0',
-    id: options.id ?? 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-        'io.modelcontextprotocol/clientInfo': { name: 'test-client', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': options.clientCapabilities ?? {},
-        ...options.meta,
-      },
-    },
-  };
+/** A 2026-07-28 request body (the testing kit's `mcpMessage`, as client "test-client"). */
+export function envelope(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: EnvelopeOptions = {},
+): Record<string, unknown> {
+  return mcpMessage(method, params, { ...options, clientInfo: { name: 'test-client', version: '1.0.0' } });
 }
 
-/** The standard headers a conforming client sends for a body (MCP-Protocol-Version, Mcp-Method, Mcp-Name). */
-export function headersFor(body: Record<string, unknown>): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': PROTOCOL_VERSION,
-  };
-  if (typeof body.method === 'string') headers['mcp-method'] = body.method;
-  const params = (body.params ?? {}) as Record<string, unknown>;
-  if ((body.method === 'tools/call' || body.method === 'prompts/get') && typeof params.name === 'string') headers['mcp-name'] = params.name;
-  if (body.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = params.uri;
-  if (typeof body.method === 'string' && body.method.startsWith('tasks/') && typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
-  return headers;
-}
+/** The standard headers a conforming client sends for a body (the testing kit's `mcpHeaders`). */
+export const headersFor = mcpHeaders;
 
 /** POSTs a body to the MCP endpoint with conforming headers; `headers` overrides or removes (undefined) any. */
 export function post(
@@ -50,7 +30,9 @@ export function post(
   path = '/mcp',
 ): request.Test {
   const merged: Record<string, string | undefined> = {
-    ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? headersFor(body as Record<string, unknown>) : { 'content-type': 'application/json' }),
+    ...(typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? headersFor(body as Record<string, unknown>)
+      : { 'content-type': 'application/json' }),
     ...headers,
   };
   let req = request(app.getHttpServer()).post(path);

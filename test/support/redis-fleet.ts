@@ -29,7 +29,12 @@ export async function startFleetInstance(options: McpRedisOptions): Promise<Flee
     McpRedisModule.forRoot(options),
     McpModule.forRootAsync({
       inject: [McpRedisBackends],
-      useFactory: (redis: McpRedisBackends) => ({ name: 'fleet', version: '1.0.0', requestStateSecret: FLEET_SECRET, ...redis }),
+      useFactory: (redis: McpRedisBackends) => ({
+        name: 'fleet',
+        version: '1.0.0',
+        requestStateSecret: FLEET_SECRET,
+        ...redis,
+      }),
     }),
   ]);
   const server = app.get(MCPServer);
@@ -48,7 +53,11 @@ export async function startFleetInstance(options: McpRedisOptions): Promise<Flee
 }
 
 /** Waits for a condition that other processes make true (Redis connecting, a subscription landing). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -62,7 +71,10 @@ export function quietRedisLogs(): void {
 }
 
 /** POSTs a conforming body to an instance and reads its JSON answer. */
-export async function postTo(instance: FleetInstance, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
+export async function postTo(
+  instance: FleetInstance,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, any> }> {
   const response = await fetch(instance.url, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -71,7 +83,11 @@ export async function postTo(instance: FleetInstance, body: Record<string, unkno
 export function listenOn(instance: FleetInstance, uris: string[]): Promise<LiveResponse> {
   return LiveResponse.post(
     instance.url,
-    envelope('subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: uris } }, { id: 'listen' }),
+    envelope(
+      'subscriptions/listen',
+      { notifications: { toolsListChanged: true, resourceSubscriptions: uris } },
+      { id: 'listen' },
+    ),
   );
 }
 

@@ -8,7 +8,11 @@ const later = (ms: number) => Date.now() + ms;
  * default here; a shared backend with its own factory). `make` builds a fresh router; `peer` (optional) builds
  * a second instance over the same backend, for delivery across instances.
  */
-export function replyRouterContract(name: string, make: () => Promise<ReplyRouter> | ReplyRouter, peer?: (first: ReplyRouter) => Promise<ReplyRouter> | ReplyRouter): void {
+export function replyRouterContract(
+  name: string,
+  make: () => Promise<ReplyRouter> | ReplyRouter,
+  peer?: (first: ReplyRouter) => Promise<ReplyRouter> | ReplyRouter,
+): void {
   describe(`${name} (ReplyRouter contract)`, () => {
     let router: ReplyRouter;
     beforeEach(async () => {

@@ -35,9 +35,15 @@ export class LiveResponse {
   }
 
   /** `headers` override the conforming 2026-07-28 ones; an undefined value leaves that header out. */
-  static async post(url: string, body: Record<string, unknown>, headers: Record<string, string | undefined> = {}): Promise<LiveResponse> {
+  static async post(
+    url: string,
+    body: Record<string, unknown>,
+    headers: Record<string, string | undefined> = {},
+  ): Promise<LiveResponse> {
     const abort = new AbortController();
-    const merged = Object.entries({ ...headersFor(body), ...headers }).filter((entry): entry is [string, string] => entry[1] !== undefined);
+    const merged = Object.entries({ ...headersFor(body), ...headers }).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    );
     const res = await fetch(url, { method: 'POST', headers: merged, body: JSON.stringify(body), signal: abort.signal });
     return new LiveResponse(res.status, res.headers, res.body!, abort);
   }

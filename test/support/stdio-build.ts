@@ -37,7 +37,11 @@ export async function buildStdioEntries(): Promise<void> {
   }
   try {
     const run = promisify(execFile);
-    await run(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'test/support/tsconfig.stdio.json')], { cwd: ROOT });
+    await run(
+      process.execPath,
+      [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'test/support/tsconfig.stdio.json')],
+      { cwd: ROOT },
+    );
     // The hand-written CommonJS files of src/, which tsc never emits (as `npm run build:all` does).
     await run(process.execPath, [resolve(ROOT, 'scripts/copy-js-sources.mjs'), resolve(OUT, 'src')], { cwd: ROOT });
   } finally {

@@ -27,7 +27,11 @@ class NoisyTools implements OnModuleDestroy {
     return 'quiet answer';
   }
 
-  @Tool({ name: 'slow', description: 'Answers after a delay', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } })
+  @Tool({
+    name: 'slow',
+    description: 'Answers after a delay',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+  })
   async slow(@Args('ms') ms: number): Promise<string> {
     await sleep(ms);
     return `slept ${ms}`;

@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { TASKS_EXTENSION } from '../../src/index.js';
 import { envelope, post } from './mcp-request.js';
+import { TASKS_EXTENSION } from '../../src/core/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>;
 
 /** The client capabilities that opt a request into the tasks extension. */
@@ -17,11 +16,20 @@ export interface TaskRequestOptions {
 
 /** A conforming request (Mcp-Name is the task id on tasks/*) with the tasks extension declared. */
 export function taskRequest(app: INestApplication, method: string, params: Json, options: TaskRequestOptions = {}) {
-  return post(app, envelope(method, params, { clientCapabilities: options.capabilities ?? WITH_TASKS }), options.headers);
+  return post(
+    app,
+    envelope(method, params, { clientCapabilities: options.capabilities ?? WITH_TASKS }),
+    options.headers,
+  );
 }
 
 /** Calls a tool that must answer with a task; returns the CreateTaskResult. */
-export async function createTask(app: INestApplication, name: string, args: Json = {}, options: TaskRequestOptions = {}): Promise<Json> {
+export async function createTask(
+  app: INestApplication,
+  name: string,
+  args: Json = {},
+  options: TaskRequestOptions = {},
+): Promise<Json> {
   const res = await taskRequest(app, 'tools/call', { name, arguments: args }, options).expect(200);
   expect(res.body.result).toMatchObject({ resultType: 'task', status: 'working' });
   return res.body.result;
@@ -35,7 +43,12 @@ export async function getTask(app: INestApplication, taskId: string, options: Ta
 }
 
 /** Polls tasks/get until the task shows a status (the jest timeout bounds it; no clock is asserted on). */
-export async function waitForStatus(app: INestApplication, taskId: string, status: string, options: TaskRequestOptions = {}): Promise<Json> {
+export async function waitForStatus(
+  app: INestApplication,
+  taskId: string,
+  status: string,
+  options: TaskRequestOptions = {},
+): Promise<Json> {
   for (;;) {
     const task = await getTask(app, taskId, options);
     if (task.status === status) return task;

@@ -1,7 +1,7 @@
-import type { ToolRegistration } from '../../src/index.js';
+import type { McpToolRegistration } from '../../src/index.js';
 
 /** A tool whose rounds must run at most once (`singleUseState`): it asks to confirm under `confirm`, then transfers. */
-export function transferTool(confirmSchema: Record<string, unknown>): ToolRegistration {
+export function transferTool(confirmSchema: Record<string, unknown>): McpToolRegistration {
   return {
     name: 'transfer',
     description: 'Moves money once per confirmation',

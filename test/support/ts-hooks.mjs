@@ -27,6 +27,9 @@ export async function resolve(specifier, context, nextResolve) {
 export async function load(url, context, nextLoad) {
   if (!url.endsWith('.ts')) return nextLoad(url, context);
   const fileName = fileURLToPath(url);
-  const { outputText } = ts.transpileModule(await readFile(fileName, 'utf8'), { fileName, compilerOptions: COMPILER_OPTIONS });
+  const { outputText } = ts.transpileModule(await readFile(fileName, 'utf8'), {
+    fileName,
+    compilerOptions: COMPILER_OPTIONS,
+  });
   return { format: 'module', source: outputText, shortCircuit: true };
 }

@@ -1,19 +1,30 @@
 import 'reflect-metadata';
-import { McpKernel, OAuthResourceServer, RequireScopes, bearerChallenge, getRequiredScopes, MCP_REQUIRED_SCOPES, McpPrincipal } from '../../src/index.js';
+import { RequireScopes, McpPrincipal } from '../../src/index.js';
 import { bearerToken } from '../../src/auth/bearer-token.js';
 import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth/protected-resource-metadata.js';
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, OAuthResourceServer, bearerChallenge } from '../../src/core/index.js';
+import { getRequiredScopes, MCP_REQUIRED_SCOPES } from '../../src/nest/require-scopes.decorator.js';
 
 describe('bearerChallenge', () => {
   it('puts error, scope, resource_metadata and description in one Bearer challenge', () => {
-    expect(bearerChallenge({ resourceMetadata: 'https://x/.well-known/oauth-protected-resource', scopes: ['a', 'b'], error: 'insufficient_scope', errorDescription: 'Needs a b' })).toBe(
+    expect(
+      bearerChallenge({
+        resourceMetadata: 'https://x/.well-known/oauth-protected-resource',
+        scopes: ['a', 'b'],
+        error: 'insufficient_scope',
+        errorDescription: 'Needs a b',
+      }),
+    ).toBe(
       'Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/.well-known/oauth-protected-resource", error_description="Needs a b"',
     );
   });
 
   it('cannot be broken out of its quotes', () => {
-    expect(bearerChallenge({ resourceMetadata: 'https://x', errorDescription: 'a"b\\c\r\nd' })).toBe('Bearer resource_metadata="https://x", error_description="abcd"');
+    expect(bearerChallenge({ resourceMetadata: 'https://x', errorDescription: 'a"b\\c\r\nd' })).toBe(
+      'Bearer resource_metadata="https://x", error_description="abcd"',
+    );
   });
 });
 
@@ -42,8 +53,12 @@ describe('canonicalResourceUri', () => {
   });
 
   it('derives the path-inserted metadata URL', () => {
-    expect(defaultResourceMetadataUrl('https://mcp.example.com/public/mcp')).toBe('https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp');
-    expect(defaultResourceMetadataUrl('https://mcp.example.com')).toBe('https://mcp.example.com/.well-known/oauth-protected-resource');
+    expect(defaultResourceMetadataUrl('https://mcp.example.com/public/mcp')).toBe(
+      'https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp',
+    );
+    expect(defaultResourceMetadataUrl('https://mcp.example.com')).toBe(
+      'https://mcp.example.com/.well-known/oauth-protected-resource',
+    );
   });
 });
 
@@ -59,20 +74,32 @@ describe('OAuthResourceServer configuration', () => {
   const base = { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'] };
 
   it('needs exactly one way to establish the principal', () => {
-    expect(() => new OAuthResourceServer(base)).toThrow(/exactly one of jwt, introspection, verify and fromRequest; got none/);
-    expect(() => new OAuthResourceServer({ ...base, verify: () => null, fromRequest: () => null })).toThrow(/got verify, fromRequest/);
+    expect(() => new OAuthResourceServer(base)).toThrow(
+      /exactly one of jwt, introspection, verify and fromRequest; got none/,
+    );
+    expect(() => new OAuthResourceServer({ ...base, verify: () => null, fromRequest: () => null })).toThrow(
+      /got verify, fromRequest/,
+    );
   });
 
   it('needs an authorization server', () => {
-    expect(() => new OAuthResourceServer({ ...base, authorizationServers: [], verify: () => null })).toThrow(/at least one/);
+    expect(() => new OAuthResourceServer({ ...base, authorizationServers: [], verify: () => null })).toThrow(
+      /at least one/,
+    );
   });
 
   it('needs a JWKS for JWTs', () => {
-    expect(() => new OAuthResourceServer({ ...base, jwt: { issuer: 'https://auth.example.com' } })).toThrow(/jwksUri and jwks/);
+    expect(() => new OAuthResourceServer({ ...base, jwt: { issuer: 'https://auth.example.com' } })).toThrow(
+      /jwksUri and jwks/,
+    );
   });
 
   it('keeps offline_access out of the metadata and the challenge', () => {
-    const server = new OAuthResourceServer({ ...base, scopesSupported: ['read', 'offline_access'], verify: () => null });
+    const server = new OAuthResourceServer({
+      ...base,
+      scopesSupported: ['read', 'offline_access'],
+      verify: () => null,
+    });
     expect(server.metadata.scopes_supported).toEqual(['read']);
   });
 
@@ -90,11 +117,17 @@ describe('OAuthResourceServer configuration', () => {
       bearer_methods_supported: ['header'],
     });
     const refused = await server.authenticate({ headers: {} } as never, {});
-    expect(refused).toMatchObject({ ok: false, status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://meta.example.com/prm.json"' } });
+    expect(refused).toMatchObject({
+      ok: false,
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer resource_metadata="https://meta.example.com/prm.json"' },
+    });
   });
 
   it('refuses scopes that cannot go into a challenge', () => {
-    expect(() => new OAuthResourceServer({ ...base, scopesSupported: ['a b'], verify: () => null })).toThrow(/scope tokens/);
+    expect(() => new OAuthResourceServer({ ...base, scopesSupported: ['a b'], verify: () => null })).toThrow(
+      /scope tokens/,
+    );
   });
 });
 
@@ -131,8 +164,20 @@ describe('@RequireScopes', () => {
 
 describe('Scoped lists in the kernel', () => {
   const kernel = new McpKernel({ name: 'k', version: '1', pageSize: 2 });
-  for (const [name, scopes] of [['a', undefined], ['b', ['x']], ['c', undefined], ['d', ['x', 'y']], ['e', undefined]] as const) {
-    kernel.addTool({ name, description: name, inputSchema: { type: 'object' }, requiredScopes: scopes && [...scopes], handler: () => name });
+  for (const [name, scopes] of [
+    ['a', undefined],
+    ['b', ['x']],
+    ['c', undefined],
+    ['d', ['x', 'y']],
+    ['e', undefined],
+  ] as const) {
+    kernel.addTool({
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      requiredScopes: scopes && [...scopes],
+      handler: () => name,
+    });
   }
 
   async function listAll(scopes: string[]): Promise<{ names: string[]; cacheScopes: string[] }> {
@@ -140,8 +185,10 @@ describe('Scoped lists in the kernel', () => {
     const cacheScopes: string[] = [];
     let cursor: string | undefined;
     do {
-      const response = await kernel.handleRequest(envelope('tools/list', cursor ? { cursor } : {}), { scopes });
-      const result = (response as unknown as { result: { tools: Array<{ name: string }>; nextCursor?: string; cacheScope: string } }).result;
+      const response = await kernel.handleRequest(mcpMessage('tools/list', cursor ? { cursor } : {}), { scopes });
+      const result = (
+        response as unknown as { result: { tools: Array<{ name: string }>; nextCursor?: string; cacheScope: string } }
+      ).result;
       names.push(...result.tools.map((t) => t.name));
       cacheScopes.push(result.cacheScope);
       cursor = result.nextCursor;
@@ -152,19 +199,28 @@ describe('Scoped lists in the kernel', () => {
   it('pages each visibility class on its own, every page private', async () => {
     expect(await listAll([])).toEqual({ names: ['a', 'c', 'e'], cacheScopes: ['private', 'private'] });
     expect(await listAll(['x'])).toEqual({ names: ['a', 'b', 'c', 'e'], cacheScopes: ['private', 'private'] });
-    expect(await listAll(['x', 'y'])).toEqual({ names: ['a', 'b', 'c', 'd', 'e'], cacheScopes: ['private', 'private', 'private'] });
+    expect(await listAll(['x', 'y'])).toEqual({
+      names: ['a', 'b', 'c', 'd', 'e'],
+      cacheScopes: ['private', 'private', 'private'],
+    });
   });
 
   it('keeps lists public when nothing in them is scoped', async () => {
     const open = new McpKernel({ name: 'k', version: '1' });
     open.addTool({ name: 'a', description: 'a', inputSchema: { type: 'object' }, handler: () => 'a' });
-    const response = await open.handleRequest(envelope('tools/list'));
+    const response = await open.handleRequest(mcpMessage('tools/list'));
     expect((response as unknown as { result: { cacheScope: string } }).result.cacheScope).toBe('public');
   });
 
   it('refuses a registration with an invalid scope', () => {
-    expect(() => kernel.addTool({ name: 'z', description: 'z', inputSchema: { type: 'object' }, requiredScopes: ['a"b'], handler: () => 'z' })).toThrow(
-      /Tool "z": scopes must be an array of OAuth scope tokens/,
-    );
+    expect(() =>
+      kernel.addTool({
+        name: 'z',
+        description: 'z',
+        inputSchema: { type: 'object' },
+        requiredScopes: ['a"b'],
+        handler: () => 'z',
+      }),
+    ).toThrow(/Tool "z": scopes must be an array of OAuth scope tokens/);
   });
 });

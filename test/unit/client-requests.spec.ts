@@ -4,7 +4,10 @@ import { ClientInputError, ClientRequests } from '../../src/server/legacy/client
 import { InProcessReplyRouter } from '../../src/server/reply-router.js';
 
 const ELICIT: InputRequests = {
-  user_name: { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } },
+  user_name: {
+    method: 'elicitation/create',
+    params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+  },
 };
 const BOTH: InputRequests = { ...ELICIT, client_roots: { method: 'roots/list', params: {} } };
 const never = new AbortController().signal;
@@ -30,7 +33,9 @@ describe('ClientRequests: server→client requests without a session', () => {
 
   it('sends each input request as a JSON-RPC request with a unique srv- id and returns the answers under their keys', async () => {
     const owner = ClientRequests.owner('s', undefined);
-    const client = answering(owner, (r) => ({ result: r.method === 'roots/list' ? { roots: [] } : { action: 'accept', content: { name: 'Ada' } } }));
+    const client = answering(owner, (r) => ({
+      result: r.method === 'roots/list' ? { roots: [] } : { action: 'accept', content: { name: 'Ada' } },
+    }));
     const answers = await requests.ask(BOTH, owner, client.stream, never);
     expect(answers).toEqual({ user_name: { action: 'accept', content: { name: 'Ada' } }, client_roots: { roots: [] } });
     expect(client.seen.map((r) => r.method)).toEqual(['elicitation/create', 'roots/list']);
@@ -43,8 +48,12 @@ describe('ClientRequests: server→client requests without a session', () => {
 
   it('ends with ClientInputError when the client answers with an error, withdrawing the rest', async () => {
     const owner = ClientRequests.owner('s', undefined);
-    const client = answering(owner, (r) => (r.method === 'roots/list' ? { error: { code: -32601, message: 'Method not found' } } : {}));
-    await expect(requests.ask(BOTH, owner, client.stream, never)).rejects.toThrow(/refused roots\/list: Method not found \(-32601\)/);
+    const client = answering(owner, (r) =>
+      r.method === 'roots/list' ? { error: { code: -32601, message: 'Method not found' } } : {},
+    );
+    await expect(requests.ask(BOTH, owner, client.stream, never)).rejects.toThrow(
+      /refused roots\/list: Method not found \(-32601\)/,
+    );
     expect(router.size).toBe(0);
   });
 
@@ -66,7 +75,9 @@ describe('ClientRequests: server→client requests without a session', () => {
     controller.abort();
     await asking;
     expect(router.size).toBe(0);
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id: sent[0].id, result: { action: 'cancel' } }, 'o')).toBe('unknown');
+    expect(await requests.acceptReply({ jsonrpc: '2.0', id: sent[0].id, result: { action: 'cancel' } }, 'o')).toBe(
+      'unknown',
+    );
   });
 
   it('bounds the calls waiting at once: the excess ends at once, without asking', async () => {
@@ -101,15 +112,33 @@ describe('ClientRequests: server→client requests without a session', () => {
     const asking = requests.ask(ELICIT, 'alice', (r) => sent.push(r), never);
     await new Promise((resolve) => setImmediate(resolve));
     const id = sent[0].id;
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: { action: 'decline' } }, 'mallory')).toBe('forbidden');
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id: 'srv-forged', result: { action: 'decline' } }, 'alice')).toBe('unknown');
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'x'.repeat(2000) } } }, 'alice')).toBe('too-large');
+    expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: { action: 'decline' } }, 'mallory')).toBe(
+      'forbidden',
+    );
+    expect(
+      await requests.acceptReply({ jsonrpc: '2.0', id: 'srv-forged', result: { action: 'decline' } }, 'alice'),
+    ).toBe('unknown');
+    expect(
+      await requests.acceptReply(
+        { jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'x'.repeat(2000) } } },
+        'alice',
+      ),
+    ).toBe('too-large');
     expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: 'yes' }, 'alice')).toBe('malformed');
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: {}, error: { code: 1, message: 'x' } }, 'alice')).toBe('malformed');
+    expect(
+      await requests.acceptReply({ jsonrpc: '2.0', id, result: {}, error: { code: 1, message: 'x' } }, 'alice'),
+    ).toBe('malformed');
     expect(await requests.acceptReply({ jsonrpc: '2.0', id: 7, result: {} }, 'alice')).toBe('malformed');
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id, error: { code: 'x', message: 'x' } }, 'alice')).toBe('malformed');
+    expect(await requests.acceptReply({ jsonrpc: '2.0', id, error: { code: 'x', message: 'x' } }, 'alice')).toBe(
+      'malformed',
+    );
     expect(router.size).toBe(1);
-    expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'Ada' } } }, 'alice')).toBe('delivered');
+    expect(
+      await requests.acceptReply(
+        { jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'Ada' } } },
+        'alice',
+      ),
+    ).toBe('delivered');
     await expect(asking).resolves.toEqual({ user_name: { action: 'accept', content: { name: 'Ada' } } });
   });
 

@@ -5,7 +5,10 @@ import { McpError, ToolError } from '../../src/index.js';
 
 describe('scrubMessage', () => {
   it.each([
-    ["ENOENT: no such file or directory, open '/srv/app/config/secret.json'", "ENOENT: no such file or directory, open '<path>'"],
+    [
+      "ENOENT: no such file or directory, open '/srv/app/config/secret.json'",
+      "ENOENT: no such file or directory, open '<path>'",
+    ],
     ['failed at /home/deploy/app/dist/db.js:42:7', 'failed at <path>:42:7'],
     ['C:\\Users\\me\\app\\db.js broke', '<path> broke'],
     ['boom\n    at Object.<anonymous> (/srv/app/x.js:1:1)\n    at node:internal/main', 'boom'],
@@ -13,22 +16,29 @@ describe('scrubMessage', () => {
     expect(scrubMessage(message)).toBe(expected);
   });
 
-  it.each(['see https://example.com/a/b/c for details', 'ratio 1/2/3', 'a/b/c relative', 'plain message'])('leaves %s alone', (message) => {
-    expect(scrubMessage(message)).toBe(message);
-  });
+  it.each(['see https://example.com/a/b/c for details', 'ratio 1/2/3', 'a/b/c relative', 'plain message'])(
+    'leaves %s alone',
+    (message) => {
+      expect(scrubMessage(message)).toBe(message);
+    },
+  );
 });
 
 describe('HandlerErrorPolicy', () => {
   const context = { method: 'tools/call', name: 't', requestId: 1 };
   it('passes ToolError messages without logging them', () => {
     const log = jest.fn();
-    expect(new HandlerErrorPolicy(true, () => 'id', log).clientMessage(new ToolError('City not found'), context)).toBe('City not found');
+    expect(new HandlerErrorPolicy(true, () => 'id', log).clientMessage(new ToolError('City not found'), context)).toBe(
+      'City not found',
+    );
     expect(log).not.toHaveBeenCalled();
   });
   it('redacts and logs other errors under one reference', () => {
     const log = jest.fn();
     const error = new Error('secret');
-    expect(new HandlerErrorPolicy(true, () => 'ref-1', log).clientMessage(error, context)).toBe('Internal error (reference ref-1)');
+    expect(new HandlerErrorPolicy(true, () => 'ref-1', log).clientMessage(error, context)).toBe(
+      'Internal error (reference ref-1)',
+    );
     expect(log).toHaveBeenCalledWith(error, { ...context, correlationId: 'ref-1' });
   });
 });
@@ -53,7 +63,9 @@ describe('CallGuard', () => {
   });
   it('aborts the signal a handler read when the source aborts through onAbort, and unsubscribes once settled', async () => {
     const listeners = new Set<(reason: unknown) => void>();
-    const source = { onAbort: (listener: (reason: unknown) => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const source = {
+      onAbort: (listener: (reason: unknown) => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    };
     const guard = new CallGuard(0, 5);
     let seen: AbortSignal | undefined;
     const pending = guard.run(source, (signal) => {

@@ -1,7 +1,14 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpHttpDriver, McpKernel, type HttpRejection, type McpHttpAuthenticator, type McpHttpOptions, type PreparedBody } from '../../src/index.js';
 import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
+import {
+  McpHttpDriver,
+  McpKernel,
+  type HttpRejection,
+  type McpHttpAuthenticator,
+  type McpHttpOptions,
+  type PreparedBody,
+} from '../../src/core/index.js';
 
 /** The kernel and driver over a bare Node server on 127.0.0.1: the transport without Nest. */
 async function serve(kernel: McpKernel, options: McpHttpOptions = {}) {
@@ -30,11 +37,21 @@ interface Answer {
 }
 
 /** POSTs `body` in two writes; `between` runs after the first half was sent. */
-function postInTwo(port: number, body: Record<string, unknown>, between: () => Promise<void> = async () => undefined): Promise<Answer> {
+function postInTwo(
+  port: number,
+  body: Record<string, unknown>,
+  between: () => Promise<void> = async () => undefined,
+): Promise<Answer> {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headersFor(body), host: '127.0.0.1', 'content-length': Buffer.byteLength(text) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...headersFor(body), host: '127.0.0.1', 'content-length': Buffer.byteLength(text) },
+      },
       (res) => {
         let out = '';
         res.setEncoding('utf8');
@@ -58,7 +75,14 @@ describe('McpHttpDriver', () => {
     });
     const fx = await serve(kernel, { maxResponseBytes: 1_000 });
     try {
-      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'shout', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }));
+      const answer = await postInTwo(
+        fx.port,
+        envelope(
+          'tools/call',
+          { name: 'shout', arguments: {} },
+          { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
+        ),
+      );
       const messages = answer.type === 'text/event-stream' ? sseMessages(answer.text) : [JSON.parse(answer.text)];
       expect(messages.filter((m) => m.method === 'notifications/message')).toEqual([]);
       expect(messages.at(-1)).toMatchObject({ result: { content: [{ type: 'text', text: 'done' }] } });
@@ -74,10 +98,14 @@ describe('McpHttpDriver', () => {
     const fx = await serve(kernel);
     try {
       const arrival = fx.nextArrival();
-      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'work', arguments: {} }, { id: 7 }), async () => {
-        await arrival;
-        await fx.driver.close();
-      });
+      const answer = await postInTwo(
+        fx.port,
+        envelope('tools/call', { name: 'work', arguments: {} }, { id: 7 }),
+        async () => {
+          await arrival;
+          await fx.driver.close();
+        },
+      );
       expect(answer.status).toBe(503);
       expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
       expect(ran).toBe(0);
@@ -102,7 +130,9 @@ describe('McpHttpDriver', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const answer = await postInTwo(port, body);
-      expect(JSON.parse(answer.text)).toMatchObject({ result: { content: [{ type: 'text', text: 'parsed elsewhere' }] } });
+      expect(JSON.parse(answer.text)).toMatchObject({
+        result: { content: [{ type: 'text', text: 'parsed elsewhere' }] },
+      });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
@@ -121,7 +151,11 @@ describe('McpHttpDriver', () => {
     try {
       const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'echo', arguments: {} }, { id: 3 }));
       expect(answer.status).toBe(500);
-      expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error: the caller could not be authenticated' } });
+      expect(JSON.parse(answer.text)).toEqual({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32603, message: 'Internal error: the caller could not be authenticated' },
+      });
     } finally {
       await fx.stop();
     }

@@ -5,7 +5,10 @@ import { SchemaCompiler } from '../../src/server/schema-compiler.js';
 const schemas = new SchemaCompiler();
 const form: InputRequest = {
   method: 'elicitation/create',
-  params: { message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'] } },
+  params: {
+    message: 'Age?',
+    requestedSchema: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'] },
+  },
 };
 
 describe('answers()', () => {
@@ -19,7 +22,10 @@ describe('answers()', () => {
   });
 
   it('checks URL elicitation by its action only', () => {
-    const url: InputRequest = { method: 'elicitation/create', params: { mode: 'url', message: 'Go', url: 'https://example.com' } };
+    const url: InputRequest = {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Go', url: 'https://example.com' },
+    };
     expect(answers(url, { action: 'accept' }, schemas)).toBe(true);
     expect(answers(url, { action: 'later' }, schemas)).toBe(false);
   });
@@ -28,7 +34,8 @@ describe('answers()', () => {
     const a = schemas.compileByValue({ type: 'object', properties: { n: { type: 'number' } } }, 's');
     const b = schemas.compileByValue({ type: 'object', properties: { n: { type: 'number' } } }, 's');
     expect(a).toBe(b);
-    for (let i = 0; i < 300; i++) schemas.compileByValue({ type: 'object', properties: { [`k${i}`]: { type: 'string' } } }, 's');
+    for (let i = 0; i < 300; i++)
+      schemas.compileByValue({ type: 'object', properties: { [`k${i}`]: { type: 'string' } } }, 's');
     const c = schemas.compileByValue({ type: 'object', properties: { n: { type: 'number' } } }, 's');
     expect(c).not.toBe(a);
     expect(c.validate({ n: 'x' })).not.toBeNull();
@@ -39,10 +46,20 @@ describe('isInputResponseFor()', () => {
   it('accepts CreateMessageResult content as one block or several', () => {
     const base = { role: 'assistant', model: 'm' };
     expect(isInputResponseFor('sampling/createMessage', { ...base, content: { type: 'text', text: 'hi' } })).toBe(true);
-    expect(isInputResponseFor('sampling/createMessage', { ...base, content: [{ type: 'text', text: 'hi' }, { type: 'tool_use', id: '1' }] })).toBe(true);
+    expect(
+      isInputResponseFor('sampling/createMessage', {
+        ...base,
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'tool_use', id: '1' },
+        ],
+      }),
+    ).toBe(true);
     expect(isInputResponseFor('sampling/createMessage', { ...base, content: [] })).toBe(false);
     expect(isInputResponseFor('sampling/createMessage', { ...base, content: 'hi' })).toBe(false);
-    expect(isInputResponseFor('sampling/createMessage', { role: 'system', model: 'm', content: { type: 'text' } })).toBe(false);
+    expect(
+      isInputResponseFor('sampling/createMessage', { role: 'system', model: 'm', content: { type: 'text' } }),
+    ).toBe(false);
   });
 
   it('accepts only file:// roots', () => {
@@ -72,7 +89,12 @@ describe('clientDeclares()', () => {
   });
 
   it('names what a -32021 must list', () => {
-    expect(capabilityNeededFor({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 1, toolChoice: { mode: 'auto' } } })).toEqual({ sampling: { tools: {} } });
+    expect(
+      capabilityNeededFor({
+        method: 'sampling/createMessage',
+        params: { messages: [], maxTokens: 1, toolChoice: { mode: 'auto' } },
+      }),
+    ).toEqual({ sampling: { tools: {} } });
     expect(capabilityNeededFor({ method: 'roots/list' })).toEqual({ roots: {} });
   });
 });

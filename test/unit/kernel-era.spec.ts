@@ -1,8 +1,9 @@
-import { InputRequired, McpKernel } from '../../src/index.js';
+import { InputRequired } from '../../src/index.js';
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { McpEra } from '../../src/server/era.js';
 import { Cacheable, InterimResult, type MethodResult } from '../../src/server/method-result.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const ELICITING = { elicitation: {} };
 
@@ -27,15 +28,27 @@ class BareEra implements McpEra {
 }
 
 function request(method: string, params: Record<string, unknown> = {}, clientCapabilities = {}): JsonRpcRequest {
-  return envelope(method, params, { clientCapabilities }) as unknown as JsonRpcRequest;
+  return mcpMessage(method, params, { clientCapabilities }) as unknown as JsonRpcRequest;
 }
 
-describe('McpKernel.dispatch with another era: the same families, that era\'s results', () => {
-  const kernel = new McpKernel({ name: 'k', version: '1', requestStateSecret: 'kernel-era-test-secret-0123456789abcdef' });
-  kernel.registerTool('add', 'Adds', { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, (x: { a: number; b: number }) => x.a + x.b);
+describe("McpKernel.dispatch with another era: the same families, that era's results", () => {
+  const kernel = new McpKernel({
+    name: 'k',
+    version: '1',
+    requestStateSecret: 'kernel-era-test-secret-0123456789abcdef',
+  });
+  kernel.registerTool(
+    'add',
+    'Adds',
+    { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+    (x: { a: number; b: number }) => x.a + x.b,
+  );
   kernel.registerTool('confirm', 'Asks first', { type: 'object' }, (_args, inputResponses) => {
     const answer = inputResponses.ok as { action: string } | undefined;
-    if (!answer) throw new InputRequired({ ok: { method: 'elicitation/create', params: { message: 'Sure?', requestedSchema: { type: 'object' } } } });
+    if (!answer)
+      throw new InputRequired({
+        ok: { method: 'elicitation/create', params: { message: 'Sure?', requestedSchema: { type: 'object' } } },
+      });
     return `answer: ${answer.action}`;
   });
   kernel.addResource({ uri: 'file:///a.txt', name: 'a', cache: { ttlMs: 5 }, handler: () => 'A' });
@@ -45,14 +58,23 @@ describe('McpKernel.dispatch with another era: the same families, that era\'s re
     const call = await kernel.dispatch(request('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }), {}, era);
     expect(call).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '3' }] } });
     const list = await kernel.dispatch(request('tools/list'), {}, era);
-    expect(list).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [expect.objectContaining({ name: 'add' }), expect.objectContaining({ name: 'confirm' })] } });
+    expect(list).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { tools: [expect.objectContaining({ name: 'add' }), expect.objectContaining({ name: 'confirm' })] },
+    });
   });
 
   it('tells the era which cache hints a read takes, and leaves writing them to it', async () => {
     const era = new BareEra();
     const read = await kernel.dispatch(request('resources/read', { uri: 'file:///a.txt' }), {}, era);
     expect(read).toEqual({ jsonrpc: '2.0', id: 1, result: { contents: [{ uri: 'file:///a.txt', text: 'A' }] } });
-    expect(era.answers).toEqual([new Cacheable({ contents: [{ uri: 'file:///a.txt', text: 'A' }] }, { kind: 'read', retry: false, private: false, override: { ttlMs: 5 } })]);
+    expect(era.answers).toEqual([
+      new Cacheable(
+        { contents: [{ uri: 'file:///a.txt', text: 'A' }] },
+        { kind: 'read', retry: false, private: false, override: { ttlMs: 5 } },
+      ),
+    ]);
   });
 
   it('hands an input request to the era as an InterimResult whose state completes the next round', async () => {
@@ -61,15 +83,28 @@ describe('McpKernel.dispatch with another era: the same families, that era\'s re
     const interim = era.answers[0] as InterimResult;
     expect(interim).toBeInstanceOf(InterimResult);
     expect(interim.toolCall).toBe(true);
-    expect(first).toEqual({ jsonrpc: '2.0', id: 1, result: { asked: { ok: expect.objectContaining({ method: 'elicitation/create' }) }, state: interim.requestState } });
-    const retry = { name: 'confirm', arguments: {}, inputResponses: { ok: { action: 'accept', content: {} } }, requestState: interim.requestState };
+    expect(first).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { asked: { ok: expect.objectContaining({ method: 'elicitation/create' }) }, state: interim.requestState },
+    });
+    const retry = {
+      name: 'confirm',
+      arguments: {},
+      inputResponses: { ok: { action: 'accept', content: {} } },
+      requestState: interim.requestState,
+    };
     const second = await kernel.dispatch(request('tools/call', retry, ELICITING), {}, era);
     expect(second).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'answer: accept' }] } });
   });
 
-  it("refuses the methods the era does not have with -32601", async () => {
+  it('refuses the methods the era does not have with -32601', async () => {
     const response = await kernel.dispatch(request('server/discover'), {}, new BareEra());
-    expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: server/discover' } });
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32601, message: 'Method not found: server/discover' },
+    });
   });
 
   it('still answers handleRequest in the 2026-07-28 shape', async () => {

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { McpKernel, type McpEvent, type McpEventBus } from '../../src/index.js';
+import { type McpEvent, type McpEventBus } from '../../src/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 /** A remote bus (Redis, say) that is down: every publish rejects. */
 class DownBus implements McpEventBus {
@@ -24,7 +25,10 @@ describe('McpKernel with an event bus whose publish rejects', () => {
       kernel.notifyResourceUpdated('x://y');
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(bus.published).toEqual([{ type: 'tools/list_changed' }, { type: 'resources/updated', uri: 'x://y' }]);
-      expect(report.mock.calls.map((call) => (call.at(-1) as Error).message)).toEqual(['bus unreachable', 'bus unreachable']);
+      expect(report.mock.calls.map((call) => (call.at(-1) as Error).message)).toEqual([
+        'bus unreachable',
+        'bus unreachable',
+      ]);
     } finally {
       report.mockRestore();
     }

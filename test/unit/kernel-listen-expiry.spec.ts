@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { McpKernel, type JsonRpcNotification } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -12,7 +12,10 @@ function openListen(credentialExpiresAt: number) {
   const client = new AbortController();
   const sent: JsonRpcNotification[] = [];
   const context = { notify: (n: JsonRpcNotification) => sent.push(n), signal: client.signal, credentialExpiresAt };
-  const stream = kernel.handleRequest(envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }), context);
+  const stream = kernel.handleRequest(
+    mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
+    context,
+  );
   return { kernel, client, sent, stream };
 }
 

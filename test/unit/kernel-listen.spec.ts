@@ -1,5 +1,5 @@
-import { McpKernel, type JsonRpcNotification } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -17,10 +17,15 @@ describe('subscriptions/listen over a transport that offers only onAbort (no sig
       },
     };
     let answered = false;
-    const stream = kernel.handleRequest(envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }), context).then((r) => {
-      answered = true;
-      return r;
-    });
+    const stream = kernel
+      .handleRequest(
+        mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
+        context,
+      )
+      .then((r) => {
+        answered = true;
+        return r;
+      });
     await settle();
     expect(sent[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
     expect(kernel.load.subscriptions).toBe(1);
@@ -30,6 +35,9 @@ describe('subscriptions/listen over a transport that offers only onAbort (no sig
     expect(answered).toBe(true);
     expect(kernel.load.subscriptions).toBe(0);
     expect(listeners.size).toBe(0);
-    await expect(stream).resolves.toMatchObject({ id: 'L', result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L' } } });
+    await expect(stream).resolves.toMatchObject({
+      id: 'L',
+      result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L' } },
+    });
   });
 });

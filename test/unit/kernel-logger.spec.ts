@@ -1,5 +1,6 @@
-import { McpKernel, type McpEventBus, type McpLogger } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { type McpEventBus } from '../../src/index.js';
+import { mcpMessage } from '../../src/testing/index.js';
+import { McpKernel, type McpLogger } from '../../src/core/index.js';
 
 /** Records what the kernel writes to its logger. */
 class RecordingLogger implements McpLogger {
@@ -25,21 +26,31 @@ describe('McpKernel logger option: the one place the kernel writes what only the
     const kernel = new McpKernel({ name: 'k', version: '1', eventBus: new DownBus(), logger });
     kernel.notifyResourceUpdated('x://y');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(logger.errors).toEqual([{ message: 'MCP event bus: publish of resources/updated failed', error: new Error('bus unreachable') }]);
+    expect(logger.errors).toEqual([
+      { message: 'MCP event bus: publish of resources/updated failed', error: new Error('bus unreachable') },
+    ]);
   });
 
   it('gets an interceptor that throws, even when onHandlerError is set too', async () => {
     const logger = new RecordingLogger();
     const handlerErrors: unknown[] = [];
-    const kernel = new McpKernel({ name: 'k', version: '1', logger, onHandlerError: (error) => handlerErrors.push(error) });
+    const kernel = new McpKernel({
+      name: 'k',
+      version: '1',
+      logger,
+      onHandlerError: (error) => handlerErrors.push(error),
+    });
     kernel.registerTool('t', 'T', { type: 'object' }, () => 'ok');
     kernel.intercept(async () => {
       throw new Error('metrics backend down');
     });
-    const response = await kernel.handleRequest(envelope('tools/call', { name: 't', arguments: {} }));
+    const response = await kernel.handleRequest(mcpMessage('tools/call', { name: 't', arguments: {} }));
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } });
     expect(logger.errors).toEqual([
-      { message: expect.stringMatching(/^tools\/call "t" failed \(reference [0-9a-f-]{36}\): metrics backend down$/), error: new Error('metrics backend down') },
+      {
+        message: expect.stringMatching(/^tools\/call "t" failed \(reference [0-9a-f-]{36}\): metrics backend down$/),
+        error: new Error('metrics backend down'),
+      },
     ]);
     expect(handlerErrors).toEqual([]);
   });
@@ -50,10 +61,15 @@ describe('McpKernel logger option: the one place the kernel writes what only the
     kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
       throw new Error('secret detail');
     });
-    const response = await kernel.handleRequest(envelope('tools/call', { name: 'boom', arguments: {} }));
+    const response = await kernel.handleRequest(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
     const text = (response as unknown as { result: { content: Array<{ text: string }> } }).result.content[0].text;
     const reference = /reference ([0-9a-f-]{36})/.exec(text)?.[1];
     expect(text).not.toContain('secret detail');
-    expect(logger.errors).toEqual([{ message: `tools/call "boom" failed (reference ${reference}): secret detail`, error: new Error('secret detail') }]);
+    expect(logger.errors).toEqual([
+      {
+        message: `tools/call "boom" failed (reference ${reference}): secret detail`,
+        error: new Error('secret detail'),
+      },
+    ]);
   });
 });

@@ -1,24 +1,45 @@
 import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.js';
-import { McpKernel, TASKS_EXTENSION, type McpContext } from '../../src/index.js';
+import { type McpContext } from '../../src/index.js';
+import { McpKernel, TASKS_EXTENSION } from '../../src/core/index.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, roots: {}, sampling: {} };
 
-function request(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = WITH_TASKS, id: string | number = 1) {
+function request(
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = WITH_TASKS,
+  id: string | number = 1,
+) {
   return {
     jsonrpc: '2.0',
     id,
     method,
-    params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      },
+    },
   };
 }
 
-async function result(kernel: McpKernel, message: Record<string, unknown>, principal?: unknown): Promise<Record<string, any>> {
+async function result(
+  kernel: McpKernel,
+  message: Record<string, unknown>,
+  principal?: unknown,
+): Promise<Record<string, any>> {
   const response = await kernel.handleRequest(message, { principal });
   if (!response || !('result' in response)) throw new Error(`expected a result, got ${JSON.stringify(response)}`);
   return response.result;
 }
 
-async function until(kernel: McpKernel, taskId: string, status: string, principal?: unknown): Promise<Record<string, any>> {
+async function until(
+  kernel: McpKernel,
+  taskId: string,
+  status: string,
+  principal?: unknown,
+): Promise<Record<string, any>> {
   for (;;) {
     const task = await result(kernel, request('tasks/get', { taskId }), principal);
     if (task.status === status) return task;
@@ -47,7 +68,10 @@ describe('McpKernel: the handler context inside a task', () => {
         await gate;
         const answers = await ctx.requestInputs({
           roots: { method: 'roots/list', params: {} },
-          model: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
+          model: {
+            method: 'sampling/createMessage',
+            params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 },
+          },
         });
         await ctx.startTask();
         return Object.keys(answers).sort().join(',');
@@ -61,17 +85,29 @@ describe('McpKernel: the handler context inside a task', () => {
     expect(created.resultType).toBe('task');
     const working = await until(kernel, created.taskId, 'working');
     expect(seen?.taskId).toBe(created.taskId);
-    while ((await result(kernel, request('tasks/get', { taskId: created.taskId }))).statusMessage !== '1/4') await new Promise((r) => setImmediate(r));
+    while ((await result(kernel, request('tasks/get', { taskId: created.taskId }))).statusMessage !== '1/4')
+      await new Promise((r) => setImmediate(r));
     expect(working.status).toBe('working');
     release();
     const asking = await until(kernel, created.taskId, 'input_required');
     expect(Object.keys(asking.inputRequests).sort()).toEqual(['model', 'roots']);
-    await result(kernel, request('tasks/update', { taskId: created.taskId, inputResponses: { roots: { roots: [{ uri: 'file:///work' }] } } }));
     await result(
       kernel,
-      request('tasks/update', { taskId: created.taskId, inputResponses: { model: { role: 'assistant', model: 'm', content: { type: 'text', text: 'hello' } } } }),
+      request('tasks/update', {
+        taskId: created.taskId,
+        inputResponses: { roots: { roots: [{ uri: 'file:///work' }] } },
+      }),
     );
-    expect((await until(kernel, created.taskId, 'completed')).result.content).toEqual([{ type: 'text', text: 'model,roots' }]);
+    await result(
+      kernel,
+      request('tasks/update', {
+        taskId: created.taskId,
+        inputResponses: { model: { role: 'assistant', model: 'm', content: { type: 'text', text: 'hello' } } },
+      }),
+    );
+    expect((await until(kernel, created.taskId, 'completed')).result.content).toEqual([
+      { type: 'text', text: 'model,roots' },
+    ]);
   });
 });
 
@@ -80,8 +116,19 @@ describe('McpKernel: notifications/tasks go to the task owner’s streams only',
     const kernel = new McpKernel({ name: 'k', version: '1.0.0' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    kernel.addTool({ name: 'job', description: 'Waits', inputSchema: { type: 'object' }, taskSupport: 'optional', handler: async () => (await gate, 'done') });
-    kernel.addTool({ name: 'marker', description: 'For list_changed', inputSchema: { type: 'object' }, handler: () => 'x' });
+    kernel.addTool({
+      name: 'job',
+      description: 'Waits',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: async () => (await gate, 'done'),
+    });
+    kernel.addTool({
+      name: 'marker',
+      description: 'For list_changed',
+      inputSchema: { type: 'object' },
+      handler: () => 'x',
+    });
     const alice = { sub: 'alice' };
     const mallory = { sub: 'mallory' };
     const { taskId } = await result(kernel, request('tools/call', { name: 'job' }), alice);
@@ -89,13 +136,27 @@ describe('McpKernel: notifications/tasks go to the task owner’s streams only',
     const toAlice: JsonRpcNotification[] = [];
     const toMallory: JsonRpcNotification[] = [];
     const listening = [
-      kernel.handleRequest(request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, WITH_TASKS, 'a'), { principal: alice, notify: (n) => toAlice.push(n) }),
-      kernel.handleRequest(request('subscriptions/listen', { notifications: { taskIds: [taskId], toolsListChanged: true } }, WITH_TASKS, 'm'), {
-        principal: mallory,
-        notify: (n) => toMallory.push(n),
+      kernel.handleRequest(request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, WITH_TASKS, 'a'), {
+        principal: alice,
+        notify: (n) => toAlice.push(n),
       }),
+      kernel.handleRequest(
+        request(
+          'subscriptions/listen',
+          { notifications: { taskIds: [taskId], toolsListChanged: true } },
+          WITH_TASKS,
+          'm',
+        ),
+        {
+          principal: mallory,
+          notify: (n) => toMallory.push(n),
+        },
+      ),
     ];
-    expect(toMallory[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+    expect(toMallory[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] } },
+    });
 
     release();
     await until(kernel, taskId, 'completed', alice);
@@ -105,7 +166,10 @@ describe('McpKernel: notifications/tasks go to the task owner’s streams only',
     ]);
     // Mallory's stream works (it gets the list change), and never got Alice's task.
     kernel.removeTool('marker');
-    expect(toMallory.map((n) => n.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+    expect(toMallory.map((n) => n.method)).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+    ]);
     kernel.close();
     await Promise.all(listening);
   });

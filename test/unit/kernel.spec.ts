@@ -1,4 +1,5 @@
-import { ErrorCode, InputRequired, McpKernel, type JsonRpcResponse } from '../../src/index.js';
+import { ErrorCode, InputRequired } from '../../src/index.js';
+import { McpKernel, type JsonRpcResponse } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -7,12 +8,22 @@ const META = {
 
 function kernel(): McpKernel {
   const k = new McpKernel({ name: 'unit', version: '1.2.3' });
-  k.registerTool('echo', 'Echoes text', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, (a: { text: string }) => a.text);
+  k.registerTool(
+    'echo',
+    'Echoes text',
+    { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    (a: { text: string }) => a.text,
+  );
   return k;
 }
 
 const call = (k: McpKernel, params: Record<string, unknown>, meta: Record<string, unknown> = META) =>
-  k.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: meta, ...params } }) as Promise<JsonRpcResponse>;
+  k.handleRequest({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { _meta: meta, ...params },
+  }) as Promise<JsonRpcResponse>;
 
 function resultOf(response: JsonRpcResponse | undefined): Record<string, unknown> {
   if (!response || !('result' in response)) throw new Error(`expected a result, got ${JSON.stringify(response)}`);
@@ -53,8 +64,13 @@ describe('McpKernel.handleRequest', () => {
     });
 
     it('echoes string and integer ids', async () => {
-      expect((await kernel().handleRequest({ jsonrpc: '2.0', id: 'abc', method: 'tools/list', params: { _meta: META } }))!.id).toBe('abc');
-      expect((await kernel().handleRequest({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: { _meta: META } }))!.id).toBe(0);
+      expect(
+        (await kernel().handleRequest({ jsonrpc: '2.0', id: 'abc', method: 'tools/list', params: { _meta: META } }))!
+          .id,
+      ).toBe('abc');
+      expect(
+        (await kernel().handleRequest({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: { _meta: META } }))!.id,
+      ).toBe(0);
     });
 
     it('echoes the id on an invalid request whose id is readable', async () => {
@@ -66,24 +82,42 @@ describe('McpKernel.handleRequest', () => {
       const k = kernel();
       let calls = 0;
       k.registerTool('canary', 'Counts calls', { type: 'object' }, () => ++calls);
-      const response = await k.handleRequest({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'canary', _meta: META } });
+      const response = await k.handleRequest({
+        jsonrpc: '2.0',
+        method: 'tools/call',
+        params: { name: 'canary', _meta: META },
+      });
       expect(response).toBeUndefined();
       expect(calls).toBe(0);
     });
   });
 
   it('rule 2: an unknown method gets -32601', async () => {
-    const response = errorOf(await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method: 'nope/nothing', params: { _meta: META } }));
+    const response = errorOf(
+      await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method: 'nope/nothing', params: { _meta: META } }),
+    );
     expect(response.error.code).toBe(ErrorCode.MethodNotFound);
   });
 
-  it.each(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])('rule 2: the removed method %s gets -32601', async (method) => {
-    const response = errorOf(await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method, params: { _meta: META } }));
-    expect(response.error.code).toBe(ErrorCode.MethodNotFound);
-  });
+  it.each(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])(
+    'rule 2: the removed method %s gets -32601',
+    async (method) => {
+      const response = errorOf(
+        await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method, params: { _meta: META } }),
+      );
+      expect(response.error.code).toBe(ErrorCode.MethodNotFound);
+    },
+  );
 
   it('rule 3: initialize gets -32601 explaining the stateless revision', async () => {
-    const response = errorOf(await kernel().handleRequest({ jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25' } }));
+    const response = errorOf(
+      await kernel().handleRequest({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25' },
+      }),
+    );
     expect(response.id).toBe(9);
     expect(response.error.code).toBe(ErrorCode.MethodNotFound);
     expect(response.error.message).toMatch(/removed by the stateless 2026-07-28 specification/);
@@ -95,13 +129,25 @@ describe('McpKernel.handleRequest', () => {
   describe('rule 4: the protocol version', () => {
     it('rejects a bare _meta.protocolVersion other than 2026-07-28 with -32600', async () => {
       const response = errorOf(
-        await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { protocolVersion: '2025-06-18' } } }),
+        await kernel().handleRequest({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { protocolVersion: '2025-06-18' } },
+        }),
       );
       expect(response.error.code).toBe(ErrorCode.InvalidRequest);
     });
 
     it('accepts a bare _meta.protocolVersion of 2026-07-28', async () => {
-      resultOf(await kernel().handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { protocolVersion: '2026-07-28' } } }));
+      resultOf(
+        await kernel().handleRequest({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { protocolVersion: '2026-07-28' } },
+        }),
+      );
     });
 
     it('answers an unsupported spec-key version with -32022 and {supported, requested}', async () => {
@@ -126,9 +172,15 @@ describe('McpKernel.handleRequest', () => {
     const k = kernel();
     k.registerTool('second', 'Second tool', { type: 'object' }, () => 'x');
     k.registerTool('third', 'Third tool', { type: 'object', properties: { n: { type: 'integer' } } }, () => 'y');
-    const result = resultOf(await k.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }));
+    const result = resultOf(
+      await k.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }),
+    );
     expect((result.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['echo', 'second', 'third']);
-    expect(result.tools).toContainEqual({ name: 'third', description: 'Third tool', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } });
+    expect(result.tools).toContainEqual({
+      name: 'third',
+      description: 'Third tool',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+    });
     expect(result.resultType).toBe('complete');
     expect(Number.isInteger(result.ttlMs)).toBe(true);
     expect(['public', 'private']).toContain(result.cacheScope);
@@ -186,7 +238,9 @@ describe('McpKernel.handleRequest', () => {
         {
           type: 'object',
           $defs: { small: { type: 'integer', maximum: 9 } },
-          properties: { pair: { type: 'array', prefixItems: [{ $ref: '#/$defs/small' }, { type: 'string' }], items: false } },
+          properties: {
+            pair: { type: 'array', prefixItems: [{ $ref: '#/$defs/small' }, { type: 'string' }], items: false },
+          },
           required: ['pair'],
         },
         () => 'ok',
@@ -222,10 +276,18 @@ describe('McpKernel.handleRequest', () => {
       const k = kernel();
       k.registerTool('ask', 'Asks first', { type: 'object' }, (_args, inputResponses) => {
         const answer = inputResponses.confirm as { action: string } | undefined;
-        if (!answer) throw new InputRequired({ confirm: { method: 'elicitation/create', params: { message: 'Sure?', requestedSchema: { type: 'object' } } } });
+        if (!answer)
+          throw new InputRequired({
+            confirm: {
+              method: 'elicitation/create',
+              params: { message: 'Sure?', requestedSchema: { type: 'object' } },
+            },
+          });
         return `answer: ${answer.action}`;
       });
-      const result = resultOf(await call(k, { name: 'ask', arguments: {}, inputResponses: { confirm: { action: 'accept', content: {} } } }));
+      const result = resultOf(
+        await call(k, { name: 'ask', arguments: {}, inputResponses: { confirm: { action: 'accept', content: {} } } }),
+      );
       expect(result.content).toEqual([{ type: 'text', text: 'answer: accept' }]);
       expect(result.resultType).toBe('complete');
     });
@@ -238,7 +300,10 @@ describe('McpKernel.handleRequest', () => {
     ])('renders %s handler output as text', async (_label, output, text) => {
       const k = kernel();
       k.registerTool('out', 'Output', { type: 'object' }, () => output);
-      expect(resultOf(await call(k, { name: 'out' }))).toMatchObject({ content: [{ type: 'text', text }], resultType: 'complete' });
+      expect(resultOf(await call(k, { name: 'out' }))).toMatchObject({
+        content: [{ type: 'text', text }],
+        resultType: 'complete',
+      });
     });
 
     it('passes a full tool result through', async () => {
@@ -261,7 +326,9 @@ describe('McpKernel.handleRequest', () => {
 
   it('rule 7: server/discover', async () => {
     const k = new McpKernel({ name: 'disc', version: '2.0.0', instructions: 'Use the tools.' });
-    const result = resultOf(await k.handleRequest({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } }));
+    const result = resultOf(
+      await k.handleRequest({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } }),
+    );
     expect(result).toMatchObject({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
@@ -281,7 +348,9 @@ describe('McpKernel.handleRequest', () => {
 
 describe('McpKernel.registerTool', () => {
   it('refuses a duplicate name with a clear message', () => {
-    expect(() => kernel().registerTool('echo', 'Again', { type: 'object' }, () => 'x')).toThrow('Tool "echo" is already registered');
+    expect(() => kernel().registerTool('echo', 'Again', { type: 'object' }, () => 'x')).toThrow(
+      'Tool "echo" is already registered',
+    );
   });
 
   it('refuses an invalid name', () => {
@@ -294,13 +363,23 @@ describe('McpKernel.registerTool', () => {
 
   it('refuses a schema with an unresolvable remote $ref instead of fetching it', () => {
     expect(() =>
-      kernel().registerTool('remote', 'Bad', { type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }, () => 'x'),
+      kernel().registerTool(
+        'remote',
+        'Bad',
+        { type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } },
+        () => 'x',
+      ),
     ).toThrow(/invalid JSON Schema/);
   });
 
   it('refuses an unsupported $schema dialect', () => {
     expect(() =>
-      kernel().registerTool('old', 'Old dialect', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, () => 'x'),
+      kernel().registerTool(
+        'old',
+        'Old dialect',
+        { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+        () => 'x',
+      ),
     ).toThrow(/unsupported JSON Schema dialect/);
   });
 });

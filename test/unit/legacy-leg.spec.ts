@@ -43,11 +43,20 @@ describe('Era2025: the 2025 presentation of a family answer', () => {
 describe('LegacyLeg without HTTP: what a stdio driver does', () => {
   it('serves initialize from what is registered, remembering nothing', async () => {
     const k = kernel();
-    const response = await k.legacy!.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05' } }, {}, '2025-03-26');
+    const response = await k.legacy!.handle(
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05' } },
+      {},
+      '2025-03-26',
+    );
     expect(response).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: { protocolVersion: '2024-11-05', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'k', version: '1' }, instructions: 'hi' },
+      result: {
+        protocolVersion: '2024-11-05',
+        capabilities: { tools: {}, logging: {} },
+        serverInfo: { name: 'k', version: '1' },
+        instructions: 'hi',
+      },
     });
   });
 
@@ -64,22 +73,47 @@ describe('LegacyLeg without HTTP: what a stdio driver does', () => {
         expect(await k.legacy!.acceptReply(reply, undefined)).toBe('delivered');
       });
     };
-    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'ask', arguments: {} } };
+    const request: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: 'c1',
+      method: 'tools/call',
+      params: { name: 'ask', arguments: {} },
+    };
     const response = await k.legacy!.handle(request, { notify }, '2025-11-25');
-    expect(response).toEqual({ jsonrpc: '2.0', id: 'c1', result: { content: [{ type: 'text', text: 'hi Ada at 2025-11-25' }] } });
-    expect(written.map((m) => m.method)).toEqual(['notifications/message', 'elicitation/create', 'notifications/message']);
-    expect(written[1]).toMatchObject({ id: expect.stringMatching(/^srv-/), params: { message: 'Name?', requestedSchema: NAME_FORM } });
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: 'c1',
+      result: { content: [{ type: 'text', text: 'hi Ada at 2025-11-25' }] },
+    });
+    expect(written.map((m) => m.method)).toEqual([
+      'notifications/message',
+      'elicitation/create',
+      'notifications/message',
+    ]);
+    expect(written[1]).toMatchObject({
+      id: expect.stringMatching(/^srv-/),
+      params: { message: 'Name?', requestedSchema: NAME_FORM },
+    });
     expect(k.legacy!.waiting).toBe(0);
   });
 
   it('without a stream to ask on, a tool that needs input ends with a tool error', async () => {
-    const response = await kernel().legacy!.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } }, {}, '2025-11-25');
-    expect(response).toMatchObject({ id: 2, result: { isError: true, content: [{ text: expect.stringMatching(/cannot carry requests to the client/) }] } });
+    const response = await kernel().legacy!.handle(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } },
+      {},
+      '2025-11-25',
+    );
+    expect(response).toMatchObject({
+      id: 2,
+      result: { isError: true, content: [{ text: expect.stringMatching(/cannot carry requests to the client/) }] },
+    });
   });
 
   it('answers the 2026-only methods -32601 and keeps a result free of 2026 fields', async () => {
     const k = kernel();
-    expect(await k.legacy!.handle({ jsonrpc: '2.0', id: 3, method: 'server/discover' }, {}, '2025-11-25')).toMatchObject({ error: { code: -32601 } });
+    expect(
+      await k.legacy!.handle({ jsonrpc: '2.0', id: 3, method: 'server/discover' }, {}, '2025-11-25'),
+    ).toMatchObject({ error: { code: -32601 } });
     expect(await k.legacy!.handle({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, {}, '2025-11-25')).toEqual({
       jsonrpc: '2.0',
       id: 4,

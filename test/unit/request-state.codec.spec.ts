@@ -17,7 +17,12 @@ describe('RequestStateCodec', () => {
     const token = codec.seal({ step: 2, answers: ['x'] }, 'bind-1');
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     const opened = codec.open(token, 'bind-1');
-    expect(opened).toEqual({ ok: true, payload: { step: 2, answers: ['x'] }, id: expect.any(String), expiresAt: now() + 600_000 });
+    expect(opened).toEqual({
+      ok: true,
+      payload: { step: 2, answers: ['x'] },
+      id: expect.any(String),
+      expiresAt: now() + 600_000,
+    });
   });
 
   it('gives every seal a fresh id, so two equal states are different strings', () => {

@@ -1,5 +1,5 @@
-import { McpKernel, type JsonRpcResponse } from '../../src/index.js';
 import { preserialize, serializeResponse } from '../../src/server/response-serializer.js';
+import { McpKernel, type JsonRpcResponse } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -7,10 +7,15 @@ const META = {
 };
 
 describe('serializeResponse', () => {
-  const text = (value: string | Buffer[]) => (typeof value === 'string' ? value : Buffer.concat(value).toString('utf8'));
+  const text = (value: string | Buffer[]) =>
+    typeof value === 'string' ? value : Buffer.concat(value).toString('utf8');
   it('splices a pre-serialized member and parses to the same value as JSON.stringify', () => {
     const tools = preserialize([{ name: 'a', description: 'quote " and é ✓ \\u2028' }]);
-    const response: JsonRpcResponse = { jsonrpc: '2.0', id: 'x"1', result: { tools, nextCursor: 'c', resultType: 'complete', _meta: { k: 1 } } };
+    const response: JsonRpcResponse = {
+      jsonrpc: '2.0',
+      id: 'x"1',
+      result: { tools, nextCursor: 'c', resultType: 'complete', _meta: { k: 1 } },
+    };
     expect(JSON.parse(text(serializeResponse(response)))).toEqual(JSON.parse(JSON.stringify(response)));
   });
 
@@ -65,11 +70,18 @@ describe('pre-serialized list pages', () => {
   it('still returns plain objects from handleRequest', async () => {
     const kernel = new McpKernel({ name: 'k', version: '1' });
     kernel.registerTool('a', 'tool a', { type: 'object' }, () => 'a');
-    const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    const response = await kernel.handleRequest({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: META },
+    });
     expect(response).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: expect.objectContaining({ tools: [{ name: 'a', description: 'tool a', inputSchema: { type: 'object' } }] }),
+      result: expect.objectContaining({
+        tools: [{ name: 'a', description: 'tool a', inputSchema: { type: 'object' } }],
+      }),
     });
   });
 });

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { z } from 'zod';
-import { optionalImport } from '../../src/nest/schema/optional-import.js';
-import { toJsonSchema } from '../../src/nest/schema/schema-converter.js';
+import { optionalImport } from '../../src/server/schema/optional-import.js';
+import { toJsonSchema } from '../../src/server/schema/schema-converter.js';
 
 class NameDto {
   @IsString()
@@ -22,7 +22,11 @@ describe('schema conversion', () => {
   });
 
   it('derives a DTO schema', async () => {
-    expect(await toJsonSchema(NameDto, 'input')).toMatchObject({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    expect(await toJsonSchema(NameDto, 'input')).toMatchObject({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
   });
 
   it('names the package to install when an optional one is missing', async () => {

@@ -1,7 +1,11 @@
 import { SlotSet, type Slotted } from '../../src/server/slot-set.js';
 
 const item = (name: string): Slotted & { name: string } => ({ name, slot: -1 });
-const names = (set: SlotSet<Slotted & { name: string }>) => set.values().map((i) => i.name).sort();
+const names = (set: SlotSet<Slotted & { name: string }>) =>
+  set
+    .values()
+    .map((i) => i.name)
+    .sort();
 
 describe('SlotSet', () => {
   it('adds and deletes in any order, each item keeping its own position', () => {

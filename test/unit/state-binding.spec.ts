@@ -1,4 +1,5 @@
-import { McpKernel, type McpContext } from '../../src/index.js';
+import { type McpContext } from '../../src/index.js';
+import { McpKernel } from '../../src/core/index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -8,14 +9,23 @@ const META = {
 /** Request state is bound to the original call; the binding is hashed lazily but captured up front. */
 describe('request-state binding', () => {
   const kernel = new McpKernel({ name: 'k', version: '1' });
-  kernel.registerTool('ask', 'asks for a colour', { type: 'object', properties: { item: { type: 'string' } } }, async (args: { item: string }, _answers: unknown, ctx: McpContext) => {
-    args.item = 'changed by the handler';
-    const answer = await ctx.elicit('Colour?', { type: 'object', properties: { colour: { type: 'string' } } });
-    return `${(answer.content as { colour: string }).colour} ${args.item}`;
-  });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  kernel.registerTool(
+    'ask',
+    'asks for a colour',
+    { type: 'object', properties: { item: { type: 'string' } } },
+    async (args: { item: string }, _answers: unknown, ctx: McpContext) => {
+      args.item = 'changed by the handler';
+      const answer = await ctx.elicit('Colour?', { type: 'object', properties: { colour: { type: 'string' } } });
+      return `${(answer.content as { colour: string }).colour} ${args.item}`;
+    },
+  );
   const call = async (args: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> =>
-    kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: args, ...extra, _meta: META } });
+    kernel.handleRequest({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: args, ...extra, _meta: META },
+    });
 
   it('binds to the arguments as sent, even when the handler changes its argument object', async () => {
     const first = await call({ item: 'car' });

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { McpKernel, McpStdioDriver, type McpContext } from '../../src/index.js';
+import { type McpContext } from '../../src/index.js';
 import { envelope } from '../support/mcp-request.js';
+import { McpKernel, McpStdioDriver } from '../../src/core/index.js';
 
 type Message = Record<string, any>;
 
@@ -46,14 +47,23 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 function fixtureKernel() {
   const kernel = new McpKernel({ name: 'stdio-unit', version: '1.0.0' });
   const aborted: string[] = [];
-  kernel.registerTool('echo', 'Echoes', { type: 'object', properties: { text: { type: 'string' } } }, (args: { text: string }) => args.text);
-  kernel.registerTool('wait', 'Runs until aborted', { type: 'object' }, (_args, _answers, ctx: McpContext) =>
-    new Promise((resolve) => {
-      ctx.signal.addEventListener('abort', () => {
-        aborted.push(String(ctx.requestId));
-        resolve('stopped');
-      });
-    }),
+  kernel.registerTool(
+    'echo',
+    'Echoes',
+    { type: 'object', properties: { text: { type: 'string' } } },
+    (args: { text: string }) => args.text,
+  );
+  kernel.registerTool(
+    'wait',
+    'Runs until aborted',
+    { type: 'object' },
+    (_args, _answers, ctx: McpContext) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          aborted.push(String(ctx.requestId));
+          resolve('stopped');
+        });
+      }),
   );
   kernel.registerTool('count', 'Reports progress', { type: 'object' }, async (_args, _answers, ctx: McpContext) => {
     for (let i = 1; i <= 3; i++) ctx.reportProgress({ progress: i, total: 3 });
@@ -72,8 +82,15 @@ describe('McpStdioDriver', () => {
     const pipe = connect(kernel);
     pipe.send(envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } }, { id: 1 }));
     pipe.send(envelope('tools/list', {}, { id: 'two' }));
-    expect(await pipe.response(1)).toMatchObject({ result: { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' } });
-    expect((await pipe.response('two')).result.tools.map((t: Message) => t.name)).toEqual(['echo', 'wait', 'count', 'ask']);
+    expect(await pipe.response(1)).toMatchObject({
+      result: { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' },
+    });
+    expect((await pipe.response('two')).result.tools.map((t: Message) => t.name)).toEqual([
+      'echo',
+      'wait',
+      'count',
+      'ask',
+    ]);
     pipe.end();
     await pipe.served;
   });
@@ -88,7 +105,9 @@ describe('McpStdioDriver', () => {
     pipe.send(envelope('tools/list', {}, { id: 2, meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }));
     pipe.send(envelope('tools/list', {}, { id: 3 }));
     expect(await pipe.response(1)).toMatchObject({ error: { code: -32602 } });
-    expect(await pipe.response(2)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } } });
+    expect(await pipe.response(2)).toMatchObject({
+      error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } },
+    });
     expect(await pipe.response(3)).toHaveProperty('result.tools');
     pipe.end();
     await pipe.served;
@@ -132,7 +151,9 @@ describe('McpStdioDriver', () => {
     await settle();
     pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8 } });
     pipe.send(envelope('tools/list', {}, { id: 7 }));
-    expect(await pipe.response(7)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('already in use') } });
+    expect(await pipe.response(7)).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('already in use') },
+    });
     expect(aborted).toEqual([]);
     pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
     pipe.end();
@@ -166,7 +187,10 @@ describe('McpStdioDriver', () => {
     await pipe.until((m) => m.method === 'notifications/subscriptions/acknowledged');
     pipe.end();
     await pipe.served;
-    expect(pipe.messages().at(-1)).toMatchObject({ id: 'sub', result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } } });
+    expect(pipe.messages().at(-1)).toMatchObject({
+      id: 'sub',
+      result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } },
+    });
   });
 
   it('runs an input_required round with signed requestState, as over HTTP', async () => {
@@ -177,10 +201,26 @@ describe('McpStdioDriver', () => {
     expect(first.resultType).toBe('input_required');
     const [key] = Object.keys(first.inputRequests);
     const answer = { [key]: { action: 'accept', content: { name: 'Ada' } } };
-    pipe.send(envelope('tools/call', { name: 'ask', arguments: {}, inputResponses: answer, requestState: first.requestState }, { id: 2, clientCapabilities: caps }));
-    expect(await pipe.response(2)).toMatchObject({ result: { resultType: 'complete', content: [{ text: 'Hello Ada' }] } });
-    pipe.send(envelope('tools/call', { name: 'ask', arguments: {}, inputResponses: answer, requestState: `${first.requestState}x` }, { id: 3, clientCapabilities: caps }));
-    expect(await pipe.response(3)).toMatchObject({ error: { code: -32602, data: { reason: 'invalid_request_state' } } });
+    pipe.send(
+      envelope(
+        'tools/call',
+        { name: 'ask', arguments: {}, inputResponses: answer, requestState: first.requestState },
+        { id: 2, clientCapabilities: caps },
+      ),
+    );
+    expect(await pipe.response(2)).toMatchObject({
+      result: { resultType: 'complete', content: [{ text: 'Hello Ada' }] },
+    });
+    pipe.send(
+      envelope(
+        'tools/call',
+        { name: 'ask', arguments: {}, inputResponses: answer, requestState: `${first.requestState}x` },
+        { id: 3, clientCapabilities: caps },
+      ),
+    );
+    expect(await pipe.response(3)).toMatchObject({
+      error: { code: -32602, data: { reason: 'invalid_request_state' } },
+    });
     pipe.end();
     await pipe.served;
   });
@@ -218,7 +258,9 @@ describe('McpStdioDriver', () => {
     });
     const pipe = connect(kernel, { maxResponseBytes: 1024 });
     pipe.send(envelope('tools/call', { name: 'big', arguments: {} }, { id: 1, meta: { progressToken: 1 } }));
-    expect(await pipe.response(1)).toMatchObject({ error: { code: -32603, message: expect.stringContaining('response limit of 1024 bytes') } });
+    expect(await pipe.response(1)).toMatchObject({
+      error: { code: -32603, message: expect.stringContaining('response limit of 1024 bytes') },
+    });
     expect(pipe.messages()).toHaveLength(1);
     pipe.end();
     await pipe.served;
@@ -234,12 +276,23 @@ describe('McpStdioDriver', () => {
     await closing;
     await pipe.served;
     expect(aborted).toEqual(['slow']);
-    expect(pipe.messages()).toEqual([expect.objectContaining({ id: 'slow', error: expect.objectContaining({ code: -32603, message: 'Server is shutting down' }) })]);
+    expect(pipe.messages()).toEqual([
+      expect.objectContaining({
+        id: 'slow',
+        error: expect.objectContaining({ code: -32603, message: 'Server is shutting down' }),
+      }),
+    ]);
   });
 
   it('grants the scopes it was given to every call (stdio has no OAuth: the launcher decides), and none without', async () => {
     const kernel = new McpKernel({ name: 'scoped', version: '1' });
-    kernel.addTool({ name: 'admin', description: 'Needs a scope', inputSchema: { type: 'object' }, requiredScopes: ['admin'], handler: () => 'done' });
+    kernel.addTool({
+      name: 'admin',
+      description: 'Needs a scope',
+      inputSchema: { type: 'object' },
+      requiredScopes: ['admin'],
+      handler: () => 'done',
+    });
     const granted = connect(kernel, { scopes: ['admin'], principal: { sub: 'local-user' } });
     granted.send(envelope('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
     expect(await granted.response(1)).toMatchObject({ result: { content: [{ text: 'done' }] } });
@@ -304,7 +357,9 @@ describe('McpStdioDriver', () => {
       expect(asked.params).toMatchObject({ message: 'Name?' });
       // A reply to an id nobody asked is refused precisely and changes nothing.
       pipe.send({ jsonrpc: '2.0', id: 'srv-unknown', result: { action: 'accept', content: { name: 'Eve' } } });
-      expect(await pipe.until((m) => m.id === null && 'error' in m)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('no server request with this id') } });
+      expect(await pipe.until((m) => m.id === null && 'error' in m)).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining('no server request with this id') },
+      });
       pipe.send({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } });
       expect(await pipe.response(1)).toMatchObject({ result: { content: [{ type: 'text', text: 'Hello Ada' }] } });
       pipe.end();
@@ -338,10 +393,14 @@ describe('McpStdioDriver', () => {
       pipe.send(envelope('tools/list', {}, { id: 1 }));
       await pipe.response(1);
       pipe.send(initialize(2));
-      expect(await pipe.response(2)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } } });
+      expect(await pipe.response(2)).toMatchObject({
+        error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } },
+      });
       // A response on a modern connection answers nothing the server asked.
       pipe.send({ jsonrpc: '2.0', id: 'srv-x', result: {} });
-      expect(await pipe.until((m) => m.id === null)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('does not accept JSON-RPC responses') } });
+      expect(await pipe.until((m) => m.id === null)).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining('does not accept JSON-RPC responses') },
+      });
       pipe.end();
       await pipe.served;
     });
@@ -349,7 +408,9 @@ describe('McpStdioDriver', () => {
     it("refuses the 2025 era with -32022 when legacy is 'off'", async () => {
       const pipe = connect(new McpKernel({ name: 'modern-only', version: '1', legacy: 'off' }));
       pipe.send(initialize(0));
-      expect(await pipe.response(0)).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } } });
+      expect(await pipe.response(0)).toMatchObject({
+        error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } },
+      });
       pipe.end();
       await pipe.served;
     });

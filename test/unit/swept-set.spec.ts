@@ -10,7 +10,11 @@ describe('SweptSet', () => {
 
   it('visits the items it holds once per period, with one timer for all of them', () => {
     const visits: string[][] = [];
-    const set = new SweptSet<Slotted & { name: string }>(100, (items) => visits.push(items.map((i) => i.name).sort()), false);
+    const set = new SweptSet<Slotted & { name: string }>(
+      100,
+      (items) => visits.push(items.map((i) => i.name).sort()),
+      false,
+    );
     const [a, b] = ['a', 'b'].map(item);
     set.add(a);
     set.add(b);

@@ -22,7 +22,11 @@ class CountingStore extends InMemoryTaskStore {
 
 const ELICIT: InputRequest = {
   method: 'elicitation/create',
-  params: { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+  params: {
+    mode: 'form',
+    message: 'Sure?',
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  },
 };
 const YES: InputResponse = { action: 'accept', content: { ok: true } };
 const acceptAll = () => true;
@@ -47,7 +51,10 @@ async function statusOf(runner: TaskRunner, taskId: string, owner = 'alice'): Pr
 }
 
 function expectInvalidParams(promise: Promise<unknown>) {
-  return expect(promise).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: 'Failed to retrieve task: Task not found' });
+  return expect(promise).rejects.toMatchObject({
+    code: ErrorCode.InvalidParams,
+    message: 'Failed to retrieve task: Task not found',
+  });
 }
 
 describe('TaskRunner', () => {
@@ -73,7 +80,8 @@ describe('TaskRunner', () => {
 
   it('draws a different, unguessable id for every task', async () => {
     const ids = new Set<unknown>();
-    for (let i = 0; i < 50; i++) ids.add((await runner.start('alice', {}, async () => ({ result: { content: [] } }))).taskId);
+    for (let i = 0; i < 50; i++)
+      ids.add((await runner.start('alice', {}, async () => ({ result: { content: [] } }))).taskId);
     expect(ids.size).toBe(50);
   });
 
@@ -88,7 +96,9 @@ describe('TaskRunner', () => {
   });
 
   it('ends failed with the JSON-RPC error and no result', async () => {
-    const { taskId } = (await runner.start('alice', {}, async () => ({ error: { code: -32603, message: 'boom' } }))) as { taskId: string };
+    const { taskId } = (await runner.start('alice', {}, async () => ({
+      error: { code: -32603, message: 'boom' },
+    }))) as { taskId: string };
     const task = await statusOf(runner, taskId);
     expect(task).toMatchObject({ status: 'failed', error: { code: -32603, message: 'boom' }, statusMessage: 'boom' });
     expect(task).not.toHaveProperty('result');
@@ -98,7 +108,10 @@ describe('TaskRunner', () => {
     const { taskId } = (await runner.start('alice', {}, async () => {
       throw new Error('secret detail');
     })) as { taskId: string };
-    expect(await statusOf(runner, taskId)).toMatchObject({ status: 'failed', error: { code: -32603, message: 'Internal error' } });
+    expect(await statusOf(runner, taskId)).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: 'Internal error' },
+    });
   });
 
   it('cancels a running task: cancelled at once, its handler signalled, and its late result ignored', async () => {
@@ -116,7 +129,9 @@ describe('TaskRunner', () => {
   it('lets go of a cancelled task whose handler ignores its signal and never settles', async () => {
     const store = new CountingStore();
     const stubborn = new TaskRunner({ store }, () => undefined);
-    const { taskId } = (await stubborn.start('alice', {}, () => new Promise<never>(() => undefined))) as { taskId: string };
+    const { taskId } = (await stubborn.start('alice', {}, () => new Promise<never>(() => undefined))) as {
+      taskId: string;
+    };
     expect(store.listening).toBe(1);
     await stubborn.cancel(taskId, 'alice');
     await settle();
@@ -127,14 +142,18 @@ describe('TaskRunner', () => {
   it('lets go of a task once its handler settles', async () => {
     const store = new CountingStore();
     const quick = new TaskRunner({ store }, () => undefined);
-    const { taskId } = (await quick.start('alice', {}, async () => ({ result: { content: [] } }))) as { taskId: string };
+    const { taskId } = (await quick.start('alice', {}, async () => ({ result: { content: [] } }))) as {
+      taskId: string;
+    };
     await settle();
     expect(store.listening).toBe(0);
     expect((await quick.get(taskId, 'alice')).status).toBe('completed');
   });
 
   it('acks a cancel of a task that has ended, and leaves it as it was', async () => {
-    const { taskId } = (await runner.start('alice', {}, async () => ({ result: { content: [] } }))) as { taskId: string };
+    const { taskId } = (await runner.start('alice', {}, async () => ({ result: { content: [] } }))) as {
+      taskId: string;
+    };
     await settle();
     await expect(runner.cancel(taskId, 'alice')).resolves.toBeUndefined();
     expect(await runner.get(taskId, 'alice')).toMatchObject({ status: 'completed' });
@@ -165,8 +184,16 @@ describe('TaskRunner', () => {
     const { taskId } = (await runner.start('alice', {}, job.work)) as { taskId: string };
     const answer = job.run().ask('first', ELICIT);
     await settle();
-    await runner.update(taskId, 'alice', { first: { action: 'accept', content: { ok: 'not a boolean' } } }, (_request, value) => (value as InputResponse & { content?: { ok?: unknown } }).content?.ok === true);
-    expect(await runner.get(taskId, 'alice')).toMatchObject({ status: 'input_required', inputRequests: { first: ELICIT } });
+    await runner.update(
+      taskId,
+      'alice',
+      { first: { action: 'accept', content: { ok: 'not a boolean' } } },
+      (_request, value) => (value as InputResponse & { content?: { ok?: unknown } }).content?.ok === true,
+    );
+    expect(await runner.get(taskId, 'alice')).toMatchObject({
+      status: 'input_required',
+      inputRequests: { first: ELICIT },
+    });
     await runner.update(taskId, 'alice', { first: YES }, acceptAll);
     await expect(answer).resolves.toEqual(YES);
   });
@@ -213,7 +240,10 @@ describe('TaskRunner', () => {
   });
 
   it('refuses a task id that is not a string', async () => {
-    await expect(runner.get(42, 'alice')).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: 'Invalid params: "taskId" must be a string' });
+    await expect(runner.get(42, 'alice')).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: "taskId" must be a string',
+    });
   });
 
   it('refuses new tasks past the per-caller limit with a typed error', async () => {
@@ -222,7 +252,9 @@ describe('TaskRunner', () => {
     const refused = bounded.start('alice', {}, controlled().work);
     await expect(refused).rejects.toBeInstanceOf(McpError);
     await expect(refused).rejects.toMatchObject({ code: ErrorCode.InternalError, data: { reason: 'task_limit' } });
-    await expect(bounded.start('bob', {}, async () => ({ result: { content: [] } }))).resolves.toMatchObject({ resultType: 'task' });
+    await expect(bounded.start('bob', {}, async () => ({ result: { content: [] } }))).resolves.toMatchObject({
+      resultType: 'task',
+    });
   });
 
   it('forgets a task at its TTL and stops its handler', async () => {
@@ -248,13 +280,18 @@ describe('TaskRunner', () => {
     const { taskId } = (await runner.start('alice', {}, job.work)) as { taskId: string };
     runner.close();
     expect(job.run().signal.aborted).toBe(true);
-    expect(await statusOf(runner, taskId)).toMatchObject({ status: 'failed', error: { message: 'The server shut down before the task finished' } });
+    expect(await statusOf(runner, taskId)).toMatchObject({
+      status: 'failed',
+      error: { message: 'The server shut down before the task finished' },
+    });
   });
 
   it('rejects options that would not bound anything', () => {
     expect(() => new TaskRunner({ ttlMs: 0 }, () => undefined)).toThrow('tasks.ttlMs must be a positive integer');
     expect(() => new TaskRunner({ ttlMs: 2 ** 31 }, () => undefined)).toThrow('tasks.ttlMs must be at most');
-    expect(() => new TaskRunner({ maxTasks: 1.5 }, () => undefined)).toThrow('tasks.maxTasks must be a positive integer');
+    expect(() => new TaskRunner({ maxTasks: 1.5 }, () => undefined)).toThrow(
+      'tasks.maxTasks must be a positive integer',
+    );
   });
 
   describe('two runners sharing one store (two instances)', () => {

@@ -4,7 +4,15 @@ import { InMemoryTaskStore, type StoredTask, type TaskSignal } from '../../src/s
 const LIMITS = { perOwner: 10, total: 100 };
 
 function task(taskId: string, overrides: Partial<StoredTask> = {}): StoredTask {
-  return { taskId, owner: 'alice', createdAt: 1_000, lastUpdatedAt: 1_000, ttlMs: 60_000, status: 'working', ...overrides };
+  return {
+    taskId,
+    owner: 'alice',
+    createdAt: 1_000,
+    lastUpdatedAt: 1_000,
+    ttlMs: 60_000,
+    status: 'working',
+    ...overrides,
+  };
 }
 
 describe('InMemoryTaskStore', () => {
@@ -62,7 +70,11 @@ describe('InMemoryTaskStore', () => {
 
   it('applies an update atomically and returns the stored record', async () => {
     await store.create(task('t1'), LIMITS);
-    const updated = await store.update('t1', (t) => ({ ...t, status: 'input_required', inputRequests: { a: { method: 'roots/list', params: {} } } }));
+    const updated = await store.update('t1', (t) => ({
+      ...t,
+      status: 'input_required',
+      inputRequests: { a: { method: 'roots/list', params: {} } },
+    }));
     expect(updated).toMatchObject({ status: 'input_required', inputRequests: { a: { method: 'roots/list' } } });
     expect(await store.get('t1', 'alice')).toEqual(updated);
   });
@@ -84,8 +96,21 @@ describe('InMemoryTaskStore', () => {
 
   it('keeps the identity fields whatever the change returns', async () => {
     await store.create(task('t1'), LIMITS);
-    const updated = await store.update('t1', (t) => ({ ...t, taskId: 'x', owner: 'mallory', createdAt: 0, ttlMs: null, statusMessage: 'half way' }));
-    expect(updated).toMatchObject({ taskId: 't1', owner: 'alice', createdAt: 1_000, ttlMs: 60_000, statusMessage: 'half way' });
+    const updated = await store.update('t1', (t) => ({
+      ...t,
+      taskId: 'x',
+      owner: 'mallory',
+      createdAt: 0,
+      ttlMs: null,
+      statusMessage: 'half way',
+    }));
+    expect(updated).toMatchObject({
+      taskId: 't1',
+      owner: 'alice',
+      createdAt: 1_000,
+      ttlMs: 60_000,
+      statusMessage: 'half way',
+    });
     expect(await store.get('t1', 'mallory')).toBeUndefined();
   });
 

@@ -23,16 +23,29 @@ describe('normalizeUri (RFC 3986 §6.2.2)', () => {
 describe('looseUriKey', () => {
   it('folds every spelling a decoding, path-joining, case-insensitive handler would read alike', () => {
     const key = looseUriKey('file:///payroll.csv');
-    for (const uri of ['FILE:///PAYROLL.CSV', 'file:///a%2F..%2Fpayroll.csv', 'file:////payroll.csv', 'file:///%5Cpayroll.csv']) expect(looseUriKey(uri)).toBe(key);
+    for (const uri of [
+      'FILE:///PAYROLL.CSV',
+      'file:///a%2F..%2Fpayroll.csv',
+      'file:////payroll.csv',
+      'file:///%5Cpayroll.csv',
+    ])
+      expect(looseUriKey(uri)).toBe(key);
     expect(looseUriKey('file:///payroll.csv.bak')).not.toBe(key);
   });
 });
 
 describe('escapesTemplate', () => {
-  it.each([['..', true], ['a/../b', true], ['a\\.\\b', true], ['/etc/passwd', true], ['\\x', true], ['C:x', true], ['a..b', false], ['.hidden', false], ['a/b', false]])(
-    '%j → %s',
-    (value, escapes) => {
-      expect(escapesTemplate(value)).toBe(escapes);
-    },
-  );
+  it.each([
+    ['..', true],
+    ['a/../b', true],
+    ['a\\.\\b', true],
+    ['/etc/passwd', true],
+    ['\\x', true],
+    ['C:x', true],
+    ['a..b', false],
+    ['.hidden', false],
+    ['a/b', false],
+  ])('%j → %s', (value, escapes) => {
+    expect(escapesTemplate(value)).toBe(escapes);
+  });
 });

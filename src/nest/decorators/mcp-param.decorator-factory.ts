@@ -9,9 +9,15 @@ export function createMcpParamDecorator(paramtype: McpParamtype) {
   return (propertyOrPipe?: string | McpParamPipe, ...pipes: McpParamPipe[]): ParameterDecorator =>
     (target, key, index) => {
       const property = typeof propertyOrPipe === 'string' ? propertyOrPipe : undefined;
-      const allPipes = propertyOrPipe === undefined || typeof propertyOrPipe === 'string' ? pipes : [propertyOrPipe, ...pipes];
+      const allPipes =
+        propertyOrPipe === undefined || typeof propertyOrPipe === 'string' ? pipes : [propertyOrPipe, ...pipes];
       const params = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, target.constructor, key!) ?? {};
-      Reflect.defineMetadata(MCP_PARAM_ARGS_METADATA, assignMetadata(params, paramtype, index, property, ...allPipes), target.constructor, key!);
+      Reflect.defineMetadata(
+        MCP_PARAM_ARGS_METADATA,
+        assignMetadata(params, paramtype, index, property, ...allPipes),
+        target.constructor,
+        key!,
+      );
     };
 }
 

@@ -3,7 +3,7 @@ import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-type
 import type { TaskSupport } from '../../server/tool.registry.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
-import type { McpSchema } from '../schema/mcp-schema.type.js';
+import type { McpSchema } from '../../server/schema/mcp-schema.type.js';
 import { defaultMcpParams } from './mcp-param.decorator-factory.js';
 
 export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'> {
@@ -15,7 +15,10 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   outputSchema?: McpSchema;
   /** Client capabilities the tool cannot work without (-32021 when a request lacks one). */
   requiredCapabilities?: ClientCapabilities;
-  /** Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`). */
+  /**
+   * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`).
+   * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
+   */
   hideWhenDenied?: boolean;
   /**
    * Run calls as tasks (SEP-2663) for clients that declared the tasks extension: they get a task id at once and

@@ -60,9 +60,18 @@ export class ClientRequests {
    * with `ClientInputError` when any is not answered in time or answered with an error; when `signal` fires
    * (the call's deadline, the client gone), every request is withdrawn and the call's own error stands.
    */
-  async ask(requests: InputRequests, owner: string, stream: ClientStream | undefined, signal: AbortSignal): Promise<InputResponses> {
-    if (!stream) throw new ClientInputError('Error: this transport cannot carry requests to the client, so the input cannot be asked for');
-    if (this.waiting >= this.options.maxWaiting) throw new ClientInputError('Server busy: too many calls are waiting for client input, retry later');
+  async ask(
+    requests: InputRequests,
+    owner: string,
+    stream: ClientStream | undefined,
+    signal: AbortSignal,
+  ): Promise<InputResponses> {
+    if (!stream)
+      throw new ClientInputError(
+        'Error: this transport cannot carry requests to the client, so the input cannot be asked for',
+      );
+    if (this.waiting >= this.options.maxWaiting)
+      throw new ClientInputError('Server busy: too many calls are waiting for client input, retry later');
     this.waiting++;
     const asked: Array<{ key: string; request: JsonRpcRequest; pending: PendingReply }> = [];
     const withdraw = () => Promise.all(asked.map(({ pending }) => pending.cancel()));
@@ -73,7 +82,11 @@ export class ClientRequests {
         if (signal.aborted) throw new ClientInputError('Error: the call ended before the client was asked');
         const id = this.newId();
         const pending = await this.options.router.register({ id, owner, expiresAt });
-        asked.push({ key, request: { jsonrpc: '2.0', id, method, params: params as Record<string, unknown> }, pending });
+        asked.push({
+          key,
+          request: { jsonrpc: '2.0', id, method, params: params as Record<string, unknown> },
+          pending,
+        });
       }
       signal.addEventListener('abort', withdraw, { once: true });
       for (const { request } of asked) stream(request);
@@ -81,11 +94,17 @@ export class ClientRequests {
       await Promise.all(
         asked.map(async ({ key, request, pending }) => {
           const reply = await pending.reply.catch((error: unknown) => {
-            if (error instanceof ReplyTimeout) throw new ClientInputError(`Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`);
+            if (error instanceof ReplyTimeout)
+              throw new ClientInputError(
+                `Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`,
+              );
             // Withdrawn: the call ended (its own error stands), or the server is shutting down.
             throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`);
           });
-          if ('error' in reply) throw new ClientInputError(`Error: the client refused ${request.method}: ${reply.error.message} (${reply.error.code})`);
+          if ('error' in reply)
+            throw new ClientInputError(
+              `Error: the client refused ${request.method}: ${reply.error.message} (${reply.error.code})`,
+            );
           answers[key] = reply.result as unknown as InputResponses[string];
         }),
       );

@@ -4,7 +4,13 @@ import { Cacheable, type MethodResult } from '../method-result.js';
 
 // Methods that exist only with the 2026-07-28 claim: a 2025 server never had them. The tasks extension's methods
 // are 2026-07-28 ones (SEP-2663); 2025-11-25's experimental tasks had another wire, which this server does not serve.
-const MODERN_ONLY: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen', 'tasks/get', 'tasks/update', 'tasks/cancel']);
+const MODERN_ONLY: ReadonlySet<string> = new Set([
+  'server/discover',
+  'subscriptions/listen',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+]);
 
 /**
  * The presentation of the 2025-era revisions (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05) over the same method

@@ -1,7 +1,13 @@
 import type { ReplyOutcome } from '../../protocol/client-reply.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import { errorResponse, isPlainObject, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import {
+  errorResponse,
+  isPlainObject,
+  successResponse,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
 import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../../protocol/versions.js';
 import type { McpEra } from '../era.js';
@@ -87,8 +93,10 @@ export class LegacyLeg {
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         // Accepted, never delivered: a stateless server has no stream to send resources/updated on.
-        if (!this.capabilities().resources) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-        if (typeof request.params?.uri !== 'string') return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
+        if (!this.capabilities().resources)
+          return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        if (typeof request.params?.uri !== 'string')
+          return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
         return successResponse(request.id, {});
       default:
         return this.serve(request, context, version);
@@ -117,8 +125,15 @@ export class LegacyLeg {
   private initialize(request: JsonRpcRequest): Record<string, unknown> {
     const requested = request.params?.protocolVersion;
     // Version negotiation (2025-11-25 lifecycle): the same version when supported, else the latest this leg has.
-    const protocolVersion = typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities(), serverInfo: this.serverInfo };
+    const protocolVersion =
+      typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested)
+        ? requested
+        : LEGACY_PROTOCOL_VERSIONS[0];
+    const result: Record<string, unknown> = {
+      protocolVersion,
+      capabilities: this.capabilities(),
+      serverInfo: this.serverInfo,
+    };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return result;
   }
@@ -137,7 +152,8 @@ export class LegacyLeg {
     for (let round = 0; ; round++) {
       const response = await this.kernel.dispatch(current, context, ERA);
       if (!('result' in response) || !(response.result instanceof InterimResult)) return response;
-      if (round >= MAX_ROUNDS) return inputFailed(request, `Error: the handler asked for input more than ${MAX_ROUNDS} times`);
+      if (round >= MAX_ROUNDS)
+        return inputFailed(request, `Error: the handler asked for input more than ${MAX_ROUNDS} times`);
       const interim = response.result;
       let answers;
       try {
@@ -149,7 +165,10 @@ export class LegacyLeg {
         if (error instanceof McpError) return inputFailed(request, error.message);
         throw error;
       }
-      current = { ...current, params: { ...current.params, inputResponses: answers, requestState: interim.requestState } };
+      current = {
+        ...current,
+        params: { ...current.params, inputResponses: answers, requestState: interim.requestState },
+      };
     }
   }
 }
@@ -158,6 +177,7 @@ const NEVER = new AbortController().signal;
 
 /** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
 function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
-  if (request.method === 'tools/call') return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
+  if (request.method === 'tools/call')
+    return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
   return errorResponse(request.id, ErrorCode.InternalError, message);
 }

@@ -27,19 +27,31 @@ export class CompletionMethods {
     const params = request.params ?? {};
     const ref = params.ref;
     const argument = params.argument;
-    if (!isPlainObject(ref) || !isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    if (
+      !isPlainObject(ref) ||
+      !isPlainObject(argument) ||
+      typeof argument.name !== 'string' ||
+      typeof argument.value !== 'string'
+    ) {
       throw McpError.invalidParams('Invalid params: completion needs "ref" and "argument" {name, value}');
     }
-    const contextArgs = isPlainObject(params.context) && isPlainObject(params.context.arguments) ? params.context.arguments : {};
+    const contextArgs =
+      isPlainObject(params.context) && isPlainObject(params.context.arguments) ? params.context.arguments : {};
     let completer;
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       completer = this.prompts.completer(ref.name, argument.name);
-      if (completer === undefined || !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, `prompt "${ref.name}"`)) {
+      if (
+        completer === undefined ||
+        !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, `prompt "${ref.name}"`)
+      ) {
         throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
       }
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       completer = this.resources.completer(ref.uri, argument.name);
-      if (completer === undefined || !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, `resource template "${ref.uri}"`)) {
+      if (
+        completer === undefined ||
+        !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, `resource template "${ref.uri}"`)
+      ) {
         throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
       }
     } else {
@@ -47,6 +59,8 @@ export class CompletionMethods {
     }
     const all = completer ? await completer(argument.value, { arguments: contextArgs as Record<string, string> }) : [];
     const values = Array.isArray(all) ? all.filter((v) => typeof v === 'string') : [];
-    return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
+    return {
+      completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },
+    };
   }
 }

@@ -61,7 +61,9 @@ export class ListenMethods {
     if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
     const watched = requestedSubscriptions(filter.resourceSubscriptions, this.limits.maxResourceSubscriptions);
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
-    const taskIds = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TASK_IDS) : [];
+    const taskIds = Array.isArray(filter.taskIds)
+      ? filter.taskIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TASK_IDS)
+      : [];
     if (taskIds.length > 0) {
       if (!declaresTasksExtension(request)) throw tasksExtensionRequired();
       honoured.taskIds = taskIds;
@@ -88,8 +90,10 @@ export class ListenMethods {
         }
         if (!audience.admits(event)) return;
         if (event.type === 'tools/list_changed' && honoured.toolsListChanged) send('notifications/tools/list_changed');
-        else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged) send('notifications/prompts/list_changed');
-        else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged) send('notifications/resources/list_changed');
+        else if (event.type === 'prompts/list_changed' && honoured.promptsListChanged)
+          send('notifications/prompts/list_changed');
+        else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged)
+          send('notifications/resources/list_changed');
         else if (event.type === 'resources/updated') send('notifications/resources/updated', { uri: event.uri });
       });
       await untilStopped(transport, this.closing.signal);

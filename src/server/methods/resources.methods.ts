@@ -24,11 +24,17 @@ export class ResourceMethods {
     return listPage(this.resources.size > 0, 'resources', this.resources.listing, request, transport);
   }
 
-  async listTemplates(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListResourceTemplatesResult>> {
+  async listTemplates(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<Cacheable<ListResourceTemplatesResult>> {
     return listPage(this.resources.size > 0, 'resourceTemplates', this.resources.templateListing, request, transport);
   }
 
-  async read(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ReadResourceResult> | InterimResult> {
+  async read(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<Cacheable<ReadResourceResult> | InterimResult> {
     if (this.resources.size === 0) throw McpError.methodNotFound(request.method);
     const uri = request.params?.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
@@ -51,6 +57,9 @@ export class ResourceMethods {
     // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching). A shared
     // cache must not hand a scoped resource to callers without the scope.
     const retry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
-    return new Cacheable({ ...extra, contents }, { kind: 'read', retry, private: match.requiredScopes !== undefined, override: match.cache });
+    return new Cacheable(
+      { ...extra, contents },
+      { kind: 'read', retry, private: match.requiredScopes !== undefined, override: match.cache },
+    );
   }
 }

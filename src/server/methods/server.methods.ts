@@ -29,7 +29,10 @@ export class ServerMethods {
   }
 
   async discover(): Promise<Cacheable<DiscoverResult>> {
-    const result: DiscoverResult = { supportedVersions: [...this.supportedVersions], capabilities: this.capabilities() };
+    const result: DiscoverResult = {
+      supportedVersions: [...this.supportedVersions],
+      capabilities: this.capabilities(),
+    };
     // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
     if (this.tools.hasTaskTools) result.capabilities.extensions = { [TASKS_EXTENSION]: {} };
     if (this.instructions !== undefined) result.instructions = this.instructions;

@@ -31,8 +31,11 @@ export class TaskMethods {
     gate(request);
     const responses = request.params?.inputResponses;
     if (!isPlainObject(responses)) throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
-    await this.runner.update(request.params?.taskId, taskOwnerOf(caller.principal), responses as InputResponses, (asked, value) =>
-      answers(asked, value, this.schemas),
+    await this.runner.update(
+      request.params?.taskId,
+      taskOwnerOf(caller.principal),
+      responses as InputResponses,
+      (asked, value) => answers(asked, value, this.schemas),
     );
     return {};
   }

@@ -36,7 +36,13 @@ export class ToolMethods {
 
   /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
   async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListToolsResult>> {
-    const page = listPage<ListToolsResult, ToolDefinition>(this.tools.size > 0, 'tools', this.tools.listing, request, transport);
+    const page = listPage<ListToolsResult, ToolDefinition>(
+      this.tools.size > 0,
+      'tools',
+      this.tools.listing,
+      request,
+      transport,
+    );
     if (!this.tools.hasConditionalTools) return page;
     const tools = page.result.tools;
     // A list request carries no request state: the context only describes who is asking.
@@ -49,13 +55,17 @@ export class ToolMethods {
     return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
   }
 
-  async call(request: JsonRpcRequest, transport: McpRequestContext): Promise<CallToolResult | InterimResult | CreateTaskResult> {
+  async call(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<CallToolResult | InterimResult | CreateTaskResult> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
     const entry = this.tools.get(params.name);
-    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`)) return toolError('Tool not found');
+    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`))
+      return toolError('Tool not found');
 
     if (transport.headers && entry.paramHeaders.length > 0) {
       const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
@@ -73,13 +83,15 @@ export class ToolMethods {
     const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
     const invalid = entry.input.validate(args);
     if (invalid) return toolError(invalid);
-    if (mode === 'task') return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+    if (mode === 'task')
+      return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
 
     let value: unknown;
     try {
       value = await entry.handler(args, context.inputResponses, context);
     } catch (error) {
-      if (error instanceof StartTask && mode === 'deferred') return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+      if (error instanceof StartTask && mode === 'deferred')
+        return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
       if (error instanceof InputRequired) return this.round.interim(error, context, binding, request, true);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);

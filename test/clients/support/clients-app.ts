@@ -12,18 +12,31 @@ import { closeListening, listenOnLoopback } from '../../support/sse-client.js';
  */
 @Injectable()
 export class ClientsTools {
-  @Tool({ description: 'Greets someone', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } })
+  @Tool({
+    description: 'Greets someone',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  })
   greet(@Args('name') name: string) {
     return `Hello, ${name}!`;
   }
 
-  @Tool({ description: 'Deletes a file once the user confirms', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } })
+  @Tool({
+    description: 'Deletes a file once the user confirms',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  })
   async delete_file(@Args('path') path: string, @McpCtx() ctx: McpContext) {
-    const answer = await ctx.elicit(`Delete ${path}?`, { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] });
+    const answer = await ctx.elicit(`Delete ${path}?`, {
+      type: 'object',
+      properties: { confirm: { type: 'boolean' } },
+      required: ['confirm'],
+    });
     return answer.action === 'accept' && answer.content?.confirm === true ? `Deleted ${path}` : 'Nothing was deleted.';
   }
 
-  @Tool({ description: "Asks the client's model a question", inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] } })
+  @Tool({
+    description: "Asks the client's model a question",
+    inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
+  })
   async ask_model(@Args('question') question: string, @McpCtx() ctx: McpContext) {
     const answer = await ctx.sample(question, { maxTokens: 50 });
     return `The model said: ${textOf(answer.content)}`;
@@ -57,11 +70,20 @@ export interface ClientsApp {
 /** The app on 127.0.0.1 and a free port, with the module's defaults (2025 clients served statelessly). */
 export async function startClientsApp(adapter: HttpAdapterName = 'express'): Promise<ClientsApp> {
   const moduleRef = await Test.createTestingModule({
-    imports: [McpModule.forRoot({ name: 'clients-e2e', version: '1.0.0', instructions: 'Tools for the client e2e suite', logFailedCalls: false })],
+    imports: [
+      McpModule.forRoot({
+        name: 'clients-e2e',
+        version: '1.0.0',
+        instructions: 'Tools for the client e2e suite',
+        logFailedCalls: false,
+      }),
+    ],
     providers: [ClientsTools],
   }).compile();
   const app: INestApplication =
-    adapter === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false }) : moduleRef.createNestApplication({ logger: false });
+    adapter === 'fastify'
+      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+      : moduleRef.createNestApplication({ logger: false });
   const url = await listenOnLoopback(app);
   return { url, close: () => closeListening(app) };
 }

@@ -6,7 +6,10 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const launcher = join(dirname(createRequire(import.meta.url).resolve('mcp-inspector/package.json')), 'clients/launcher/build/index.js');
+const launcher = join(
+  dirname(createRequire(import.meta.url).resolve('mcp-inspector/package.json')),
+  'clients/launcher/build/index.js',
+);
 
 /**
  * Runs the MCP Inspector 2.12 CLI headless, as a user would (`mcp-inspector --cli URL --method …`), in its own
@@ -15,10 +18,14 @@ const launcher = join(dirname(createRequire(import.meta.url).resolve('mcp-inspec
 export async function inspectorCli(url: string, args: string[]): Promise<Record<string, unknown>> {
   const home = await mkdtemp(join(tmpdir(), 'inspector-home-'));
   try {
-    const { stdout } = await run(process.execPath, [launcher, '--cli', url, '--transport', 'http', '--format', 'json', '-q', ...args], {
-      env: { ...process.env, HOME: home },
-      timeout: 60_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [launcher, '--cli', url, '--transport', 'http', '--format', 'json', '-q', ...args],
+      {
+        env: { ...process.env, HOME: home },
+        timeout: 60_000,
+      },
+    );
     return JSON.parse(stdout) as Record<string, unknown>;
   } finally {
     await rm(home, { recursive: true, force: true });

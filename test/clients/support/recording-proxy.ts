@@ -43,7 +43,14 @@ export class RecordingProxy {
         const body = Buffer.concat(chunks);
         const headers = { ...req.headers, host: upstream.host };
         const forward = request(
-          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent: proxy!.agent },
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: req.url,
+            method: req.method,
+            headers,
+            agent: proxy!.agent,
+          },
           (answer) => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             const exchange: WireExchange = {
@@ -71,7 +78,10 @@ export class RecordingProxy {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new RecordingProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`);
+    proxy = new RecordingProxy(
+      server,
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`,
+    );
     return proxy;
   }
 

@@ -20,7 +20,10 @@ export function erasOfToolCalls(exchanges: readonly WireExchange[]): EraUsed[] {
       if (message.method !== 'tools/call') continue;
       const claim = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[PROTOCOL_VERSION_KEY];
       const header = headerValue(exchange, 'mcp-protocol-version');
-      const used: EraUsed = typeof claim === 'string' ? { era: 'modern', version: claim, header } : { era: 'legacy', version: negotiated, header };
+      const used: EraUsed =
+        typeof claim === 'string'
+          ? { era: 'modern', version: claim, header }
+          : { era: 'legacy', version: negotiated, header };
       seen.set(JSON.stringify(used), used);
     }
   }
@@ -38,13 +41,17 @@ function negotiatedVersion(exchange: WireExchange): string | undefined {
 /** Every `Mcp-Session-Id` seen either way: a stateless server never mints one, so a client never sends one. */
 export function sessionIds(exchanges: readonly WireExchange[]): string[] {
   return exchanges.flatMap((exchange) =>
-    [exchange.responseHeaders['mcp-session-id'], exchange.requestHeaders['mcp-session-id']].filter((id): id is string => typeof id === 'string'),
+    [exchange.responseHeaders['mcp-session-id'], exchange.requestHeaders['mcp-session-id']].filter(
+      (id): id is string => typeof id === 'string',
+    ),
   );
 }
 
 /** Exchanges the server answered with a 5xx: whatever a client sends, that never happens. */
 export function serverErrors(exchanges: readonly WireExchange[]): string[] {
-  return exchanges.filter((exchange) => exchange.status >= 500).map((exchange) => `${exchange.method} ${exchange.status}: ${exchange.responseText.slice(0, 200)}`);
+  return exchanges
+    .filter((exchange) => exchange.status >= 500)
+    .map((exchange) => `${exchange.method} ${exchange.status}: ${exchange.responseText.slice(0, 200)}`);
 }
 
 /** The methods of the requests the server sent to the client on its response streams (the 2025 way to ask). */
@@ -59,7 +66,11 @@ export function serverRequests(exchanges: readonly WireExchange[]): string[] {
 /** The HTTP status each JSON-RPC response the client POSTed back was answered with. */
 export function postedReplyStatuses(exchanges: readonly WireExchange[]): number[] {
   return exchanges
-    .filter((exchange) => exchange.sent.length > 0 && exchange.sent.every((message) => message.method === undefined && ('result' in message || 'error' in message)))
+    .filter(
+      (exchange) =>
+        exchange.sent.length > 0 &&
+        exchange.sent.every((message) => message.method === undefined && ('result' in message || 'error' in message)),
+    )
     .map((exchange) => exchange.status);
 }
 
@@ -67,7 +78,8 @@ export function postedReplyStatuses(exchanges: readonly WireExchange[]): number[
 export function inputRequiredResults(exchanges: readonly WireExchange[]): number {
   return exchanges
     .flatMap((exchange) => receivedMessages(exchange))
-    .filter((message) => (message.result as { resultType?: string } | undefined)?.resultType === 'input_required').length;
+    .filter((message) => (message.result as { resultType?: string } | undefined)?.resultType === 'input_required')
+    .length;
 }
 
 function headerValue(exchange: WireExchange, name: string): string | undefined {

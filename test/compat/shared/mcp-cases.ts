@@ -20,7 +20,10 @@ export interface McpCaseOptions {
 const PROTOCOL_VERSION = '2026-07-28';
 // Per test, passed to it() since the generated runner configs stay as they are: a shared CI machine can be slow.
 const TIMEOUT = 30_000;
-const META = { 'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** Remembers warnings, so a test can count the start-up warning. */
 class RecordingLogger extends ConsoleLogger {
@@ -36,7 +39,11 @@ const adapters: Array<[string, () => AbstractHttpAdapter]> = [
   ['Fastify', () => new FastifyAdapter()],
 ];
 
-async function createApp(imports: Array<Type | ReturnType<typeof McpModule.forRoot>>, adapter: AbstractHttpAdapter, logger = new RecordingLogger()) {
+async function createApp(
+  imports: Array<Type | ReturnType<typeof McpModule.forRoot>>,
+  adapter: AbstractHttpAdapter,
+  logger = new RecordingLogger(),
+) {
   const moduleRef = await Test.createTestingModule({ imports }).compile();
   const app = moduleRef.createNestApplication(adapter, { logger });
   return { app, logger };
@@ -60,92 +67,136 @@ export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): voi
       await app?.close();
     });
 
-    it('the testing kit calls a tool on an app that was only init()ed', async () => {
-      ({ app } = await createApp([AppModule], makeAdapter()));
-      await app.init();
-      const mcp = createMcpTestClient(app);
-      const tools = await mcp.listTools();
-      expect(tools.result?.tools.map((t) => t.name)).toEqual(['echo', 'hello']);
-      const echo = await mcp.callTool('echo', { text: 'hi' }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } });
-      expect(echo.status).toBe(200);
-      expect(echo.result?.content).toEqual([{ type: 'text', text: 'hi' }]);
-      expect(echo.notifications.map((n) => n.params?.data)).toEqual(['echo hi']);
-      const hello = await mcp.callTool('hello');
-      expect(hello.result?.content).toEqual([{ type: 'text', text: 'Hello World!' }]);
-    }, TIMEOUT);
+    it(
+      'the testing kit calls a tool on an app that was only init()ed',
+      async () => {
+        ({ app } = await createApp([AppModule], makeAdapter()));
+        await app.init();
+        const mcp = createMcpTestClient(app);
+        const tools = await mcp.listTools();
+        expect(tools.result?.tools.map((t) => t.name)).toEqual(['echo', 'hello']);
+        const echo = await mcp.callTool(
+          'echo',
+          { text: 'hi' },
+          { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
+        );
+        expect(echo.status).toBe(200);
+        expect(echo.result?.content).toEqual([{ type: 'text', text: 'hi' }]);
+        expect(echo.notifications.map((n) => n.params?.data)).toEqual(['echo hi']);
+        const hello = await mcp.callTool('hello');
+        expect(hello.result?.content).toEqual([{ type: 'text', text: 'Hello World!' }]);
+      },
+      TIMEOUT,
+    );
 
-    it('the testing kit names the path and status when the endpoint is not there', async () => {
-      ({ app } = await createApp([AppModule], makeAdapter()));
-      await app.init();
-      await expect(createMcpTestClient(app, { path: '/api/mcp' }).discover()).rejects.toThrow(/\/api\/mcp.*404/);
-    }, TIMEOUT);
+    it(
+      'the testing kit names the path and status when the endpoint is not there',
+      async () => {
+        ({ app } = await createApp([AppModule], makeAdapter()));
+        await app.init();
+        await expect(createMcpTestClient(app, { path: '/api/mcp' }).discover()).rejects.toThrow(/\/api\/mcp.*404/);
+      },
+      TIMEOUT,
+    );
 
-    it('an app listening on every interface starts, keeps its REST routes, serves loopback and refuses a foreign Host', async () => {
-      let logger: RecordingLogger;
-      ({ app, logger } = await createApp([AppModule], makeAdapter()));
-      await app.listen(0);
-      const server = app.getHttpServer();
-      await request(server).get('/').expect(200, 'Hello World!');
-      const local = await discover(server, 'localhost');
-      expect(local.status).toBe(200);
-      expect(local.body.result.supportedVersions).toEqual([PROTOCOL_VERSION]);
-      const foreign = await discover(server, 'evil.example');
-      expect(foreign.status).toBe(403);
-      expect(foreign.body.error.message).toMatch(/allowedHosts/);
-      expect(logger.warnings.filter((w) => w.includes('allowedHosts'))).toHaveLength(1);
-    }, TIMEOUT);
+    it(
+      'an app listening on every interface starts, keeps its REST routes, serves loopback and refuses a foreign Host',
+      async () => {
+        let logger: RecordingLogger;
+        ({ app, logger } = await createApp([AppModule], makeAdapter()));
+        await app.listen(0);
+        const server = app.getHttpServer();
+        await request(server).get('/').expect(200, 'Hello World!');
+        const local = await discover(server, 'localhost');
+        expect(local.status).toBe(200);
+        expect(local.body.result.supportedVersions).toEqual([PROTOCOL_VERSION]);
+        const foreign = await discover(server, 'evil.example');
+        expect(foreign.status).toBe(403);
+        expect(foreign.body.error.message).toMatch(/allowedHosts/);
+        expect(logger.warnings.filter((w) => w.includes('allowedHosts'))).toHaveLength(1);
+      },
+      TIMEOUT,
+    );
 
-    it('a 2025-era client: initialize, then tools/call, with no session', async () => {
-      ({ app } = await createApp([AppModule], makeAdapter()));
-      // Listening makes Fastify ready; supertest on the raw server of an init()-only Fastify app would hang.
-      await app.listen(0, '127.0.0.1');
-      const legacy = (body: object) =>
-        request(app.getHttpServer())
-          .post('/mcp')
-          .set('content-type', 'application/json')
-          .set('accept', 'application/json, text/event-stream')
-          .send(body);
-      const clientInfo = { name: 'compat', version: '1' };
-      const init = await legacy({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo } });
-      expect(init.status).toBe(200);
-      expect(init.body.result.protocolVersion).toBe('2025-06-18');
-      expect(init.headers['mcp-session-id']).toBeUndefined();
-      const call = await legacy({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'hello', arguments: {} } });
-      // hello logs nothing, so the answer stays JSON (a 2025-era log would turn it into an SSE stream).
-      expect(call.body.result).toEqual({ content: [{ type: 'text', text: 'Hello World!' }] });
-    }, TIMEOUT);
+    it(
+      'a 2025-era client: initialize, then tools/call, with no session',
+      async () => {
+        ({ app } = await createApp([AppModule], makeAdapter()));
+        // Listening makes Fastify ready; supertest on the raw server of an init()-only Fastify app would hang.
+        await app.listen(0, '127.0.0.1');
+        const legacy = (body: object) =>
+          request(app.getHttpServer())
+            .post('/mcp')
+            .set('content-type', 'application/json')
+            .set('accept', 'application/json, text/event-stream')
+            .send(body);
+        const clientInfo = { name: 'compat', version: '1' };
+        const init = await legacy({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+        });
+        expect(init.status).toBe(200);
+        expect(init.body.result.protocolVersion).toBe('2025-06-18');
+        expect(init.headers['mcp-session-id']).toBeUndefined();
+        const call = await legacy({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'hello', arguments: {} },
+        });
+        // hello logs nothing, so the answer stays JSON (a 2025-era log would turn it into an SSE stream).
+        expect(call.body.result).toEqual({ content: [{ type: 'text', text: 'Hello World!' }] });
+      },
+      TIMEOUT,
+    );
 
-    it(runner === 'jest-cjs' && !vmModules() ? 'auth.jwt fails start-up saying how to load jose' : 'auth.jwt loads jose and asks for a token', async () => {
-      const auth = {
-        resource: 'http://localhost/mcp',
-        authorizationServers: ['https://auth.example.com'],
-        jwt: { issuer: 'https://auth.example.com', jwks: { keys: [] } },
-      };
-      const imports = [McpModule.forRoot({ name: 'jwt', version: '1.0.0', auth })];
-      if (runner === 'jest-cjs' && !vmModules()) {
-        await expect(Test.createTestingModule({ imports }).compile()).rejects.toThrow(/NODE_OPTIONS=--experimental-vm-modules/);
-        return;
-      }
-      ({ app } = await createApp(imports, makeAdapter()));
-      await app.init();
-      const { status, error } = await createMcpTestClient(app).discover();
-      expect(status).toBe(401);
-      expect(error?.message).toMatch(/Bearer access token/);
-    }, TIMEOUT);
+    it(
+      runner === 'jest-cjs' && !vmModules()
+        ? 'auth.jwt fails start-up saying how to load jose'
+        : 'auth.jwt loads jose and asks for a token',
+      async () => {
+        const auth = {
+          resource: 'http://localhost/mcp',
+          authorizationServers: ['https://auth.example.com'],
+          jwt: { issuer: 'https://auth.example.com', jwks: { keys: [] } },
+        };
+        const imports = [McpModule.forRoot({ name: 'jwt', version: '1.0.0', auth })];
+        if (runner === 'jest-cjs' && !vmModules()) {
+          await expect(Test.createTestingModule({ imports }).compile()).rejects.toThrow(
+            /NODE_OPTIONS=--experimental-vm-modules/,
+          );
+          return;
+        }
+        ({ app } = await createApp(imports, makeAdapter()));
+        await app.init();
+        const { status, error } = await createMcpTestClient(app).discover();
+        expect(status).toBe(401);
+        expect(error?.message).toMatch(/Bearer access token/);
+      },
+      TIMEOUT,
+    );
   });
 
-  it("nestjs-mcp/express's adapter serves a tool call", async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = moduleRef.createNestApplication(new PrototypeExpressAdapter(), { logger: false });
-    await app.init();
-    try {
-      const { status, result } = await createMcpTestClient(app).callTool('echo', { text: 'through the prototype adapter' });
-      expect(status).toBe(200);
-      expect(result?.content).toEqual([{ type: 'text', text: 'through the prototype adapter' }]);
-    } finally {
-      await app.close();
-    }
-  }, TIMEOUT);
+  it(
+    "nestjs-mcp/express's adapter serves a tool call",
+    async () => {
+      const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+      const app = moduleRef.createNestApplication(new PrototypeExpressAdapter(), { logger: false });
+      await app.init();
+      try {
+        const { status, result } = await createMcpTestClient(app).callTool('echo', {
+          text: 'through the prototype adapter',
+        });
+        expect(status).toBe(200);
+        expect(result?.content).toEqual([{ type: 'text', text: 'through the prototype adapter' }]);
+      } finally {
+        await app.close();
+      }
+    },
+    TIMEOUT,
+  );
 }
 
 /** Whether this process runs with --experimental-vm-modules (then jest's CommonJS runtime can import ESM). */

@@ -8,6 +8,8 @@ describe('EchoTools', () => {
     const module = await Test.createTestingModule({ providers: [AppService, EchoTools] }).compile();
     const { context, notifications } = createToolContext({ logLevel: 'info' });
     expect(module.get(EchoTools).echo('hi', context)).toBe('hi');
-    expect(notifications).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'echo hi' } }]);
+    expect(notifications).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'echo hi' } },
+    ]);
   });
 });

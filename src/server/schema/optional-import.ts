@@ -9,6 +9,6 @@ export async function optionalImport<T>(specifier: string, purpose: string): Pro
     const code = (error as { code?: string }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
     const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
-    throw new Error(`${purpose} needs the optional package "${name}": npm install ${name}`);
+    throw new Error(`${purpose} needs the optional package "${name}": npm install ${name}`, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
-import type { Type } from '@nestjs/common';
 import type { JsonSchema } from '../../protocol/mcp-types.js';
+import type { DtoClass } from './mcp-schema.type.js';
 import { optionalImport } from './optional-import.js';
 
 interface ClassValidatorJsonSchema {
@@ -7,15 +7,28 @@ interface ClassValidatorJsonSchema {
   validationMetadatasToSchemas(options: object): Record<string, JsonSchema>;
 }
 
+/** The loaded converter and class-transformer's metadata (which tells nested DTO types), when installed. */
+export interface DtoConverter {
+  converter: ClassValidatorJsonSchema;
+  classTransformerMetadataStorage: unknown;
+}
+
 const DEFS = '#/$defs/';
+
+export async function loadDtoConverter(): Promise<DtoConverter> {
+  const converter = await optionalImport<ClassValidatorJsonSchema>('class-validator-jsonschema', 'A DTO schema');
+  return { converter, classTransformerMetadataStorage: await classTransformerStorage() };
+}
 
 /**
  * JSON Schema of a class-validator DTO, derived from its decorators by `class-validator-jsonschema`, so the DTO
  * stays the single source of truth. Nested DTOs (`@ValidateNested()` + `@Type()`) land in `$defs`.
  */
-export async function classToJsonSchema(dto: Type<unknown>): Promise<JsonSchema> {
-  const converter = await optionalImport<ClassValidatorJsonSchema>('class-validator-jsonschema', `The DTO schema ${dto.name}`);
-  const options = { refPointerPrefix: DEFS, classTransformerMetadataStorage: await classTransformerStorage() };
+export function classToJsonSchema(
+  dto: DtoClass,
+  { converter, classTransformerMetadataStorage }: DtoConverter,
+): JsonSchema {
+  const options = { refPointerPrefix: DEFS, classTransformerMetadataStorage };
   const root = converter.targetConstructorToSchema(dto, options);
   if (!root.type) root.type = 'object';
   const referenced = collectRefs(root);
@@ -30,10 +43,12 @@ export async function classToJsonSchema(dto: Type<unknown>): Promise<JsonSchema>
   return { ...root, $defs: defs };
 }
 
-/** class-transformer's metadata tells nested DTO types (`@Type(() => Address)`); optional. */
+/** class-transformer is optional: without it, nested DTO types are not followed. */
 async function classTransformerStorage(): Promise<unknown> {
   try {
-    const storage = (await import('class-transformer/cjs/storage.js' as string)) as { defaultMetadataStorage?: unknown };
+    const storage = (await import('class-transformer/cjs/storage.js' as string)) as {
+      defaultMetadataStorage?: unknown;
+    };
     return storage.defaultMetadataStorage;
   } catch {
     return undefined;

@@ -1,0 +1,103 @@
+// `nestjs-mcp/core`: for people who build transports or run the kernel without Nest. The protocol (types,
+// codes, versions, the classifier), the transport-free kernel and what it is configured with, the Streamable HTTP
+// driver and the OAuth resource server. A Nest app needs none of it: `nestjs-mcp` is its surface.
+
+// Protocol: JSON-RPC and MCP types, error codes, versions, the classifier.
+export * from '../protocol/error-codes.js';
+export * from '../protocol/jsonrpc.js';
+export * from '../protocol/mcp-types.js';
+export { McpError } from '../protocol/mcp-error.js';
+export {
+  LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  META_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+} from '../protocol/versions.js';
+export {
+  classifyEra,
+  classifyMessage,
+  classifyHttpRequest,
+  classifyStdioRequest,
+  type EraVerdict,
+  type MessageVerdict,
+} from '../protocol/classifier.js';
+export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
+
+// Server: the transport-free kernel and what handlers use.
+export { McpKernel } from '../server/mcp-kernel.js';
+export type { McpServerOptions } from '../server/mcp-server.options.js';
+export type { McpRequestContext } from '../server/mcp-request-context.js';
+export type { McpLogger } from '../server/mcp-logger.js';
+export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
+export { McpContext, type ProgressUpdate, type SampleOptions } from '../server/mcp-context.js';
+export {
+  InputRequired,
+  inputRequired,
+  type InputRequiredOptions,
+  type InputCapability,
+} from '../server/input-required.js';
+export { InMemoryRequestStateStore, type RequestStateStore } from '../server/request-state.store.js';
+export { Content } from '../server/content.js';
+export { ToolError } from '../server/tool-error.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from '../server/handler-error.policy.js';
+// The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
+// only the registry's JSON-Schema-only form of a tool is the kernel's own.
+export type { ToolRegistration } from '../server/tool.registry.js';
+
+// Tasks (SEP-2663): the store a deployment plugs in, and the protocol's task states.
+export { InMemoryTaskStore, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from '../server/task-store.js';
+export { TASKS_EXTENSION, isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
+export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/event-bus.js';
+export {
+  InProcessReplyRouter,
+  ReplyCancelled,
+  ReplyTimeout,
+  type ClientReply,
+  type PendingReply,
+  type PendingRequest,
+  type ReplyDelivery,
+  type ReplyRouter,
+} from '../server/reply-router.js';
+export { insufficientScope } from '../server/required-scopes.js';
+export type { McpCall, McpCallInterceptor, McpCallOutcome } from '../server/mcp-call.js';
+
+// Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
+export { callEventInterceptor, type McpCallEvent } from '../observability/call-events.js';
+export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from '../observability/open-telemetry.js';
+
+// HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
+export {
+  McpHttpDriver,
+  type McpHttpOptions,
+  type McpHttpAuthenticator,
+  type HttpAuthentication,
+  type HttpRejection,
+  type PreparedBody,
+} from '../http/mcp-http.driver.js';
+export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin.policy.js';
+export type { McpCorsOptions } from '../http/cors.policy.js';
+
+// stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
+export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio.driver.js';
+
+// Authorization: the MCP endpoint as an OAuth 2.1 resource server.
+export { OAuthResourceServer } from '../auth/oauth-resource-server.js';
+export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from '../auth/auth-options.js';
+export { McpPrincipal, scopesOf } from '../auth/principal.js';
+export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from '../auth/token-verifier.js';
+export { bearerChallenge, type BearerChallenge } from '../auth/www-authenticate.js';
+export {
+  PROTECTED_RESOURCE_METADATA_PATH,
+  type ProtectedResourceMetadata,
+} from '../auth/protected-resource-metadata.js';
+export { applyServerTimeouts, type ServerTimeouts } from '../http/server-timeouts.js';
+export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
+
+// Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
+export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';
+export type { DtoClass } from '../server/schema/mcp-schema.type.js';

@@ -1,0 +1,20 @@
+/** Every message the Nest layer writes or throws, in one place (as `@nestjs/schedule` keeps its own). */
+
+export const REGISTRATION_FAILED = (place: string, reason: string) => `${place}: ${reason}`;
+
+export const DUPLICATE_PRIMITIVE = (kind: string, key: string, first: string, second: string) =>
+  `Duplicate MCP ${kind} "${key}": declared by ${first} and by ${second}`;
+
+export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
+  `completer "${completer}" for "${key}" must be a method of a singleton provider`;
+
+export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
+  `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
+  'and inject the others with @InjectMcpServer(name)';
+
+export const VISIBILITY_GUARD_FAILED = (tool: string) =>
+  `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
+
+export const GENERATED_STATE_SECRET = (server: string) =>
+  `MCP server "${server}": no requestStateSecret configured, so multi-round request state is signed with a ` +
+  'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).';

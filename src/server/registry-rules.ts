@@ -1,0 +1,28 @@
+/** The rules every registry applies to what it is given, written once. */
+
+/** Tool and prompt names: 1-128 characters from [A-Za-z0-9_.-]. */
+const PRIMITIVE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export function checkPrimitiveName(kind: 'tool' | 'prompt', name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !PRIMITIVE_NAME.test(name)) {
+    throw new Error(`Invalid ${kind} name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`);
+  }
+}
+
+/** Each completer must complete something the primitive declares (a prompt argument, a template variable). */
+export function checkCompleters(
+  owner: string,
+  complete: object | undefined,
+  declared: readonly string[],
+  what: string,
+): void {
+  for (const key of Object.keys(complete ?? {})) {
+    if (!declared.includes(key)) throw new Error(`${owner}: no ${what} "${key}" to complete`);
+  }
+}
+
+/** Whether any of the registrations declares at least one completer (then `completions` is a capability). */
+export function someDeclareCompleters(registrations: Iterable<{ complete?: object }>): boolean {
+  for (const { complete } of registrations) if (complete && Object.keys(complete).length > 0) return true;
+  return false;
+}

@@ -1,0 +1,147 @@
+import 'reflect-metadata';
+import { ForbiddenException, Inject, Injectable, Module, Scope, UseGuards, type LoggerService } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { Args, type McpContext } from '../../src/index.js';
+import type { McpArgumentsHost } from '../../src/nest/mcp-arguments-host.js';
+import { MCP_LOGGER } from '../../src/nest/mcp.constants.js';
+import { McpHandlerFactory } from '../../src/nest/mcp-handler.factory.js';
+
+const LABEL = Symbol('LABEL');
+
+@Injectable()
+class Deny {
+  canActivate(): boolean {
+    return false;
+  }
+}
+
+@Injectable()
+class Forbid {
+  canActivate(): boolean {
+    throw new ForbiddenException('no');
+  }
+}
+
+@Injectable()
+class Outage {
+  canActivate(): boolean {
+    throw new Error('store down');
+  }
+}
+
+@Injectable()
+class Tools {
+  echo(@Args('text') text: string): string {
+    return text;
+  }
+
+  refuse(): never {
+    throw new ForbiddenException('not for you');
+  }
+
+  @UseGuards(Deny)
+  denied(): string {
+    return 'never';
+  }
+
+  @UseGuards(Forbid)
+  forbidden(): string {
+    return 'never';
+  }
+
+  @UseGuards(Outage)
+  broken(): string {
+    return 'never';
+  }
+}
+
+/** The same class, request-scoped, in two modules that each give it their own label. */
+@Injectable({ scope: Scope.REQUEST })
+class Labelled {
+  constructor(@Inject(LABEL) private readonly label: string) {}
+
+  which(): string {
+    return this.label;
+  }
+}
+
+@Module({ providers: [Labelled, { provide: LABEL, useValue: 'first' }] })
+class FirstModule {}
+
+@Module({ providers: [Labelled, { provide: LABEL, useValue: 'second' }] })
+class SecondModule {}
+
+const hostWith = (args: unknown, httpRequest: object = {}): McpArgumentsHost => [
+  httpRequest,
+  { httpRequest, inputResponses: {} } as unknown as McpContext,
+  {},
+  args,
+  undefined,
+];
+
+describe('McpHandlerFactory', () => {
+  let moduleRef: TestingModule;
+  let factory: McpHandlerFactory;
+  const errors: unknown[][] = [];
+  const logger: LoggerService = { log: () => {}, warn: () => {}, error: (...args: unknown[]) => errors.push(args) };
+
+  const wrapperOf = (type: Function, host?: Function): InstanceWrapper => {
+    const found = moduleRef
+      .get(DiscoveryService)
+      .getProviders()
+      .find((w) => w.metatype === type && (!host || w.host?.metatype === host));
+    if (!found) throw new Error(`no provider ${type.name}`);
+    return found;
+  };
+
+  beforeAll(async () => {
+    moduleRef = await Test.createTestingModule({
+      imports: [DiscoveryModule, FirstModule, SecondModule],
+      providers: [McpHandlerFactory, Tools, Deny, Forbid, Outage, { provide: MCP_LOGGER, useValue: logger }],
+    }).compile();
+    await moduleRef.init();
+    factory = moduleRef.get(McpHandlerFactory);
+  });
+  afterAll(() => moduleRef.close());
+  beforeEach(() => errors.splice(0));
+
+  it('calls an enhancer-free method directly with its parameters picked from the host', async () => {
+    const handler = factory.create(wrapperOf(Tools), 'echo');
+    expect(await handler(hostWith({ text: 'hi' }))).toBe('hi');
+  });
+
+  it('turns an HttpException into a tool error result only when asked to', async () => {
+    const asTool = factory.create(wrapperOf(Tools), 'refuse', { httpExceptionsAsToolErrors: true });
+    expect(await asTool(hostWith({}))).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: not for you' }],
+    });
+    const plain = factory.create(wrapperOf(Tools), 'refuse');
+    await expect(plain(hostWith({}))).rejects.toBeInstanceOf(ForbiddenException);
+  });
+
+  it('reports which methods have guards', () => {
+    expect(factory.hasGuards(wrapperOf(Tools), 'denied')).toBe(true);
+    expect(factory.hasGuards(wrapperOf(Tools), 'echo')).toBe(false);
+  });
+
+  it('guard check: a denying guard hides quietly, a throwing HttpException hides quietly, any other error hides and is logged', async () => {
+    const context = hostWith(undefined)[1];
+    expect(await factory.createGuardCheck(wrapperOf(Tools), 'denied', 'denied')(context)).toBe(false);
+    expect(await factory.createGuardCheck(wrapperOf(Tools), 'forbidden', 'forbidden')(context)).toBe(false);
+    expect(errors).toHaveLength(0);
+    expect(await factory.createGuardCheck(wrapperOf(Tools), 'broken', 'broken')(context)).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0][0]).toContain('tool "broken"');
+    expect(String(errors[0][1])).toContain('store down');
+  });
+
+  it('resolves a request-scoped provider per call within its own module, not another module with the same class', async () => {
+    const first = factory.create(wrapperOf(Labelled, FirstModule), 'which');
+    const second = factory.create(wrapperOf(Labelled, SecondModule), 'which');
+    expect(await first(hostWith({}, {}))).toBe('first');
+    expect(await second(hostWith({}, {}))).toBe('second');
+  });
+});
