@@ -5,7 +5,7 @@ import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, MCPServer, McpModule, type McpCallEvent } from '../../src/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 class CapturingLogger implements LoggerService {
   readonly lines: Array<{ level: string; message: string }> = [];
@@ -63,14 +63,14 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
   });
 
   const ping = (id: number, headers: Record<string, string> = {}) =>
-    post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
+    createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
 
   it.each([
     ['a request without a token', 401, {}, ErrorCode.Unauthorized, 'warn'],
     ['an invalid token', 401, { authorization: 'Bearer nope' }, ErrorCode.Unauthorized, 'warn'],
     ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
   ])('reports %s', async (_label, status, headers, code, level) => {
-    await ping(41, headers).expect(status);
+    expect((await ping(41, headers)).status).toBe(status);
     expect(events).toEqual([
       expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code }),
     ]);
@@ -84,7 +84,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
   });
 
   it('reports an accepted call once, as before', async () => {
-    await ping(42, { authorization: 'Bearer good' }).expect(200);
+    expect((await ping(42, { authorization: 'Bearer good' })).status).toBe(200);
     expect(events).toEqual([expect.objectContaining({ method: 'tools/call', requestId: 42, status: 'ok' })]);
     expect(logger.lines).toEqual([]);
   });
