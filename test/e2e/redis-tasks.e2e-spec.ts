@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import type { McpContext, McpToolRegistration } from '../../src/index.js';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { LiveResponse } from '../support/sse-client.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
 
@@ -116,7 +116,7 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
     const stream = await LiveResponse.post(
       c.url,
-      envelope(
+      mcpMessage(
         'subscriptions/listen',
         { notifications: { taskIds: [created.taskId] } },
         { id: 'listen-tasks', clientCapabilities: WITH_TASKS_AND_FORMS },
