@@ -78,7 +78,8 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     expect(await getTask(b.app, created.taskId)).toMatchObject({ taskId: created.taskId, status: 'working' });
     await until(() => work[0].started === 1, 'the job runs on A');
 
-    const ack = await taskRequest(c.app, 'tasks/cancel', { taskId: created.taskId }).expect(200);
+    const ack = await taskRequest(c.app, 'tasks/cancel', { taskId: created.taskId });
+    expect(ack.status).toBe(200);
     expect(ack.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
     await until(() => work[0].stoppedBy !== undefined, "A's handler sees its signal fire");
     expect(await waitForStatus(b.app, created.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
@@ -92,12 +93,16 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
       capabilities: WITH_TASKS_AND_FORMS,
     });
     expect(waiting.inputRequests.go).toMatchObject({ method: 'elicitation/create' });
-    await taskRequest(
-      b.app,
-      'tasks/update',
-      { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
-      { capabilities: WITH_TASKS_AND_FORMS },
-    ).expect(200);
+    expect(
+      (
+        await taskRequest(
+          b.app,
+          'tasks/update',
+          { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+          { capabilities: WITH_TASKS_AND_FORMS },
+        )
+      ).status,
+    ).toBe(200);
     const done = await waitForStatus(c.app, created.taskId, 'completed', { capabilities: WITH_TASKS_AND_FORMS });
     expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
   });
@@ -125,12 +130,16 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     try {
       expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
       await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
-      await taskRequest(
-        b.app,
-        'tasks/update',
-        { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
-        { capabilities: WITH_TASKS_AND_FORMS },
-      ).expect(200);
+      expect(
+        (
+          await taskRequest(
+            b.app,
+            'tasks/update',
+            { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+            { capabilities: WITH_TASKS_AND_FORMS },
+          )
+        ).status,
+      ).toBe(200);
       const statuses: string[] = [];
       while (!statuses.includes('completed')) {
         const message = await stream.next();
