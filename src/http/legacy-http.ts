@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage } from '../protocol/classifier.js';
 import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { InFlightExchanges } from './in-flight-exchanges.js';
 import type { JsonWriter } from './json-writer.js';
+import { acceptsJsonAndEventStream } from './media-type.js';
 import type { HttpAuthentication } from './mcp-http.options.js';
 
 /**
@@ -19,12 +21,14 @@ export class LegacyHttp {
     private readonly leg: LegacyLeg,
     private readonly inFlight: InFlightExchanges,
     private readonly writer: JsonWriter,
+    private readonly scopeChallenge: (response: JsonRpcResponse) => Record<string, string> | undefined,
   ) {}
 
   /**
    * A 2025-era message: a notification is acknowledged; a request is served by the legacy leg and answered 200
    * (JSON, or SSE once it notifies or asks the client something), its JSON-RPC errors in-band as 2025 clients
-   * expect.
+   * expect, except a lack of scopes, which gets the 403 step-up challenge as in 2026-07-28 (2025-11-25
+   * authorization, "insufficient_scope"): a client steps up on the status, never on a body.
    */
   async serve(
     version: string,
@@ -43,10 +47,19 @@ export class LegacyHttp {
       res.writeHead(202).end();
       return;
     }
+    // Only a request has an answer whose form matters; a notification's or a reply's 202 has no body.
+    if (!acceptsJsonAndEventStream(req.headers.accept)) {
+      const text = 'Not Acceptable: the Accept header must list both application/json and text/event-stream';
+      this.writer.write(res, 406, errorResponse(verdict.request.id, ErrorCode.ServerError, text));
+      return;
+    }
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);
     if (!exchange) return;
     const response = await this.inFlight.run(exchange, this.leg.handle(verdict.request, exchange, version));
-    if (response) this.writer.write(res, 200, response);
+    if (!response) return;
+    const challenge = this.scopeChallenge(response);
+    const refused = 'error' in response && response.error.code === ErrorCode.InsufficientScope;
+    this.writer.write(res, refused ? 403 : 200, response, challenge);
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */

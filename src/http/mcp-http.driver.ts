@@ -58,7 +58,9 @@ export class McpHttpDriver {
     );
     this.hostOrigin = new HostOriginPolicy(options);
     this.authenticator = options.authenticator;
-    this.legacyHttp = kernel.legacy && new LegacyHttp(kernel.legacy, this.inFlight, this.writer);
+    this.legacyHttp =
+      kernel.legacy &&
+      new LegacyHttp(kernel.legacy, this.inFlight, this.writer, (response) => this.scopeChallenge(response));
     if (options.cors)
       this.cors = new CorsPolicy(
         (origin) => this.hostOrigin.originAllowed(origin),
