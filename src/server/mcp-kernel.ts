@@ -163,6 +163,11 @@ export class McpKernel {
     return { calls: this.calls.inFlight, subscriptions: this.listen.openStreams };
   }
 
+  /** Throws the 403 step-up error when the caller lacks the scopes of a resource it subscribes to (see listen). */
+  checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void {
+    this.listen.audience(uris, scopes);
+  }
+
   /** The capabilities of what is registered now, for an era's handshake (`server/discover`, `initialize`). */
   capabilities(): ServerCapabilities {
     return this.server.capabilities();
