@@ -89,7 +89,7 @@ export class McpExplorer implements OnModuleInit {
           hideWhenDenied,
           ...rest
         } = metadata.options as ToolOptions;
-        const handler = this.handlers.create(wrapper, methodName, { httpExceptionsAsToolErrors: true });
+        const handler = this.handlers.createTool(wrapper, methodName);
         const hide =
           (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
         const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
