@@ -120,10 +120,10 @@ export class InputRound {
     try {
       value = await run();
     } catch (error) {
-      if (error instanceof InputRequired) return this.interim(error, context, binding, request, false);
+      if (error instanceof InputRequired) return this.interim(error, context, binding, request);
       throw failed(error);
     }
-    return value instanceof InputRequired ? this.interim(value, context, binding, request, false) : value;
+    return value instanceof InputRequired ? this.interim(value, context, binding, request) : value;
   }
 
   /**
@@ -131,13 +131,7 @@ export class InputRound {
    * left out (the spec forbids sending them); when nothing is left, the call cannot proceed: -32021. The
    * answers gathered so far travel in the signed state, so the next round sees all of them.
    */
-  interim(
-    signal: InputRequired,
-    context: McpContext,
-    binding: StateBinding,
-    request: JsonRpcRequest,
-    toolCall: boolean,
-  ): InterimResult {
+  interim(signal: InputRequired, context: McpContext, binding: StateBinding, request: JsonRpcRequest): InterimResult {
     const declared = clientCapabilitiesOf(request);
     const kept: Array<[string, InputRequest]> = [];
     let missing: ClientCapabilities | undefined;
@@ -165,7 +159,7 @@ export class InputRound {
     if (settled.length > 0) sealed.a = Object.fromEntries(settled);
     const state = signal.options.state !== undefined ? signal.options.state : context.state;
     if (state !== undefined) sealed.s = state;
-    return new InterimResult(requests, this.states.seal(sealed, binding.digest), toolCall);
+    return new InterimResult(requests, this.states.seal(sealed, binding.digest), request.method === 'tools/call');
   }
 }
 
