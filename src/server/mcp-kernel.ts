@@ -119,8 +119,10 @@ export class McpKernel {
       audience,
     );
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    this.taskRunner = new TaskRunner(options.tasks, (owner, task) =>
-      this.publish({ type: 'tasks/status', owner, task }),
+    this.taskRunner = new TaskRunner(
+      options.tasks,
+      (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
+      this.logger,
     );
     const tasks = new TaskMethods(this.taskRunner, schemas);
     const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));

@@ -1,7 +1,7 @@
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { InputRequests } from '../../src/protocol/mcp-types.js';
 import { ClientInputError, ClientRequests } from '../../src/server/legacy/client-requests.js';
-import { InProcessReplyRouter } from '../../src/server/reply-router.js';
+import { InProcessReplyRouter, ReplyTimeout } from '../../src/server/reply-router.js';
 
 const ELICIT: InputRequests = {
   user_name: {
@@ -63,6 +63,7 @@ describe('ClientRequests: server→client requests without a session', () => {
     const error = await quick.ask(ELICIT, 'o', () => true, never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientInputError);
     expect((error as Error).message).toMatch(/did not answer elicitation\/create within 20 ms/);
+    expect((error as Error).cause).toBeInstanceOf(ReplyTimeout);
     expect(router.size).toBe(0);
     expect(quick.size).toBe(0);
   });

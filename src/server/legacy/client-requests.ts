@@ -18,8 +18,8 @@ export type ClientStream = (message: JsonRpcRequest) => boolean | void;
  * no stream to ask on). A tool call ends with it as an `isError` result; other methods as this -32603.
  */
 export class ClientInputError extends McpError {
-  constructor(message: string) {
-    super(ErrorCode.InternalError, message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InternalError, message, undefined, options);
     this.name = 'ClientInputError';
   }
 }
@@ -116,9 +116,12 @@ export class ClientRequests {
             if (error instanceof ReplyTimeout)
               throw new ClientInputError(
                 `Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`,
+                { cause: error },
               );
             // Withdrawn: the call ended (its own error stands), or the server is shutting down.
-            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`);
+            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`, {
+              cause: error,
+            });
           });
           if ('error' in reply) throw new ClientInputError(refusal(request.method, reply.error));
           answers[key] = reply.result as unknown as InputResponses[string];

@@ -189,7 +189,6 @@ const NEVER = new AbortController().signal;
 
 /** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
 function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
-  if (request.method === 'tools/call')
-    return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
+  if (request.method === 'tools/call') return successResponse(request.id, toolError(message));
   return errorResponse(request.id, ErrorCode.InternalError, message);
 }
