@@ -3,7 +3,7 @@ import { Injectable, type INestApplication } from '@nestjs/common';
 import { McpModule, Prompt, RequireScopes, Resource, Tool } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { createTestIssuer, challengeParams, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
-import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 @Injectable()
 @RequireScopes('files:read')
@@ -34,6 +34,7 @@ class FileTools {
 /** `@RequireScopes` on decorated primitives, class-level and method-level, under a real JWT verifier. */
 describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let issuer: TestIssuer;
   const bearer = async (scope?: string) => ({ authorization: `Bearer ${await issuer.token(scope ? { scope } : {})}` });
 
@@ -49,19 +50,16 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
       ],
       [FileTools],
     );
+    mcp = createMcpTestClient(app);
   });
   afterAll(() => app.close());
 
   it('applies the class scope to every method and adds the method scope', async () => {
     expect(
-      (
-        await createMcpTestClient(app).post(
-          mcpMessage('tools/call', { name: 'read_file', arguments: {} }),
-          await bearer('files:read'),
-        )
-      ).status,
+      (await mcp.post(mcpMessage('tools/call', { name: 'read_file', arguments: {} }), await bearer('files:read')))
+        .status,
     ).toBe(200);
-    const denied = await createMcpTestClient(app).post(
+    const denied = await mcp.post(
       mcpMessage('tools/call', { name: 'write_file', arguments: {} }),
       await bearer('files:read'),
     );
@@ -73,7 +71,7 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
     ]);
     expect(
       (
-        await createMcpTestClient(app).post(
+        await mcp.post(
           mcpMessage('tools/call', { name: 'write_file', arguments: {} }),
           await bearer('files:read files:write'),
         )
@@ -82,40 +80,28 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
   });
 
   it('lists only what the caller may use, as a private list', async () => {
-    const res = await createMcpTestClient(app).post(mcpMessage('tools/list'), await bearer('files:read'));
+    const res = await mcp.post(mcpMessage('tools/list'), await bearer('files:read'));
     expect(res.status).toBe(200);
     expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['read_file']);
     expect(res.body.result.cacheScope).toBe('private');
-    const none = await createMcpTestClient(app).post(mcpMessage('tools/list'), await bearer());
+    const none = await mcp.post(mcpMessage('tools/list'), await bearer());
     expect(none.status).toBe(200);
     expect(none.body.result.tools).toEqual([]);
   });
 
   it('guards decorated resources and prompts too', async () => {
     expect(
-      (
-        await createMcpTestClient(app).post(
-          mcpMessage('resources/read', { uri: 'file:///audit.log' }),
-          await bearer('files:read'),
-        )
-      ).status,
+      (await mcp.post(mcpMessage('resources/read', { uri: 'file:///audit.log' }), await bearer('files:read'))).status,
     ).toBe(403);
-    const read = await createMcpTestClient(app).post(
+    const read = await mcp.post(
       mcpMessage('resources/read', { uri: 'file:///audit.log' }),
       await bearer('files:read files:audit'),
     );
     expect(read.status).toBe(200);
     expect(read.body.result.contents[0].text).toBe('audit trail');
-    expect(
-      (await createMcpTestClient(app).post(mcpMessage('prompts/get', { name: 'summarize' }), await bearer())).status,
-    ).toBe(403);
-    expect(
-      (
-        await createMcpTestClient(app).post(
-          mcpMessage('prompts/get', { name: 'summarize' }),
-          await bearer('files:read'),
-        )
-      ).status,
-    ).toBe(200);
+    expect((await mcp.post(mcpMessage('prompts/get', { name: 'summarize' }), await bearer())).status).toBe(403);
+    expect((await mcp.post(mcpMessage('prompts/get', { name: 'summarize' }), await bearer('files:read'))).status).toBe(
+      200,
+    );
   });
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ErrorCode, insufficientScope, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
-import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 import {
   challengeParams,
   createAuthApp,
@@ -18,6 +18,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('Authorization with JWT access tokens (JWKS)', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let issuer: TestIssuer;
   let impostor: TestIssuer;
 
@@ -30,6 +31,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       scopeHierarchy: { 'files:admin': ['files:write'], 'files:write': ['files:read'] },
       jwt: { issuer: ISSUER, jwks: issuer.jwks },
     });
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     server.addTool({
       name: 'whoami',
@@ -99,7 +101,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   afterAll(() => app.close());
 
   const call = (name: string, headers: Record<string, string>, id = 7) =>
-    createMcpTestClient(app).post(mcpMessage('tools/call', { name, arguments: {} }, { id }), headers);
+    mcp.post(mcpMessage('tools/call', { name, arguments: {} }, { id }), headers);
 
   describe('401 flows', () => {
     it('asks for a token, with the metadata URL and the least-privileged scopes, when none is sent', async () => {
@@ -186,9 +188,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     });
 
     it('authenticates notifications too', async () => {
-      expect(
-        (await createMcpTestClient(app).post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} })).status,
-      ).toBe(401);
+      expect((await mcp.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} })).status).toBe(401);
     });
 
     it('still answers the transport rungs before authentication', async () => {
@@ -244,23 +244,17 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('refuses a resource read and a prompt get without their scopes', async () => {
       const token = await issuer.token({ scope: 'files:write' }); // includes files:read, not files:admin
-      const read = await createMcpTestClient(app).post(
-        mcpMessage('resources/read', { uri: 'file:///secret.txt' }),
-        bearer(token),
-      );
+      const read = await mcp.post(mcpMessage('resources/read', { uri: 'file:///secret.txt' }), bearer(token));
       expect(read.status).toBe(200);
       expect(read.body.result.contents).toEqual([{ uri: 'file:///secret.txt', text: 'secret' }]);
       expect(read.body.result.cacheScope).toBe('private');
-      const denied = await createMcpTestClient(app).post(
+      const denied = await mcp.post(
         mcpMessage('resources/read', { uri: 'file:///secret.txt' }),
         bearer(await issuer.token()),
       );
       expect(denied.status).toBe(403);
       expect(challengeParams(denied.headers['www-authenticate']).scope).toBe('files:read');
-      const prompt = await createMcpTestClient(app).post(
-        mcpMessage('prompts/get', { name: 'admin_report' }),
-        bearer(token),
-      );
+      const prompt = await mcp.post(mcpMessage('prompts/get', { name: 'admin_report' }), bearer(token));
       expect(prompt.status).toBe(403);
       expect(challengeParams(prompt.headers['www-authenticate']).scope).toBe('files:admin');
     });
@@ -269,13 +263,13 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       const token = await issuer.token({ scope: 'files:read' });
       expect(
         (
-          await createMcpTestClient(app).post(
+          await mcp.post(
             mcpMessage('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }),
             bearer(token),
           )
         ).status,
       ).toBe(200);
-      const res = await createMcpTestClient(app).post(
+      const res = await mcp.post(
         mcpMessage('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }),
         bearer(token),
       );
@@ -291,7 +285,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
         ref: { type: 'ref/prompt', name: 'admin_report' },
         argument: { name: 'x', value: '' },
       });
-      expect((await createMcpTestClient(app).post(body, bearer(await issuer.token()))).status).toBe(403);
+      expect((await mcp.post(body, bearer(await issuer.token()))).status).toBe(403);
     });
   });
 
@@ -299,20 +293,14 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     const names = (items: Array<{ name: string }>) => items.map((i) => i.name);
 
     it('shows only the tools the caller may use, as a private result', async () => {
-      const reader = await createMcpTestClient(app).post(
-        mcpMessage('tools/list'),
-        bearer(await issuer.token({ scope: 'files:read' })),
-      );
+      const reader = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token({ scope: 'files:read' })));
       expect(reader.status).toBe(200);
       expect(names(reader.body.result.tools)).toEqual(['whoami', 'read_file', 'delete_all', 'delete_file']);
       expect(reader.body.result.cacheScope).toBe('private');
-      const nobody = await createMcpTestClient(app).post(mcpMessage('tools/list'), bearer(await issuer.token()));
+      const nobody = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token()));
       expect(nobody.status).toBe(200);
       expect(names(nobody.body.result.tools)).toEqual(['whoami', 'delete_file']);
-      const admin = await createMcpTestClient(app).post(
-        mcpMessage('tools/list'),
-        bearer(await issuer.token({ scope: 'files:admin' })),
-      );
+      const admin = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token({ scope: 'files:admin' })));
       expect(admin.status).toBe(200);
       expect(names(admin.body.result.tools)).toEqual([
         'whoami',
@@ -326,14 +314,11 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('filters resources and prompts the same way', async () => {
       const token = await issuer.token();
-      const resources = await createMcpTestClient(app).post(mcpMessage('resources/list'), bearer(token));
+      const resources = await mcp.post(mcpMessage('resources/list'), bearer(token));
       expect(resources.status).toBe(200);
       expect(names(resources.body.result.resources)).toEqual(['public']);
       expect(resources.body.result.cacheScope).toBe('private');
-      const prompts = await createMcpTestClient(app).post(
-        mcpMessage('prompts/list'),
-        bearer(await issuer.token({ scope: 'files:admin' })),
-      );
+      const prompts = await mcp.post(mcpMessage('prompts/list'), bearer(await issuer.token({ scope: 'files:admin' })));
       expect(prompts.status).toBe(200);
       expect(names(prompts.body.result.prompts)).toEqual(['greeting', 'admin_report']);
       expect(prompts.body.result.cacheScope).toBe('private');
@@ -343,10 +328,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   describe('request state is bound to the principal', () => {
     const caps = { clientCapabilities: { elicitation: {} } };
     const round = (token: string, extra: Record<string, unknown> = {}) =>
-      createMcpTestClient(app).post(
-        mcpMessage('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps),
-        bearer(token),
-      );
+      mcp.post(mcpMessage('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps), bearer(token));
 
     it('continues across a token refresh for the same user, but not for another user', async () => {
       const first = await round(await issuer.token({ scope: 'files:read', jti: 'a' }));

@@ -2,40 +2,38 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { AppModule } from '../../examples/basic/app.module.js';
 import { createApp } from '../support/create-app.js';
-import { createMcpTestClient, mcpMessage, sseMessages } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient, sseMessages } from '../../src/testing/index.js';
 
 describe('The example app (decorator style)', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
 
   beforeAll(async () => {
     app = await createApp([AppModule]);
+    mcp = createMcpTestClient(app);
   });
   afterAll(() => app.close());
 
   it('lists its three decorated tools', async () => {
-    const res = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+    const res = await mcp.post(mcpMessage('tools/list'));
     expect(res.status).toBe(200);
     expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['get_weather', 'add', 'countdown']);
   });
 
   it('answers get_weather and add', async () => {
-    const weather = await createMcpTestClient(app).post(
-      mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }),
-    );
+    const weather = await mcp.post(mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }));
     expect(weather.status).toBe(200);
     expect(JSON.parse(weather.body.result.content[0].text)).toMatchObject({
       city: 'Paris',
       conditions: expect.any(String),
     });
-    const sum = await createMcpTestClient(app).post(
-      mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }),
-    );
+    const sum = await mcp.post(mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }));
     expect(sum.status).toBe(200);
     expect(sum.body.result.content).toEqual([{ type: 'text', text: '5' }]);
   });
 
   it('streams countdown progress before the result', async () => {
-    const res = await createMcpTestClient(app).post(
+    const res = await mcp.post(
       mcpMessage('tools/call', { name: 'countdown', arguments: { n: 3 } }, { meta: { progressToken: 'p1' } }),
     );
     expect(res.status).toBe(200);

@@ -2,17 +2,19 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 const b64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 describe('missing client capabilities and x-mcp-header validation', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let server: MCPServer;
   let calls = 0;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'headers', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     server = app.get(MCPServer);
     server.addTool({
       name: 'summarize',
@@ -56,7 +58,7 @@ describe('missing client capabilities and x-mcp-header validation', () => {
   describe('-32021 for an undeclared client capability', () => {
     it('refuses a tool that declares a capability the request lacks, before the handler runs', async () => {
       const before = calls;
-      const res = await createMcpTestClient(app).post(
+      const res = await mcp.post(
         mcpMessage(
           'tools/call',
           { name: 'summarize', arguments: {} },
@@ -73,7 +75,7 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('runs the tool when the capability is declared', async () => {
-      const res = await createMcpTestClient(app).post(
+      const res = await mcp.post(
         mcpMessage('tools/call', { name: 'summarize', arguments: {} }, { clientCapabilities: { sampling: {} } }),
       );
       expect(res.status).toBe(200);
@@ -81,9 +83,7 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('derives -32021 from an input request the client cannot answer', async () => {
-      const res = await createMcpTestClient(app).post(
-        mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: {} }),
-      );
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: {} }));
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({
         code: -32021,
@@ -92,7 +92,7 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('asks through input_required when the client can answer', async () => {
-      const res = await createMcpTestClient(app).post(
+      const res = await mcp.post(
         mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: { elicitation: {} } }),
       );
       expect(res.status).toBe(200);
@@ -105,10 +105,10 @@ describe('missing client capabilities and x-mcp-header validation', () => {
 
   describe('Mcp-Param-* headers (SEP-2243)', () => {
     const deploy = (args: Record<string, unknown>, headers: Record<string, string | undefined>) =>
-      createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'deploy', arguments: args }), headers);
+      mcp.post(mcpMessage('tools/call', { name: 'deploy', arguments: args }), headers);
 
     it('publishes the annotation in the tool schema', async () => {
-      const res = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+      const res = await mcp.post(mcpMessage('tools/list'));
       expect(res.status).toBe(200);
       const tool = res.body.result.tools.find((t: { name: string }) => t.name === 'deploy');
       expect(tool.inputSchema.properties.region['x-mcp-header']).toBe('Region');
@@ -241,7 +241,7 @@ describe('missing client capabilities and x-mcp-header validation', () => {
         'MCP-Protocol-Version must be "2026-07-28" (params._meta["io.modelcontextprotocol/protocolVersion"]), got none',
       ],
     ])('%s is -32020 / 400 naming the header and the value the body implies', async (_what, body, headers, message) => {
-      const res = await createMcpTestClient(app).post(body, headers);
+      const res = await mcp.post(body, headers);
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
     });

@@ -2,17 +2,19 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { createMcpTestClient, mcpMessage, sseMessages } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient, sseMessages } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 describe('progress and logging on the request stream', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let url: string;
   let started: () => void;
   let aborted: Promise<boolean>;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'streaming', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     const noArgs = { type: 'object' };
     server.addTool({
@@ -59,7 +61,7 @@ describe('progress and logging on the request stream', () => {
   afterAll(() => closeListening(app));
 
   it('streams notifications/progress as SSE before the result when the request carries a progress token', async () => {
-    const res = await createMcpTestClient(app).post(
+    const res = await mcp.post(
       mcpMessage('tools/call', { name: 'count', arguments: {} }, { id: 7, meta: { progressToken: 'tok-1' } }),
     );
     expect(res.status).toBe(200);
@@ -84,7 +86,7 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('echoes a numeric progress token', async () => {
-    const res = await createMcpTestClient(app).post(
+    const res = await mcp.post(
       mcpMessage('tools/call', { name: 'count', arguments: {} }, { meta: { progressToken: 5 } }),
     );
     expect(res.status).toBe(200);
@@ -92,21 +94,21 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('opens no stream without a progress token', async () => {
-    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'count', arguments: {} }));
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'count', arguments: {} }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'counted' }]);
   });
 
   it('sends no log messages when the request sets no log level', async () => {
-    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'logged' }]);
   });
 
   it('sends notifications/message at or above the requested level on that request stream', async () => {
-    const res = await createMcpTestClient(app).post(
+    const res = await mcp.post(
       mcpMessage(
         'tools/call',
         { name: 'chatty', arguments: {} },
@@ -129,7 +131,7 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('rejects an unknown log level with -32602', async () => {
-    const res = await createMcpTestClient(app).post(
+    const res = await mcp.post(
       mcpMessage(
         'tools/call',
         { name: 'chatty', arguments: {} },
