@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import {
   expectRefused,
   expectStillServing,
@@ -38,28 +38,23 @@ describe('security §4 advisories', () => {
   afterAll(() => fx.app.close());
 
   it('V1 (CVE-2025-66414 class): DNS-rebinding protection is on with no configuration', async () => {
-    await expectRefused(
-      fx,
-      () => createMcpTestClient(fx.app).post(echo, { host: 'evil.example.com', origin: 'http://evil.example.com' }),
-      {
-        status: 403,
-        code: -32600,
-        id: null,
-      },
-    );
-    expect((await createMcpTestClient(fx.app).post(echo, { host: `localhost:${fx.port}` })).status).toBe(200);
+    await expectRefused(fx, () => fx.mcp.post(echo, { host: 'evil.example.com', origin: 'http://evil.example.com' }), {
+      status: 403,
+      code: -32600,
+      id: null,
+    });
+    expect((await fx.mcp.post(echo, { host: `localhost:${fx.port}` })).status).toBe(200);
   });
 
   it('V2 (CVE-2026-33252): a cross-site text/plain POST never reaches a tool', async () => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(echo, { 'content-type': 'text/plain' }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-type': 'text/plain' }), {
       status: 415,
       code: -32600,
       id: null,
     });
     await expectRefused(
       fx,
-      () =>
-        createMcpTestClient(fx.app).post(echo, { 'content-type': 'text/plain', origin: 'https://attacker.example' }),
+      () => fx.mcp.post(echo, { 'content-type': 'text/plain', origin: 'https://attacker.example' }),
       { status: 403, code: -32600, id: null },
     );
   });
@@ -67,9 +62,7 @@ describe('security §4 advisories', () => {
   it('V3 (CVE-2026-25536, GHSA-jm63-cq47-j5jp): colliding ids never cross responses or notifications', async () => {
     const calls = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        createMcpTestClient(fx.app).post(
-          mcpMessage('tools/call', { name: 'echo', arguments: { text: `p${i}` } }, { id: 0 }),
-        ),
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `p${i}` } }, { id: 0 })),
       ),
     );
     calls.forEach((res, i) => expect(res.body).toMatchObject({ id: 0, result: { content: [{ text: `p${i}` }] } }));
@@ -91,9 +84,7 @@ describe('security §4 advisories', () => {
 
   it('V4 (CVE-2026-0621): a crafted URI cannot make template matching backtrack', async () => {
     fx.server.addResourceTemplate({ uriTemplate: 'files://{dir}{name}{ext}', name: 'adjacent', handler: () => 'x' });
-    const res = await createMcpTestClient(fx.app).post(
-      mcpMessage('resources/read', { uri: `files://${'x'.repeat(5_000)}/` }),
-    );
+    const res = await fx.mcp.post(mcpMessage('resources/read', { uri: `files://${'x'.repeat(5_000)}/` }));
     expect(res.body.error.code).toBe(-32602);
   });
 
@@ -103,9 +94,7 @@ describe('security §4 advisories', () => {
       properties: { p: { type: 'string' }, v: { type: 'string', pattern: { $data: '1/p' } } },
     };
     expect(() => fx.server.registerTool('data', 'x', schema, () => 'x')).toThrow(/invalid JSON Schema/);
-    const res = await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(100)}!` } }),
-    );
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(100)}!` } }));
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
   });
@@ -132,32 +121,27 @@ describe('security §4 advisories', () => {
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
       '"\\ud800"',
     ];
-    for (const body of bodies)
-      await expectRefused(fx, () => createMcpTestClient(fx.app).post(body, mcpHeaders(echo)), { status: 400 });
+    for (const body of bodies) await expectRefused(fx, () => fx.mcp.post(body, mcpHeaders(echo)), { status: 400 });
   });
 
   it('V8 (CVE-2026-27896, GHSA-q382-vc8q-7jhj): keys are exact, duplicates cannot disagree with headers, NUL is not folded', async () => {
     await expectRefused(
       fx,
-      () =>
-        createMcpTestClient(fx.app).post(
-          '{"jsonrpc":"2.0","id":1,"Method":"tools/list"}',
-          mcpHeaders(mcpMessage('tools/list')),
-        ),
+      () => fx.mcp.post('{"jsonrpc":"2.0","id":1,"Method":"tools/list"}', mcpHeaders(mcpMessage('tools/list'))),
       { status: 400, code: -32600 },
     );
     const duplicate = JSON.stringify(echo).replace(
       '"method":"tools/call"',
       '"method":"tools/call","method":"tools/list"',
     );
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(duplicate, mcpHeaders(echo)), {
+    await expectRefused(fx, () => fx.mcp.post(duplicate, mcpHeaders(echo)), {
       status: 400,
       code: -32020,
       id: 1,
     });
     const nul = mcpMessage('tools/call', { name: 'echo\u0000', arguments: { text: 'x' } });
     const before = fx.calls();
-    const res = await createMcpTestClient(fx.app).post(nul, {
+    const res = await fx.mcp.post(nul, {
       'mcp-name': `=?base64?${Buffer.from('echo\u0000').toString('base64')}?=`,
     });
     expect(res.body.result?.isError ?? res.body.error?.code === -32602).toBe(true);
@@ -174,7 +158,7 @@ describe('security §4 advisories', () => {
     const answers = { elicit_0: { action: 'accept', content: { ok: true } } };
 
     async function firstRound(): Promise<string> {
-      const res = await createMcpTestClient(fx.app).post(confirm());
+      const res = await fx.mcp.post(confirm());
       expect(res.status).toBe(200);
       expect(res.body.result.resultType).toBe('input_required');
       return res.body.result.requestState as string;
@@ -182,7 +166,7 @@ describe('security §4 advisories', () => {
 
     it('the genuine state completes the call', async () => {
       const state = await firstRound();
-      const res = await createMcpTestClient(fx.app).post(confirm({ inputResponses: answers, requestState: state }));
+      const res = await fx.mcp.post(confirm({ inputResponses: answers, requestState: state }));
       expect(res.status).toBe(200);
       expect(res.body.result.content[0].text).toBe('answer accept');
     });
@@ -193,15 +177,11 @@ describe('security §4 advisories', () => {
       ['replayed with other arguments', (s: string) => s, 'other'],
     ])('a %s state is -32602', async (_case, mutate, item) => {
       const state = mutate(await firstRound());
-      await expectRefused(
-        fx,
-        () => createMcpTestClient(fx.app).post(confirm({ inputResponses: answers, requestState: state }, item)),
-        {
-          status: 400,
-          code: -32602,
-          id: 1,
-        },
-      );
+      await expectRefused(fx, () => fx.mcp.post(confirm({ inputResponses: answers, requestState: state }, item)), {
+        status: 400,
+        code: -32602,
+        id: 1,
+      });
     });
 
     it('an expired state is -32602', async () => {

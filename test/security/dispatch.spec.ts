@@ -12,7 +12,7 @@ describe('security §2.4 dispatch (D rows)', () => {
   /** An unknown tool is refused in-band or as -32602; either way nothing runs (security.md §2.4 D3 allows both). */
   const expectToolRefused = async (name: string) => {
     const before = fx.calls();
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name, arguments: {} }), {
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name, arguments: {} }), {
       'mcp-name': b64(name),
     });
     expect(res.status).toBeLessThan(500);
@@ -46,7 +46,7 @@ describe('security §2.4 dispatch (D rows)', () => {
   afterAll(() => fx.app.close());
 
   it('D1: an unknown method is 404 -32601', async () => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(mcpMessage('nope/nope')), {
+    await expectRefused(fx, () => fx.mcp.post(mcpMessage('nope/nope')), {
       status: 404,
       code: -32601,
       id: 1,
@@ -56,7 +56,7 @@ describe('security §2.4 dispatch (D rows)', () => {
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
     'D2: the prototype-chain method %s is 404 -32601',
     async (method) => {
-      await expectRefused(fx, () => createMcpTestClient(fx.app).post(mcpMessage(method)), {
+      await expectRefused(fx, () => fx.mcp.post(mcpMessage(method)), {
         status: 404,
         code: -32601,
         id: 1,
@@ -84,14 +84,13 @@ describe('security §2.4 dispatch (D rows)', () => {
       });
       await expectRefused(
         fx,
-        () =>
-          createMcpTestClient(fx.app).post(mcpMessage('prompts/get', { name, arguments: {} }), { 'mcp-name': name }),
+        () => fx.mcp.post(mcpMessage('prompts/get', { name, arguments: {} }), { 'mcp-name': name }),
         { status: 400, code: -32602, id: 1 },
       );
       await expectRefused(
         fx,
         () =>
-          createMcpTestClient(fx.app).post(
+          fx.mcp.post(
             mcpMessage('completion/complete', {
               ref: { type: 'ref/prompt', name },
               argument: { name: 'who', value: 'a' },
@@ -104,7 +103,7 @@ describe('security §2.4 dispatch (D rows)', () => {
         },
       );
       // An argument named after an Object.prototype member has no completer: an empty completion, nothing called.
-      const res = await createMcpTestClient(fx.app).post(
+      const res = await fx.mcp.post(
         mcpMessage('completion/complete', {
           ref: { type: 'ref/prompt', name: 'greet' },
           argument: { name, value: 'a' },
@@ -118,9 +117,7 @@ describe('security §2.4 dispatch (D rows)', () => {
 
   it('D6: arguments failing the inputSchema are an isError result and the handler never runs', async () => {
     const before = fx.calls();
-    const res = await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'echo', arguments: { text: 5 } }),
-    );
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 5 } }));
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(fx.calls()).toBe(before);
@@ -134,7 +131,7 @@ describe('security §2.4 dispatch (D rows)', () => {
     await expectRefused(
       fx,
       () =>
-        createMcpTestClient(fx.app).post(body, {
+        fx.mcp.post(body, {
           'mcp-method': 'tools/call',
           'mcp-name': 'echo',
           'mcp-protocol-version': '2026-07-28',
@@ -155,7 +152,7 @@ describe('security §2.4 dispatch (D rows)', () => {
         '"params":{',
         '"params":{"__proto__":{"polluted":"params"},"constructor":{"prototype":{"polluted":"ctor"}},',
       );
-    const res = await createMcpTestClient(fx.app).post(body, {
+    const res = await fx.mcp.post(body, {
       'mcp-method': 'tools/call',
       'mcp-name': 'echo',
       'mcp-protocol-version': '2026-07-28',
@@ -175,7 +172,7 @@ describe('security §2.4 dispatch (D rows)', () => {
       mcpMessage('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } }),
     ).replace('"inputResponses":{', '"inputResponses":{"__proto__":{"action":"accept","content":{}},');
     try {
-      const res = await createMcpTestClient(fx.app).post(body, {
+      const res = await fx.mcp.post(body, {
         'mcp-method': 'tools/call',
         'mcp-name': 'inspect',
         'mcp-protocol-version': '2026-07-28',
@@ -194,14 +191,13 @@ describe('security §2.4 dispatch (D rows)', () => {
     );
     await expectRefused(
       fx,
-      () =>
-        createMcpTestClient(fx.app).post(body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }),
+      () => fx.mcp.post(body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }),
       { status: 400, code: -32602, id: 1 },
     );
   });
 
   it('D10: a handler error is an isError result without stack or absolute path', async () => {
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toMatch(/^Error: database exploded/);
@@ -209,9 +205,7 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it.each(['string', 'undefined', 'null', 'sync'])('D11: a handler throwing %s is an isError result', async (how) => {
-    const res = await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'thrower', arguments: { how } }),
-    );
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'thrower', arguments: { how } }));
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toMatch(/^Error: /);
@@ -220,13 +214,11 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it('D15: tools/list is identical on repeated calls and across fresh instances', async () => {
-    const reply = await createMcpTestClient(fx.app).post(mcpMessage('tools/list'));
+    const reply = await fx.mcp.post(mcpMessage('tools/list'));
     expect(reply.status).toBe(200);
     const first = reply.body.result.tools;
-    await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'echo', arguments: { text: 'side effect?' } }),
-    );
-    const reply2 = await createMcpTestClient(fx.app).post(mcpMessage('tools/list'));
+    await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'side effect?' } }));
+    const reply2 = await fx.mcp.post(mcpMessage('tools/list'));
     expect(reply2.status).toBe(200);
     const second = reply2.body.result.tools;
     expect(second).toEqual(first);
@@ -238,7 +230,7 @@ describe('security §2.4 dispatch (D rows)', () => {
         { type: 'object', properties: { how: { type: 'string' } } },
         () => undefined,
       );
-      const reply3 = await createMcpTestClient(other.app).post(mcpMessage('tools/list'));
+      const reply3 = await other.mcp.post(mcpMessage('tools/list'));
       expect(reply3.status).toBe(200);
       expect(reply3.body.result.tools).toEqual(first);
     } finally {
@@ -255,7 +247,7 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
       onHandlerError: (error, report) => reports.push({ error, report }),
     });
     try {
-      const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+      const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
       expect(res.status).toBe(200);
       const text: string = res.body.result.content[0].text;
       expect(res.body.result.isError).toBe(true);
@@ -272,7 +264,7 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
       });
       expect((reports[0].error as Error).message).toContain(FAKE_SECRET);
 
-      const meant = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'refuse', arguments: {} }));
+      const meant = await fx.mcp.post(mcpMessage('tools/call', { name: 'refuse', arguments: {} }));
       expect(meant.status).toBe(200);
       expect(meant.body.result).toMatchObject({
         isError: true,

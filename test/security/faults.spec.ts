@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { createMcpTestClient, mcpMessage, sseMessages } from '../../src/testing/index.js';
+import { mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { expectStillServing, openStream, startFixture, waitFor, type Fixture } from './fixture.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
@@ -30,7 +30,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
       '"text":"deep"',
       `"text":"deep","deep":${deep}`,
     );
-    const res = await createMcpTestClient(fx.app).post(body, {
+    const res = await fx.mcp.post(body, {
       'mcp-method': 'tools/call',
       'mcp-name': 'echo',
       'mcp-protocol-version': '2026-07-28',
@@ -44,13 +44,9 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   it('R2: 100k keys and a 1 MB string in arguments are served', async () => {
     const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]));
     expect(
-      (
-        await createMcpTestClient(fx.app).post(
-          mcpMessage('tools/call', { name: 'echo', arguments: { text: 'k', ...keys } }),
-        )
-      ).status,
+      (await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'k', ...keys } }))).status,
     ).toBe(200);
-    const res = await createMcpTestClient(fx.app).post(
+    const res = await fx.mcp.post(
       mcpMessage('tools/call', { name: 'echo', arguments: { text: 's'.repeat(1_000_000) } }),
     );
     expect(res.status).toBe(200);
@@ -65,21 +61,16 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
       const before = fx.calls();
       const results = await Promise.all([
         ...Array.from({ length: 4 }, () =>
-          createMcpTestClient(fx.app).post(
-            mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(64)}!` } }),
-          ),
+          fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(64)}!` } })),
         ),
-        createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'alongside' } })),
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'alongside' } })),
       ]);
       for (const res of results.slice(0, 4)) expect(res.body.result.isError).toBe(true);
       expect(results[4].body.result.content[0].text).toBe('alongside');
       expect(fx.calls()).toBe(before + 1);
       expect(
-        (
-          await createMcpTestClient(fx.app).post(
-            mcpMessage('tools/call', { name: 'regex', arguments: { q: 'a'.repeat(64) } }),
-          )
-        ).body.result.content[0].text,
+        (await fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: 'a'.repeat(64) } }))).body.result
+          .content[0].text,
       ).toBe('matched');
     } finally {
       clearInterval(ticker);
@@ -90,7 +81,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   it('R4/V4: a crafted URI against a template with adjacent variables is matched in linear time', async () => {
     // The RegExp these templates compiled to took 17 s for this 3 kB URI.
     const uri = `mem://${'a'.repeat(3_000)}/`;
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('resources/read', { uri }));
+    const res = await fx.mcp.post(mcpMessage('resources/read', { uri }));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
@@ -108,14 +99,12 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   });
 
   it('R6: a result over the response cap becomes -32603, never a 4 MB body', async () => {
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'big', arguments: { mb: 4 } }));
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'big', arguments: { mb: 4 } }));
     expect(res.status).toBe(200);
     expect(res.body.error.code).toBe(-32603);
     expect(res.body.error.message).toMatch(/response limit of 1048576 bytes/);
     expect(res.text.length).toBeLessThan(1_000);
-    const under = await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'big', arguments: { mb: 0.5 } }),
-    );
+    const under = await fx.mcp.post(mcpMessage('tools/call', { name: 'big', arguments: { mb: 0.5 } }));
     expect(under.status).toBe(200);
     expect(under.body.result.content[0].text).toHaveLength(512 * 1024);
   });
@@ -126,7 +115,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
       ctx.log('info', 'small');
       return 'done';
     });
-    const res = await createMcpTestClient(fx.app).post(
+    const res = await fx.mcp.post(
       mcpMessage(
         'tools/call',
         { name: 'loud', arguments: {} },
@@ -147,9 +136,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   it('R7/V3: 200 concurrent requests all with id 1 each get their own answer', async () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        createMcpTestClient(fx.app).post(
-          mcpMessage('tools/call', { name: 'echo', arguments: { text: `c${i}` } }, { id: 1 }),
-        ),
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `c${i}` } }, { id: 1 })),
       ),
     );
     results.forEach((res, i) => {
@@ -197,7 +184,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R10/R11: a silent hanging handler turns into an SSE stream of keep-alive comments and ends at the deadline', async () => {
     const aborted = fx.aborted();
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'hang', arguments: {} }));
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'hang', arguments: {} }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect((res.text.match(/^: keep-alive$/gm) ?? []).length).toBeGreaterThanOrEqual(2);
@@ -210,7 +197,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
         }),
       }),
     ]);
-    const json = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'hang', arguments: {} }), {
+    const json = await fx.mcp.post(mcpMessage('tools/call', { name: 'hang', arguments: {} }), {
       accept: 'application/json',
     });
     expect(json.status).toBe(200);
@@ -227,7 +214,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     const second = openStream(fx.port, listen(2));
     await waitFor(() => first.messages().length > 0 && second.messages().length > 0, 5_000, 'two acknowledgements');
     expect(first.messages()[0].method).toBe('notifications/subscriptions/acknowledged');
-    const third = await createMcpTestClient(fx.app).post(listen(3));
+    const third = await fx.mcp.post(listen(3));
     expect(third.status).toBe(200);
     expect(third.body.error).toMatchObject({ code: -32603, message: 'Subscription limit reached' });
     await waitFor(() => (first.text().match(/^: keep-alive$/gm) ?? []).length >= 2, 5_000, 'two keep-alive comments');
@@ -250,9 +237,7 @@ describe('call limits', () => {
         openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} })),
       );
       await waitFor(() => fx.server.load.calls === 3, 5_000, 'three calls in flight');
-      const res = await createMcpTestClient(fx.app).post(
-        mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }),
-      );
+      const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }));
       expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({
         code: -32603,
@@ -270,7 +255,7 @@ describe('call limits', () => {
     const fx = await startFixture({ callTimeoutMs: 200 });
     try {
       fx.server.addResource({ uri: 'mem://slow', name: 'slow', handler: () => new Promise(() => undefined) });
-      const res = await createMcpTestClient(fx.app).post(mcpMessage('resources/read', { uri: 'mem://slow' }));
+      const res = await fx.mcp.post(mcpMessage('resources/read', { uri: 'mem://slow' }));
       expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({ code: -32603, message: 'Request timed out: no result within 200 ms' });
     } finally {

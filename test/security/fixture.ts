@@ -3,12 +3,20 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { MCPServer, McpModule, ToolError, type McpModuleOptions } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { createMcpTestClient, mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
+import {
+  createMcpTestClient,
+  mcpHeaders,
+  mcpMessage,
+  sseMessages,
+  type McpTestClient,
+} from '../../src/testing/index.js';
 
 /** The test server's fixture tools (security.md §5.2), with a canary counter bumped first thing in each handler. */
 export interface Fixture {
   app: INestApplication;
   server: MCPServer;
+  /** The testing kit's client for this app, for conforming and deliberately broken requests alike. */
+  mcp: McpTestClient;
   /** Handler invocations so far: a refused request must leave it unchanged. */
   calls(): number;
   /** `hang` calls whose AbortSignal fired. */
@@ -87,7 +95,8 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as { port: number }).port;
   }
-  return { app, server, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
+  const mcp = createMcpTestClient(app);
+  return { app, server, mcp, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
 }
 
 export interface RawResponse {
@@ -215,9 +224,7 @@ export async function expectRefused(
 }
 
 export async function expectStillServing(fx: Fixture): Promise<void> {
-  const ok = await createMcpTestClient(fx.app).post(
-    mcpMessage('tools/call', { name: 'echo', arguments: { text: 'still serving' } }),
-  );
+  const ok = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'still serving' } }));
   expect(ok.status).toBe(200);
   expect(ok.body.result.content[0].text).toBe('still serving');
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
-import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import {
   chunkedPost,
   expectRefused,
@@ -86,7 +86,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     // A parameter without a value once threw in the media-type check: no answer, and an unhandled rejection.
     ['H13 charset without a value', 'application/json; charset'],
   ])('%s is 415 and never dispatched', async (_row, contentType) => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(echo, { 'content-type': contentType }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-type': contentType }), {
       status: 415,
       code: -32600,
       id: null,
@@ -99,14 +99,14 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     'application/json;',
     'application/json; charset="UTF-8"',
   ])('H7: %s is accepted', async (contentType) => {
-    const res = await createMcpTestClient(fx.app).post(echo, { 'content-type': contentType });
+    const res = await fx.mcp.post(echo, { 'content-type': contentType });
     expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('hi');
   });
 
   it('H9: a body over the limit (declared length) is 413 before it is read', async () => {
     const big = JSON.stringify(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(LIMIT) } }));
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(big, conforming()), {
+    await expectRefused(fx, () => fx.mcp.post(big, conforming()), {
       status: 413,
       code: -32600,
       id: null,
@@ -163,7 +163,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   });
 
   it('H12: Content-Encoding: bogus is 415', async () => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(echo, { 'content-encoding': 'bogus' }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-encoding': 'bogus' }), {
       status: 415,
       code: -32600,
       id: null,
@@ -204,7 +204,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H17: a request without Accept, or accepting JSON only, is served JSON', async () => {
     for (const accept of [undefined, 'application/json']) {
-      const res = await createMcpTestClient(fx.app).post(echo, { accept });
+      const res = await fx.mcp.post(echo, { accept });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     }
@@ -212,7 +212,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H18: error bodies are JSON-RPC, never HTML or a stack trace', async () => {
     for (const body of ['{not json', '', '[]']) {
-      const res = await createMcpTestClient(fx.app).post(body, conforming());
+      const res = await fx.mcp.post(body, conforming());
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.text).not.toMatch(/<html|\n\s+at\s|node_modules/i);
@@ -221,10 +221,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('the canary counts dispatches (sanity check of the no-dispatch assertions)', async () => {
     const before = fx.calls();
-    expect(
-      (await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } })))
-        .status,
-    ).toBe(200);
+    expect((await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }))).status).toBe(200);
     expect(fx.calls()).toBe(before + 1);
   });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import request from 'supertest';
-import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 
 // security.md §2.2: JSON parsing and JSON-RPC shape (rows J1-J21).
@@ -11,7 +11,7 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
   /** A tools/list body with its raw id text replaced; the headers stay those of a conforming request. */
   const withId = (value: string) => JSON.stringify(list).replace('"id":1', `"id":${value}`);
   const send = (body: string, headers: Record<string, string | undefined> = {}) =>
-    createMcpTestClient(fx.app).post(body, { ...mcpHeaders(list), ...headers });
+    fx.mcp.post(body, { ...mcpHeaders(list), ...headers });
 
   beforeAll(async () => {
     fx = await startFixture({}, true);
@@ -52,7 +52,7 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
   });
 
   it('J12: a string id is served and echoed', async () => {
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/list', {}, { id: 'abc' }));
+    const res = await fx.mcp.post(mcpMessage('tools/list', {}, { id: 'abc' }));
     expect(res.status).toBe(200);
     expect(res.body.id).toBe('abc');
   });
@@ -115,7 +115,7 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
 
   it('J20: a lone surrogate escape is served and serialised without throwing', async () => {
     const body = JSON.stringify(echo).replace('"hi"', '"\\ud800"');
-    const res = await createMcpTestClient(fx.app).post(body, mcpHeaders(echo));
+    const res = await fx.mcp.post(body, mcpHeaders(echo));
     expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('\ud800');
   });

@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { applyServerTimeouts } from '../../src/index.js';
-import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { openStream, startFixture, waitFor } from './fixture.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
@@ -30,7 +30,7 @@ describe('R14: graceful shutdown', () => {
 
     const closed = fx.app.close();
     await waitFor(() => listen.messages().some((m) => m.id === 'L'), 5_000, 'the listen closing result');
-    const late = await createMcpTestClient(fx.app).post(mcpMessage('tools/list'));
+    const late = await fx.mcp.post(mcpMessage('tools/list'));
     expect(late.status).toBe(503);
     expect(late.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } });
     expect(late.headers.connection).toBe('close');
@@ -76,11 +76,7 @@ describe('R12 and server timeouts', () => {
       }
       for (let i = 0; i < 20; i++)
         expect(
-          (
-            await createMcpTestClient(fx.app).post(
-              mcpMessage('tools/call', { name: 'echo', arguments: { text: `n${i}` } }),
-            )
-          ).status,
+          (await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `n${i}` } }))).status,
         ).toBe(200);
       await waitFor(() => closed.size === slow.length, 5_000, 'every slow socket to be closed by the server');
       expect(responses.filter((r) => r.startsWith('HTTP/1.1 408')).length).toBeGreaterThan(0);

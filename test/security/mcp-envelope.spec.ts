@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { LATEST_PROTOCOL_VERSION } from '../../src/core/index.js';
-import { createMcpTestClient, mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
+import { mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 
 // security.md §2.3: the 2026-07-28 envelope and the mirrored headers (rows M1-M27).
@@ -45,7 +45,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   afterAll(() => fx.app.close());
 
   it('M1: no params._meta is 400 -32602 naming the key', async () => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(withMeta(undefined)), {
+    await expectRefused(fx, () => fx.mcp.post(withMeta(undefined)), {
       status: 400,
       code: -32602,
       id: 1,
@@ -57,7 +57,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     ['M2 without protocolVersion', { 'io.modelcontextprotocol/clientCapabilities': {} }],
     ['M4 a numeric protocolVersion', { ...META, 'io.modelcontextprotocol/protocolVersion': 42 }],
   ])('%s: 400 -32602', async (_row, meta) => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(withMeta(meta), mcpHeaders(echo)), {
+    await expectRefused(fx, () => fx.mcp.post(withMeta(meta), mcpHeaders(echo)), {
       status: 400,
       code: -32602,
       id: 1,
@@ -66,12 +66,12 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
 
   it('M3: _meta without clientInfo is served', async () => {
     const { 'io.modelcontextprotocol/clientInfo': _info, ...meta } = META;
-    expect((await createMcpTestClient(fx.app).post(withMeta(meta))).status).toBe(200);
+    expect((await fx.mcp.post(withMeta(meta))).status).toBe(200);
   });
 
   it('M5: 2099-01-01 in body and header is 400 -32022 with supported and requested', async () => {
     const body = withMeta({ ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' });
-    const res = await createMcpTestClient(fx.app).post(body, { 'mcp-protocol-version': '2099-01-01' });
+    const res = await fx.mcp.post(body, { 'mcp-protocol-version': '2099-01-01' });
     expect(res.body.error.data).toEqual({ supported: [LATEST_PROTOCOL_VERSION], requested: '2099-01-01' });
     await expectRefused(fx, async () => res, { status: 400, code: -32022, id: 1 });
   });
@@ -89,7 +89,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     ['M17 a base64 prefix without the suffix is a literal (so it mismatches)', { 'mcp-name': '=?base64?ZWNobw==' }],
     ['M17 a base64 suffix without the prefix is a literal (so it mismatches)', { 'mcp-name': 'ZWNobw==?=' }],
   ])('%s: 400 -32020', async (_row, headers) => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(echo, headers), {
+    await expectRefused(fx, () => fx.mcp.post(echo, headers), {
       status: 400,
       code: -32020,
       id: 1,
@@ -103,7 +103,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     ['M15 Mcp-Name in the base64 sentinel', { 'mcp-name': b64('echo') }],
     ['M20 Mcp-Session-Id and Last-Event-ID (ignored)', { 'mcp-session-id': 'abc', 'last-event-id': '7' }],
   ])('%s: served', async (_row, headers) => {
-    const res = await createMcpTestClient(fx.app).post(echo, headers);
+    const res = await fx.mcp.post(echo, headers);
     expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('hi');
     expect(res.headers['mcp-session-id']).toBeUndefined();
@@ -125,7 +125,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     it('accepts matching headers, integers compared numerically', async () => {
       expect(
         (
-          await createMcpTestClient(fx.app).post(call({ region: 'eu', n: 42 }), {
+          await fx.mcp.post(call({ region: 'eu', n: 42 }), {
             'mcp-param-region': 'eu',
             'mcp-param-n': '42.0',
           })
@@ -137,7 +137,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
       ['a disagreeing header', { region: 'eu' }, { 'mcp-param-region': 'us' }],
       ['an orphan header', {}, { 'mcp-param-region': 'eu' }],
     ])('%s is 400 -32020', async (_case, args, headers) => {
-      await expectRefused(fx, () => createMcpTestClient(fx.app).post(call(args), headers), {
+      await expectRefused(fx, () => fx.mcp.post(call(args), headers), {
         status: 400,
         code: -32020,
         id: 1,
@@ -163,7 +163,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     };
-    const res = await createMcpTestClient(fx.app).post(legacy, {
+    const res = await fx.mcp.post(legacy, {
       'mcp-protocol-version': undefined,
       'mcp-method': undefined,
     });
@@ -176,7 +176,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])(
     'M22: the removed method %s is 404 -32601 with the id echoed',
     async (method) => {
-      await expectRefused(fx, () => createMcpTestClient(fx.app).post(mcpMessage(method, {}, { id: 'r-7' })), {
+      await expectRefused(fx, () => fx.mcp.post(mcpMessage(method, {}, { id: 'r-7' })), {
         status: 404,
         code: -32601,
         id: 'r-7',
@@ -185,18 +185,16 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   );
 
   it('M23: a tool needing an undeclared capability is 400 -32021 with requiredCapabilities as an object', async () => {
-    const res = await createMcpTestClient(fx.app).post(
-      mcpMessage('tools/call', { name: 'needsSampling', arguments: {} }),
-    );
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'needsSampling', arguments: {} }));
     expect(res.body.error.data).toEqual({ requiredCapabilities: { sampling: {} } });
     await expectRefused(fx, async () => res, { status: 400, code: -32021, id: 1 });
   });
 
   it('M24: without a logLevel the server emits no notifications/message', async () => {
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const logged = await createMcpTestClient(fx.app).post(
+    const logged = await fx.mcp.post(
       mcpMessage(
         'tools/call',
         { name: 'chatty', arguments: {} },
@@ -209,25 +207,21 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
 
   it('M25: every error whose request id was readable echoes it', async () => {
     for (const id of [0, 'zero', 9007199254740991]) {
-      const res = await createMcpTestClient(fx.app).post(mcpMessage('nope/nope', {}, { id }));
+      const res = await fx.mcp.post(mcpMessage('nope/nope', {}, { id }));
       expect(res.body.id).toBe(id);
     }
   });
 
   it('M26: an unknown resource is -32602, never -32002 or empty contents', async () => {
-    await expectRefused(
-      fx,
-      () => createMcpTestClient(fx.app).post(mcpMessage('resources/read', { uri: 'mem://missing' })),
-      {
-        status: 400,
-        code: -32602,
-        id: 1,
-      },
-    );
+    await expectRefused(fx, () => fx.mcp.post(mcpMessage('resources/read', { uri: 'mem://missing' })), {
+      status: 400,
+      code: -32602,
+      id: 1,
+    });
   });
 
   it('M27: a list configured as per-caller carries cacheScope "private" and ttlMs >= 0', async () => {
-    const res = await createMcpTestClient(fx.app).post(mcpMessage('tools/list'));
+    const res = await fx.mcp.post(mcpMessage('tools/list'));
     expect(res.status).toBe(200);
     expect(res.body.result.cacheScope).toBe('private');
     expect(res.body.result.ttlMs).toBeGreaterThanOrEqual(0);

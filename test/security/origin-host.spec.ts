@@ -31,7 +31,7 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     ['O7 an empty Host', { host: '' }],
     ['O7 a Host with a non-numeric port', { host: 'localhost:80x' }],
   ])('%s is 403 and never dispatched', async (_row, headers) => {
-    await expectRefused(fx, () => createMcpTestClient(fx.app).post(echo, headers), {
+    await expectRefused(fx, () => fx.mcp.post(echo, headers), {
       status: 403,
       code: -32600,
       id: null,
@@ -44,7 +44,7 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     ['O6 a loopback Host', { host: 'localhost' }],
     ['O8 an IPv6 loopback Host with a port', { host: '[::1]:1' }],
   ])('%s is served', async (_row, headers) => {
-    expect((await createMcpTestClient(fx.app).post(echo, headers)).status).toBe(200);
+    expect((await fx.mcp.post(echo, headers)).status).toBe(200);
   });
 
   it('O9: an HTTP/1.0 request without Host is 403; HTTP/1.1 without Host gets 400 from Node', async () => {
@@ -97,12 +97,12 @@ describe('security §2.5 Origin and Host (O rows)', () => {
   });
 
   it('a refused Host or Origin names the option to set', async () => {
-    const host = await createMcpTestClient(fx.app).post(echo, { host: 'evil.example.com' });
+    const host = await fx.mcp.post(echo, { host: 'evil.example.com' });
     expect(host.status).toBe(403);
     expect(host.body.error.message).toBe(
       'Forbidden: Host "evil.example.com" is not allowed; add it to the allowedHosts option if this server should answer it',
     );
-    const origin = await createMcpTestClient(fx.app).post(echo, { origin: 'http://evil.example.com' });
+    const origin = await fx.mcp.post(echo, { origin: 'http://evil.example.com' });
     expect(origin.status).toBe(403);
     expect(origin.body.error.message).toBe(
       'Forbidden: Origin "http://evil.example.com" is not allowed; add it to the allowedOrigins option if this server should answer it',
