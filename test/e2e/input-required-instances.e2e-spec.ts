@@ -61,6 +61,13 @@ async function roundOne(app: INestApplication, tool = 'profile'): Promise<string
   return res.body.result.requestState;
 }
 
+/** Round two of `profile`: the name answered, with the state a round one returned. */
+function answerName(app: INestApplication, requestState: string) {
+  return createMcpTestClient(app).post(
+    mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState }, CAPS),
+  );
+}
+
 describe('input_required across instances', () => {
   const apps: INestApplication[] = [];
   const track = async (app: Promise<INestApplication>) => {
@@ -91,9 +98,7 @@ describe('input_required across instances', () => {
     warn.mockRestore();
     register(b);
     const s1 = await roundOne(a);
-    const r2 = await createMcpTestClient(b).post(
-      mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState: s1 }, CAPS),
-    );
+    const r2 = await answerName(b, s1);
     expect(r2.status).toBe(200);
     expect(r2.body.result.inputRequests).toEqual({ color: expect.objectContaining({ method: 'elicitation/create' }) });
     const r3 = await createMcpTestClient(a).post(
@@ -116,18 +121,10 @@ describe('input_required across instances', () => {
         expect.stringContaining('Deployments with several instances need a shared secret'),
       );
       const s1 = await roundOne(a);
-      const res = await createMcpTestClient(b).post(
-        mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState: s1 }, CAPS),
-      );
+      const res = await answerName(b, s1);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: -32602, data: { detail: 'signature' } });
-      expect(
-        (
-          await createMcpTestClient(a).post(
-            mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState: s1 }, CAPS),
-          )
-        ).status,
-      ).toBe(200);
+      expect((await answerName(a, s1)).status).toBe(200);
     } finally {
       warn.mockRestore();
     }
@@ -140,43 +137,15 @@ describe('input_required across instances', () => {
 
     // In flight during the rollout: issued under the old key, finished on an instance that has both.
     const fromOld = await roundOne(old);
-    expect(
-      (
-        await createMcpTestClient(rotating).post(
-          mcpMessage(
-            'tools/call',
-            { name: 'profile', arguments: {}, inputResponses: name, requestState: fromOld },
-            CAPS,
-          ),
-        )
-      ).status,
-    ).toBe(200);
+    expect((await answerName(rotating, fromOld)).status).toBe(200);
     // New state is signed with the new key: instances that only know it accept it, old ones do not.
     const fromRotating = await roundOne(rotating);
-    expect(
-      (
-        await createMcpTestClient(rotated).post(
-          mcpMessage(
-            'tools/call',
-            { name: 'profile', arguments: {}, inputResponses: name, requestState: fromRotating },
-            CAPS,
-          ),
-        )
-      ).status,
-    ).toBe(200);
-    const stale = await createMcpTestClient(old).post(
-      mcpMessage(
-        'tools/call',
-        { name: 'profile', arguments: {}, inputResponses: name, requestState: fromRotating },
-        CAPS,
-      ),
-    );
+    expect((await answerName(rotated, fromRotating)).status).toBe(200);
+    const stale = await answerName(old, fromRotating);
     expect(stale.status).toBe(400);
     expect(stale.body.error.code).toBe(-32602);
     // Once the old key is gone, its state is refused as signed with an unknown key.
-    const retired = await createMcpTestClient(rotated).post(
-      mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState: fromOld }, CAPS),
-    );
+    const retired = await answerName(rotated, fromOld);
     expect(retired.status).toBe(400);
     expect(retired.body.error).toMatchObject({
       code: -32602,
@@ -188,9 +157,7 @@ describe('input_required across instances', () => {
     const app = await track(instance({ requestStateSecret: SECRET, requestStateTtlMs: 1 }));
     const s1 = await roundOne(app);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const res = await createMcpTestClient(app).post(
-      mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState: s1 }, CAPS),
-    );
+    const res = await answerName(app, s1);
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
       code: -32602,
