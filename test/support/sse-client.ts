@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { mcpHeaders } from '../../src/testing/index.js';
+import { mcpHeaders, sseMessages } from '../../src/testing/index.js';
 
 /** Starts the app on an ephemeral loopback port and returns its MCP URL, for tests that read streams live. */
 export async function listenOnLoopback(app: INestApplication, path = '/mcp'): Promise<string> {
@@ -79,12 +79,8 @@ export class LiveResponse {
         this.buffer += decoder.decode(value, { stream: true });
         let end: number;
         while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-          const data = this.buffer
-            .slice(0, end)
-            .split('\n')
-            .find((line) => line.startsWith('data: '));
+          this.frames.push(...sseMessages(this.buffer.slice(0, end)));
           this.buffer = this.buffer.slice(end + 2);
-          if (data) this.frames.push(JSON.parse(data.slice('data: '.length)));
         }
         this.wake();
       }
