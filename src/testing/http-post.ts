@@ -10,8 +10,9 @@ export interface HttpReply {
 }
 
 /**
- * POSTs `body` with exactly `headers` (plus the Content-Length and Connection Node adds) through `node:http`: unlike
- * `fetch`, it sends a Host or Origin the test chose and no headers of its own, so header checks can be tested.
+ * POSTs `body` with exactly `headers` through `node:http` (which adds only Content-Length, Connection and, when none
+ * is given, Host): unlike `fetch`, it sends the Host or Origin a test chose and no headers of its own, so the
+ * server's header checks can be tested.
  */
 export function httpPost(url: string, headers: Record<string, string>, body: string): Promise<HttpReply> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
