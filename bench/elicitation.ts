@@ -15,9 +15,9 @@ import { startServerChild, stopServerChild } from './server-process.js';
  *   `singleUseState`) and runs the tool.
  *
  * Each instance is a `server-child` process (Nest + Fastify); the fleet's two share Redis (BENCH_REDIS_URL or the
- * machine's), a key prefix and the request-state secret. Clients run in this process, several at once, each
- * one round trip after the other; halves of the one-instance and the fleet runs alternate, so a busy
- * neighbour skews both alike.
+ * machine's), a key prefix and the request-state secret. Clients run in this process, each one round trip after
+ * the other: 16 at once (throughput), then one alone (the latency the extra hop adds, without queueing). Halves
+ * of the one-instance and the fleet runs alternate, so a busy neighbour skews both alike.
  */
 export interface InputRoundFigures {
   /** Completed round trips per second, over every client. */
@@ -28,10 +28,16 @@ export interface InputRoundFigures {
   trips: number;
 }
 
+/** One round on one set-up: under load (`CLIENTS` at once), and with one client alone (the latency of the hop). */
+export interface InputRoundRun {
+  loaded: InputRoundFigures;
+  alone: InputRoundFigures;
+}
+
 export interface InputRoundRow {
   label: string;
-  one: InputRoundFigures;
-  across: InputRoundFigures;
+  one: InputRoundRun;
+  across: InputRoundRun;
 }
 
 const CLIENTS = 16;
@@ -112,13 +118,17 @@ const inputRequired: RoundTrip = async (callUrl, answerUrl) => {
   if (done.content?.[0]?.text !== GREETING) throw new Error(`unexpected answer ${JSON.stringify(done)}`);
 };
 
-/** `CLIENTS` clients, each running `trip` back to back for `seconds`; the latency of every completed trip. */
-async function drive(trip: () => Promise<void>, seconds: number): Promise<{ latencies: number[]; seconds: number }> {
+/** `clients` clients, each running `trip` back to back for `seconds`; the latency of every completed trip. */
+async function drive(
+  trip: () => Promise<void>,
+  seconds: number,
+  clients: number,
+): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
+    Array.from({ length: clients }, async () => {
       while (performance.now() < deadline) {
         const sent = performance.now();
         await trip();
@@ -129,7 +139,9 @@ async function drive(trip: () => Promise<void>, seconds: number): Promise<{ late
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-function figures(runs: Array<{ latencies: number[]; seconds: number }>): InputRoundFigures {
+type Drive = Awaited<ReturnType<typeof drive>>;
+
+function figures(runs: Drive[]): InputRoundFigures {
   const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
   const seconds = runs.reduce((total, run) => total + run.seconds, 0);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
@@ -155,17 +167,17 @@ export async function measureInputRounds(smoke: boolean): Promise<InputRoundRow[
       ['2025-era elicitation (call stream open on A, reply POSTed to B)', legacyElicitation],
       ['2026-07-28 input_required (call on A, retry with requestState to B, singleUseState)', inputRequired],
     ] as const) {
-      if (!smoke) {
-        await drive(() => trip(one, one), 1);
-        await drive(() => trip(a, b), 1);
-      }
-      const alone = [];
-      const across = [];
+      const setUps = [() => trip(one, one), () => trip(a, b)];
+      if (!smoke) for (const setUp of setUps) await drive(setUp, 1, CLIENTS);
+      const runs = setUps.map(() => ({ loaded: new Array<Drive>(), alone: new Array<Drive>() }));
       for (let half = 0; half < 2; half++) {
-        alone.push(await drive(() => trip(one, one), seconds / 2));
-        across.push(await drive(() => trip(a, b), seconds / 2));
+        for (const [i, setUp] of setUps.entries()) {
+          runs[i].loaded.push(await drive(setUp, seconds / 2, CLIENTS));
+          runs[i].alone.push(await drive(setUp, seconds / 4, 1));
+        }
       }
-      rows.push({ label, one: figures(alone), across: figures(across) });
+      const [single, across] = runs.map((run) => ({ loaded: figures(run.loaded), alone: figures(run.alone) }));
+      rows.push({ label, one: single, across });
     }
     return rows;
   } finally {

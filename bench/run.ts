@@ -360,17 +360,22 @@ async function main(): Promise<void> {
 
   const inputRounds = await measureInputRounds(SMOKE);
   console.log(
-    `\nInput rounds across instances (Nest + Fastify, one process per instance, 16 clients each one round trip after the other; ` +
-      `one instance without Redis vs two sharing Redis, the client's answer sent to the other instance):\n`,
+    `\nInput rounds across instances (Nest + Fastify, one process per instance; one instance without Redis vs two ` +
+      `sharing Redis with the client's answer sent to the other one; clients in the bench process, each one round trip after the other):\n`,
   );
   console.log(
-    '| input round | one instance: round trips/s | p50 ms | p99 ms | across two: round trips/s | p50 ms | p99 ms |',
+    '| input round | set-up | 16 clients: round trips/s | p50 ms | p99 ms | 1 client: round trips/s | p50 ms | p99 ms |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const { label, one, across } of inputRounds) {
-    console.log(
-      `| ${label} | ${fmt(one.rps)} | ${fmt(one.p50, 1)} | ${fmt(one.p99, 1)} | ${fmt(across.rps)} | ${fmt(across.p50, 1)} | ${fmt(across.p99, 1)} |`,
-    );
+    for (const [setUp, { loaded, alone }] of [
+      ['one instance', one],
+      ['across two, Redis', across],
+    ] as const) {
+      console.log(
+        `| ${label} | ${setUp} | ${fmt(loaded.rps)} | ${fmt(loaded.p50, 1)} | ${fmt(loaded.p99, 1)} | ${fmt(alone.rps)} | ${fmt(alone.p50, 2)} | ${fmt(alone.p99, 2)} |`,
+      );
+    }
   }
   console.log('');
 
