@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { envelope } from '../test/support/mcp-request.js';
+import { mcpMessage } from '../src/testing/index.js';
 import {
   listenOn,
   postTo,
@@ -17,19 +17,20 @@ import type { LiveResponse } from '../test/support/sse-client.js';
  * of this script's own on a free port, which it keeps from starting, kills (SIGKILL, as a crash), restarts and
  * freezes (SIGSTOP, as a hung server). For each fault it records, for a call that needs nothing from Redis
  * (`add`) and one that does (the retry of a `singleUseState` tool, which consumes its state in Redis), the
- * status, JSON-RPC code and message; how long the failing calls took; the RSS and live heap around two batches
- * of `FAILING_CALLS` refused calls; and, from the moment Redis answers PING again, the time to the first
+ * status, JSON-RPC code and message; how long the failing calls took; the RSS and live heap around batches of
+ * `FAILING_CALLS` refused calls; and, from the moment Redis answers PING again, the time to the first
  * successful Redis-dependent call and to the first event from the other instance on a listen stream.
  * Run with `--expose-gc` (the npm script does) so the heap figure is the live heap.
  */
 const FAILING_CALLS = Number(process.env.FAULT_CALLS ?? 5_000);
 const CONCURRENCY = 8;
+const BATCHES = 3;
 const HUNG_MAX_PENDING = 100;
 const OUTAGE_MS = Number(process.env.FAULT_OUTAGE_MS ?? 5_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const CONFIRM = { confirm: { action: 'accept', content: { ok: true } } };
 const PROBE = 'test://probe';
-const ADD = envelope('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
+const ADD = mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
 
 interface Answer {
   status: number;
@@ -53,9 +54,9 @@ interface FaultRow {
 
 /** The first round of `transfer` (needs no Redis) and the body of its retry, which consumes the state in Redis. */
 async function retryBody(instance: FleetInstance): Promise<Record<string, unknown>> {
-  const first = await postTo(instance, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+  const first = await postTo(instance, mcpMessage('tools/call', { name: 'transfer', arguments: {} }, CAPS));
   if (first.body.result?.resultType !== 'input_required') throw new Error(`unexpected ${JSON.stringify(first.body)}`);
-  return envelope(
+  return mcpMessage(
     'tools/call',
     { name: 'transfer', arguments: {}, inputResponses: CONFIRM, requestState: first.body.result.requestState },
     CAPS,
@@ -74,9 +75,9 @@ function memory(): { rss: number; heap: number } {
 }
 
 /**
- * Twice `FAILING_CALLS` Redis-dependent calls, `CONCURRENCY` at a time; each must fail with -32603. Memory is read
- * before, between and after the two batches: the first batch also warms the process (JIT, pools, heap growth),
- * so a leak shows as growth over the second.
+ * `BATCHES` batches of `FAILING_CALLS` Redis-dependent calls, `CONCURRENCY` at a time; each must fail with -32603.
+ * Memory is read before and after each batch: the first also warms the process (JIT, pools, heap growth), so a
+ * leak shows as growth over the later ones.
  */
 async function failingCalls(instance: FleetInstance, retry: Record<string, unknown>) {
   const latencies: number[] = [];
@@ -94,7 +95,8 @@ async function failingCalls(instance: FleetInstance, retry: Record<string, unkno
     );
     return memory();
   };
-  const readings = [memory(), await batch(), await batch()];
+  const readings = [memory()];
+  for (let i = 0; i < BATCHES; i++) readings.push(await batch());
   latencies.sort((x, y) => x - y);
   const of = (field: 'rss' | 'heap', digits: number) =>
     readings.map((reading) => reading[field].toFixed(digits)).join(' → ');
@@ -155,12 +157,11 @@ async function restore(
   redis: RedisServerProcess,
   upAt: number,
   ...probe: [caller: FleetInstance, retry: Record<string, unknown>, from: FleetInstance, seen: Seen]
-): Promise<{ back: number; toFirstSuccess: number; toStreamEvent: number }> {
+): Promise<{ toFirstSuccess: number; toStreamEvent: number }> {
   const left = upAt - performance.now();
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   await redis.start();
-  const back = performance.now();
-  return { back, ...(await recovery(...probe, back)) };
+  return recovery(...probe, performance.now());
 }
 
 async function twoInstances(
@@ -186,7 +187,7 @@ async function unreachableAtStartUp(redis: RedisServerProcess): Promise<FaultRow
     const redisFree = await postTo(a, ADD);
     const dependent = await postTo(a, retry);
     const failing = await failingCalls(a, retry);
-    const { back, ...times } = await restore(redis, started + OUTAGE_MS, a, retry, b, seen);
+    const times = await restore(redis, started + OUTAGE_MS, a, retry, b, seen);
     stream.close();
     return {
       fault: `Redis unreachable at start-up (down ${(OUTAGE_MS / 1000).toFixed(0)} s)`,
@@ -198,7 +199,7 @@ async function unreachableAtStartUp(redis: RedisServerProcess): Promise<FaultRow
         ? 'opens, is acknowledged'
         : 'NOT acknowledged',
       ...times,
-      resync: resyncOf(seen, back),
+      resync: resyncOf(seen, started),
     };
   } finally {
     await Promise.all([a.close(), b.close()]);
@@ -222,7 +223,7 @@ async function killedMidRun(redis: RedisServerProcess, downMs: number, label: st
     const redisFree = await postTo(a, ADD);
     const dependent = await postTo(a, retry);
     const failing = downMs > 0 ? await failingCalls(a, retry) : undefined;
-    const { back, ...times } = await restore(redis, killed + downMs, a, retry, b, seen);
+    const times = await restore(redis, killed + downMs, a, retry, b, seen);
     stream.close();
     return {
       fault: label,
@@ -232,7 +233,7 @@ async function killedMidRun(redis: RedisServerProcess, downMs: number, label: st
       memory: failing?.memory ?? '-',
       stream: streamState(seen),
       ...times,
-      resync: resyncOf(seen, back),
+      resync: resyncOf(seen, killed),
     };
   } finally {
     await Promise.all([a.close(), b.close()]);
@@ -251,6 +252,7 @@ async function hung(redis: RedisServerProcess): Promise<FaultRow> {
     const stream = await listenOn(a, [PROBE]);
     const seen = collect(stream);
     const retry = await retryBody(a);
+    const paused = performance.now();
     redis.pause();
     const redisFree = await postTo(a, ADD);
     const sent = performance.now();
@@ -270,7 +272,7 @@ async function hung(redis: RedisServerProcess): Promise<FaultRow> {
       memory: failing.memory,
       stream: streamState(seen),
       ...times,
-      resync: resyncOf(seen, back),
+      resync: resyncOf(seen, paused),
     };
   } finally {
     await Promise.all([a.close(), b.close()]);
@@ -281,7 +283,11 @@ function streamState(seen: Array<{ what: string }>): string {
   return seen.some((message) => message.what === 'ended') ? 'ENDED' : 'stays open';
 }
 
-/** Whether the stream was told the lists may have changed (it may have missed events) once Redis was back. */
+/**
+ * Whether the stream was told, since the fault began, that the lists may have changed (it may have missed
+ * events). Counted from the fault, not from `back`: after a quick restart the instances can be subscribed again
+ * before this script's own PING sees Redis answer.
+ */
 function resyncOf(seen: Seen, since: number): string {
   const resync = seen.filter((message) => message.at >= since && message.what.endsWith('list_changed'));
   return resync.length > 0 ? resync.map((message) => message.what.split('/')[1]).join(', ') + ' list_changed' : 'none';
@@ -305,12 +311,12 @@ async function main(): Promise<void> {
     await redis.kill();
   }
   console.log(
-    `Redis faults, two instances in one process (Node ${process.version}); per fault, two batches of ` +
-      `${FAILING_CALLS.toLocaleString('en-US')} failing calls ${CONCURRENCY} at a time (memory before, between and after); ` +
+    `Redis faults, two instances in one process (Node ${process.version}); per fault, ${BATCHES} batches of ` +
+      `${FAILING_CALLS.toLocaleString('en-US')} failing calls ${CONCURRENCY} at a time (memory before and after each); ` +
       `recovery measured from Redis answering PING again\n`,
   );
   console.log(
-    '| fault | call needing no Redis | call needing Redis (single-use retry) | failing call ms p50 / max | memory: before → 1st batch → 2nd batch | open listen stream | back → first successful Redis call ms | back → first cross-instance event on the stream ms | resync sent to the stream |',
+    '| fault | call needing no Redis | call needing Redis (single-use retry) | failing call ms p50 / max | memory: before → after each batch | open listen stream | back → first successful Redis call ms | back → first cross-instance event on the stream ms | resync sent to the stream |',
   );
   console.log('|---|---|---|---:|---|---|---:|---:|---|');
   const ms = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(0));
