@@ -7,8 +7,8 @@ export function trustedEndpointUrl(option: string, value: string, allowInsecureH
   let url: URL;
   try {
     url = new URL(value);
-  } catch {
-    throw new Error(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
+  } catch (error) {
+    throw new Error(`${option} must be an absolute URL, got ${JSON.stringify(value)}`, { cause: error });
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol !== 'http:') throw new Error(`${option} must be an https URL, got ${url.protocol}`);

@@ -105,10 +105,11 @@ function tokenError(errors: Jose['errors'], error: unknown): Error {
       cause: error,
     });
   }
-  if (error instanceof errors.JWTExpired) return new InvalidTokenError('The access token expired');
+  const cause = { cause: error };
+  if (error instanceof errors.JWTExpired) return new InvalidTokenError('The access token expired', cause);
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'aud') return new InvalidTokenError('The access token was not issued for this resource');
-    return new InvalidTokenError(`The access token's ${error.claim} claim is not accepted`);
+    if (error.claim === 'aud') return new InvalidTokenError('The access token was not issued for this resource', cause);
+    return new InvalidTokenError(`The access token's ${error.claim} claim is not accepted`, cause);
   }
-  return new InvalidTokenError('The access token is invalid');
+  return new InvalidTokenError('The access token is invalid', cause);
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http.driver.js';
+import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http.options.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { checkRequiredScopes } from '../server/required-scopes.js';
 import type { McpAuthOptions } from './auth-options.js';

@@ -18,8 +18,8 @@ export function canonicalResourceUri(uri: string): string {
   let url: URL;
   try {
     url = new URL(uri);
-  } catch {
-    throw new Error(`auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`);
+  } catch (error) {
+    throw new Error(`auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`, { cause: error });
   }
   if (url.hash || uri.includes('#')) throw new Error('auth.resource must not contain a fragment');
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('auth.resource must be an http(s) URI');

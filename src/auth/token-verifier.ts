@@ -7,8 +7,8 @@ export interface TokenVerifier {
 
 /** The token is not acceptable here (bad signature, expired, wrong audience or issuer, inactive): 401. */
 export class InvalidTokenError extends Error {
-  constructor(message = 'The access token is invalid') {
-    super(message);
+  constructor(message = 'The access token is invalid', options?: ErrorOptions) {
+    super(message, options);
     this.name = 'InvalidTokenError';
   }
 }

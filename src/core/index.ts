@@ -71,14 +71,14 @@ export { callEventInterceptor, type McpCallEvent } from '../observability/call-e
 export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from '../observability/open-telemetry.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
-export {
-  McpHttpDriver,
-  type McpHttpOptions,
-  type McpHttpAuthenticator,
-  type HttpAuthentication,
-  type HttpRejection,
-  type PreparedBody,
-} from '../http/mcp-http.driver.js';
+export { McpHttpDriver } from '../http/mcp-http.driver.js';
+export type {
+  McpHttpOptions,
+  McpHttpAuthenticator,
+  HttpAuthentication,
+  HttpRejection,
+  PreparedBody,
+} from '../http/mcp-http.options.js';
 export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin.policy.js';
 export type { McpCorsOptions } from '../http/cors.policy.js';
 

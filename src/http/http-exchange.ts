@@ -22,7 +22,7 @@ export function sseFrame(json: string): string {
 export interface HttpExchangeLimits {
   /** Interval of `:` keep-alive comments on an SSE stream; 0 disables them (and the silent-call upgrade). */
   keepAliveMs: number;
-  /** Largest single notification; a bigger one is dropped. */
+  /** Largest single message on the stream (a notification, a request to the client); a bigger one is not sent. */
   maxMessageBytes: number;
 }
 
@@ -40,7 +40,7 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   work: Promise<unknown> | undefined;
   /** Its place among the driver's exchanges in flight. */
   slot = -1;
-  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => this.send(message);
+  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): boolean => this.send(message);
   private watchingClose = false;
   private streaming = false;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -121,13 +121,14 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
     }
   }
 
-  private send(message: JsonRpcNotification | JsonRpcRequest): void {
-    if (this.closed) return;
+  private send(message: JsonRpcNotification | JsonRpcRequest): boolean {
+    if (this.closed) return false;
     const frame = sseFrame(JSON.stringify(message));
-    // The response cap holds for each message: an oversized log or progress notification is dropped.
-    if (exceedsBytes(frame, this.limits.maxMessageBytes)) return;
+    // The response cap holds for each message: an oversized one is not sent (and its sender told so).
+    if (exceedsBytes(frame, this.limits.maxMessageBytes)) return false;
     if (!this.streaming) this.startStream();
     this.res.write(frame);
+    return true;
   }
 }
 

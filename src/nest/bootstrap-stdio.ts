@@ -78,7 +78,8 @@ export async function bootstrapStdio(
         await driver.close();
         await app.close();
       } catch (error) {
-        // A shutdown hook that throws must not leave the process running with stdin gone.
+        // A shutdown hook that throws must not leave the process running with stdin gone. Written to stderr
+        // itself: the app, and with it the logger it was given, is half closed by now.
         exitCode = 1;
         process.stderr.write(
           `MCP stdio server: shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

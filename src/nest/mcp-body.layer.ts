@@ -37,7 +37,8 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   });
   // No supported hook runs before Nest's app-wide parser (installed before any module's middleware), so the
   // layer is moved to the front of Express's router stack; test/unit/adapter-assumptions.spec.ts pins that
-  // stack's shape, and fails first if an Express or Nest release changes it.
+  // stack's shape and that the parser then skips the body this layer read, and fails first if an Express,
+  // body-parser or Nest release changes either.
   const stack = express.router!.stack!;
   stack.unshift(stack.pop());
   return true;

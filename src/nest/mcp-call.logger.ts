@@ -26,6 +26,10 @@ export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
       // An unexpected exception: the detail the client may not see, with its stack.
       logger.error(line, call.error instanceof Error ? call.error.stack : undefined);
       if ('error' in response && response.error.data === undefined) response.error.data = { correlationId };
+    } else if (outcome.errorCode === ErrorCode.Unauthorized) {
+      // A client's first request normally goes without a token and gets 401 with the challenge that starts its
+      // OAuth flow: routine, so debug. A 403 (insufficient scope) or a 503 (the verifier is down) stays louder.
+      logger.debug(line);
     } else {
       logger.warn(line);
     }

@@ -9,6 +9,7 @@ import {
 import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { CallToolResult } from '../protocol/mcp-types.js';
 import type { McpContext } from '../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import type { McpContextType } from './mcp-execution-context.js';
@@ -25,11 +26,6 @@ import { providerPrototype } from './provider-prototype.js';
  * value at run time (a resource without contents, a prompt without messages is an error result).
  */
 export type McpMethodHandler<T = unknown> = (host: McpArgumentsHost) => Promise<T>;
-
-export interface McpHandlerOptions {
-  /** Turn an `HttpException` (a guard's, a pipe's) into a tool error result. Tools only: other primitives have none. */
-  httpExceptionsAsToolErrors?: boolean;
-}
 
 type Instance = Record<string, (...args: unknown[]) => unknown>;
 
@@ -63,18 +59,21 @@ export class McpHandlerFactory {
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {}
 
-  create<T = unknown>(
-    wrapper: InstanceWrapper,
-    methodName: string,
-    options: McpHandlerOptions = {},
-  ): McpMethodHandler<T> {
-    const handler = this.createHandler(wrapper, methodName) as McpMethodHandler<T>;
-    if (!options.httpExceptionsAsToolErrors) return handler;
+  create<T = unknown>(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<T> {
+    return this.createHandler(wrapper, methodName) as McpMethodHandler<T>;
+  }
+
+  /**
+   * A tool's handler: as `create`, and an `HttpException` (a guard's, a pipe's) becomes a tool error result the
+   * model can read. Only tools have those; a prompt's or resource's exception is a JSON-RPC error.
+   */
+  createTool(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<unknown> {
+    const handler = this.createHandler(wrapper, methodName);
     return async (host) => {
       try {
         return await handler(host);
       } catch (error) {
-        if (error instanceof HttpException) return httpExceptionResult(error) as T;
+        if (error instanceof HttpException) return httpExceptionResult(error);
         throw error;
       }
     };
@@ -268,7 +267,7 @@ function paramsOf(
 }
 
 /** An `HttpException` (a guard's ForbiddenException, a pipe's BadRequestException) is a tool error result. */
-function httpExceptionResult(error: HttpException): Record<string, unknown> {
+function httpExceptionResult(error: HttpException): CallToolResult {
   const response = error.getResponse();
   const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
   const text = Array.isArray(message) ? message.join('; ') : String(message ?? error.message);

@@ -1,5 +1,5 @@
 import type { McpAuthOptions } from '../auth/auth-options.js';
-import type { McpHttpOptions } from '../http/mcp-http.driver.js';
+import type { McpHttpOptions } from '../http/mcp-http.options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';

@@ -1,6 +1,7 @@
 import { All, Controller, Inject, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpHttpDriver, type PreparedBody } from '../http/mcp-http.driver.js';
+import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import type { PreparedBody } from '../http/mcp-http.options.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
 type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };

@@ -6,7 +6,6 @@ import type { InputRequired } from '../server/input-required.js';
 import type { PromptValue } from '../server/prompt.registry.js';
 import type { Completer, ResourceReadValue } from '../server/resource.registry.js';
 import type { McpCompleters } from './decorators/mcp-completers.type.js';
-import type { ToolOptions } from './decorators/tool.decorator.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { getRequiredScopes } from './require-scopes.decorator.js';
@@ -82,14 +81,8 @@ export class McpExplorer implements OnModuleInit {
   private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
     switch (metadata.kind) {
       case 'tool': {
-        const {
-          name = methodName,
-          inputSchema,
-          outputSchema,
-          hideWhenDenied,
-          ...rest
-        } = metadata.options as ToolOptions;
-        const handler = this.handlers.create(wrapper, methodName, { httpExceptionsAsToolErrors: true });
+        const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
+        const handler = this.handlers.createTool(wrapper, methodName);
         const hide =
           (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
         const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;

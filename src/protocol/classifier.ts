@@ -1,5 +1,6 @@
 import { ErrorCode } from './error-codes.js';
 import { decodeHeaderValue, headerMismatchText, singleHeader, type HeaderBag } from './header-codec.js';
+import { routedName, routedParam } from './routed-name.js';
 import {
   echoableId,
   errorResponse,
@@ -129,24 +130,6 @@ export function checkRequestMeta(request: JsonRpcRequest): JsonRpcErrorResponse 
   return null;
 }
 
-/** The body value that `Mcp-Name` mirrors, for the methods that have one. */
-export function routedName(request: JsonRpcRequest): string | undefined {
-  switch (request.method) {
-    case 'tools/call':
-    case 'prompts/get':
-      return typeof request.params?.name === 'string' ? request.params.name : undefined;
-    case 'resources/read':
-      return typeof request.params?.uri === 'string' ? request.params.uri : undefined;
-    // The tasks extension routes by task, so a load balancer can send a task's traffic where its state is.
-    case 'tasks/get':
-    case 'tasks/update':
-    case 'tasks/cancel':
-      return typeof request.params?.taskId === 'string' ? request.params.taskId : undefined;
-    default:
-      return undefined;
-  }
-}
-
 const headerMismatch = (request: JsonRpcRequest, text: string): JsonRpcErrorResponse =>
   errorResponse(request.id, ErrorCode.HeaderMismatch, `Header mismatch: ${text}`);
 
@@ -168,8 +151,7 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
     const raw = singleHeader(headers, 'mcp-name');
     const decoded = raw == null ? undefined : decodeHeaderValue(raw);
     if (decoded?.ok !== true || decoded.value !== name) {
-      const source = request.method === 'resources/read' ? 'params.uri' : 'params.name';
-      return headerMismatch(request, headerMismatchText('Mcp-Name', name, source, raw));
+      return headerMismatch(request, headerMismatchText('Mcp-Name', name, routedParam(request.method), raw));
     }
   }
   return null;

@@ -60,6 +60,10 @@ export function errorResponse(
   return { jsonrpc: '2.0', id, error };
 }
 
-export function successResponse(id: RequestId, result: Record<string, unknown>): JsonRpcSuccessResponse {
-  return { jsonrpc: '2.0', id, result };
+/**
+ * The envelope of a typed result (`CallToolResult`, `ListToolsResult`, ...). On the wire, and to the transports that
+ * read it, a result is any JSON object; TypeScript does not see an interface as one, hence the widening here, once.
+ */
+export function successResponse(id: RequestId, result: object): JsonRpcSuccessResponse {
+  return { jsonrpc: '2.0', id, result: result as Record<string, unknown> };
 }

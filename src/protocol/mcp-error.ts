@@ -9,8 +9,9 @@ export class McpError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'McpError';
   }
 

@@ -236,6 +236,20 @@ export type McpResult =
   | DiscoverResult
   | SubscriptionsListenResult;
 
+/**
+ * The 2026-07-28 interim result: the server needs the client's answers to `inputRequests` first, and the client
+ * sends them back with `requestState`. A `tools/call` one also carries `content` (and `requests`, the same
+ * requests under their earlier name) for clients that show the result as it is.
+ */
+export interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests: InputRequests;
+  requestState: string;
+  requests?: InputRequests;
+  content?: ContentBlock[];
+  _meta?: MetaObject;
+}
+
 /** A request the server embeds in an `InputRequiredResult` (never sent as a JSON-RPC request). */
 export interface ElicitRequest {
   method: 'elicitation/create';

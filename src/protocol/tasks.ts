@@ -1,6 +1,6 @@
 import { isPlainObject, type JsonRpcRequest } from './jsonrpc.js';
 import { McpError } from './mcp-error.js';
-import type { InputRequests } from './mcp-types.js';
+import type { CallToolResult, InputRequests, MetaObject } from './mcp-types.js';
 import { META_CLIENT_CAPABILITIES } from './versions.js';
 
 /** The tasks extension (SEP-2663): a `tools/call` may be answered with a task the client polls. */
@@ -35,8 +35,10 @@ export interface DetailedTask {
   ttlMs: number | null;
   pollIntervalMs?: number;
   inputRequests?: InputRequests;
-  result?: Record<string, unknown>;
+  /** The `tools/call` result the task ended with. */
+  result?: CallToolResult;
   error?: TaskError;
+  _meta?: MetaObject;
 }
 
 /** `tools/call` answered with a task: the task's seed state, flat (no `task` wrapper). */

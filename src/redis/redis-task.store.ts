@@ -1,6 +1,7 @@
 import { isTerminalStatus } from '../protocol/tasks.js';
 import {
   InMemoryTaskStore,
+  keepingIdentity,
   type StoredTask,
   type TaskCreateOutcome,
   type TaskLimits,
@@ -106,13 +107,7 @@ export class RedisTaskStore implements TaskStore {
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
       if (!next) return undefined;
-      const stored: StoredTask = {
-        ...next,
-        taskId: current.taskId,
-        owner: current.owner,
-        createdAt: current.createdAt,
-        ttlMs: current.ttlMs,
-      };
+      const stored = keepingIdentity(current, next);
       const replaced = await this.redis.run('update a task', (redis) =>
         redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)),
       );

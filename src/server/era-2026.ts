@@ -1,10 +1,10 @@
 import { checkProtocolVersion, initializeRemovedError } from '../protocol/classifier.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
-import type { CacheHints, Implementation } from '../protocol/mcp-types.js';
+import type { CacheHints, Implementation, InputRequiredResult, MetaObject } from '../protocol/mcp-types.js';
 import { META_SERVER_INFO, REMOVED_METHODS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { cacheHints, definedHints } from './cache-hints.js';
-import type { McpEra } from './era.js';
+import type { EraFields, McpEra, PresentedResult } from './era.js';
 import { Cacheable, InterimResult, type CacheHint, type MethodResult } from './method-result.js';
 
 const DEFAULT_LIST_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
@@ -54,17 +54,20 @@ export class Era2026 implements McpEra {
   }
 
   /** A family's answer as a 2026-07-28 result; the answer's own objects are reused, not copied. */
-  present(answer: MethodResult): Record<string, unknown> {
-    let result: Record<string, unknown>;
-    if (answer instanceof Cacheable)
-      result = Object.assign(answer.result as unknown as Record<string, unknown>, this.hints(answer.hint));
-    else if (answer instanceof InterimResult) result = inputRequired(answer);
-    else result = answer as unknown as Record<string, unknown>;
-    if (result.resultType === undefined) result.resultType = 'complete';
+  present(answer: MethodResult): PresentedResult {
+    const result =
+      answer instanceof Cacheable
+        ? Object.assign(answer.result, this.hints(answer.hint))
+        : answer instanceof InterimResult
+          ? inputRequired(answer)
+          : answer;
+    // The fields every 2026-07-28 result carries, whatever the family's type says of them.
+    const fields: EraFields = result;
+    if (fields.resultType === undefined) fields.resultType = 'complete';
     // Assigned, not a computed key in the literal: V8 defines those through a runtime call, on every response.
-    const meta: Record<string, unknown> = isPlainObject(result._meta) ? { ...result._meta } : {};
+    const meta: MetaObject = isPlainObject(fields._meta) ? { ...fields._meta } : {};
     meta[META_SERVER_INFO] = this.serverInfo;
-    result._meta = meta;
+    fields._meta = meta;
     return result;
   }
 
@@ -80,8 +83,8 @@ export class Era2026 implements McpEra {
   }
 }
 
-function inputRequired(interim: InterimResult): Record<string, unknown> {
-  const result: Record<string, unknown> = {
+function inputRequired(interim: InterimResult): InputRequiredResult {
+  const result: InputRequiredResult = {
     resultType: 'input_required',
     inputRequests: interim.inputRequests,
     requestState: interim.requestState,

@@ -1,6 +1,7 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { primitiveName } from '../protocol/routed-name.js';
 import { CallContext } from './call-context.js';
 import type { HandlerErrorPolicy } from './handler-error.policy.js';
 import type { McpRequestContext } from './mcp-request-context.js';
@@ -27,8 +28,7 @@ export class HandlerFailure {
   /** A prompt or resource handler's error as the JSON-RPC error to answer with (an `McpError` passes as it is). */
   toMcpError(error: unknown, request: JsonRpcRequest, transport: McpRequestContext): McpError {
     if (error instanceof McpError) return error;
-    const name =
-      typeof request.params?.name === 'string' ? request.params.name : (request.params?.uri as string | undefined);
+    const name = primitiveName(request);
     return new McpError(ErrorCode.InternalError, `Error: ${this.message(error, request, name, transport)}`);
   }
 }

@@ -106,17 +106,32 @@ export class InputRound {
   }
 
   /**
+   * Runs a prompt or resource handler in its round: what it returned, or the interim result when it asked for
+   * input (returned or thrown: both styles ask the same). Any other error becomes what `failed` makes of it.
+   */
+  async settle<T>(
+    run: () => T | InputRequired | Promise<T | InputRequired>,
+    context: McpContext,
+    binding: StateBinding,
+    request: JsonRpcRequest,
+    failed: (error: unknown) => Error,
+  ): Promise<T | InterimResult> {
+    let value: T | InputRequired;
+    try {
+      value = await run();
+    } catch (error) {
+      if (error instanceof InputRequired) return this.interim(error, context, binding, request);
+      throw failed(error);
+    }
+    return value instanceof InputRequired ? this.interim(value, context, binding, request) : value;
+  }
+
+  /**
    * Turns an input request into the interim result. Requests the client did not declare a capability for are
    * left out (the spec forbids sending them); when nothing is left, the call cannot proceed: -32021. The
    * answers gathered so far travel in the signed state, so the next round sees all of them.
    */
-  interim(
-    signal: InputRequired,
-    context: McpContext,
-    binding: StateBinding,
-    request: JsonRpcRequest,
-    toolCall: boolean,
-  ): InterimResult {
+  interim(signal: InputRequired, context: McpContext, binding: StateBinding, request: JsonRpcRequest): InterimResult {
     const declared = clientCapabilitiesOf(request);
     const kept: Array<[string, InputRequest]> = [];
     let missing: ClientCapabilities | undefined;
@@ -144,7 +159,7 @@ export class InputRound {
     if (settled.length > 0) sealed.a = Object.fromEntries(settled);
     const state = signal.options.state !== undefined ? signal.options.state : context.state;
     if (state !== undefined) sealed.s = state;
-    return new InterimResult(requests, this.states.seal(sealed, binding.digest), toolCall);
+    return new InterimResult(requests, this.states.seal(sealed, binding.digest), request.method === 'tools/call');
   }
 }
 

@@ -1,5 +1,6 @@
 import { isPlainObject, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
 import type { MetaObject } from '../protocol/mcp-types.js';
+import { primitiveName, primitiveParam } from '../protocol/routed-name.js';
 import { META_PROTOCOL_VERSION } from '../protocol/versions.js';
 
 /** One dispatched request as interceptors see it: what was asked, of which primitive, by which transport. */
@@ -43,11 +44,8 @@ export function describeCall(request: JsonRpcRequest, httpRequest: unknown): Mcp
   return {
     method: request.method,
     requestId: request.id,
-    name:
-      (request.method === 'tools/call' || request.method === 'prompts/get') && typeof params.name === 'string'
-        ? params.name
-        : undefined,
-    uri: request.method === 'resources/read' && typeof params.uri === 'string' ? params.uri : undefined,
+    name: primitiveParam(request.method) === 'name' ? primitiveName(request) : undefined,
+    uri: primitiveParam(request.method) === 'uri' ? primitiveName(request) : undefined,
     protocolVersion: typeof version === 'string' ? version : undefined,
     meta,
     httpRequest,

@@ -25,6 +25,7 @@ import {
   InputRequired,
   type InputCapability,
 } from './input-required.js';
+import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 
 export interface ProgressUpdate {
@@ -76,7 +77,12 @@ export class McpContext {
   readonly method: string;
   readonly meta: MetaObject;
   readonly protocolVersion: string | undefined;
-  readonly clientCapabilities: ClientCapabilities;
+  /**
+   * What the client declared it can do, as its request's envelope says (`{}`: nothing). Undefined when the
+   * request says nothing: a 2025-era client declared them only in `initialize`, which a stateless server does
+   * not keep, so they are unknown rather than none.
+   */
+  readonly clientCapabilities: ClientCapabilities | undefined;
   readonly clientInfo: Implementation | undefined;
   readonly progressToken: string | number | undefined;
   readonly logLevel: LoggingLevel | undefined;
@@ -119,8 +125,8 @@ export class McpContext {
     this.principal = init.principal;
     this.schemas = init.schemas;
     this.protocolVersion = init.meta['io.modelcontextprotocol/protocolVersion'] as string | undefined;
-    this.clientCapabilities =
-      (init.meta['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities | undefined) ?? {};
+    const declared = init.meta['io.modelcontextprotocol/clientCapabilities'];
+    this.clientCapabilities = isPlainObject(declared) ? (declared as ClientCapabilities) : undefined;
     this.clientInfo = init.meta['io.modelcontextprotocol/clientInfo'] as Implementation | undefined;
     const token = init.meta.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
@@ -189,15 +195,17 @@ export class McpContext {
   }
 
   /**
-   * Whether the client declared a capability this request could use, by name (`'elicitation'`,
+   * Whether the client may be asked for an input: whether it declared the capability, by name (`'elicitation'`,
    * `'elicitation.url'`, `'sampling'`, `'sampling.tools'`, `'roots'`) or for a given input request. A handler
    * that can do without an input checks this first and takes its fallback; one that cannot simply asks, and
-   * the call ends with -32021 naming the missing capability.
+   * the call ends with -32021 naming the missing capability. When the capabilities are unknown (a 2025-era
+   * client, `clientCapabilities` undefined) it is true: the request is sent, and a client that cannot answer
+   * it says so, which ends the call with an error naming the request.
    */
   supports(capability: InputCapability | InputRequest): boolean {
-    return typeof capability === 'string'
-      ? clientDeclares(this.clientCapabilities, capability)
-      : clientSupports(this.clientCapabilities, capability);
+    const declared = this.clientCapabilities;
+    if (declared === undefined) return true;
+    return typeof capability === 'string' ? clientDeclares(declared, capability) : clientSupports(declared, capability);
   }
 
   /**

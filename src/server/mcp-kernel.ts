@@ -119,8 +119,10 @@ export class McpKernel {
       audience,
     );
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
-    this.taskRunner = new TaskRunner(options.tasks, (owner, task) =>
-      this.publish({ type: 'tasks/status', owner, task }),
+    this.taskRunner = new TaskRunner(
+      options.tasks,
+      (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
+      this.logger,
     );
     const tasks = new TaskMethods(this.taskRunner, schemas);
     const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
@@ -161,6 +163,11 @@ export class McpKernel {
   /** Calls running now and listen streams open now, for health checks and load tests. */
   get load(): { calls: number; subscriptions: number } {
     return { calls: this.calls.inFlight, subscriptions: this.listen.openStreams };
+  }
+
+  /** Throws the 403 step-up error when the caller lacks the scopes of a resource it subscribes to (see listen). */
+  checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void {
+    this.listen.audience(uris, scopes);
   }
 
   /** The capabilities of what is registered now, for an era's handshake (`server/discover`, `initialize`). */

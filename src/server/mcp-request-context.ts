@@ -9,9 +9,11 @@ export interface McpRequestContext {
   signal?: AbortSignal;
   /**
    * Where messages on this request's stream go: notifications (progress, log, listen events) and, on the
-   * 2025-era leg, the server's requests to the client. Without it none are sent.
+   * 2025-era leg, the server's requests to the client. Without it none are sent. Returns false when the
+   * message was not written (larger than the transport sends, or the stream closed), true or nothing when it
+   * was: a dropped notification is lost, but a dropped request would be waited for in vain.
    */
-  notify?: (message: JsonRpcNotification | JsonRpcRequest) => void;
+  notify?: (message: JsonRpcNotification | JsonRpcRequest) => boolean | void;
   /** The transport's own request object, handed to handlers as `context.httpRequest`. */
   httpRequest?: unknown;
   /** The authenticated principal; bound into request-state signatures. */

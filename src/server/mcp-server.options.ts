@@ -52,7 +52,7 @@ export interface McpServerOptions extends Implementation, LegacyOptions {
   onHandlerError?: HandlerErrorLogger;
   /**
    * Where the kernel writes what only the operator should read: redacted handler errors (without
-   * `onHandlerError`), interceptors that throw, an event bus that fails to publish. Default: stderr.
+   * `onHandlerError`), interceptors that throw, an event bus or task store that fails. Default: stderr.
    */
   logger?: McpLogger;
   /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */

@@ -2,7 +2,7 @@ import type { GetPromptResult, PromptDefinition, PromptMessage } from '../protoc
 import type { InputRequired } from './input-required.js';
 import type { ListChangeListener } from './event-bus.js';
 import type { McpContext } from './mcp-context.js';
-import { checkCompleters, checkPrimitiveName, someDeclareCompleters } from './registry-rules.js';
+import { checkCompleters, checkPrimitiveName, completerOf, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import type { Completer } from './resource.registry.js';
@@ -74,10 +74,7 @@ export class PromptRegistry {
 
   completer(name: string, argument: string): Completer | null | undefined {
     const entry = this.entries.get(name);
-    if (!entry) return undefined;
-    // Own keys only: an argument named "constructor" or "toString" must not find Object.prototype's methods.
-    const completers = entry.complete;
-    return completers && Object.hasOwn(completers, argument) ? completers[argument] : null;
+    return entry && completerOf(entry.complete, argument);
   }
 
   private changed(requiredScopes: readonly string[] | undefined): void {

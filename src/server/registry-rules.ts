@@ -26,3 +26,9 @@ export function someDeclareCompleters(registrations: Iterable<{ complete?: objec
   for (const { complete } of registrations) if (complete && Object.keys(complete).length > 0) return true;
   return false;
 }
+
+/** The completer of one argument or variable, or null when it has none. */
+export function completerOf<C>(complete: Record<string, C> | undefined, key: string): C | null {
+  // Own keys only: an argument named "constructor" or "toString" must not find Object.prototype's methods.
+  return complete && Object.hasOwn(complete, key) ? complete[key] : null;
+}

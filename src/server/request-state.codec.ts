@@ -144,7 +144,7 @@ export class StateBinding {
   }
 
   get digest(): string {
-    if (this.principal !== undefined && EMPTY_JSON.has(this.principal)) {
+    if (this.principal !== undefined && identifiesNobody(this.principal)) {
       throw new McpError(
         ErrorCode.InternalError,
         'Internal error: request state cannot be bound to a principal without identity (give it an identifying member, e.g. sub)',
@@ -163,6 +163,11 @@ export class StateBinding {
 
 // The JSON of a principal that identifies nobody (`''`: it had no JSON at all, a function or a symbol).
 const EMPTY_JSON: ReadonlySet<string> = new Set(['{}', '[]', 'null', '""', '']);
+
+/** Whether a principal's JSON (`''` when it has none) says nothing that could tell it from another caller. */
+export function identifiesNobody(principalJson: string): boolean {
+  return EMPTY_JSON.has(principalJson);
+}
 
 /** The hash of captured JSON text in canonical form (key order does not count). */
 function canonicalHash(json: string | undefined): string {

@@ -8,7 +8,7 @@ import type {
 import type { ListChangeListener } from './event-bus.js';
 import type { InputRequired } from './input-required.js';
 import type { McpContext } from './mcp-context.js';
-import { checkCompleters, someDeclareCompleters } from './registry-rules.js';
+import { checkCompleters, completerOf, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from './required-scopes.js';
 import { stripUndefined } from './tool.registry.js';
@@ -197,10 +197,7 @@ export class ResourceRegistry {
 
   completer(uriTemplate: string, variable: string): Completer | null | undefined {
     const entry = this.templates.get(uriTemplate);
-    if (!entry) return undefined;
-    // Own keys only: a variable named "constructor" or "toString" must not find Object.prototype's methods.
-    const completers = entry.registration.complete;
-    return completers && Object.hasOwn(completers, variable) ? completers[variable] : null;
+    return entry && completerOf(entry.registration.complete, variable);
   }
 
   /** The scopes a template requires, for listing and completion. */

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
-import type { InputRequest, InputResponses } from '../protocol/mcp-types.js';
+import type { CallToolResult, InputRequest, InputResponses } from '../protocol/mcp-types.js';
 import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskError } from '../protocol/tasks.js';
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
+import { consoleLogger, type McpLogger } from './mcp-logger.js';
 import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
@@ -21,7 +22,7 @@ export interface TaskOptions {
 }
 
 /** How a task's work ended: the tool's result (a tool error included), or a JSON-RPC error. */
-export type TaskOutcome = { result: Record<string, unknown> } | { error: TaskError };
+export type TaskOutcome = { result: CallToolResult } | { error: TaskError };
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -46,9 +47,10 @@ export class TaskRunner {
     options: TaskOptions = {},
     /** Called with every state a task reaches, for `notifications/tasks`. */
     private readonly published: (owner: string, task: DetailedTask) => void,
+    private readonly logger: McpLogger = consoleLogger,
     private readonly now: () => number = Date.now,
   ) {
-    this.store = options.store ?? new InMemoryTaskStore(now);
+    this.store = options.store ?? new InMemoryTaskStore(now, logger);
     this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
     // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
     if (this.ttlMs > MAX_TIMER_DELAY)
@@ -112,7 +114,9 @@ export class TaskRunner {
       released = true;
       clearTimeout(expiry);
       this.active.delete(record.taskId);
-      unsubscribe().catch((error: unknown) => console.error('MCP tasks: unsubscribe failed', record.taskId, error));
+      unsubscribe().catch((error: unknown) =>
+        this.logger.error(`MCP tasks: unsubscribing from task ${record.taskId} failed`, error),
+      );
     };
     task.signal.addEventListener('abort', release, { once: true });
     void this.execute(task, work).finally(release);
@@ -218,8 +222,8 @@ export class TaskRunner {
       const updated = await this.store.update(taskId, change);
       if (updated) this.published(owner, detailedTask(updated));
     } catch (error) {
-      // The store is down: the task keeps its last stored state until it expires, and stderr says why.
-      console.error('MCP tasks: a task store write failed', taskId, error);
+      // The store is down: the task keeps its last stored state until it expires, and the log says why.
+      this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);
     }
   }
 }

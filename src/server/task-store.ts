@@ -1,5 +1,6 @@
-import type { InputRequests, InputResponses } from '../protocol/mcp-types.js';
+import type { CallToolResult, InputRequests, InputResponses } from '../protocol/mcp-types.js';
 import { isTerminalStatus, type TaskError, type TaskStatus } from '../protocol/tasks.js';
+import { consoleLogger, type McpLogger } from './mcp-logger.js';
 
 /**
  * One task as stored. Times are epoch milliseconds (the wire shows them as ISO 8601). `owner` is an opaque key
@@ -18,8 +19,8 @@ export interface StoredTask {
   pollIntervalMs?: number;
   /** What the task waits for while `input_required`, keyed as the client answers them. */
   inputRequests?: InputRequests;
-  /** The `CallToolResult`, once `completed` (a tool error included). */
-  result?: Record<string, unknown>;
+  /** Once `completed` (a tool error included). */
+  result?: CallToolResult;
   /** The JSON-RPC error, once `failed`. */
   error?: TaskError;
 }
@@ -86,7 +87,10 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly perOwner = new Map<string, number>();
   private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly logger: McpLogger = consoleLogger,
+  ) {}
 
   /** Tasks held now, expired ones not yet swept included. */
   get size(): number {
@@ -118,13 +122,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (!current || isTerminalStatus(current.status)) return undefined;
     const next = change(copy(current));
     if (!next) return undefined;
-    const stored: StoredTask = {
-      ...next,
-      taskId: current.taskId,
-      owner: current.owner,
-      createdAt: current.createdAt,
-      ttlMs: current.ttlMs,
-    };
+    const stored = keepingIdentity(current, next);
     this.tasks.set(taskId, stored);
     return copy(stored);
   }
@@ -135,7 +133,7 @@ export class InMemoryTaskStore implements TaskStore {
         listener(signal);
       } catch (error) {
         // One failing listener must not keep the signal from the others, nor fail the caller's request.
-        console.error('MCP task store: a signal listener threw', taskId, error);
+        this.logger.error(`MCP task store: a signal listener of task ${taskId} threw`, error);
       }
     }
   }
@@ -181,6 +179,11 @@ export class InMemoryTaskStore implements TaskStore {
     if (count > 0) this.perOwner.set(task.owner, count);
     else this.perOwner.delete(task.owner);
   }
+}
+
+/** What an update stores: the changed task, with the identity a change may not touch (id, owner, creation, lifetime). */
+export function keepingIdentity(current: StoredTask, next: StoredTask): StoredTask {
+  return { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
 }
 
 /**

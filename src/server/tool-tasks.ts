@@ -102,7 +102,7 @@ export class ToolTasks {
 }
 
 function completed(result: CallToolResult): TaskOutcome {
-  return { result: result as unknown as Record<string, unknown> };
+  return { result };
 }
 
 function protocolError(error: McpError): TaskOutcome {

@@ -11,8 +11,10 @@ import type { McpRequestContext } from '../server/mcp-request-context.js';
 export class StdioExchange extends AbortableExchange implements McpRequestContext {
   /** The kernel's work for this request, once dispatched: what a shutdown drain waits for. */
   work: Promise<unknown> | undefined;
-  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): void => {
-    if (!this.cancelled) this.sink(message);
+  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): boolean => {
+    if (this.cancelled) return false;
+    this.sink(message);
+    return true;
   };
   private cancelled = false;
 

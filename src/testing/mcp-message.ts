@@ -1,4 +1,6 @@
 import { encodeHeaderValue } from '../protocol/header-codec.js';
+import { isPlainObject } from '../protocol/jsonrpc.js';
+import { routedName } from '../protocol/routed-name.js';
 import type { ClientCapabilities, Implementation } from '../protocol/mcp-types.js';
 import {
   LATEST_PROTOCOL_VERSION,
@@ -52,15 +54,7 @@ export function mcpHeaders(body: { method?: unknown; params?: unknown }): Record
   };
   if (typeof body.method !== 'string') return headers;
   headers['mcp-method'] = body.method;
-  const params = (body.params ?? {}) as Record<string, unknown>;
-  const name =
-    body.method === 'resources/read'
-      ? params.uri
-      : body.method === 'tools/call' || body.method === 'prompts/get'
-        ? params.name
-        : body.method.startsWith('tasks/')
-          ? params.taskId
-          : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  const name = routedName({ method: body.method, params: isPlainObject(body.params) ? body.params : undefined });
+  if (name !== undefined) headers['mcp-name'] = encodeHeaderValue(name);
   return headers;
 }

@@ -4,6 +4,8 @@ import { Test } from '@nestjs/testing';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, MCPServer, McpModule, type McpCallEvent } from '../../src/index.js';
+import request from 'supertest';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { envelope, post } from '../support/mcp-request.js';
 
@@ -14,6 +16,9 @@ class CapturingLogger implements LoggerService {
   }
   warn(message: string) {
     this.lines.push({ level: 'warn', message });
+  }
+  debug(message: string) {
+    this.lines.push({ level: 'debug', message });
   }
   error(message: string) {
     this.lines.push({ level: 'error', message });
@@ -51,6 +56,13 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     app
       .get(MCPServer)
       .addTool({ name: 'ping', description: 'Pings', inputSchema: { type: 'object' }, handler: () => 'pong' });
+    app.get(MCPServer).addTool({
+      name: 'admin',
+      description: 'Needs a scope nobody here has',
+      inputSchema: { type: 'object' },
+      requiredScopes: ['admin'],
+      handler: () => 'done',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -66,8 +78,9 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
 
   it.each([
-    ['a request without a token', 401, {}, ErrorCode.Unauthorized, 'warn'],
-    ['an invalid token', 401, { authorization: 'Bearer nope' }, ErrorCode.Unauthorized, 'warn'],
+    // A client's first request normally has no token: a 401 is routine, so it is logged at debug.
+    ['a request without a token', 401, {}, ErrorCode.Unauthorized, 'debug'],
+    ['an invalid token', 401, { authorization: 'Bearer nope' }, ErrorCode.Unauthorized, 'debug'],
     ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
   ])('reports %s', async (_label, status, headers, code, level) => {
     await ping(41, headers).expect(status);
@@ -81,6 +94,21 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     expect(spans.map((s) => s.name)).toEqual(['tools/call ping']);
     expect(spans[0].attributes['error.type']).toBe(String(code));
     expect(spans[0].status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('logs a 403 (a scope the token lacks) at warn, unlike a 401', async () => {
+    const body = mcpMessage('tools/call', { name: 'admin', arguments: {} }, { id: 43 });
+    await request(app.getHttpServer())
+      .post('/mcp')
+      .set({ ...mcpHeaders(body), authorization: 'Bearer good' })
+      .send(body)
+      .expect(403);
+    expect(logger.lines).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringMatching(new RegExp(`^tools/call admin failed .*id=43.*${ErrorCode.InsufficientScope}`)),
+      },
+    ]);
   });
 
   it('reports an accepted call once, as before', async () => {

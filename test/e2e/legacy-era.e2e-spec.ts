@@ -481,14 +481,17 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
       expect(retry.body.result.content[0].text).toBe('Hello, Ada!');
     });
 
-    it('a client that answers with an error ends the tool call with a clean tool error', async () => {
+    it('a client without the capability (-32601) ends the tool call with a tool error saying so', async () => {
       const call = await callAnswering(url, legacyRequest('tools/call', { name: 'ask_model', arguments: {} }), () => ({
         error: { code: -32601, message: 'Method not found' },
       }));
       expect(call.response.result).toEqual({
         isError: true,
         content: [
-          { type: 'text', text: 'Error: the client refused sampling/createMessage: Method not found (-32601)' },
+          {
+            type: 'text',
+            text: 'Error: the client does not support sampling/createMessage (it answered -32601 Method not found)',
+          },
         ],
       });
     });

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
-import { Controller, Module, Post, type NestModule } from '@nestjs/common';
+import { Controller, Module, Post, Req, type NestModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import request from 'supertest';
 
 /**
  * What the MCP route's body layers (src/nest/mcp-body.layer.ts for Express, src/nest/mcp-fastify-body.hook.ts
@@ -52,6 +54,41 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     express.use('/mcp', handler);
     expect(express.router.stack.at(-1)?.handle).toBe(handler);
     await app.close();
+  });
+
+  it("Express: a layer moved to the router's front runs before Nest's JSON parser, which skips a body already read", async () => {
+    @Controller('mcp')
+    class ProbeController {
+      @Post()
+      probe(@Req() req: { body?: unknown; readByLayer?: string }): unknown {
+        return { parsed: req.body ?? null, readByLayer: req.readByLayer };
+      }
+    }
+    @Module({ controllers: [ProbeController] })
+    class ProbeModule {}
+    const app = await NestFactory.create(ProbeModule, { logger: false });
+    await app.init();
+    const express = app.getHttpAdapter().getInstance() as {
+      use: (path: string, fn: (req: IncomingMessage, res: unknown, next: () => void) => void) => void;
+      router: { stack: unknown[] };
+    };
+    // What mcp-body.layer.ts does: read the body itself, then move its layer in front of the parser.
+    express.use('/mcp', (req, _res, next) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        (req as IncomingMessage & { readByLayer?: string }).readByLayer = Buffer.concat(chunks).toString();
+        next();
+      });
+    });
+    const stack = express.router.stack;
+    stack.unshift(stack.pop());
+    try {
+      const response = await request(app.getHttpServer()).post('/mcp').send({ a: 1 }).expect(201);
+      expect(response.body).toEqual({ parsed: null, readByLayer: '{"a":1}' });
+    } finally {
+      await app.close();
+    }
   });
 
   it('Fastify: a request declaring no body is not parsed, and preValidation runs after parsing, before the handler', async () => {

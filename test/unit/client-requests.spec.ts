@@ -1,7 +1,7 @@
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { InputRequests } from '../../src/protocol/mcp-types.js';
 import { ClientInputError, ClientRequests } from '../../src/server/legacy/client-requests.js';
-import { InProcessReplyRouter } from '../../src/server/reply-router.js';
+import { InProcessReplyRouter, ReplyTimeout } from '../../src/server/reply-router.js';
 
 const ELICIT: InputRequests = {
   user_name: {
@@ -27,12 +27,13 @@ describe('ClientRequests: server→client requests without a session', () => {
     const stream = (request: JsonRpcRequest) => {
       seen.push(request);
       setImmediate(() => void requests.acceptReply({ jsonrpc: '2.0', id: request.id, ...answer(request) }, owner));
+      return true;
     };
     return { seen, stream };
   };
 
   it('sends each input request as a JSON-RPC request with a unique srv- id and returns the answers under their keys', async () => {
-    const owner = ClientRequests.owner('s', undefined);
+    const owner = ClientRequests.owner('s', undefined)!;
     const client = answering(owner, (r) => ({
       result: r.method === 'roots/list' ? { roots: [] } : { action: 'accept', content: { name: 'Ada' } },
     }));
@@ -47,21 +48,22 @@ describe('ClientRequests: server→client requests without a session', () => {
   });
 
   it('ends with ClientInputError when the client answers with an error, withdrawing the rest', async () => {
-    const owner = ClientRequests.owner('s', undefined);
+    const owner = ClientRequests.owner('s', undefined)!;
     const client = answering(owner, (r) =>
       r.method === 'roots/list' ? { error: { code: -32601, message: 'Method not found' } } : {},
     );
     await expect(requests.ask(BOTH, owner, client.stream, never)).rejects.toThrow(
-      /refused roots\/list: Method not found \(-32601\)/,
+      'Error: the client does not support roots/list (it answered -32601 Method not found)',
     );
     expect(router.size).toBe(0);
   });
 
   it('ends with ClientInputError at the deadline, leaving nothing behind', async () => {
     const quick = new ClientRequests({ router, timeoutMs: 20, maxWaiting: 2, maxReplyBytes: 1024 });
-    const error = await quick.ask(ELICIT, 'o', () => undefined, never).catch((e: unknown) => e);
+    const error = await quick.ask(ELICIT, 'o', () => true, never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientInputError);
     expect((error as Error).message).toMatch(/did not answer elicitation\/create within 20 ms/);
+    expect((error as Error).cause).toBeInstanceOf(ReplyTimeout);
     expect(router.size).toBe(0);
     expect(quick.size).toBe(0);
   });
@@ -69,7 +71,7 @@ describe('ClientRequests: server→client requests without a session', () => {
   it('withdraws every request when the call is aborted', async () => {
     const controller = new AbortController();
     const sent: JsonRpcRequest[] = [];
-    const asking = requests.ask(BOTH, 'o', (r) => sent.push(r), controller.signal).catch((e: unknown) => e);
+    const asking = requests.ask(BOTH, 'o', (r) => sent.push(r) > 0, controller.signal).catch((e: unknown) => e);
     await new Promise((resolve) => setImmediate(resolve));
     expect(router.size).toBe(2);
     controller.abort();
@@ -83,9 +85,11 @@ describe('ClientRequests: server→client requests without a session', () => {
   it('bounds the calls waiting at once: the excess ends at once, without asking', async () => {
     const sent: JsonRpcRequest[] = [];
     const controller = new AbortController();
-    const first = requests.ask(ELICIT, 'o', (r) => sent.push(r), controller.signal).catch(() => undefined);
-    const second = requests.ask(ELICIT, 'o', (r) => sent.push(r), controller.signal).catch(() => undefined);
-    await expect(requests.ask(ELICIT, 'o', (r) => sent.push(r), never)).rejects.toThrow(/too many calls are waiting/);
+    const first = requests.ask(ELICIT, 'o', (r) => sent.push(r) > 0, controller.signal).catch(() => undefined);
+    const second = requests.ask(ELICIT, 'o', (r) => sent.push(r) > 0, controller.signal).catch(() => undefined);
+    await expect(requests.ask(ELICIT, 'o', (r) => sent.push(r) > 0, never)).rejects.toThrow(
+      /too many calls are waiting/,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(sent).toHaveLength(2);
     controller.abort();
@@ -94,7 +98,7 @@ describe('ClientRequests: server→client requests without a session', () => {
   });
 
   it('ends with ClientInputError when the router closes (shutdown), never another error', async () => {
-    const asking = requests.ask(ELICIT, 'o', () => undefined, never).catch((e: unknown) => e);
+    const asking = requests.ask(ELICIT, 'o', () => true, never).catch((e: unknown) => e);
     await new Promise((resolve) => setImmediate(resolve));
     await router.close();
     const error = await asking;
@@ -109,7 +113,7 @@ describe('ClientRequests: server→client requests without a session', () => {
 
   it('refuses forged, malformed and oversized replies without touching the waiting request', async () => {
     const sent: JsonRpcRequest[] = [];
-    const asking = requests.ask(ELICIT, 'alice', (r) => sent.push(r), never);
+    const asking = requests.ask(ELICIT, 'alice', (r) => sent.push(r) > 0, never);
     await new Promise((resolve) => setImmediate(resolve));
     const id = sent[0].id;
     expect(await requests.acceptReply({ jsonrpc: '2.0', id, result: { action: 'decline' } }, 'mallory')).toBe(
@@ -147,5 +151,25 @@ describe('ClientRequests: server→client requests without a session', () => {
     expect(ClientRequests.owner('s', { sub: 'a' })).not.toBe(ClientRequests.owner('s', { sub: 'b' }));
     expect(ClientRequests.owner('s', { sub: 'a' })).not.toBe(ClientRequests.owner('t', { sub: 'a' }));
     expect(ClientRequests.owner('s', undefined)).not.toBe(ClientRequests.owner('s', { sub: 'a' }));
+  });
+
+  it('binds nothing to a principal that identifies nobody: it is asked nothing and answers nothing', async () => {
+    for (const nobody of [{}, [], null, '', () => undefined]) expect(ClientRequests.owner('s', nobody)).toBeUndefined();
+    const sent: JsonRpcRequest[] = [];
+    await expect(requests.ask(ELICIT, undefined, (r) => sent.push(r) > 0, never)).rejects.toThrow(
+      /the caller has no identity/,
+    );
+    expect(sent).toHaveLength(0);
+    expect(router.size).toBe(0);
+
+    // A request waiting for a caller with identity cannot be answered by one without.
+    const owner = ClientRequests.owner('s', { sub: 'a' })!;
+    const asking = requests.ask(ELICIT, owner, (r) => sent.push(r) > 0, never);
+    await new Promise((resolve) => setImmediate(resolve));
+    const reply = { jsonrpc: '2.0', id: sent[0].id, result: { action: 'accept', content: { name: 'Ada' } } };
+    expect(await requests.acceptReply(reply, ClientRequests.owner('s', {}))).toBe('forbidden');
+    expect(router.size).toBe(1);
+    expect(await requests.acceptReply(reply, owner)).toBe('delivered');
+    await expect(asking).resolves.toEqual({ user_name: { action: 'accept', content: { name: 'Ada' } } });
   });
 });

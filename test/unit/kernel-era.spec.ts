@@ -1,6 +1,6 @@
 import { InputRequired } from '../../src/index.js';
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
-import type { McpEra } from '../../src/server/era.js';
+import type { McpEra, PresentedResult } from '../../src/server/era.js';
 import { Cacheable, InterimResult, type MethodResult } from '../../src/server/method-result.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';
@@ -19,10 +19,11 @@ class BareEra implements McpEra {
   removed(method: string): boolean {
     return method === 'server/discover';
   }
-  present(answer: MethodResult): Record<string, unknown> {
+  present(answer: MethodResult): PresentedResult {
     this.answers.push(answer);
     if (answer instanceof Cacheable) return { ...answer.result };
-    if (answer instanceof InterimResult) return { asked: answer.inputRequests, state: answer.requestState };
+    if (answer instanceof InterimResult)
+      return { resultType: 'input_required', inputRequests: answer.inputRequests, requestState: answer.requestState };
     return { ...answer };
   }
 }
@@ -86,7 +87,11 @@ describe("McpKernel.dispatch with another era: the same families, that era's res
     expect(first).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: { asked: { ok: expect.objectContaining({ method: 'elicitation/create' }) }, state: interim.requestState },
+      result: {
+        resultType: 'input_required',
+        inputRequests: { ok: expect.objectContaining({ method: 'elicitation/create' }) },
+        requestState: interim.requestState,
+      },
     });
     const retry = {
       name: 'confirm',

@@ -11,7 +11,7 @@ function openListen(credentialExpiresAt: number) {
   kernel.registerTool('a', 'A', { type: 'object' }, () => 'a');
   const client = new AbortController();
   const sent: JsonRpcNotification[] = [];
-  const context = { notify: (n: JsonRpcNotification) => sent.push(n), signal: client.signal, credentialExpiresAt };
+  const context = { notify: (n: JsonRpcNotification) => void sent.push(n), signal: client.signal, credentialExpiresAt };
   const stream = kernel.handleRequest(
     mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
     context,

@@ -10,7 +10,7 @@ describe('subscriptions/listen over a transport that offers only onAbort (no sig
     const sent: JsonRpcNotification[] = [];
     const listeners = new Set<(reason: unknown) => void>();
     const context = {
-      notify: (n: JsonRpcNotification) => sent.push(n),
+      notify: (n: JsonRpcNotification) => void sent.push(n),
       onAbort(listener: (reason: unknown) => void) {
         listeners.add(listener);
         return () => listeners.delete(listener);

@@ -138,7 +138,7 @@ describe('McpKernel: notifications/tasks go to the task owner’s streams only',
     const listening = [
       kernel.handleRequest(request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, WITH_TASKS, 'a'), {
         principal: alice,
-        notify: (n) => toAlice.push(n),
+        notify: (n) => void toAlice.push(n),
       }),
       kernel.handleRequest(
         request(
@@ -149,7 +149,7 @@ describe('McpKernel: notifications/tasks go to the task owner’s streams only',
         ),
         {
           principal: mallory,
-          notify: (n) => toMallory.push(n),
+          notify: (n) => void toMallory.push(n),
         },
       ),
     ];

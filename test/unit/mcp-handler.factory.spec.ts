@@ -112,8 +112,8 @@ describe('McpHandlerFactory', () => {
     expect(await handler(hostWith({ text: 'hi' }))).toBe('hi');
   });
 
-  it('turns an HttpException into a tool error result only when asked to', async () => {
-    const asTool = factory.create(wrapperOf(Tools), 'refuse', { httpExceptionsAsToolErrors: true });
+  it("turns an HttpException into a tool error result for a tool's handler only", async () => {
+    const asTool = factory.createTool(wrapperOf(Tools), 'refuse');
     expect(await asTool(hostWith({}))).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'Error: not for you' }],

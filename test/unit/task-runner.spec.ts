@@ -150,6 +150,26 @@ describe('TaskRunner', () => {
     expect((await quick.get(taskId, 'alice')).status).toBe('completed');
   });
 
+  it('logs a failed store write through its logger, and the task keeps its last stored state', async () => {
+    class FailingWrites extends InMemoryTaskStore {
+      override async update(): Promise<undefined> {
+        throw new Error('store down');
+      }
+    }
+    const logged: Array<[string, unknown]> = [];
+    const logger = {
+      error: (message: string, error?: unknown) => logged.push([message, error]),
+      warn: () => undefined,
+    };
+    const failing = new TaskRunner({ store: new FailingWrites() }, () => undefined, logger);
+    const { taskId } = (await failing.start('alice', {}, async () => ({ result: { content: [] } }))) as {
+      taskId: string;
+    };
+    await settle();
+    expect(logged).toEqual([[`MCP tasks: a task store write for task ${taskId} failed`, expect.any(Error)]]);
+    expect((await failing.get(taskId, 'alice')).status).toBe('working');
+  });
+
   it('acks a cancel of a task that has ended, and leaves it as it was', async () => {
     const { taskId } = (await runner.start('alice', {}, async () => ({ result: { content: [] } }))) as {
       taskId: string;

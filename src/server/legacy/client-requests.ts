@@ -1,22 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { parseClientReply, type ReplyOutcome } from '../../protocol/client-reply.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { JsonRpcErrorObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
-import { canonicalDigest } from '../request-state.codec.js';
+import { canonicalDigest, identifiesNobody } from '../request-state.codec.js';
 import { ReplyTimeout, type PendingReply, type ReplyRouter } from '../reply-router.js';
 
-/** Where a server→client request is written: the stream of the client request that needs the answer. */
-export type ClientStream = (message: JsonRpcRequest) => void;
+/**
+ * Where a server→client request is written: the stream of the client request that needs the answer. False when
+ * it was not written (too large for the transport, the stream closed).
+ */
+export type ClientStream = (message: JsonRpcRequest) => boolean | void;
 
 /**
  * A call could not get the input it asked for (no answer in time, the client refused, too many calls waiting,
  * no stream to ask on). A tool call ends with it as an `isError` result; other methods as this -32603.
  */
 export class ClientInputError extends McpError {
-  constructor(message: string) {
-    super(ErrorCode.InternalError, message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.InternalError, message, undefined, options);
     this.name = 'ClientInputError';
   }
 }
@@ -50,9 +53,15 @@ export class ClientRequests {
     return this.waiting;
   }
 
-  /** The owner a request is bound to: the server and the principal (anonymous callers share one owner). */
-  static owner(server: string, principal: unknown): string {
-    return canonicalDigest([server, principal === undefined ? null : JSON.parse(JSON.stringify(principal))]);
+  /**
+   * The owner a request is bound to: the server and the principal (anonymous callers, with no authentication,
+   * share one owner). Undefined for a principal whose JSON identifies nobody (`{}`): every such caller would
+   * share it, so nobody may be asked for input on its behalf, nor answer for it.
+   */
+  static owner(server: string, principal: unknown): string | undefined {
+    if (principal === undefined) return canonicalDigest([server, null]);
+    const json = JSON.stringify(principal) ?? '';
+    return identifiesNobody(json) ? undefined : canonicalDigest([server, JSON.parse(json)]);
   }
 
   /**
@@ -62,10 +71,14 @@ export class ClientRequests {
    */
   async ask(
     requests: InputRequests,
-    owner: string,
+    owner: string | undefined,
     stream: ClientStream | undefined,
     signal: AbortSignal,
   ): Promise<InputResponses> {
+    if (owner === undefined)
+      throw new ClientInputError(
+        'Error: the caller has no identity (its principal is empty), so no answer could be told to be its own',
+      );
     if (!stream)
       throw new ClientInputError(
         'Error: this transport cannot carry requests to the client, so the input cannot be asked for',
@@ -89,7 +102,13 @@ export class ClientRequests {
         });
       }
       signal.addEventListener('abort', withdraw, { once: true });
-      for (const { request } of asked) stream(request);
+      for (const { request } of asked) {
+        // A request the stream refused would be waited for until the deadline, with the client never asked.
+        if (stream(request) === false)
+          throw new ClientInputError(
+            `Error: ${request.method} could not be sent to the client (larger than the transport's message limit, or the stream closed)`,
+          );
+      }
       const answers: InputResponses = {};
       await Promise.all(
         asked.map(async ({ key, request, pending }) => {
@@ -97,14 +116,14 @@ export class ClientRequests {
             if (error instanceof ReplyTimeout)
               throw new ClientInputError(
                 `Error: the client did not answer ${request.method} within ${this.options.timeoutMs} ms`,
+                { cause: error },
               );
             // Withdrawn: the call ended (its own error stands), or the server is shutting down.
-            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`);
+            throw new ClientInputError(`Error: the server stopped waiting for the answer to ${request.method}`, {
+              cause: error,
+            });
           });
-          if ('error' in reply)
-            throw new ClientInputError(
-              `Error: the client refused ${request.method}: ${reply.error.message} (${reply.error.code})`,
-            );
+          if ('error' in reply) throw new ClientInputError(refusal(request.method, reply.error));
           answers[key] = reply.result as unknown as InputResponses[string];
         }),
       );
@@ -116,11 +135,26 @@ export class ClientRequests {
     }
   }
 
-  /** Routes a client's posted response to the call that waits for it; a refused one changes nothing. */
-  async acceptReply(message: Record<string, unknown>, owner: string): Promise<ReplyOutcome> {
+  /**
+   * Routes a client's posted response to the call that waits for it; a refused one changes nothing. A caller
+   * without identity owns no request, so it answers none.
+   */
+  async acceptReply(message: Record<string, unknown>, owner: string | undefined): Promise<ReplyOutcome> {
     const parsed = parseClientReply(message);
     if (!parsed) return 'malformed';
     if (Buffer.byteLength(JSON.stringify(parsed.reply)) > this.options.maxReplyBytes) return 'too-large';
+    if (owner === undefined) return 'forbidden';
     return this.options.router.deliver(parsed.id, owner, parsed.reply);
   }
+}
+
+/**
+ * Why a call got no answer from a client that replied with an error. A 2025-era client declared what it can
+ * answer only in `initialize`, which a stateless server does not keep, so it is asked anyway: -32601 is how it
+ * says it cannot.
+ */
+function refusal(method: string, error: JsonRpcErrorObject): string {
+  if (error.code === ErrorCode.MethodNotFound)
+    return `Error: the client does not support ${method} (it answered ${error.code} ${error.message})`;
+  return `Error: the client refused ${method}: ${error.message} (${error.code})`;
 }

@@ -1,5 +1,5 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc.js';
-import type { McpEra } from '../era.js';
+import type { McpEra, PresentedResult } from '../era.js';
 import { Cacheable, type MethodResult } from '../method-result.js';
 
 // Methods that exist only with the 2026-07-28 claim: a 2025 server never had them. The tasks extension's methods
@@ -27,7 +27,7 @@ export class Era2025 implements McpEra {
     return MODERN_ONLY.has(method);
   }
 
-  present(answer: MethodResult): Record<string, unknown> {
-    return (answer instanceof Cacheable ? answer.result : answer) as unknown as Record<string, unknown>;
+  present(answer: MethodResult): PresentedResult {
+    return answer instanceof Cacheable ? answer.result : answer;
   }
 }

@@ -35,10 +35,12 @@ export interface LegacyOptions {
   maxReplyBytes?: number;
 }
 
-/** What the leg needs of the kernel: its dispatcher, in any era, and what it has registered. */
+/** What the leg needs of the kernel: its dispatcher, in any era, what it has registered, and its scope rules. */
 export interface LegacyDispatcher {
   dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse>;
   capabilities(): ServerCapabilities;
+  /** Throws the InsufficientScope error a 2026-07-28 listen gets for a resource the caller may not watch. */
+  checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void;
 }
 
 // A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
@@ -97,6 +99,16 @@ export class LegacyLeg {
           return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
         if (typeof request.params?.uri !== 'string')
           return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
+        // Refused like a 2026-07-28 listen that names the resource: a subscription is a promise of updates, which
+        // a caller without the resource's scopes may not be made (were they ever delivered).
+        if (request.method === 'resources/subscribe') {
+          try {
+            this.kernel.checkSubscriptions([request.params.uri], context.scopes);
+          } catch (error) {
+            if (!(error instanceof McpError)) throw error;
+            return errorResponse(request.id, error.code, error.message, error.data);
+          }
+        }
         return successResponse(request.id, {});
       default:
         return this.serve(request, context, version);
@@ -177,7 +189,6 @@ const NEVER = new AbortController().signal;
 
 /** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
 function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
-  if (request.method === 'tools/call')
-    return successResponse(request.id, toolError(message) as unknown as Record<string, unknown>);
+  if (request.method === 'tools/call') return successResponse(request.id, toolError(message));
   return errorResponse(request.id, ErrorCode.InternalError, message);
 }

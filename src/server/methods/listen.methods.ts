@@ -51,6 +51,17 @@ export class ListenMethods {
     this.closing.abort();
   }
 
+  /**
+   * What a caller watching `uris` may be told. A subscription to a resource the caller lacks scopes for is
+   * refused up front like a read, with the step-up challenge; hidden, it is acknowledged and never told anything.
+   * The 2025-era `resources/subscribe` is held to the same rule.
+   */
+  audience(uris: readonly string[], scopes: readonly string[] | undefined): ListenAudience {
+    const audience = new ListenAudience(new Set(scopes), (uri) => this.resources.match(uri), uris);
+    if (!this.gate.hide) audience.forbidSubscriptions(uris);
+    return audience;
+  }
+
   async listen(request: JsonRpcRequest, transport: McpRequestContext): Promise<SubscriptionsListenResult> {
     const notify = transport.notify;
     if (!notify) throw McpError.methodNotFound(`${request.method} (it needs a streaming transport)`);
@@ -68,9 +79,7 @@ export class ListenMethods {
       if (!declaresTasksExtension(request)) throw tasksExtensionRequired();
       honoured.taskIds = taskIds;
     }
-    const audience = new ListenAudience(new Set(transport.scopes), (uri) => this.resources.match(uri), watched);
-    // Refused up front like a read, with the step-up challenge; hidden, it is acknowledged and never told anything.
-    if (!this.gate.hide) audience.forbidSubscriptions(watched);
+    const audience = this.audience(watched, transport.scopes);
     if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
     const release = this.slots.take(transport.principal);
 

@@ -4,9 +4,8 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { GetPromptResult, ListPromptsResult, PromptMessage } from '../../protocol/mcp-types.js';
 import type { HandlerFailure } from '../handler-failure.js';
 import type { InputRound } from '../input-round.js';
-import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
-import type { Cacheable, InterimResult } from '../method-result.js';
+import { InterimResult, type Cacheable } from '../method-result.js';
 import type { PromptRegistry } from '../prompt.registry.js';
 import type { ScopeGate } from '../scope-gate.js';
 import { listPage } from './list-page.js';
@@ -43,14 +42,14 @@ export class PromptMethods {
     }
     const binding = this.round.binding(request.method, params.name, args, transport.principal);
     const context = await this.round.context(request, transport, binding);
-    let value: unknown;
-    try {
-      value = await prompt.handler(args as Record<string, string>, context);
-    } catch (error) {
-      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request, false);
-      throw this.failure.toMcpError(error, request, transport);
-    }
-    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request, false);
+    const value: unknown = await this.round.settle(
+      () => prompt.handler(args as Record<string, string>, context),
+      context,
+      binding,
+      request,
+      (error) => this.failure.toMcpError(error, request, transport),
+    );
+    if (value instanceof InterimResult) return value;
     if (typeof value === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
     if (Array.isArray(value)) return { messages: value as PromptMessage[] };
     if (isPlainObject(value) && Array.isArray(value.messages)) return { ...value } as unknown as GetPromptResult;

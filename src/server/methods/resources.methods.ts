@@ -3,9 +3,8 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult } from '../../protocol/mcp-types.js';
 import type { HandlerFailure } from '../handler-failure.js';
 import type { InputRound } from '../input-round.js';
-import { InputRequired } from '../input-required.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
-import { Cacheable, type InterimResult } from '../method-result.js';
+import { Cacheable, InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../scope-gate.js';
 import { resourceContents } from '../resource-contents.js';
 import type { ResourceReadValue, ResourceRegistry } from '../resource.registry.js';
@@ -44,14 +43,14 @@ export class ResourceMethods {
     }
     const binding = this.round.binding(request.method, uri, {}, transport.principal);
     const context = await this.round.context(request, transport, binding);
-    let value: ResourceReadValue | InputRequired;
-    try {
-      value = await match.handler(uri, match.variables, context);
-    } catch (error) {
-      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request, false);
-      throw this.failure.toMcpError(error, request, transport);
-    }
-    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request, false);
+    const value = await this.round.settle<ResourceReadValue>(
+      () => match.handler(uri, match.variables, context),
+      context,
+      binding,
+      request,
+      (error) => this.failure.toMcpError(error, request, transport),
+    );
+    if (value instanceof InterimResult) return value;
     const contents = resourceContents(value, uri, match.mimeType);
     const extra = isPlainObject(value) && 'contents' in value ? value : {};
     // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching). A shared

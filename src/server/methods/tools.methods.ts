@@ -92,11 +92,11 @@ export class ToolMethods {
     } catch (error) {
       if (error instanceof StartTask && mode === 'deferred')
         return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
-      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request, true);
+      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);
     }
-    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request, true);
+    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request);
     return toolResult(value, entry.output);
   }
 

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyMessage } from '../protocol/classifier.js';
+import { replyAnswer } from '../protocol/client-reply.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
+import type { InFlightExchanges } from './in-flight-exchanges.js';
+import type { JsonWriter } from './json-writer.js';
+import { acceptsJsonAndEventStream } from './media-type.js';
+import type { HttpAuthentication } from './mcp-http.options.js';
+
+/**
+ * The 2025-era leg over Streamable HTTP, statelessly: what the driver hands a POST the classifier placed in
+ * that era. No `Mcp-Session-Id` is read or written, and there is no GET stream (the driver's 405 covers both
+ * eras), so a server→client request rides the stream of the POST that needs its answer and the answer comes
+ * back as a POST of its own.
+ */
+export class LegacyHttp {
+  constructor(
+    private readonly leg: LegacyLeg,
+    private readonly inFlight: InFlightExchanges,
+    private readonly writer: JsonWriter,
+    private readonly scopeChallenge: (response: JsonRpcResponse) => Record<string, string> | undefined,
+  ) {}
+
+  /**
+   * A 2025-era message: a notification is acknowledged; a request is served by the legacy leg and answered 200
+   * (JSON, or SSE once it notifies or asks the client something), its JSON-RPC errors in-band as 2025 clients
+   * expect, except a lack of scopes, which gets the 403 step-up challenge as in 2026-07-28 (2025-11-25
+   * authorization, "insufficient_scope"): a client steps up on the status, never on a body.
+   */
+  async serve(
+    version: string,
+    message: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    auth: HttpAuthentication | undefined,
+  ): Promise<void> {
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') {
+      this.writer.write(res, 400, verdict.response);
+      return;
+    }
+    if (verdict.kind === 'notification') {
+      res.writeHead(202).end();
+      return;
+    }
+    // Only a request has an answer whose form matters; a notification's or a reply's 202 has no body.
+    if (!acceptsJsonAndEventStream(req.headers.accept)) {
+      const text = 'Not Acceptable: the Accept header must list both application/json and text/event-stream';
+      this.writer.write(res, 406, errorResponse(verdict.request.id, ErrorCode.ServerError, text));
+      return;
+    }
+    const exchange = this.inFlight.admit(req, res, httpRequest, auth);
+    if (!exchange) return;
+    const response = await this.inFlight.run(exchange, this.leg.handle(verdict.request, exchange, version));
+    if (!response) return;
+    const challenge = this.scopeChallenge(response);
+    const refused = 'error' in response && response.error.code === ErrorCode.InsufficientScope;
+    this.writer.write(res, refused ? 403 : 200, response, challenge);
+  }
+
+  /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */
+  async acceptReply(message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
+    let outcome;
+    try {
+      outcome = await this.leg.acceptReply(message, principal);
+    } catch (error) {
+      // A shared reply router that cannot be reached (Redis down): the reply was not routed, and the client may
+      // send it again; the server's fault, so a 503 naming it rather than a bare 500.
+      const text = error instanceof McpError ? error.message : 'Internal error: the reply could not be routed';
+      this.writer.reject(res, { status: 503, code: ErrorCode.InternalError, message: text });
+      return;
+    }
+    const answer = replyAnswer(outcome);
+    if ('response' in answer) this.writer.write(res, answer.status, answer.response);
+    else res.writeHead(202).end();
+  }
+}
