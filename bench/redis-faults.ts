@@ -81,6 +81,8 @@ function memory(): { rss: number; heap: number } {
  */
 async function failingCalls(instance: FleetInstance, retry: Record<string, unknown>) {
   const latencies: number[] = [];
+  // How many failed for each reason (the message after "Redis is unavailable (…): ").
+  const reasons = new Map<string, number>();
   const batch = async () => {
     let next = 0;
     await Promise.all(
@@ -90,6 +92,8 @@ async function failingCalls(instance: FleetInstance, retry: Record<string, unkno
           const answer = await postTo(instance, retry);
           latencies.push(performance.now() - sent);
           if (answer.body.error?.code !== -32603) throw new Error(`a call did not fail: ${describeAnswer(answer)}`);
+          const reason = String(answer.body.error.message).replace(/^[^:]*: /, '');
+          reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
         }
       }),
     );
@@ -103,6 +107,7 @@ async function failingCalls(instance: FleetInstance, retry: Record<string, unkno
   return {
     latency: { p50: latencies[Math.floor(latencies.length / 2)], max: latencies[latencies.length - 1] },
     memory: `RSS ${of('rss', 0)} MB, live heap ${of('heap', 1)} MB`,
+    reasons: [...reasons].map(([reason, count]) => `${count.toLocaleString('en-US')} × "${reason}"`).join(', '),
   };
 }
 
@@ -192,7 +197,7 @@ async function unreachableAtStartUp(redis: RedisServerProcess): Promise<FaultRow
     return {
       fault: `Redis unreachable at start-up (down ${(OUTAGE_MS / 1000).toFixed(0)} s)`,
       redisFree: `both instances started (${startUpMs.toFixed(0)} ms); ${describeAnswer(redisFree)}`,
-      redisDependent: describeAnswer(dependent),
+      redisDependent: `${describeAnswer(dependent)}; the failing calls: ${failing.reasons}`,
       failingCallMs: failing.latency,
       memory: failing.memory,
       stream: seen.some((message) => message.what.endsWith('acknowledged'))
@@ -228,7 +233,9 @@ async function killedMidRun(redis: RedisServerProcess, downMs: number, label: st
     return {
       fault: label,
       redisFree: describeAnswer(redisFree),
-      redisDependent: describeAnswer(dependent),
+      redisDependent: failing
+        ? `${describeAnswer(dependent)}; the failing calls: ${failing.reasons}`
+        : describeAnswer(dependent),
       failingCallMs: failing?.latency ?? { p50: NaN, max: NaN },
       memory: failing?.memory ?? '-',
       stream: streamState(seen),
@@ -267,7 +274,7 @@ async function hung(redis: RedisServerProcess): Promise<FaultRow> {
     return {
       fault: `Redis frozen (SIGSTOP), maxPendingCommands ${HUNG_MAX_PENDING}`,
       redisFree: describeAnswer(redisFree),
-      redisDependent: `${describeAnswer(dependent)} after ${firstFailMs.toFixed(0)} ms; then at once "… commands still wait for an answer"`,
+      redisDependent: `${describeAnswer(dependent)} after ${firstFailMs.toFixed(0)} ms; the failing calls: ${failing.reasons}`,
       failingCallMs: failing.latency,
       memory: failing.memory,
       stream: streamState(seen),
