@@ -50,6 +50,15 @@ export const ADD_TOOL: ToolDefinition = {
   },
 };
 
+/** Asks the client's name (an elicitation), then greets: the input round of the elicitation rows. */
+export const ASK_NAME_TOOL: ToolDefinition = {
+  name: 'ask_name',
+  description: 'Asks the name of the user, then greets them',
+  inputSchema: { type: 'object', properties: {} },
+};
+
+export const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
+
 export const PROGRESS_TOOL: ToolDefinition = {
   name: 'progress',
   description: 'Reports progress three times, then answers',

@@ -14,7 +14,9 @@ import {
   type ChildUsage,
   type ServerName,
 } from './fixtures.js';
+import { measureInputRounds } from './elicitation.js';
 import { measureKernel } from './kernel.js';
+import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 
@@ -51,36 +53,11 @@ interface Row {
 }
 
 function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: ChildProcess; port: number }> {
-  const args = [
-    server,
+  return startServerChild(server, [
     String(benchCase.tools),
     ...(benchCase.paged ? ['paged'] : []),
     ...(benchCase.legacy ? ['legacy'] : []),
-  ];
-  const child = fork(here('./server-child.js'), args, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${server} did not start within 30 s`)), 30_000);
-    child.once('message', (message) => {
-      clearTimeout(timer);
-      resolve({ child, port: (message as { port: number }).port });
-    });
-    child.once('exit', (code) => reject(new Error(`${server} exited during start-up (code ${code})`)));
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  ]);
 }
 
 function usage(child: ChildProcess): Promise<ChildUsage> {
@@ -171,7 +148,7 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     }
     return row;
   } finally {
-    await stopChild(child);
+    await stopServerChild(child);
   }
 }
 
@@ -380,6 +357,27 @@ async function main(): Promise<void> {
       `in process ${fmt(inProcess.task, 2)} µs vs ${fmt(inProcess.plain, 2)} µs (${fmt(inProcess.task / inProcess.plain, 1)}×, ${fmt(inProcess.gets, 2)} gets); ` +
       `over HTTP on Nest + Fastify, one request at a time, ${fmt(overHttp.task, 2)} ms vs ${fmt(overHttp.plain, 2)} ms (${fmt(overHttp.task / overHttp.plain, 1)}×, ${fmt(overHttp.gets, 2)} gets)`,
   );
+
+  const inputRounds = await measureInputRounds(SMOKE);
+  console.log(
+    `\nInput rounds across instances (Nest + Fastify, one process per instance; one instance without Redis vs two ` +
+      `sharing Redis with the client's answer sent to the other one; clients in the bench process, each one round trip after the other):\n`,
+  );
+  console.log(
+    '| input round | set-up | 16 clients: round trips/s | p50 ms | p99 ms | 1 client: round trips/s | p50 ms | p99 ms |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const { label, one, across } of inputRounds) {
+    for (const [setUp, { loaded, alone }] of [
+      ['one instance', one],
+      ['across two, Redis', across],
+    ] as const) {
+      console.log(
+        `| ${label} | ${setUp} | ${fmt(loaded.rps)} | ${fmt(loaded.p50, 1)} | ${fmt(loaded.p99, 1)} | ${fmt(alone.rps)} | ${fmt(alone.p50, 2)} | ${fmt(alone.p99, 2)} |`,
+      );
+    }
+  }
+  console.log('');
 
   const runs = SMOKE ? 1 : 3;
   const bare: number[] = [];

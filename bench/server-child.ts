@@ -4,10 +4,12 @@ import type { ChildUsage, ServerName } from './fixtures.js';
 
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
- * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy]`.
- * `legacy` turns the peers' 2025 legs on (this library serves both eras on one endpoint whatever it is given).
+ * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy] [elicit]`.
+ * `legacy` turns the peers' 2025 legs on (this library serves both eras on one endpoint whatever it is given);
+ * `elicit` adds this library's input-round tools (`elicitation.ts`).
  */
-async function start(name: ServerName, tools: number, paged: boolean, legacy: boolean): Promise<number> {
+async function start(name: ServerName, tools: number, flags: string[]): Promise<number> {
+  const [paged, legacy, elicit] = ['paged', 'legacy', 'elicit'].map((flag) => flags.includes(flag));
   switch (name) {
     case 'mcp-fastify':
     case 'mcp-express':
@@ -25,7 +27,9 @@ async function start(name: ServerName, tools: number, paged: boolean, legacy: bo
           : 'express';
       // Imported per server, so each process holds only its own server's code (the RSS and heap columns).
       const app = name.startsWith('mcp')
-        ? await (await import('./servers/nest-mcp.js')).startNestMcp(adapter, tools, paged, name.endsWith('redis'))
+        ? await (
+            await import('./servers/nest-mcp.js')
+          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit)
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);
@@ -45,7 +49,7 @@ async function start(name: ServerName, tools: number, paged: boolean, legacy: bo
 }
 
 const [name, tools, ...flags] = process.argv.slice(2);
-const port = await start(name as ServerName, Number(tools), flags.includes('paged'), flags.includes('legacy'));
+const port = await start(name as ServerName, Number(tools), flags);
 process.on('message', (message) => {
   if (message !== 'usage') return;
   const cpu = process.cpuUsage();

@@ -7,20 +7,22 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { MCPServer, McpModule, type McpContext, type McpModuleOptions } from '../../src/index.js';
-import { ADD_TOOL, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
+import { ADD_TOOL, ASK_NAME_TOOL, NAME_FORM, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
 import { createNestApp, type AdapterName } from './nest-app.js';
 
 /**
  * This library: `McpModule` with the benchmark's tools registered at start-up. Lists come as one page of all
  * the tools, as in the other servers' responses, so the list rows compare the same payload; `paged` keeps the
  * library's default page size instead. `redis` configures every shared part in Redis (the machine's, or
- * BENCH_REDIS_URL), as a fleet instance would.
+ * BENCH_REDIS_URL), as a fleet instance would. `elicit` adds the tools of the input rounds: `ask_name`, and the
+ * same with `singleUseState` (`ask_name_once`), whose retry consumes its state in the request-state store.
  */
 export async function startNestMcp(
   adapter: AdapterName,
   toolCount: number,
   paged = false,
   redis = false,
+  elicit = false,
 ): Promise<INestApplication> {
   @Injectable()
   class BenchTools implements OnModuleInit {
@@ -45,14 +47,34 @@ export async function startNestMcp(
       for (const tool of toolDefinitions(toolCount).slice(2)) {
         this.server.registerTool(tool.name, tool.description, tool.inputSchema, () => 'no matches');
       }
+      if (!elicit) return;
+      for (const singleUseState of [false, true]) {
+        this.server.addTool({
+          ...ASK_NAME_TOOL,
+          name: singleUseState ? `${ASK_NAME_TOOL.name}_once` : ASK_NAME_TOOL.name,
+          singleUseState,
+          handler: async (_args, _answers, ctx) => {
+            const reply = await ctx.elicit('What is your name?', NAME_FORM, { key: 'name' });
+            return `Hello, ${String(reply.content?.name)}!`;
+          },
+        });
+      }
     }
   }
 
-  const options = { name: 'bench', version: '1.0.0', ...(paged ? {} : { pageSize: 1000 }) };
+  const options = {
+    name: 'bench',
+    version: '1.0.0',
+    ...(paged ? {} : { pageSize: 1000 }),
+    // Instances that share a fleet share the key that seals request states, so any of them opens any state.
+    ...(process.env.BENCH_STATE_SECRET ? { requestStateSecret: process.env.BENCH_STATE_SECRET } : {}),
+  };
   @Module({ imports: redis ? await withRedis(options) : [McpModule.forRoot(options)], providers: [BenchTools] })
   class BenchModule {}
 
-  return createNestApp(BenchModule, adapter);
+  const app = await createNestApp(BenchModule, adapter);
+  if (redis) await listeningOnRedis(app);
+  return app;
 }
 
 /** The module set of a fleet instance; the Redis client is loaded only by the process that benchmarks it. */
@@ -61,11 +83,23 @@ async function withRedis(options: McpModuleOptions): Promise<DynamicModule[]> {
   return [
     McpRedisModule.forRoot({
       url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      keyPrefix: `nestjs-mcp-bench:${process.pid}:`,
+      // A fleet's instances share one prefix (BENCH_REDIS_PREFIX); a lone instance keeps to its own.
+      keyPrefix: process.env.BENCH_REDIS_PREFIX ?? `nestjs-mcp-bench:${process.pid}:`,
     }),
     McpModule.forRootAsync({
       inject: [McpRedisBackends],
       useFactory: (backends: InstanceType<typeof McpRedisBackends>) => ({ ...options, ...backends }),
     }),
   ];
+}
+
+/** Waits until every channel is subscribed, so the first request measured can already be routed through Redis. */
+async function listeningOnRedis(app: INestApplication): Promise<void> {
+  const { McpRedisBackends } = await import('../../src/redis/index.js');
+  const backends = app.get(McpRedisBackends);
+  const deadline = Date.now() + 10_000;
+  while (!backends.listening) {
+    if (Date.now() > deadline) throw new Error('the Redis backends did not subscribe within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -7,14 +7,20 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { McpKernel } from '../server/mcp-kernel.js';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio.driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
+import { McpConfigurationError } from './errors/mcp-configuration.error.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { UNKNOWN_STDIO_SERVER } from './mcp.messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCP_KERNEL } from './mcp.constants.js';
+import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
 
 export interface McpStdioBootstrapOptions extends McpStdioOptions {
+  /**
+   * Which of the app's MCP servers to serve, by its name (as `@InjectMcpServer(name)` takes it). Default: the
+   * default server (the one `MCPServer` injects). An unknown name fails start-up with `McpConfigurationError`.
+   */
+  server?: string;
   /**
    * Nest's logger (it writes to stderr while stdio runs). Default: Nest's own at `log` and above, colored only
    * when stderr is a terminal (a client that keeps the server's stderr as a log file gets plain text).
@@ -38,14 +44,15 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /**
  * Starts `module` as a local MCP server on stdin/stdout, the way desktop clients launch one: a Nest application
  * context (no HTTP server) with the same `McpModule` configuration and decorated providers as the HTTP app (the
- * 2025-era settings such as `legacy` included). The limits default to the module's (`maxBodyBytes`,
- * `maxResponseBytes`, `drainTimeoutMs`). Stdout carries MCP
- * messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
+ * 2025-era settings such as `legacy` included) of the default server, or of the one `server` names. The limits
+ * default to that server's module options (`maxBodyBytes`, `maxResponseBytes`, `drainTimeoutMs`). Stdout carries
+ * MCP messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
  * run) and the process exits.
  *
  * ```ts
  * bootstrapStdio(AppModule);
+ * bootstrapStdio(AppModule, { server: 'billing' }); // an app with several McpModule servers
  * ```
  */
 export async function bootstrapStdio(
@@ -63,8 +70,16 @@ export async function bootstrapStdio(
     stdout.restore();
     throw error;
   }
-  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS);
-  const driver = new McpStdioDriver(app.get<McpKernel>(MCP_KERNEL), {
+  let target: McpTransportTarget;
+  try {
+    target = serverOf(app, options.server);
+  } catch (error) {
+    await app.close();
+    stdout.restore();
+    throw error;
+  }
+  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = target.options;
+  const driver = new McpStdioDriver(target.kernel, {
     ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs }),
     ...withoutUndefined(options),
   });
@@ -94,6 +109,22 @@ export async function bootstrapStdio(
   process.stdout.once('error', close);
   const closed = driver.serve(process.stdin, stdout.sink).then(close);
   return { app, close, closed };
+}
+
+/** The server `name` (or the default server) of the app, whichever module of it that server's McpModule is in. */
+function serverOf(app: INestApplicationContext, name: string | undefined): McpTransportTarget {
+  try {
+    return app.get<McpTransportTarget>(getMcpTransportToken(name), { strict: false });
+  } catch (error) {
+    const servers = app.get<McpModuleOptions>(MCP_MODULE_OPTIONS, { strict: false, each: true });
+    throw new McpConfigurationError(
+      UNKNOWN_STDIO_SERVER(
+        name,
+        servers.map((server) => server.name),
+      ),
+      { cause: error },
+    );
+  }
 }
 
 function defaultLogger(): LoggerService {

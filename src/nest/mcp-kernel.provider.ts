@@ -4,7 +4,7 @@ import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
-import { loadSchemaConverters } from '../server/schema/schema-converter.js';
+import { loadLegacyZodConverter } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
 import { callLoggingInterceptor } from './mcp-call.logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
@@ -21,8 +21,8 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  * others' work too).
  */
 async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
-  // Registration is synchronous; the DTO and zod converters come from optional packages, loaded here once.
-  await loadSchemaConverters();
+  // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
+  await loadLegacyZodConverter();
   const kernelLogger = nestLogger(logger);
   const onHandlerError: HandlerErrorLogger =
     options.logFailedCalls === false

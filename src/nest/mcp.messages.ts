@@ -12,6 +12,11 @@ export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
   `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
   'and inject the others with @InjectMcpServer(name)';
 
+export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly string[]) =>
+  `bootstrapStdio: ${name === undefined ? 'the app has no default MCP server' : `the app has no MCP server named "${name}"`} ` +
+  `(its servers: ${known.length > 0 ? known.map((server) => `"${server}"`).join(', ') : 'none; import McpModule'}); ` +
+  'choose one with the server option';
+
 export const VISIBILITY_GUARD_FAILED = (tool: string) =>
   `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
 

@@ -1,9 +1,10 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { createMcpController } from './mcp.controller.js';
 import type { McpModuleExtras, McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_SERVER } from './mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_KERNEL, MCP_SERVER } from './mcp.constants.js';
 import { getMcpServerToken } from './mcp-server.token.js';
-import { MCPServer } from './mcp.server.js';
+import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
 
 export const {
   ConfigurableModuleClass: McpConfigurableModule,
@@ -15,7 +16,8 @@ export const {
   // `name` has no default on purpose: a key listed here is taken out of `forRoot`'s options, and `forRoot`'s
   // `name` is the server's own name. So `forRoot` passes it through, and `forRootAsync` takes it as an extra.
   .setExtras<McpModuleExtras>({ path: '/mcp', isGlobal: false, isDefault: true }, (definition, extras) => {
-    const tokens = serverTokens(extras);
+    const names = serverNames(extras);
+    const tokens = names.map(getMcpServerToken);
     return {
       ...definition,
       global: extras.isGlobal,
@@ -26,6 +28,12 @@ export const {
         { provide: MCP_ENDPOINT_PATH, useValue: extras.path },
         { provide: MCP_IS_DEFAULT, useValue: extras.isDefault },
         ...tokens.map((token): Provider => ({ provide: token, useExisting: MCP_SERVER })),
+        // Not exported: `bootstrapStdio` resolves them from the whole app.
+        ...names.map((name): Provider => ({
+          provide: getMcpTransportToken(name),
+          useFactory: (kernel: McpKernel, options: McpModuleOptions): McpTransportTarget => ({ kernel, options }),
+          inject: [MCP_KERNEL, MCP_MODULE_OPTIONS],
+        })),
       ],
       exports: [...(definition.exports ?? []), ...tokens],
     };
@@ -33,13 +41,13 @@ export const {
   .build();
 
 /**
- * The tokens this server is injectable under: its name's token, and the `MCPServer` class when it is the
- * default server. Only the default provides the class token, so constructor injection and `app.get(MCPServer)`
- * cannot disagree about which server it is.
+ * The names this server answers to: its name, and no name (the default server's tokens: the `MCPServer` class,
+ * the unnamed transport) when it is the default. Only the default provides the unnamed tokens, so constructor
+ * injection, `app.get(MCPServer)` and `bootstrapStdio` cannot disagree about which server it is.
  */
-function serverTokens(extras: McpModuleExtras): Array<string | typeof MCPServer> {
-  const tokens: Array<string | typeof MCPServer> = [];
-  if (extras.name) tokens.push(getMcpServerToken(extras.name));
-  if (extras.isDefault) tokens.push(MCPServer);
-  return tokens;
+function serverNames(extras: McpModuleExtras): Array<string | undefined> {
+  const names: Array<string | undefined> = [];
+  if (extras.name) names.push(extras.name);
+  if (extras.isDefault) names.push(undefined);
+  return names;
 }

@@ -55,6 +55,15 @@ export class McpRedisConnections {
     options: McpRedisOptions,
     logger: Pick<Logger, 'warn' | 'log'> = new Logger('McpRedis'),
   ): McpRedisConnections {
+    if (options.connection?.isCluster || options.subscriber?.isCluster) {
+      // Typed out already; this is for a Cluster that got past the types (JavaScript, an untyped config factory),
+      // which would otherwise start and then fail every task write with CROSSSLOT.
+      throw new Error(
+        'McpRedisModule does not support Redis Cluster: the task scripts touch several keys at once, which a ' +
+          'Cluster refuses across hash slots. Pass a connection to a single Redis primary (with Sentinel or a ' +
+          'managed failover if you need one).',
+      );
+    }
     if (options.connection) {
       const subscriber = options.subscriber ?? options.connection.duplicate(OWN_SUBSCRIBER);
       return new McpRedisConnections(

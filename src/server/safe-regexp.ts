@@ -1,6 +1,5 @@
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-// A named import: the CommonJS build must not look for a default export, which re2-wasm does not have.
-import { RE2 } from 're2-wasm';
+import { loadRE2 } from './re2.loader.js';
 
 /**
  * The regular-expression engine for schema `pattern` and `patternProperties`: RE2 (WebAssembly, no native
@@ -9,6 +8,9 @@ import { RE2 } from 're2-wasm';
  * class). RE2 has no lookaround and no back-references: a schema using them fails to compile, at registration.
  */
 export const safeRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string) => new RE2(pattern, flags.includes('u') ? flags : `${flags}u`),
+  (pattern: string, flags: string) => {
+    const RE2 = loadRE2();
+    return new RE2(pattern, flags.includes('u') ? flags : `${flags}u`);
+  },
   { code: 'new RE2' },
 );

@@ -1,13 +1,15 @@
-// A named import: the CommonJS build must not look for a default export, which re2-wasm does not have.
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+import { loadRE2 } from './re2.loader.js';
 
 /**
  * RFC 6570 matching for resource templates: simple `{var}` expressions (level 1) match one path segment,
- * reserved `{+var}` match anything, and `{?a,b}` query expressions bind query parameters. Compiled once.
+ * reserved `{+var}` match anything, and `{?a,b}` query expressions bind query parameters. Parsed (and refused
+ * when malformed) at registration; the pattern is compiled on the first match, once.
  */
 export class UriTemplate {
   readonly variables: readonly string[];
-  private readonly pattern: RE2;
+  private readonly source: string;
+  private pattern: RE2 | undefined;
   private readonly queryNames: readonly string[];
 
   constructor(readonly template: string) {
@@ -35,14 +37,15 @@ export class UriTemplate {
     if (/[{}]/.test(template.slice(last)) || variables.length + queryNames.length === 0) {
       throw new Error(`Invalid URI template "${template}": expected at least one {variable}`);
     }
-    // RE2, not RegExp: adjacent variables (`{a}{b}{c}`) backtrack polynomially, so one crafted URI could
-    // block the event loop for seconds (the CVE-2026-0621 class); RE2 matches in linear time.
-    this.pattern = new RE2(`^${source}$`, 'u');
+    this.source = `^${source}$`;
     this.variables = variables;
     this.queryNames = queryNames;
   }
 
   match(uri: string): Record<string, string> | null {
+    // RE2, not RegExp: adjacent variables (`{a}{b}{c}`) backtrack polynomially, so one crafted URI could
+    // block the event loop for seconds (the CVE-2026-0621 class); RE2 matches in linear time.
+    this.pattern ??= new (loadRE2())(this.source, 'u');
     const match = this.pattern.exec(uri);
     if (!match) return null;
     const values: Record<string, string> = Object.create(null);

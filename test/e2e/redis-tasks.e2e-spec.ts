@@ -1,65 +1,18 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import type { McpContext, McpToolRegistration } from '../../src/index.js';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { LiveResponse } from '../support/sse-client.js';
-import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
+import { TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
+import { createTask, getTask, taskRequest, waitForStatus } from '../support/task-requests.js';
 
 // Real Redis, several Nest apps in one process.
 jest.setTimeout(30_000);
 
-const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
-const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
-
-/** What the task tools did, on the instance that ran them. */
-class Work {
-  started = 0;
-  stoppedBy: unknown;
-  private release!: () => void;
-  readonly released = new Promise<void>((resolve) => (this.release = resolve));
-
-  done(): void {
-    this.release();
-  }
-
-  tools(): McpToolRegistration[] {
-    return [
-      {
-        name: 'long_job',
-        description: 'Runs until released or stopped',
-        inputSchema: { type: 'object' },
-        taskSupport: 'required',
-        handler: async (_args, _answers, ctx: McpContext) => {
-          this.started++;
-          await new Promise<void>((resolve, reject) => {
-            this.released.then(resolve);
-            ctx.signal.addEventListener('abort', () => {
-              this.stoppedBy = ctx.signal.reason;
-              reject(ctx.signal.reason);
-            });
-          });
-          return 'long job done';
-        },
-      },
-      {
-        name: 'confirm_job',
-        description: 'Asks before it finishes',
-        inputSchema: { type: 'object' },
-        taskSupport: 'required',
-        handler: async (_args, _answers, ctx: McpContext) => {
-          const answer = await ctx.elicit('Go on?', CONFIRM, { key: 'go' });
-          return `confirmed: ${String(answer.content?.confirm)}`;
-        },
-      },
-    ];
-  }
-}
-
 describe('nestjs-mcp/redis: tasks across instances', () => {
   const keyPrefix = testKeyPrefix();
-  const work = [new Work(), new Work(), new Work()];
+  const work = [new TaskJobs(), new TaskJobs(), new TaskJobs()];
   let a: FleetInstance;
   let b: FleetInstance;
   let c: FleetInstance;

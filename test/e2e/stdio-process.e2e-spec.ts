@@ -209,3 +209,40 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     expect((await basic.exit(Date.now())).code).toBe(0);
   });
 });
+
+describe('stdio server process of an app with two MCP servers (bootstrapStdio server option)', () => {
+  async function toolNames(server: RawStdioClient): Promise<string[]> {
+    server.send(mcpMessage('tools/list', {}, { id: 'list' }));
+    const { result } = await server.response('list');
+    return (result.tools as Array<{ name: string }>).map((tool) => tool.name);
+  }
+
+  it('serves the default server without the option, although the named one is imported first', async () => {
+    const server = start(STDIO_ENTRIES.twoServers);
+    expect(await toolNames(server)).toEqual(['invoice']);
+    server.child.stdin.end();
+    expect((await server.exit(Date.now())).code).toBe(0);
+  });
+
+  it('serves the server the option names: its tools, prompts and serverInfo', async () => {
+    const server = start(STDIO_ENTRIES.twoServers, { STDIO_SERVER: 'support' });
+    expect(await toolNames(server)).toEqual(['ticket']);
+    server.send(mcpMessage('prompts/list', {}, { id: 'prompts' }));
+    expect((await server.response('prompts')).result.prompts).toMatchObject([{ name: 'triage' }]);
+    server.send(mcpMessage('server/discover', {}, { id: 'discover' }));
+    expect((await server.response('discover')).result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: 'support',
+    });
+    server.child.stdin.end();
+    expect((await server.exit(Date.now())).code).toBe(0);
+  });
+
+  it('fails start-up with McpConfigurationError naming the servers when the name is unknown, writing nothing to stdout', async () => {
+    const server = start(STDIO_ENTRIES.twoServers, { STDIO_SERVER: 'shipping' });
+    expect((await server.exit(Date.now())).code).toBe(1);
+    expect(server.stderr).toContain(
+      'McpConfigurationError: bootstrapStdio: the app has no MCP server named "shipping" (its servers: "support", "billing")',
+    );
+    expect(server.stdoutLines).toEqual([]);
+  });
+});

@@ -1,59 +1,15 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { ErrorCode, MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
 import { createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
+import { CONFIRM, TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
-import { InMemoryTaskStore, TASKS_EXTENSION, type ToolRegistration } from '../../src/core/index.js';
+import { InMemoryTaskStore, TASKS_EXTENSION } from '../../src/core/index.js';
 
-const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
-const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
-
-/** Task tools added with `addTool`, each waiting on something the test controls. */
-class Jobs {
-  private release!: () => void;
-  readonly released = new Promise<void>((resolve) => (this.release = resolve));
-  aborted: unknown;
-
-  done(): void {
-    this.release();
-  }
-
-  tools(): ToolRegistration[] {
-    return [
-      {
-        name: 'long_job',
-        description: 'Runs until the test releases it or it is stopped',
-        inputSchema: { type: 'object' },
-        taskSupport: 'optional',
-        handler: async (_args, _answers, ctx: McpContext) => {
-          await new Promise<void>((resolve, reject) => {
-            this.released.then(resolve);
-            ctx.signal.addEventListener('abort', () => {
-              this.aborted = ctx.signal.reason;
-              reject(ctx.signal.reason);
-            });
-          });
-          return 'long job done';
-        },
-      },
-      {
-        name: 'confirm_job',
-        description: 'Asks before it finishes',
-        inputSchema: { type: 'object' },
-        taskSupport: 'required',
-        handler: async (_args, _answers, ctx: McpContext) => {
-          const answer = await ctx.elicit('Go on?', CONFIRM, { key: 'go' });
-          return `confirmed: ${String(answer.content?.confirm)}`;
-        },
-      },
-    ];
-  }
-}
-
-async function appWith(options: Json, jobs: Jobs): Promise<INestApplication> {
+async function appWith(options: Json, jobs: TaskJobs): Promise<INestApplication> {
   const app = await createApp([
     McpModule.forRoot({ name: 'jobs', version: '1.0.0', logFailedCalls: false, ...options }),
   ]);
@@ -69,13 +25,13 @@ async function create(app: INestApplication, name: string, headers: Record<strin
 
 describe('Tasks across two instances sharing one store', () => {
   let store: InMemoryTaskStore;
-  let jobs: Jobs;
+  let jobs: TaskJobs;
   let a: INestApplication;
   let b: INestApplication;
 
   beforeEach(async () => {
     store = new InMemoryTaskStore();
-    jobs = new Jobs();
+    jobs = new TaskJobs();
     a = await appWith({ tasks: { store } }, jobs);
     b = await appWith({ tasks: { store } }, jobs);
   });
@@ -88,7 +44,7 @@ describe('Tasks across two instances sharing one store', () => {
     const taskId = await create(a, 'long_job');
     expect(await getTask(b, taskId, AS_CLIENT)).toMatchObject({ taskId, status: 'working' });
     expect((await taskRequest(b, 'tasks/cancel', { taskId }, AS_CLIENT)).status).toBe(200);
-    expect((jobs.aborted as Error).message).toBe('The task was cancelled');
+    expect((jobs.stoppedBy as Error).message).toBe('The task was cancelled');
     expect(await getTask(a, taskId, AS_CLIENT)).toMatchObject({ status: 'cancelled' });
   });
 
@@ -127,7 +83,7 @@ describe('Tasks: expiry', () => {
   it('forgets a task and its result after ttlMs: tasks/get then answers -32602', async () => {
     let clock = Date.now();
     const store = new InMemoryTaskStore(() => clock);
-    const jobs = new Jobs();
+    const jobs = new TaskJobs();
     const app = await appWith({ tasks: { store, ttlMs: 60_000 } }, jobs);
     try {
       const taskId = await create(app, 'long_job');
@@ -155,7 +111,7 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
   let alice: Record<string, string>;
   let mallory: Record<string, string>;
   let aliceAgain: Record<string, string>;
-  const jobs = new Jobs();
+  const jobs = new TaskJobs();
 
   beforeAll(async () => {
     issuer = await createTestIssuer();
@@ -201,11 +157,11 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
 describe('Tasks: notifications/tasks on listen streams', () => {
   let app: INestApplication;
   let url: string;
-  let jobs: Jobs;
+  let jobs: TaskJobs;
   const open: LiveResponse[] = [];
 
   beforeAll(async () => {
-    jobs = new Jobs();
+    jobs = new TaskJobs();
     app = await appWith({}, jobs);
     url = await listenOnLoopback(app);
   });
@@ -280,7 +236,7 @@ describe('Tasks: notifications/tasks on listen streams', () => {
 
 describe('Tasks: the call that creates one', () => {
   it('runs a tool registered with registerTool and taskSupport as a task, and refuses it without the extension', async () => {
-    const app = await appWith({}, new Jobs());
+    const app = await appWith({}, new TaskJobs());
     try {
       app.get(MCPServer).registerTool('nightly_export', 'Exports everything', { type: 'object' }, () => 'exported', {
         taskSupport: 'required',
@@ -300,7 +256,7 @@ describe('Tasks: the call that creates one', () => {
   });
 
   it('needs the extension on that very request, whatever earlier requests declared', async () => {
-    const jobs = new Jobs();
+    const jobs = new TaskJobs();
     const app = await appWith({}, jobs);
     try {
       await create(app, 'long_job');

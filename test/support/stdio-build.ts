@@ -16,6 +16,7 @@ export const STDIO_ENTRIES = {
   conformance: resolve(OUT, 'examples/conformance/stdio.js'),
   basic: resolve(OUT, 'examples/basic/stdio.js'),
   fixture: resolve(OUT, 'test/support/stdio-fixture.js'),
+  twoServers: resolve(OUT, 'test/support/stdio-two-servers.js'),
 };
 
 /**

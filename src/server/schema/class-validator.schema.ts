@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import type { DtoClass } from './mcp-schema.type.js';
-import { optionalImport } from './optional-import.js';
+import { optionalRequire } from './optional-import.js';
+import { requireFromLibrary } from '../library-require.cjs';
 
 interface ClassValidatorJsonSchema {
   targetConstructorToSchema(target: Function, options: object): JsonSchema;
@@ -15,9 +16,14 @@ export interface DtoConverter {
 
 const DEFS = '#/$defs/';
 
-export async function loadDtoConverter(): Promise<DtoConverter> {
-  const converter = await optionalImport<ClassValidatorJsonSchema>('class-validator-jsonschema', 'A DTO schema');
-  return { converter, classTransformerMetadataStorage: await classTransformerStorage() };
+/**
+ * Loads the converter synchronously (both packages are CommonJS), so it loads on the first DTO schema instead of
+ * at every start-up: `class-validator-jsonschema` pulls in all of class-validator, which costs more start-up
+ * time than the rest of the module together.
+ */
+export function loadDtoConverter(): DtoConverter {
+  const converter = optionalRequire<ClassValidatorJsonSchema>('class-validator-jsonschema', 'A DTO schema');
+  return { converter, classTransformerMetadataStorage: classTransformerStorage() };
 }
 
 /**
@@ -44,11 +50,9 @@ export function classToJsonSchema(
 }
 
 /** class-transformer is optional: without it, nested DTO types are not followed. */
-async function classTransformerStorage(): Promise<unknown> {
+function classTransformerStorage(): unknown {
   try {
-    const storage = (await import('class-transformer/cjs/storage.js' as string)) as {
-      defaultMetadataStorage?: unknown;
-    };
+    const storage = requireFromLibrary('class-transformer/cjs/storage.js') as { defaultMetadataStorage?: unknown };
     return storage.defaultMetadataStorage;
   } catch {
     return undefined;

@@ -6,31 +6,40 @@ import {
   isZodSchema,
   loadZodConverter,
   standardToJsonSchema,
+  zodConvertsItself,
   type SchemaDirection,
   type ZodConverter,
 } from './zod.schema.js';
 
 /**
- * The optional converters, loaded once (`loadSchemaConverters`). Registration is synchronous, and these come
- * from optional packages that can only be imported asynchronously in both module formats, so they are loaded
- * ahead: `McpModule` does it before the kernel exists.
+ * The optional converters, each loaded once. Registration is synchronous: the DTO converter (CommonJS) loads on
+ * the first DTO schema; zod's converter can only be imported asynchronously (the ESM zod in the ESM build), so
+ * it is loaded ahead (`loadSchemaConverters`, or `loadLegacyZodConverter` where it can be needed).
  */
 let dto: DtoConverter | Error | undefined;
 let zod: ZodConverter | Error | undefined;
 
 /** Loads the DTO and zod converters where their packages are installed; a missing one fails only when used. */
 export async function loadSchemaConverters(): Promise<void> {
-  dto ??= await loadDtoConverter().catch((error: Error) => error);
+  dtoConverter();
   zod ??= await loadZodConverter().catch((error: Error) => error);
+}
+
+/**
+ * What `McpModule` loads before the kernel exists: zod's converter, only when the zod this package resolves is
+ * older than 4.2 (newer zod schemas convert themselves, and importing zod costs start-up time).
+ */
+export async function loadLegacyZodConverter(): Promise<void> {
+  if (!zodConvertsItself()) zod ??= await loadZodConverter().catch((error: Error) => error);
 }
 
 /**
  * Turns any accepted schema into the JSON Schema that is published and validated (by the kernel's ajv path, so
  * every style validates identically). Plain JSON Schema passes through unaltered. A zod >= 4.2 or Standard JSON
- * Schema converts itself; a DTO class (and older zod) needs `loadSchemaConverters()` to have run.
+ * Schema converts itself; older zod needs `loadSchemaConverters()` to have run.
  */
 export function convertSchema(schema: McpSchema, direction: SchemaDirection): JsonSchema {
-  if (typeof schema === 'function') return classToJsonSchema(schema, loaded(dto, 'A DTO schema'));
+  if (typeof schema === 'function') return classToJsonSchema(schema, loaded(dtoConverter(), 'A DTO schema'));
   if (isStandardJsonSchema(schema)) return standardToJsonSchema(schema, direction, undefined);
   if (isZodSchema(schema)) return standardToJsonSchema(schema, direction, loaded(zod, 'A zod schema'));
   return schema as JsonSchema;
@@ -40,6 +49,17 @@ export function convertSchema(schema: McpSchema, direction: SchemaDirection): Js
 export async function toJsonSchema(schema: McpSchema, direction: SchemaDirection): Promise<JsonSchema> {
   await loadSchemaConverters();
   return convertSchema(schema, direction);
+}
+
+function dtoConverter(): DtoConverter | Error {
+  if (dto === undefined) {
+    try {
+      dto = loadDtoConverter();
+    } catch (error) {
+      dto = error as Error;
+    }
+  }
+  return dto;
 }
 
 function loaded<T>(converter: T | Error | undefined, purpose: string): T {

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import type { StandardJsonSchemaSource, ZodSchemaSource } from './mcp-schema.type.js';
+import { requireFromLibrary } from '../library-require.cjs';
 import { optionalImport } from './optional-import.js';
 
 /** The published direction: a tool's arguments are the schema's input, its result the schema's output. */
@@ -19,6 +20,18 @@ export function isZodSchema(schema: unknown): schema is ZodSchemaSource {
 
 export async function loadZodConverter(): Promise<ZodConverter> {
   return (await optionalImport<{ toJSONSchema: ZodConverter }>('zod', 'A zod schema')).toJSONSchema;
+}
+
+/** Whether the zod this package resolves is 4.2 or newer, whose schemas need no converter (false when absent). */
+export function zodConvertsItself(): boolean {
+  let version: string;
+  try {
+    ({ version } = requireFromLibrary('zod/package.json') as { version: string });
+  } catch {
+    return false;
+  }
+  const [major, minor] = version.split('.').map(Number);
+  return major > 4 || (major === 4 && minor >= 2);
 }
 
 /** JSON Schema (2020-12) of a zod or Standard JSON Schema; `zod` is only needed for zod older than 4.2. */

@@ -1,6 +1,8 @@
 // The MCP cases both compat apps run with their own generated test runner (jest + ts-jest CommonJS on Nest 11,
 // vitest on Nest 12): run.sh copies this file into each app's test/ folder. It has no relative import, so the
 // same source compiles in both module systems; each app's spec hands in its own AppModule.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ConsoleLogger, type INestApplication, type Type } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -10,7 +12,12 @@ import { McpModule } from 'nestjs-mcp';
 import { PrototypeExpressAdapter } from 'nestjs-mcp/express';
 import { createMcpTestClient, mcpMessage } from 'nestjs-mcp/testing';
 import request from 'supertest';
+<<<<<<< HEAD
 import type { Server } from 'node:http';
+=======
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+>>>>>>> main
 import * as vm from 'node:vm';
 
 export interface McpCaseOptions {
@@ -187,6 +194,48 @@ export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): voi
     },
     TIMEOUT,
   );
+}
+
+/**
+ * The app's own stdio entry (src/stdio.ts: `bootstrapStdio(AppModule)` from the installed package), built as
+ * `nest build` lays it out (dist/stdio.js) and launched by the official MCP client the way a desktop client
+ * does. Run from the app's folder, as its test scripts are.
+ */
+export function defineStdioCase(): void {
+  describe('nestjs-mcp over stdio', () => {
+    beforeAll(() => {
+      // `nest build` without the Nest CLI: tsc with the app's build config.
+      execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+        stdio: 'inherit',
+      });
+    }, 120_000);
+
+    it(
+      "an MCP client launches the app's stdio entry, lists its tools and calls them over the pipe",
+      async () => {
+        const client = new Client(
+          { name: 'compat-stdio', version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: PROTOCOL_VERSION } } },
+        );
+        // stderr passes through: Nest's start-up log lands there, and a failing start-up shows why.
+        await client.connect(
+          new StdioClientTransport({ command: process.execPath, args: [join('dist', 'stdio.js')], stderr: 'inherit' }),
+        );
+        try {
+          expect(client.getNegotiatedProtocolVersion()).toBe(PROTOCOL_VERSION);
+          const { tools } = await client.listTools();
+          expect(tools.map((tool) => tool.name)).toEqual(['echo', 'hello']);
+          const echo = await client.callTool({ name: 'echo', arguments: { text: 'over the pipe' } });
+          expect(echo.content).toEqual([{ type: 'text', text: 'over the pipe' }]);
+          const hello = await client.callTool({ name: 'hello', arguments: {} });
+          expect(hello.content).toEqual([{ type: 'text', text: 'Hello World!' }]);
+        } finally {
+          await client.close();
+        }
+      },
+      TIMEOUT,
+    );
+  });
 }
 
 /** Whether this process runs with --experimental-vm-modules (then jest's CommonJS runtime can import ESM). */

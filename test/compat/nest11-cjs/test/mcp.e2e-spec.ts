@@ -1,4 +1,5 @@
 import { AppModule } from './../src/app.module';
-import { defineMcpCases } from './mcp-cases';
+import { defineMcpCases, defineStdioCase } from './mcp-cases';
 
 defineMcpCases(AppModule, { runner: 'jest-cjs' });
+defineStdioCase();

@@ -1,4 +1,5 @@
 import { AppModule } from './../src/app.module.js';
-import { defineMcpCases } from './mcp-cases.js';
+import { defineMcpCases, defineStdioCase } from './mcp-cases.js';
 
 defineMcpCases(AppModule, { runner: 'vitest' });
+defineStdioCase();
