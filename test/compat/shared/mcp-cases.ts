@@ -12,12 +12,9 @@ import { McpModule } from 'nestjs-mcp';
 import { PrototypeExpressAdapter } from 'nestjs-mcp/express';
 import { createMcpTestClient, mcpMessage } from 'nestjs-mcp/testing';
 import request from 'supertest';
-<<<<<<< HEAD
-import type { Server } from 'node:http';
-=======
 import { execFileSync } from 'node:child_process';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
->>>>>>> main
 import * as vm from 'node:vm';
 
 export interface McpCaseOptions {
