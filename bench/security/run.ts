@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { envelope, headersFor } from '../../test/support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 /**
  * The bounded load and fault plan of security.md §5.3 (L1-L16), loopback only. Each test forks a fresh server
@@ -92,7 +92,7 @@ function post(
 ): Promise<Answer> {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
   const all = {
-    ...(Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : headersFor(body)),
+    ...(Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : mcpHeaders(body)),
     ...headers,
     'content-length': String(bytes.length),
   };
@@ -159,7 +159,7 @@ const percentile = (values: number[], p: number) => {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const call = (name: string, args: Record<string, unknown>, id: number | string = 1, meta?: Record<string, unknown>) =>
-  envelope('tools/call', { name, arguments: args }, { id, meta });
+  mcpMessage('tools/call', { name, arguments: args }, { id, meta });
 const results: Array<{ test: string; pass: boolean }> = [];
 function report(test: string, pass: boolean, figures: Record<string, unknown>): void {
   results.push({ test, pass });
@@ -174,7 +174,7 @@ function echoCannon(
   return autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: 'POST',
-    headers: headersFor(body),
+    headers: mcpHeaders(body),
     body: JSON.stringify(body),
     connections: options.connections,
     ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration }),
@@ -279,7 +279,7 @@ const plan: Record<string, () => Promise<void>> = {
   async L5() {
     const server = await startServer();
     const echo = call('echo', { text: 'x' });
-    const h = headersFor(echo);
+    const h = mcpHeaders(echo);
     const text = JSON.stringify(echo);
     // [body, extra headers, status, code]
     const table: Array<[string | Buffer, Record<string, string>, number, number | null]> = [
@@ -296,7 +296,7 @@ const plan: Record<string, () => Promise<void>> = {
       [text, { ...h, 'mcp-name': 'other' }, 400, -32020],
       [text, { ...h, 'mcp-protocol-version': '2025-06-18' }, 400, -32020],
       [JSON.stringify({ ...echo, params: { name: 'echo', arguments: { text: 'x' } } }), h, 400, -32602],
-      [JSON.stringify(envelope('nope/nope')), headersFor(envelope('nope/nope')), 404, -32601],
+      [JSON.stringify(mcpMessage('nope/nope')), mcpHeaders(mcpMessage('nope/nope')), 404, -32601],
       [text, { ...h, 'content-type': 'text/plain' }, 415, -32600],
       [text, { ...h, 'content-type': 'text/plain; a=application/json' }, 415, -32600],
       [text, { ...h, 'content-encoding': 'bogus' }, 415, -32600],
@@ -369,7 +369,7 @@ const plan: Record<string, () => Promise<void>> = {
         new Promise<void>((resolve) => {
           const body = call('slowProgress', { n: 50 }, i, { progressToken: i });
           const req = httpRequest(
-            { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+            { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: mcpHeaders(body) },
             (res) => {
               let events = 0;
               res.on('data', (chunk: Buffer) => {
@@ -436,7 +436,7 @@ const plan: Record<string, () => Promise<void>> = {
     const paused = await new Promise<{ bytes: number; rssDuring: number }>((resolve) => {
       const body = call('big', { mb: 0.9 });
       const req = httpRequest(
-        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: mcpHeaders(body) },
         (res) => {
           res.pause();
           void sleep(5_000).then(async () => {
@@ -526,7 +526,7 @@ const plan: Record<string, () => Promise<void>> = {
   async L13() {
     const server = await startServer();
     const before = await server.stats();
-    const h = headersFor(call('echo', { text: 'x' }));
+    const h = mcpHeaders(call('echo', { text: 'x' }));
     const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
     const n = scale(500);
@@ -556,11 +556,11 @@ const plan: Record<string, () => Promise<void>> = {
     const server = await startServer();
     const open: Array<{ text: string; req: ReturnType<typeof httpRequest> }> = [];
     for (let i = 0; i < 32; i++) {
-      const body = envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: i });
+      const body = mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: i });
       const entry = {
         text: '',
         req: httpRequest(
-          { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+          { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: mcpHeaders(body) },
           (res) => res.on('data', (c: Buffer) => (entry.text += c.toString())),
         ),
       };
@@ -569,15 +569,15 @@ const plan: Record<string, () => Promise<void>> = {
       open.push(entry);
     }
     while ((await server.stats()).subscriptions < 32) await sleep(50);
-    const extra = await post(server.port, envelope('subscriptions/listen', { notifications: {} }, { id: 33 }));
+    const extra = await post(server.port, mcpMessage('subscriptions/listen', { notifications: {} }, { id: 33 }));
     await sleep(3_000);
     const keepAlives = open.map((o) => (o.text.match(/^: keep-alive$/gm) ?? []).length);
     open[0].req.destroy();
     while ((await server.stats()).subscriptions > 31) await sleep(50);
     const freed = await new Promise<boolean>((resolve) => {
-      const body = envelope('subscriptions/listen', { notifications: {} }, { id: 34 });
+      const body = mcpMessage('subscriptions/listen', { notifications: {} }, { id: 34 });
       const req = httpRequest(
-        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: headersFor(body) },
+        { host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: mcpHeaders(body) },
         (res) =>
           res.once('data', (c: Buffer) => {
             resolve(c.toString().includes('acknowledged'));
@@ -604,7 +604,7 @@ const plan: Record<string, () => Promise<void>> = {
     const listens = Array.from({ length: 8 }, (_, i) =>
       post(
         server.port,
-        envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` }),
+        mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` }),
       ),
     );
     const load = echoCannon(server.port, { connections: 16, duration: 15 });

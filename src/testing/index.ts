@@ -7,6 +7,7 @@ export {
   type McpRequestOptions,
   type McpTestClientOptions,
   type McpTestExchange,
+  type McpTestResponse,
   type McpTestTarget,
 } from './mcp-test-client.js';
 export { createToolContext, type ToolContextHarness, type ToolContextOptions } from './tool-context.js';

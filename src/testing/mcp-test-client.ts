@@ -18,6 +18,7 @@ import type {
   ToolDefinition,
 } from '../protocol/mcp-types.js';
 import { extractParamHeaderRules, readPath, type ParamHeaderRule } from '../protocol/param-headers.js';
+import { httpPost, type HttpReply } from './http-post.js';
 import { mcpHeaders, mcpMessage } from './mcp-message.js';
 
 /** Something that serves HTTP: a Nest app (`INestApplication`), a Node server, or the base URL of a running one. */
@@ -61,6 +62,15 @@ export interface McpTestExchange<R = Record<string, unknown>> {
   progress: Array<{ progress: number; total?: number; message?: string }>;
   /** How many `input_required` rounds were answered. */
   rounds: number;
+}
+
+/** The raw reply to `McpTestClient.post`, read to the end. */
+export interface McpTestResponse extends HttpReply {
+  /**
+   * The body parsed, when the response is `application/json`; otherwise undefined (an event stream is in `text`,
+   * for `sseMessages`). Untyped on purpose: a test reaches into whatever came back, well-formed or not.
+   */
+  body: any;
 }
 
 /**
@@ -165,7 +175,7 @@ export class McpTestClient {
     const notifications: JsonRpcNotification[] = [];
     let extra: Record<string, unknown> = {};
     for (let rounds = 0; ; rounds++) {
-      const reply = await this.post(method, { ...params, ...extra }, options);
+      const reply = await this.exchange(method, { ...params, ...extra }, options);
       notifications.push(...reply.notifications);
       const result = reply.result;
       const exchange: McpTestExchange<R> = {
@@ -195,21 +205,37 @@ export class McpTestClient {
     if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private async post(method: string, params: Record<string, unknown>, options: McpRequestOptions) {
+  /**
+   * POSTs `body` as given, for requests a conforming client would not send (malformed JSON, a foreign Host, a
+   * header missing or at odds with the body): a string goes as is, anything else as JSON. An object body gets
+   * the headers `mcpHeaders` derives from it, any other only `content-type: application/json`; the client's
+   * `headers` and then these `headers` are laid over them (`undefined` removes one). Nothing else is filled in,
+   * no input round is answered, and whatever comes back is returned, JSON-RPC or not.
+   */
+  async post(body: unknown, headers: Record<string, string | undefined> = {}): Promise<McpTestResponse> {
+    const derived =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? mcpHeaders(body)
+        : { 'content-type': 'application/json' };
+    const reply = await this.send({ ...derived, ...this.headers, ...headers }, body);
+    return { ...reply, body: jsonBody(reply.headers['content-type'] ?? '', reply.text) };
+  }
+
+  private async send(headers: Record<string, string | undefined>, body: unknown): Promise<HttpReply> {
+    const sent = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
+    return httpPost(`${await this.url()}${this.path}`, sent, typeof body === 'string' ? body : JSON.stringify(body));
+  }
+
+  private async exchange(method: string, params: Record<string, unknown>, options: McpRequestOptions) {
     const body = mcpMessage(method, params, {
       id: this.nextId++,
       clientInfo: this.clientInfo,
       clientCapabilities: this.capabilities,
       meta: options.meta,
     });
-    const headers: Record<string, string | undefined> = { ...mcpHeaders(body), ...this.headers, ...options.headers };
-    const response = await fetch(`${await this.url()}${this.path}`, {
-      method: 'POST',
-      headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    const messages = jsonRpcMessages(response.headers.get('content-type') ?? '', text);
+    const response = await this.send({ ...mcpHeaders(body), ...this.headers, ...options.headers }, body);
+    const { text } = response;
+    const messages = jsonRpcMessages(response.headers['content-type'] ?? '', text);
     if (messages === null) {
       // Most often the path: Nest's global prefix is not in it, and Nest's own 404 body comes back.
       throw new Error(
@@ -307,6 +333,16 @@ function jsonRpcMessages(contentType: string, text: string): Array<Record<string
   const isMessage = (m: unknown) =>
     typeof m === 'object' && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
   return messages.every(isMessage) ? (messages as Array<Record<string, unknown>>) : null;
+}
+
+/** A JSON response body parsed, or undefined when the response is not JSON (or the JSON is broken). */
+function jsonBody(contentType: string, text: string): unknown {
+  if (!/^application\/(?:[\w.+-]+\+)?json/i.test(contentType) || text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses a `text/event-stream` body into its JSON messages. */

@@ -6,13 +6,19 @@ import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
-import { callTool, envelope, headersFor, post, sseMessages } from '../support/mcp-request.js';
+import {
+  createMcpTestClient,
+  mcpHeaders,
+  mcpMessage,
+  sseMessages,
+  type McpTestResponse,
+} from '../../src/testing/index.js';
 
 /** POSTs a body gzip-compressed, as raw bytes (superagent would otherwise serialize the Buffer as JSON). */
 const postGzipped = (app: INestApplication, body: Record<string, unknown>) =>
   request(app.getHttpServer())
     .post('/mcp')
-    .set({ ...headersFor(body), 'content-encoding': 'gzip' })
+    .set({ ...mcpHeaders(body), 'content-encoding': 'gzip' })
     .serialize((data) => data)
     .send(gzipSync(JSON.stringify(body)) as unknown as string);
 
@@ -90,7 +96,7 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
   afterAll(() => app.close());
 
-  const expectJsonRpcError = (res: request.Response, status: number, code: number) => {
+  const expectJsonRpcError = (res: McpTestResponse, status: number, code: number) => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.jsonrpc).toBe('2.0');
@@ -98,12 +104,14 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   };
 
   it('refuses a foreign Host with 403', async () => {
-    const res = await post(app, envelope('server/discover'), { host: 'evil.example.com' });
+    const res = await createMcpTestClient(app).post(mcpMessage('server/discover'), { host: 'evil.example.com' });
     expectJsonRpcError(res, 403, -32600);
   });
 
   it('refuses a foreign Origin with 403', async () => {
-    const res = await post(app, envelope('server/discover'), { origin: 'http://evil.example.com' });
+    const res = await createMcpTestClient(app).post(mcpMessage('server/discover'), {
+      origin: 'http://evil.example.com',
+    });
     expectJsonRpcError(res, 403, -32600);
   });
 
@@ -114,20 +122,22 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('answers a non-JSON media type with 415', async () => {
-    const res = await post(app, JSON.stringify(envelope('server/discover')), { 'content-type': 'text/plain' });
+    const res = await createMcpTestClient(app).post(JSON.stringify(mcpMessage('server/discover')), {
+      'content-type': 'text/plain',
+    });
     expectJsonRpcError(res, 415, -32600);
   });
 
   it('answers a missing Content-Type with 415', async () => {
     const res = await request(app.getHttpServer())
       .post('/mcp')
-      .send(Buffer.from(JSON.stringify(envelope('server/discover'))));
+      .send(Buffer.from(JSON.stringify(mcpMessage('server/discover'))));
     expectJsonRpcError(res, 415, -32600);
   });
 
   it('answers a body over the limit with 413, before and after decompression', async () => {
-    const big = envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) });
-    expectJsonRpcError(await post(app, big), 413, -32600);
+    const big = mcpMessage('server/discover', { padding: 'x'.repeat(MAX_BODY) });
+    expectJsonRpcError(await createMcpTestClient(app).post(big), 413, -32600);
     expect(gzipSync(JSON.stringify(big)).length).toBeLessThan(MAX_BODY);
     expectJsonRpcError(await postGzipped(app, big), 413, -32600);
   });
@@ -139,7 +149,9 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
       adapter,
     );
     try {
-      const res = await post(roomy, envelope('server/discover', { padding: 'x'.repeat(2 * 1024 * 1024) }));
+      const res = await createMcpTestClient(roomy).post(
+        mcpMessage('server/discover', { padding: 'x'.repeat(2 * 1024 * 1024) }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.result.supportedVersions).toEqual(['2026-07-28']);
     } finally {
@@ -148,32 +160,31 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('accepts a gzip body within the limit', async () => {
-    const res = await postGzipped(app, envelope('server/discover'));
+    const res = await postGzipped(app, mcpMessage('server/discover'));
     expect(res.status).toBe(200);
     expect(res.body.result.supportedVersions).toEqual(['2026-07-28']);
   });
 
   it('answers invalid JSON with -32700 and HTTP 400', async () => {
-    const res = await post(app, '{"jsonrpc":"2.0",', { 'mcp-method': 'tools/list' });
+    const res = await createMcpTestClient(app).post('{"jsonrpc":"2.0",', { 'mcp-method': 'tools/list' });
     expectJsonRpcError(res, 400, -32700);
     expect(res.body.id).toBeNull();
   });
 
   it('answers a batch and a non-object with -32600', async () => {
-    expectJsonRpcError(await post(app, [envelope('server/discover')]), 400, -32600);
-    expectJsonRpcError(await post(app, '"hello"'), 400, -32600);
-    expectJsonRpcError(await post(app, 'null'), 400, -32600);
+    expectJsonRpcError(await createMcpTestClient(app).post([mcpMessage('server/discover')]), 400, -32600);
+    expectJsonRpcError(await createMcpTestClient(app).post('"hello"'), 400, -32600);
+    expectJsonRpcError(await createMcpTestClient(app).post('null'), 400, -32600);
   });
 
   it('accepts a notification with 202 and an empty body', async () => {
-    const res = await post(app, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const res = await createMcpTestClient(app).post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(res.status).toBe(202);
     expect(res.text).toBe('');
   });
 
   it('answers a request without the _meta envelope with -32602', async () => {
-    const res = await post(
-      app,
+    const res = await createMcpTestClient(app).post(
       { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
       { 'mcp-method': 'tools/list' },
     );
@@ -182,33 +193,43 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('answers a header that contradicts the body with -32020', async () => {
-    const res = await post(app, envelope('tools/list'), { 'mcp-method': 'prompts/list' });
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/list'), { 'mcp-method': 'prompts/list' });
     expectJsonRpcError(res, 400, -32020);
   });
 
   it('answers an unsupported protocol version with -32022 and the supported list', async () => {
-    const body = envelope('server/discover', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } });
-    const res = await post(app, body, { 'mcp-protocol-version': '2099-01-01' });
+    const body = mcpMessage(
+      'server/discover',
+      {},
+      { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+    );
+    const res = await createMcpTestClient(app).post(body, { 'mcp-protocol-version': '2099-01-01' });
     expectJsonRpcError(res, 400, -32022);
     expect(res.body.error.data.supported).toEqual(['2026-07-28']);
   });
 
   it('answers a missing client capability with -32021', async () => {
-    const res = await callTool(app, 'needs_sampling', {});
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'needs_sampling', arguments: {} }),
+    );
     expectJsonRpcError(res, 400, -32021);
     expect(res.body.error.data.requiredCapabilities).toEqual({ sampling: {} });
   });
 
   it('answers unknown and removed methods with -32601 and HTTP 404', async () => {
-    expectJsonRpcError(await post(app, envelope('unknown/method')), 404, -32601);
-    expectJsonRpcError(await post(app, envelope('ping')), 404, -32601);
-    expectJsonRpcError(await post(app, envelope('initialize')), 404, -32601);
+    expectJsonRpcError(await createMcpTestClient(app).post(mcpMessage('unknown/method')), 404, -32601);
+    expectJsonRpcError(await createMcpTestClient(app).post(mcpMessage('ping')), 404, -32601);
+    expectJsonRpcError(await createMcpTestClient(app).post(mcpMessage('initialize')), 404, -32601);
   });
 
   it('calls a tool and validates its arguments', async () => {
-    const ok = await callTool(app, 'add', { a: 2, b: 3 }).expect(200);
+    const ok = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }),
+    );
+    expect(ok.status).toBe(200);
     expect(ok.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: '5' }] });
-    const invalid = await callTool(app, 'add', { a: 2 }).expect(200);
+    const invalid = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'add', arguments: { a: 2 } }));
+    expect(invalid.status).toBe(200);
     expect(invalid.body.result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'Missing required argument: b' }],
@@ -216,8 +237,9 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('leaves the body headers as they arrived for the handler (and anything else after the body layer)', async () => {
-    const body = envelope('tools/call', { name: 'body_headers', arguments: {} });
-    const res = await post(app, body).expect(200);
+    const body = mcpMessage('tools/call', { name: 'body_headers', arguments: {} });
+    const res = await createMcpTestClient(app).post(body);
+    expect(res.status).toBe(200);
     expect(res.body.result.structuredContent ?? JSON.parse(res.body.result.content[0].text)).toEqual({
       type: 'application/json',
       length: String(Buffer.byteLength(JSON.stringify(body))),
@@ -225,7 +247,7 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
     });
     // Written in two parts without a length: the body arrives chunked.
     const text = JSON.stringify(body);
-    const chunkedRequest = request(app.getHttpServer()).post('/mcp').set(headersFor(body));
+    const chunkedRequest = request(app.getHttpServer()).post('/mcp').set(mcpHeaders(body));
     chunkedRequest.write(text.slice(0, 20));
     chunkedRequest.write(text.slice(20));
     const chunked = await chunkedRequest.expect(200);
@@ -236,7 +258,8 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
   });
 
   it('lists tools as one JSON document', async () => {
-    const res = await post(app, envelope('tools/list')).expect(200);
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+    expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
     expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
       'add',
@@ -252,26 +275,27 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
 
   it("aborts the handler's signal when the client goes away, and only then", async () => {
     signals.length = 0;
-    await callTool(app, 'peek', {}).expect(200);
+    expect(
+      (await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'peek', arguments: {} }))).status,
+    ).toBe(200);
     expect(signals[0].aborted).toBe(false);
-    await expect(callTool(app, 'wait', {}).timeout(300)).rejects.toThrow(/Timeout/);
+    // A client that gives up after 300 ms, which the kit's client does not do: supertest sends the kit's request.
+    const wait = mcpMessage('tools/call', { name: 'wait', arguments: {} });
+    await expect(
+      request(app.getHttpServer()).post('/mcp').set(mcpHeaders(wait)).send(JSON.stringify(wait)).timeout(300),
+    ).rejects.toThrow(/Timeout/);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(signals[1].aborted).toBe(true);
     expect(signals[0].aborted).toBe(false);
   });
 
   it('streams progress as SSE before the result', async () => {
-    const res = await callTool(app, 'count', {}, {}, { meta: { progressToken: 'p1' } })
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => done(null, text));
-      })
-      .expect(200);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'count', arguments: {} }, { meta: { progressToken: 'p1' } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
-    const messages = sseMessages(res.body as string);
+    const messages = sseMessages(res.text);
     expect(messages.map((m) => (m.params as { progress?: number } | undefined)?.progress)).toEqual([
       1,
       2,
@@ -301,20 +325,19 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
   afterAll(() => app.close());
 
   it('serves /api/mcp and refuses a wrong media type with its own 415', async () => {
-    const ok = await post(app, envelope('server/discover'), {}, '/api/mcp').expect(200);
+    const ok = await createMcpTestClient(app, { path: '/api/mcp' }).post(mcpMessage('server/discover'));
+    expect(ok.status).toBe(200);
     expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-    const refused = await post(
-      app,
-      JSON.stringify(envelope('server/discover')),
+    const refused = await createMcpTestClient(app, { path: '/api/mcp' }).post(
+      JSON.stringify(mcpMessage('server/discover')),
       { 'content-type': 'text/plain' },
-      '/api/mcp',
     );
     expect(refused.status).toBe(415);
     expect(refused.body.error.code).toBe(-32600);
   });
 
   it('answers invalid JSON on the prefixed route with -32700', async () => {
-    const res = await post(app, '{', { 'mcp-method': 'tools/list' }, '/api/mcp');
+    const res = await createMcpTestClient(app, { path: '/api/mcp' }).post('{', { 'mcp-method': 'tools/list' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32700);
   });
@@ -330,11 +353,13 @@ describe('McpModule on express: every path Express routes to the MCP controller'
   // Express routes are case-insensitive and ignore a trailing slash; the body layer must own the body there too,
   // or Nest's JSON parser consumes it and the driver waits for a body that never comes.
   it.each(['/mcp/', '/MCP', '/Mcp/?x=1'])("serves %s, under the driver's body rules", async (path) => {
-    const ok = await post(app, envelope('server/discover'), {}, path).timeout(5_000).expect(200);
+    const ok = await createMcpTestClient(app, { path }).post(mcpMessage('server/discover'));
+    expect(ok.status).toBe(200);
     expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-    const big = await post(app, envelope('server/discover', { padding: 'x'.repeat(MAX_BODY) }), {}, path)
-      .timeout(5_000)
-      .expect(413);
+    const big = await createMcpTestClient(app, { path }).post(
+      mcpMessage('server/discover', { padding: 'x'.repeat(MAX_BODY) }),
+    );
+    expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });
@@ -358,11 +383,13 @@ describe.each(HTTP_ADAPTERS)(
     afterAll(() => app.close());
 
     it('serves /v1/mcp from the body Nest parsed, still under the Host/Origin rule', async () => {
-      const ok = await post(app, envelope('server/discover'), {}, '/v1/mcp').timeout(5_000).expect(200);
+      const ok = await createMcpTestClient(app, { path: '/v1/mcp' }).post(mcpMessage('server/discover'));
+      expect(ok.status).toBe(200);
       expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-      const foreign = await post(app, envelope('server/discover'), { host: 'evil.example' }, '/v1/mcp')
-        .timeout(5_000)
-        .expect(403);
+      const foreign = await createMcpTestClient(app, { path: '/v1/mcp' }).post(mcpMessage('server/discover'), {
+        host: 'evil.example',
+      });
+      expect(foreign.status).toBe(403);
       expect(foreign.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     });
   },
@@ -395,7 +422,8 @@ describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {
   });
 
   it('answers an anonymous request with 401 and a challenge naming the metadata', async () => {
-    const res = await post(app, envelope('server/discover')).expect(401);
+    const res = await createMcpTestClient(app).post(mcpMessage('server/discover'));
+    expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toContain(
       'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
     );

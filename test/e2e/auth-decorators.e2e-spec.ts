@@ -3,7 +3,7 @@ import { Injectable, type INestApplication } from '@nestjs/common';
 import { McpModule, Prompt, RequireScopes, Resource, Tool } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { createTestIssuer, challengeParams, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 @Injectable()
 @RequireScopes('files:read')
@@ -34,6 +34,7 @@ class FileTools {
 /** `@RequireScopes` on decorated primitives, class-level and method-level, under a real JWT verifier. */
 describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let issuer: TestIssuer;
   const bearer = async (scope?: string) => ({ authorization: `Bearer ${await issuer.token(scope ? { scope } : {})}` });
 
@@ -49,47 +50,58 @@ describe('@RequireScopes on @Tool, @Resource and @Prompt', () => {
       ],
       [FileTools],
     );
+    mcp = createMcpTestClient(app);
   });
   afterAll(() => app.close());
 
   it('applies the class scope to every method and adds the method scope', async () => {
-    await post(app, envelope('tools/call', { name: 'read_file', arguments: {} }), await bearer('files:read')).expect(
-      200,
-    );
-    const denied = await post(
-      app,
-      envelope('tools/call', { name: 'write_file', arguments: {} }),
+    expect(
+      (await mcp.post(mcpMessage('tools/call', { name: 'read_file', arguments: {} }), await bearer('files:read')))
+        .status,
+    ).toBe(200);
+    const denied = await mcp.post(
+      mcpMessage('tools/call', { name: 'write_file', arguments: {} }),
       await bearer('files:read'),
-    ).expect(403);
+    );
+    expect(denied.status).toBe(403);
     expect(challengeParams(denied.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope' });
     expect(challengeParams(denied.headers['www-authenticate']).scope.split(' ').sort()).toEqual([
       'files:read',
       'files:write',
     ]);
-    await post(
-      app,
-      envelope('tools/call', { name: 'write_file', arguments: {} }),
-      await bearer('files:read files:write'),
-    ).expect(200);
+    expect(
+      (
+        await mcp.post(
+          mcpMessage('tools/call', { name: 'write_file', arguments: {} }),
+          await bearer('files:read files:write'),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('lists only what the caller may use, as a private list', async () => {
-    const res = await post(app, envelope('tools/list'), await bearer('files:read')).expect(200);
+    const res = await mcp.post(mcpMessage('tools/list'), await bearer('files:read'));
+    expect(res.status).toBe(200);
     expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['read_file']);
     expect(res.body.result.cacheScope).toBe('private');
-    const none = await post(app, envelope('tools/list'), await bearer()).expect(200);
+    const none = await mcp.post(mcpMessage('tools/list'), await bearer());
+    expect(none.status).toBe(200);
     expect(none.body.result.tools).toEqual([]);
   });
 
   it('guards decorated resources and prompts too', async () => {
-    await post(app, envelope('resources/read', { uri: 'file:///audit.log' }), await bearer('files:read')).expect(403);
-    const read = await post(
-      app,
-      envelope('resources/read', { uri: 'file:///audit.log' }),
+    expect(
+      (await mcp.post(mcpMessage('resources/read', { uri: 'file:///audit.log' }), await bearer('files:read'))).status,
+    ).toBe(403);
+    const read = await mcp.post(
+      mcpMessage('resources/read', { uri: 'file:///audit.log' }),
       await bearer('files:read files:audit'),
-    ).expect(200);
+    );
+    expect(read.status).toBe(200);
     expect(read.body.result.contents[0].text).toBe('audit trail');
-    await post(app, envelope('prompts/get', { name: 'summarize' }), await bearer()).expect(403);
-    await post(app, envelope('prompts/get', { name: 'summarize' }), await bearer('files:read')).expect(200);
+    expect((await mcp.post(mcpMessage('prompts/get', { name: 'summarize' }), await bearer())).status).toBe(403);
+    expect((await mcp.post(mcpMessage('prompts/get', { name: 'summarize' }), await bearer('files:read'))).status).toBe(
+      200,
+    );
   });
 });

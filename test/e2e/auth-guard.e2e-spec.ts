@@ -10,7 +10,7 @@ import { APP_GUARD, Reflector } from '@nestjs/core';
 import request from 'supertest';
 import { ErrorCode, InvalidTokenError, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestResponse } from '../../src/testing/index.js';
 import { challengeParams, ISSUER, RESOURCE, RESOURCE_METADATA_URL } from '../support/auth-tokens.js';
 
 const OBJECT = { type: 'object' } as const;
@@ -71,8 +71,11 @@ const auth = {
   fromRequest: (req: { user?: unknown }) => req.user,
 };
 const call = (app: INestApplication, name: string, token?: string) =>
-  post(app, envelope('tools/call', { name, arguments: {} }), token ? { authorization: `Bearer ${token}` } : {});
-const text = (res: request.Response) => JSON.parse(res.body.result.content[0].text);
+  createMcpTestClient(app).post(
+    mcpMessage('tools/call', { name, arguments: {} }),
+    token ? { authorization: `Bearer ${token}` } : {},
+  );
+const text = (res: McpTestResponse) => JSON.parse(res.body.result.content[0].text);
 
 describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
   let app: INestApplication;
@@ -87,23 +90,27 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
   afterAll(() => app.close());
 
   it("hands the guard's request.user to the tool as the principal", async () => {
-    const res = await call(app, 'whoami', 'alice-token').expect(200);
+    const res = await call(app, 'whoami', 'alice-token');
+    expect(res.status).toBe(200);
     expect(text(res)).toEqual({ principal: USERS['alice-token'], requestUser: USERS['alice-token'] });
   });
 
   it("checks tool scopes against request.user's scopes", async () => {
-    const denied = await call(app, 'write_report', 'alice-token').expect(403);
+    const denied = await call(app, 'write_report', 'alice-token');
+    expect(denied.status).toBe(403);
     expect(challengeParams(denied.headers['www-authenticate'])).toMatchObject({
       error: 'insufficient_scope',
       scope: 'reports:write',
     });
-    const list = await post(app, envelope('tools/list'), { authorization: 'Bearer alice-token' }).expect(200);
+    const list = await createMcpTestClient(app).post(mcpMessage('tools/list'), { authorization: 'Bearer alice-token' });
+    expect(list.status).toBe(200);
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['whoami']);
-    await call(app, 'write_report', 'bob-token').expect(200);
+    expect((await call(app, 'write_report', 'bob-token')).status).toBe(200);
   });
 
   it('leaves a refused request to the guard', async () => {
-    const res = await call(app, 'whoami', 'forged').expect(401);
+    const res = await call(app, 'whoami', 'forged');
+    expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ statusCode: 401, message: 'Unauthorized' });
   });
 
@@ -121,12 +128,15 @@ describe('A guard that lets anonymous requests through', () => {
     );
     try {
       register(app);
-      const res = await call(app, 'whoami').expect(401);
+      const res = await call(app, 'whoami');
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate'])).toEqual({
         scope: 'reports:read reports:write',
         resource_metadata: RESOURCE_METADATA_URL,
       });
-      expect(text(await call(app, 'whoami', 'bob-token').expect(200)).principal).toEqual(USERS['bob-token']);
+      const bob = await call(app, 'whoami', 'bob-token');
+      expect(bob.status).toBe(200);
+      expect(text(bob).principal).toEqual(USERS['bob-token']);
     } finally {
       await app.close();
     }
@@ -160,9 +170,12 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
   afterAll(() => app.close());
 
   it('uses what verify returns as the principal', async () => {
-    const res = await call(app, 'write_report', 'api-key-1').expect(200);
+    const res = await call(app, 'write_report', 'api-key-1');
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'written' }]);
-    expect(text(await call(app, 'whoami', 'api-key-1').expect(200)).principal).toEqual({
+    const whoami = await call(app, 'whoami', 'api-key-1');
+    expect(whoami.status).toBe(200);
+    expect(text(whoami).principal).toEqual({
       id: 'svc-1',
       scopes: ['reports:write'],
     });
@@ -172,7 +185,8 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
     ['an unknown token', 'nope', 'The access token is invalid'],
     ['a token verify rejects with InvalidTokenError', 'revoked', 'The access token was revoked'],
   ])('refuses %s with 401 invalid_token, without leaking errors', async (_label, token, description) => {
-    const res = await call(app, 'whoami', token).expect(401);
+    const res = await call(app, 'whoami', token);
+    expect(res.status).toBe(401);
     expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
       error: 'invalid_token',
       error_description: description,
@@ -181,7 +195,8 @@ describe('A user-supplied verify function, configured with forRootAsync', () => 
   });
 
   it('answers 503 when verify throws a plain Error (its database is down), so the client keeps its token', async () => {
-    const res = await call(app, 'whoami', 'boom').expect(503);
+    const res = await call(app, 'whoami', 'boom');
+    expect(res.status).toBe(503);
     expect(res.headers['www-authenticate']).toBeUndefined();
     expect(res.body.error).toEqual({
       code: ErrorCode.InternalError,
@@ -197,7 +212,8 @@ describe('Without the auth option', () => {
     const app = await createApp([McpModule.forRoot({ name: 'open', version: '1.0.0' })]);
     try {
       app.get(MCPServer).addTool({ name: 'ping', description: 'Pings', inputSchema: OBJECT, handler: () => 'pong' });
-      const res = await call(app, 'ping').expect(200);
+      const res = await call(app, 'ping');
+      expect(res.status).toBe(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: 'pong' }]);
       await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource').expect(404);
       await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/mcp').expect(404);
@@ -210,9 +226,11 @@ describe('Without the auth option', () => {
     const app = await createApp([McpModule.forRoot({ name: 'open', version: '1.0.0' })]);
     try {
       register(app);
-      const list = await post(app, envelope('tools/list')).expect(200);
+      const list = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+      expect(list.status).toBe(200);
       expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['whoami']);
-      const res = await call(app, 'write_report').expect(403);
+      const res = await call(app, 'write_report');
+      expect(res.status).toBe(403);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(res.body.error.code).toBe(ErrorCode.InsufficientScope);
     } finally {

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 const OBJECT = { type: 'object' } as const;
@@ -53,7 +53,7 @@ async function appWith(hideForbiddenPrimitives: boolean | undefined): Promise<IN
 
 /** What the client sees, with the name it asked for replaced, so a hidden and an unknown primitive compare equal. */
 async function answer(app: INestApplication, method: string, params: Record<string, unknown>, name: string) {
-  const res = await post(app, envelope(method, params), bearer);
+  const res = await createMcpTestClient(app).post(mcpMessage(method, params), bearer);
   return {
     status: res.status,
     challenge: res.headers['www-authenticate'],
@@ -77,7 +77,8 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
           { ref: { type: 'ref/resource', uri: 'hr:///{id}' }, argument: { name: 'id', value: '' } },
         ],
       ] as const) {
-        const res = await post(app, envelope(method, params), bearer).expect(403);
+        const res = await createMcpTestClient(app).post(mcpMessage(method, params), bearer);
+        expect(res.status).toBe(403);
         expect(res.body.error.code).toBe(ErrorCode.InsufficientScope);
       }
     });
@@ -118,7 +119,7 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
 
     it('acknowledges a subscription to a hidden resource like one to an unknown URI, and tells it nothing', async () => {
       const url = await listenOnLoopback(app);
-      const body = envelope(
+      const body = mcpMessage(
         'subscriptions/listen',
         { notifications: { resourceSubscriptions: ['file:///payroll.csv', 'file:///unknown.csv'] } },
         { id: 'l' },

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { type IntrospectionVerifierOptions } from '../../src/index.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
 import { OAuthResourceServer } from '../../src/core/index.js';
 
@@ -50,7 +50,11 @@ describe('Caching of token introspection', () => {
   const appWith = async (extra?: Partial<IntrospectionVerifierOptions>) => {
     const app = await createAuthApp({ introspection: options(extra) });
     apps.push(app);
-    return (token: string, status: number) => post(app, envelope('server/discover'), bearer(token)).expect(status);
+    return async (token: string, status: number) => {
+      const res = await createMcpTestClient(app).post(mcpMessage('server/discover'), bearer(token));
+      expect(res.status).toBe(status);
+      return res;
+    };
   };
 
   it('asks the authorization server once for many requests with the same token, and once per token', async () => {

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, MCPServer, type IntrospectionVerifierOptions } from '../../src/index.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 const OBJECT = { type: 'object' } as const;
@@ -52,7 +52,7 @@ async function appWith(
   return app;
 }
 const write = (app: INestApplication, token: string) =>
-  post(app, envelope('tools/call', { name: 'write_file', arguments: {} }), bearer(token));
+  createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'write_file', arguments: {} }), bearer(token));
 
 describe('Introspection answers that must not be trusted (issue 17, item 10)', () => {
   let endpoint: Awaited<ReturnType<typeof introspectionServer>>;
@@ -96,8 +96,8 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
   });
 
   it('accepts an active access token for this resource, with token_type Bearer too', async () => {
-    await write(app, 'good').expect(200);
-    await write(app, 'bearer-type').expect(200);
+    expect((await write(app, 'good')).status).toBe(200);
+    expect((await write(app, 'bearer-type')).status).toBe(200);
   });
 
   it.each([
@@ -107,7 +107,8 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
     ['an ID token', 'id-token', /not an access token/],
     ['no aud, by default', 'no-aud', /not issued for this resource/],
   ])('refuses %s with 401 invalid_token', async (_label, token, description) => {
-    const res = await write(app, token).expect(401);
+    const res = await write(app, token);
+    expect(res.status).toBe(401);
     expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
       error: 'invalid_token',
       error_description: expect.stringMatching(description),
@@ -115,7 +116,8 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
   });
 
   it('stops reading an answer larger than maxResponseBytes and answers 503', async () => {
-    const res = await write(app, 'huge').expect(503);
+    const res = await write(app, 'huge');
+    expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({
       code: ErrorCode.InternalError,
       message: 'Token verification unavailable: The introspection answer is larger than 65536 bytes',
@@ -125,15 +127,16 @@ describe('Introspection answers that must not be trusted (issue 17, item 10)', (
   });
 
   it('does not read an answer whose declared length is over the cap', async () => {
-    const res = await write(app, 'huge-declared').expect(503);
+    const res = await write(app, 'huge-declared');
+    expect(res.status).toBe(503);
     expect(res.body.error.message).toMatch(/larger than 65536 bytes/);
   });
 
   it('accepts an answer without aud when requireAudience is false, and still refuses another audience', async () => {
     const lenient = await appWith(`${endpoint.url}/introspect`, { requireAudience: false });
     try {
-      await write(lenient, 'no-aud').expect(200);
-      await write(lenient, 'other-aud').expect(401);
+      expect((await write(lenient, 'no-aud')).status).toBe(200);
+      expect((await write(lenient, 'other-aud')).status).toBe(401);
     } finally {
       await lenient.close();
     }
@@ -146,7 +149,7 @@ describe('Outbound introspection budget for unknown tokens (issue 17, item 10)',
     const frozen = Date.now();
     const app = await appWith(`${endpoint.url}/introspect`, { maxCallsPerSecond: 5, now: () => frozen });
     try {
-      await write(app, 'good').expect(200);
+      expect((await write(app, 'good')).status).toBe(200);
       const statuses: number[] = [];
       for (let i = 0; i < 20; i++) {
         const res = await write(app, `made-up-${i}`);
@@ -157,7 +160,7 @@ describe('Outbound introspection budget for unknown tokens (issue 17, item 10)',
       expect(statuses.filter((s) => s === 401)).toHaveLength(4);
       expect(statuses.filter((s) => s === 503)).toHaveLength(16);
       expect(endpoint.calls).toHaveLength(5);
-      await write(app, 'good').expect(200);
+      expect((await write(app, 'good')).status).toBe(200);
       expect(endpoint.calls).toHaveLength(5);
     } finally {
       await app.close();
@@ -193,7 +196,7 @@ describe('Listen streams of introspected tokens without exp (issue 17, item 9)',
     const app = await appWith(`${endpoint.url}/introspect`, { cacheTtlMs: 500 });
     const url = await listenOnLoopback(app);
     try {
-      const body = envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' });
+      const body = mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' });
       const live = await LiveResponse.post(url, body, bearer('forever'));
       expect(live.status).toBe(200);
       expect(await live.next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import {
   challengeParams,
   createAuthApp,
@@ -98,11 +98,12 @@ describe('Authorization with token introspection (RFC 7662)', () => {
   });
 
   const call = (name: string, token: string) =>
-    post(app, envelope('tools/call', { name, arguments: {} }), bearer(token));
+    createMcpTestClient(app).post(mcpMessage('tools/call', { name, arguments: {} }), bearer(token));
 
   it('accepts an active token for this resource and hands its subject to the tool', async () => {
     seen.length = 0;
-    const res = await call('whoami', 'good-token').expect(200);
+    const res = await call('whoami', 'good-token');
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'alice' }]);
     expect(seen).toEqual([
       {
@@ -114,8 +115,9 @@ describe('Authorization with token introspection (RFC 7662)', () => {
   });
 
   it('uses the introspected scopes', async () => {
-    await call('write_file', 'good-token').expect(403);
-    const res = await call('write_file', 'write-token').expect(200);
+    expect((await call('write_file', 'good-token')).status).toBe(403);
+    const res = await call('write_file', 'write-token');
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'written' }]);
   });
 
@@ -126,7 +128,8 @@ describe('Authorization with token introspection (RFC 7662)', () => {
     ['a token from another issuer', 'other-issuer', /iss claim/],
     ['an expired token the server still calls active', 'expired-but-active', /expired/],
   ])('refuses %s with 401 invalid_token', async (_label, token, description) => {
-    const res = await call('whoami', token).expect(401);
+    const res = await call('whoami', token);
+    expect(res.status).toBe(401);
     const params = challengeParams(res.headers['www-authenticate']);
     expect(params.error).toBe('invalid_token');
     expect(params.error_description).toMatch(description);
@@ -138,7 +141,8 @@ describe('Authorization with token introspection (RFC 7662)', () => {
     await down.close();
     const broken = await createAuthApp({ introspection: { endpoint: `${down.url}/introspect` } });
     try {
-      const res = await post(broken, envelope('server/discover'), bearer('good-token')).expect(503);
+      const res = await createMcpTestClient(broken).post(mcpMessage('server/discover'), bearer('good-token'));
+      expect(res.status).toBe(503);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(res.body.error.code).toBe(ErrorCode.InternalError);
     } finally {
@@ -161,11 +165,25 @@ describe('Authorization with a remote JWKS', () => {
     const app = await makeApp(`${jwksServer.url}/jwks.json`);
     const unreachable = await makeApp(`${down.url}/jwks.json`);
     try {
-      await post(app, envelope('server/discover'), bearer(await issuer.token())).expect(200);
-      await post(app, envelope('server/discover'), bearer(await issuer.token())).expect(200);
+      expect(
+        (await createMcpTestClient(app).post(mcpMessage('server/discover'), bearer(await issuer.token()))).status,
+      ).toBe(200);
+      expect(
+        (await createMcpTestClient(app).post(mcpMessage('server/discover'), bearer(await issuer.token()))).status,
+      ).toBe(200);
       expect(fetches).toBe(1);
-      await post(app, envelope('server/discover'), bearer(await issuer.token({ aud: 'https://other' }))).expect(401);
-      await post(unreachable, envelope('server/discover'), bearer(await issuer.token())).expect(503);
+      expect(
+        (
+          await createMcpTestClient(app).post(
+            mcpMessage('server/discover'),
+            bearer(await issuer.token({ aud: 'https://other' })),
+          )
+        ).status,
+      ).toBe(401);
+      expect(
+        (await createMcpTestClient(unreachable).post(mcpMessage('server/discover'), bearer(await issuer.token())))
+          .status,
+      ).toBe(503);
     } finally {
       await app.close();
       await unreachable.close();

@@ -9,7 +9,7 @@ import {
   startLocalServer,
   type TestIssuer,
 } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 const OBJECT = { type: 'object' } as const;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -28,7 +28,7 @@ async function appWith(jwt: McpAuthOptions['jwt']): Promise<INestApplication> {
   return app;
 }
 const ping = (app: INestApplication, token: string) =>
-  post(app, envelope('tools/call', { name: 'ping', arguments: {} }), bearer(token));
+  createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'ping', arguments: {} }), bearer(token));
 
 describe('JWT verification when the JWKS endpoint misbehaves (issue 17, item 3)', () => {
   let issuer: TestIssuer;
@@ -52,7 +52,8 @@ describe('JWT verification when the JWKS endpoint misbehaves (issue 17, item 3)'
     mode = failure;
     const app = await appWith({ issuer: ISSUER, jwksUri: `${jwks.url}/jwks` });
     try {
-      const res = await ping(app, await issuer.token()).expect(503);
+      const res = await ping(app, await issuer.token());
+      expect(res.status).toBe(503);
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(res.body.error).toEqual({
         code: ErrorCode.InternalError,
@@ -62,7 +63,7 @@ describe('JWT verification when the JWKS endpoint misbehaves (issue 17, item 3)'
       });
       // Once the endpoint is back, the same token works: it was never the token's fault.
       mode = 'ok';
-      await ping(app, await issuer.token()).expect(200);
+      expect((await ping(app, await issuer.token())).status).toBe(200);
     } finally {
       mode = 'ok';
       await app.close();
@@ -83,7 +84,8 @@ describe('JWT typ header (issue 17, item 8)', () => {
   ])('refuses %s as an access token by default', async (_label, typ) => {
     const app = await appWith({ issuer: ISSUER, jwks: issuer.jwks });
     try {
-      const res = await ping(app, await issuer.token({}, { typ })).expect(401);
+      const res = await ping(app, await issuer.token({}, { typ }));
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
         error: 'invalid_token',
         error_description: expect.stringMatching(/not an access token/),
@@ -96,7 +98,7 @@ describe('JWT typ header (issue 17, item 8)', () => {
   it('accepts at+jwt in any spelling RFC 7515 allows', async () => {
     const app = await appWith({ issuer: ISSUER, jwks: issuer.jwks });
     try {
-      await ping(app, await issuer.token({}, { typ: 'application/AT+JWT' })).expect(200);
+      expect((await ping(app, await issuer.token({}, { typ: 'application/AT+JWT' }))).status).toBe(200);
     } finally {
       await app.close();
     }
@@ -105,8 +107,8 @@ describe('JWT typ header (issue 17, item 8)', () => {
   it('accepts typ JWT when configured for an authorization server that sends it, and still refuses ID tokens', async () => {
     const app = await appWith({ issuer: ISSUER, jwks: issuer.jwks, typ: ['at+jwt', 'JWT'] });
     try {
-      await ping(app, await issuer.token({}, { typ: 'JWT' })).expect(200);
-      await ping(app, await issuer.token({}, { typ: 'id_token+jwt' })).expect(401);
+      expect((await ping(app, await issuer.token({}, { typ: 'JWT' }))).status).toBe(200);
+      expect((await ping(app, await issuer.token({}, { typ: 'id_token+jwt' }))).status).toBe(401);
     } finally {
       await app.close();
     }
@@ -119,9 +121,14 @@ describe('A non-standard scopes claim beside scope (issue 17, item 13)', () => {
     const app = await appWith({ issuer: ISSUER, jwks: issuer.jwks });
     try {
       const token = await issuer.token({ scope: 'files:read', scopes: ['admin'] });
-      const res = await post(app, envelope('tools/call', { name: 'wipe', arguments: {} }), bearer(token)).expect(403);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'wipe', arguments: {} }),
+        bearer(token),
+      );
+      expect(res.status).toBe(403);
       expect(res.body.error.code).toBe(ErrorCode.InsufficientScope);
-      const list = await post(app, envelope('tools/list'), bearer(token)).expect(200);
+      const list = await createMcpTestClient(app).post(mcpMessage('tools/list'), bearer(token));
+      expect(list.status).toBe(200);
       expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['ping']);
     } finally {
       await app.close();

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ErrorCode, insufficientScope, MCPServer, type McpContext, type McpPrincipal } from '../../src/index.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 import {
   challengeParams,
   createAuthApp,
@@ -18,6 +18,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('Authorization with JWT access tokens (JWKS)', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let issuer: TestIssuer;
   let impostor: TestIssuer;
 
@@ -30,6 +31,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       scopeHierarchy: { 'files:admin': ['files:write'], 'files:write': ['files:read'] },
       jwt: { issuer: ISSUER, jwks: issuer.jwks },
     });
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     server.addTool({
       name: 'whoami',
@@ -99,11 +101,12 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   afterAll(() => app.close());
 
   const call = (name: string, headers: Record<string, string>, id = 7) =>
-    post(app, envelope('tools/call', { name, arguments: {} }, { id }), headers);
+    mcp.post(mcpMessage('tools/call', { name, arguments: {} }, { id }), headers);
 
   describe('401 flows', () => {
     it('asks for a token, with the metadata URL and the least-privileged scopes, when none is sent', async () => {
-      const res = await call('whoami', {}).expect(401);
+      const res = await call('whoami', {});
+      expect(res.status).toBe(401);
       // files:write and files:admin include other scopes: a first token carries files:read, the rest is a step-up.
       expect(res.headers['www-authenticate']).toBe(
         `Bearer scope="files:read", resource_metadata="${RESOURCE_METADATA_URL}"`,
@@ -116,7 +119,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     });
 
     it('treats another scheme as no token', async () => {
-      const res = await call('whoami', { authorization: 'Basic dXNlcjpwYXNz' }).expect(401);
+      const res = await call('whoami', { authorization: 'Basic dXNlcjpwYXNz' });
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate']).error).toBeUndefined();
     });
 
@@ -125,7 +129,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       ['a token with spaces', 'Bearer abc def'],
       ['a token with quotes', 'Bearer "abc"'],
     ])('refuses %s as a malformed token', async (_label, authorization) => {
-      const res = await call('whoami', { authorization }).expect(401);
+      const res = await call('whoami', { authorization });
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
         error: 'invalid_token',
         resource_metadata: RESOURCE_METADATA_URL,
@@ -152,7 +157,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       ['a token not yet valid', () => issuer.token({ nbf: Math.floor(Date.now() / 1000) + 600 }), /nbf claim/],
     ];
     it.each(invalid)('refuses %s with invalid_token', async (_label, mint, description) => {
-      const res = await call('whoami', bearer(await mint())).expect(401);
+      const res = await call('whoami', bearer(await mint()));
+      expect(res.status).toBe(401);
       const params = challengeParams(res.headers['www-authenticate']);
       expect(params).toMatchObject({ error: 'invalid_token', resource_metadata: RESOURCE_METADATA_URL });
       expect(params.error_description).toMatch(description);
@@ -170,18 +176,19 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       })
         .setProtectedHeader({ alg: 'HS256', kid: 'test-key' })
         .sign(new TextEncoder().encode('a-secret-that-is-long-enough-for-hs256'));
-      await call('whoami', bearer(forged)).expect(401);
+      expect((await call('whoami', bearer(forged))).status).toBe(401);
     });
 
     it('never reads a token from the query string', async () => {
       const token = await issuer.token();
-      const body = envelope('tools/call', { name: 'whoami', arguments: {} });
-      const res = await post(app, body, {}, `/mcp?access_token=${token}`).expect(401);
+      const body = mcpMessage('tools/call', { name: 'whoami', arguments: {} });
+      const res = await createMcpTestClient(app, { path: `/mcp?access_token=${token}` }).post(body);
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate']).error).toBeUndefined();
     });
 
     it('authenticates notifications too', async () => {
-      await post(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }).expect(401);
+      expect((await mcp.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} })).status).toBe(401);
     });
 
     it('still answers the transport rungs before authentication', async () => {
@@ -191,7 +198,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
   describe('with a valid token', () => {
     it('gives the principal to the tool, and the same object as request.user', async () => {
-      const res = await call('whoami', bearer(await issuer.token({ scope: 'files:read' }))).expect(200);
+      const res = await call('whoami', bearer(await issuer.token({ scope: 'files:read' })));
+      expect(res.status).toBe(200);
       expect(JSON.parse(res.body.result.content[0].text)).toEqual({
         subject: 'user-1',
         clientId: 'client-1',
@@ -201,19 +209,22 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     });
 
     it('calls a tool whose scope the token has', async () => {
-      const res = await call('read_file', bearer(await issuer.token({ scope: 'files:read' }))).expect(200);
+      const res = await call('read_file', bearer(await issuer.token({ scope: 'files:read' })));
+      expect(res.status).toBe(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: 'read' }]);
     });
 
     it('respects the scope hierarchy: files:admin includes files:write', async () => {
-      const res = await call('write_file', bearer(await issuer.token({ scope: 'files:admin' }))).expect(200);
+      const res = await call('write_file', bearer(await issuer.token({ scope: 'files:admin' })));
+      expect(res.status).toBe(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: 'written' }]);
     });
   });
 
   describe('403 insufficient_scope', () => {
     it('refuses a tool call without the scope, with a step-up challenge', async () => {
-      const res = await call('write_file', bearer(await issuer.token({ scope: 'files:read' })), 9).expect(403);
+      const res = await call('write_file', bearer(await issuer.token({ scope: 'files:read' })), 9);
+      expect(res.status).toBe(403);
       expect(challengeParams(res.headers['www-authenticate'])).toEqual({
         error: 'insufficient_scope',
         scope: 'files:write',
@@ -233,33 +244,36 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('refuses a resource read and a prompt get without their scopes', async () => {
       const token = await issuer.token({ scope: 'files:write' }); // includes files:read, not files:admin
-      const read = await post(app, envelope('resources/read', { uri: 'file:///secret.txt' }), bearer(token)).expect(
-        200,
-      );
+      const read = await mcp.post(mcpMessage('resources/read', { uri: 'file:///secret.txt' }), bearer(token));
+      expect(read.status).toBe(200);
       expect(read.body.result.contents).toEqual([{ uri: 'file:///secret.txt', text: 'secret' }]);
       expect(read.body.result.cacheScope).toBe('private');
-      const denied = await post(
-        app,
-        envelope('resources/read', { uri: 'file:///secret.txt' }),
+      const denied = await mcp.post(
+        mcpMessage('resources/read', { uri: 'file:///secret.txt' }),
         bearer(await issuer.token()),
-      ).expect(403);
+      );
+      expect(denied.status).toBe(403);
       expect(challengeParams(denied.headers['www-authenticate']).scope).toBe('files:read');
-      const prompt = await post(app, envelope('prompts/get', { name: 'admin_report' }), bearer(token)).expect(403);
+      const prompt = await mcp.post(mcpMessage('prompts/get', { name: 'admin_report' }), bearer(token));
+      expect(prompt.status).toBe(403);
       expect(challengeParams(prompt.headers['www-authenticate']).scope).toBe('files:admin');
     });
 
     it('lets a handler ask for more scope depending on the arguments', async () => {
       const token = await issuer.token({ scope: 'files:read' });
-      await post(
-        app,
-        envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }),
+      expect(
+        (
+          await mcp.post(
+            mcpMessage('tools/call', { name: 'delete_file', arguments: { owner: 'user-1' } }),
+            bearer(token),
+          )
+        ).status,
+      ).toBe(200);
+      const res = await mcp.post(
+        mcpMessage('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }),
         bearer(token),
-      ).expect(200);
-      const res = await post(
-        app,
-        envelope('tools/call', { name: 'delete_file', arguments: { owner: 'user-2' } }),
-        bearer(token),
-      ).expect(403);
+      );
+      expect(res.status).toBe(403);
       expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
         error: 'insufficient_scope',
         scope: 'files:admin',
@@ -267,11 +281,11 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     });
 
     it('refuses completion of a prompt the caller may not use', async () => {
-      const body = envelope('completion/complete', {
+      const body = mcpMessage('completion/complete', {
         ref: { type: 'ref/prompt', name: 'admin_report' },
         argument: { name: 'x', value: '' },
       });
-      await post(app, body, bearer(await issuer.token())).expect(403);
+      expect((await mcp.post(body, bearer(await issuer.token()))).status).toBe(403);
     });
   });
 
@@ -279,20 +293,15 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
     const names = (items: Array<{ name: string }>) => items.map((i) => i.name);
 
     it('shows only the tools the caller may use, as a private result', async () => {
-      const reader = await post(
-        app,
-        envelope('tools/list'),
-        bearer(await issuer.token({ scope: 'files:read' })),
-      ).expect(200);
+      const reader = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token({ scope: 'files:read' })));
+      expect(reader.status).toBe(200);
       expect(names(reader.body.result.tools)).toEqual(['whoami', 'read_file', 'delete_all', 'delete_file']);
       expect(reader.body.result.cacheScope).toBe('private');
-      const nobody = await post(app, envelope('tools/list'), bearer(await issuer.token())).expect(200);
+      const nobody = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token()));
+      expect(nobody.status).toBe(200);
       expect(names(nobody.body.result.tools)).toEqual(['whoami', 'delete_file']);
-      const admin = await post(
-        app,
-        envelope('tools/list'),
-        bearer(await issuer.token({ scope: 'files:admin' })),
-      ).expect(200);
+      const admin = await mcp.post(mcpMessage('tools/list'), bearer(await issuer.token({ scope: 'files:admin' })));
+      expect(admin.status).toBe(200);
       expect(names(admin.body.result.tools)).toEqual([
         'whoami',
         'read_file',
@@ -305,14 +314,12 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
 
     it('filters resources and prompts the same way', async () => {
       const token = await issuer.token();
-      const resources = await post(app, envelope('resources/list'), bearer(token)).expect(200);
+      const resources = await mcp.post(mcpMessage('resources/list'), bearer(token));
+      expect(resources.status).toBe(200);
       expect(names(resources.body.result.resources)).toEqual(['public']);
       expect(resources.body.result.cacheScope).toBe('private');
-      const prompts = await post(
-        app,
-        envelope('prompts/list'),
-        bearer(await issuer.token({ scope: 'files:admin' })),
-      ).expect(200);
+      const prompts = await mcp.post(mcpMessage('prompts/list'), bearer(await issuer.token({ scope: 'files:admin' })));
+      expect(prompts.status).toBe(200);
       expect(names(prompts.body.result.prompts)).toEqual(['greeting', 'admin_report']);
       expect(prompts.body.result.cacheScope).toBe('private');
     });
@@ -321,10 +328,11 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   describe('request state is bound to the principal', () => {
     const caps = { clientCapabilities: { elicitation: {} } };
     const round = (token: string, extra: Record<string, unknown> = {}) =>
-      post(app, envelope('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps), bearer(token));
+      mcp.post(mcpMessage('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps), bearer(token));
 
     it('continues across a token refresh for the same user, but not for another user', async () => {
-      const first = await round(await issuer.token({ scope: 'files:read', jti: 'a' })).expect(200);
+      const first = await round(await issuer.token({ scope: 'files:read', jti: 'a' }));
+      expect(first.status).toBe(200);
       expect(first.body.result.resultType).toBe('input_required');
       const [key] = Object.keys(first.body.result.inputRequests);
       const answer = {
@@ -333,7 +341,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       };
 
       const refreshed = await issuer.token({ scope: 'files:read', jti: 'b', iat: Math.floor(Date.now() / 1000) + 1 });
-      const done = await round(refreshed, answer).expect(200);
+      const done = await round(refreshed, answer);
+      expect(done.status).toBe(200);
       expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed by user-1: accept' }]);
 
       const other = await round(await issuer.token({ scope: 'files:read', sub: 'user-2' }), answer);

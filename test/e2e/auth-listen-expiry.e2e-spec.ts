@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpPrincipal } from '../../src/index.js';
 import { createAuthApp, createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -23,7 +23,7 @@ async function untilOpen(server: MCPServer, open: number): Promise<void> {
 async function listen(url: string, id: string, token: string): Promise<LiveResponse> {
   const live = await LiveResponse.post(
     url,
-    envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id }),
+    mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id }),
     bearer(token),
   );
   expect(live.status).toBe(200);

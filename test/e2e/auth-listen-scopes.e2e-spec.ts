@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
 import { challengeParams, ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 const OBJECT = { type: 'object' } as const;
@@ -15,7 +15,7 @@ const TOKENS: Record<string, object> = {
 };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const listenBody = (id: string, notifications: Record<string, unknown>) =>
-  envelope('subscriptions/listen', { notifications }, { id });
+  mcpMessage('subscriptions/listen', { notifications }, { id });
 const updated = (id: string, uri: string) => ({
   jsonrpc: '2.0',
   method: 'notifications/resources/updated',
@@ -29,6 +29,7 @@ const toolsChanged = (id: string) => ({
 
 describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items 5 and 6)', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let server: MCPServer;
   let url: string;
   const open: LiveResponse[] = [];
@@ -57,6 +58,7 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
         },
       }),
     ]);
+    mcp = createMcpTestClient(app);
     server = app.get(MCPServer);
     server.addTool({ name: 'ping', description: 'Pings', inputSchema: OBJECT, handler: () => 'pong' });
     server.addResource({
@@ -77,11 +79,11 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   it.each(['file:///payroll.csv', 'file:///%70ayroll.csv'])(
     'refuses a subscription to %s without its scope, with the step-up challenge',
     async (uri) => {
-      const res = await post(
-        app,
+      const res = await mcp.post(
         listenBody('s', { resourceSubscriptions: ['file:///readme.txt', uri] }),
         bearer('reader'),
-      ).expect(403);
+      );
+      expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({
         code: ErrorCode.InsufficientScope,
         data: { requiredScopes: ['hr:read'] },
@@ -147,7 +149,7 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
   it('caps the streams of one caller, leaving room for the others', async () => {
     await listen('reader', 'r1', { toolsListChanged: true });
     const second = await listen('reader', 'r2', { toolsListChanged: true });
-    const refused = await post(app, listenBody('r3', { toolsListChanged: true }), bearer('reader'));
+    const refused = await mcp.post(listenBody('r3', { toolsListChanged: true }), bearer('reader'));
     expect(refused.body.error).toMatchObject({
       code: ErrorCode.InternalError,
       message: 'Subscription limit reached for this caller (2 streams)',
@@ -161,7 +163,8 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
 
   it('refuses more resourceSubscriptions than maxResourceSubscriptions with -32602', async () => {
     const uris = ['file:///a', 'file:///b', 'file:///c', 'file:///d'];
-    const res = await post(app, listenBody('many', { resourceSubscriptions: uris }), bearer('clerk')).expect(400);
+    const res = await mcp.post(listenBody('many', { resourceSubscriptions: uris }), bearer('clerk'));
+    expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
       code: ErrorCode.InvalidParams,
       message: 'Invalid params: resourceSubscriptions lists 4 URIs; at most 3 are accepted',

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { McpModule } from '../../src/index.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { challengeParams, ISSUER } from '../support/auth-tokens.js';
 
 const verify = () => null;
@@ -59,12 +59,14 @@ describe('Protected Resource Metadata URLs with a global prefix and two servers'
   });
 
   it('points each 401 challenge at its own document', async () => {
-    const files = await post(app, envelope('server/discover'), {}, '/api/files/mcp').expect(401);
+    const files = await createMcpTestClient(app, { path: '/api/files/mcp' }).post(mcpMessage('server/discover'));
+    expect(files.status).toBe(401);
     expect(challengeParams(files.headers['www-authenticate'])).toEqual({
       scope: 'files',
       resource_metadata: 'https://api.example.com/.well-known/oauth-protected-resource/api/files/mcp',
     });
-    const mail = await post(app, envelope('server/discover'), {}, '/api/mail/mcp').expect(401);
+    const mail = await createMcpTestClient(app, { path: '/api/mail/mcp' }).post(mcpMessage('server/discover'));
+    expect(mail.status).toBe(401);
     expect(challengeParams(mail.headers['www-authenticate']).resource_metadata).toBe(
       'https://api.example.com/.well-known/oauth-protected-resource/api/mail/mcp',
     );

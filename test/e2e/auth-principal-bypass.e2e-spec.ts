@@ -7,7 +7,7 @@ import { Strategy as CustomStrategy } from 'passport-custom';
 import { ErrorCode, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, RESOURCE_METADATA_URL } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 const OBJECT = { type: 'object' } as const;
 const USERS: Record<string, { sub: string; scope: string }> = {
@@ -81,7 +81,8 @@ describe('fromRequest behind the optional @nestjs/passport guard (issue 17, item
     'answers %s without a token with the 401 challenge, though the guard left request.user = false',
     async (method, params) => {
       const before = seen.calls;
-      const res = await post(app, envelope(method, params)).expect(401);
+      const res = await createMcpTestClient(app).post(mcpMessage(method, params));
+      expect(res.status).toBe(401);
       expect(challengeParams(res.headers['www-authenticate'])).toEqual({
         scope: 'reports:read',
         resource_metadata: RESOURCE_METADATA_URL,
@@ -92,15 +93,20 @@ describe('fromRequest behind the optional @nestjs/passport guard (issue 17, item
   );
 
   it('answers an unknown token the same way', async () => {
-    await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
-      authorization: 'Bearer nobody',
-    }).expect(401);
+    expect(
+      (
+        await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'whoami', arguments: {} }), {
+          authorization: 'Bearer nobody',
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("serves a token the strategy knows, with the strategy's user as principal", async () => {
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'whoami', arguments: {} }), {
       authorization: 'Bearer alice-token',
-    }).expect(200);
+    });
+    expect(res.status).toBe(200);
     expect(JSON.parse(res.body.result.content[0].text)).toEqual({ sub: 'alice', scope: 'reports:read' });
   });
 });
@@ -127,9 +133,10 @@ describe('A verify function whose answer is not an object (issue 17, item 2)', (
 
   it.each(Object.keys(answers))('refuses %s with 401 invalid_token', async (token) => {
     const before = seen.calls;
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'whoami', arguments: {} }), {
       authorization: `Bearer ${token}`,
-    }).expect(401);
+    });
+    expect(res.status).toBe(401);
     expect(challengeParams(res.headers['www-authenticate'])).toMatchObject({
       error: 'invalid_token',
       resource_metadata: RESOURCE_METADATA_URL,
@@ -138,9 +145,10 @@ describe('A verify function whose answer is not an object (issue 17, item 2)', (
   });
 
   it('accepts the object verify returns for a good token', async () => {
-    const res = await post(app, envelope('tools/call', { name: 'whoami', arguments: {} }), {
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'whoami', arguments: {} }), {
       authorization: 'Bearer good',
-    }).expect(200);
+    });
+    expect(res.status).toBe(200);
     expect(JSON.parse(res.body.result.content[0].text)).toEqual({ sub: 'svc' });
   });
 });

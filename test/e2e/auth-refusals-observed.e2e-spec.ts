@@ -4,10 +4,8 @@ import { Test } from '@nestjs/testing';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, MCPServer, McpModule, type McpCallEvent } from '../../src/index.js';
-import request from 'supertest';
-import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 class CapturingLogger implements LoggerService {
   readonly lines: Array<{ level: string; message: string }> = [];
@@ -75,7 +73,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
   });
 
   const ping = (id: number, headers: Record<string, string> = {}) =>
-    post(app, envelope('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
+    createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'ping', arguments: {} }, { id }), headers);
 
   it.each([
     // A client's first request normally has no token: a 401 is routine, so it is logged at debug.
@@ -83,7 +81,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     ['an invalid token', 401, { authorization: 'Bearer nope' }, ErrorCode.Unauthorized, 'debug'],
     ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
   ])('reports %s', async (_label, status, headers, code, level) => {
-    await ping(41, headers).expect(status);
+    expect((await ping(41, headers)).status).toBe(status);
     expect(events).toEqual([
       expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code }),
     ]);
@@ -98,11 +96,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
 
   it('logs a 403 (a scope the token lacks) at warn, unlike a 401', async () => {
     const body = mcpMessage('tools/call', { name: 'admin', arguments: {} }, { id: 43 });
-    await request(app.getHttpServer())
-      .post('/mcp')
-      .set({ ...mcpHeaders(body), authorization: 'Bearer good' })
-      .send(body)
-      .expect(403);
+    expect((await createMcpTestClient(app).post(body, { authorization: 'Bearer good' })).status).toBe(403);
     expect(logger.lines).toEqual([
       {
         level: 'warn',
@@ -112,7 +106,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
   });
 
   it('reports an accepted call once, as before', async () => {
-    await ping(42, { authorization: 'Bearer good' }).expect(200);
+    expect((await ping(42, { authorization: 'Bearer good' })).status).toBe(200);
     expect(events).toEqual([expect.objectContaining({ method: 'tools/call', requestId: 42, status: 'ok' })]);
     expect(logger.lines).toEqual([]);
   });

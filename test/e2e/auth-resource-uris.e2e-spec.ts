@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { posix } from 'node:path';
 import { ErrorCode, MCPServer } from '../../src/index.js';
 import { createAuthApp } from '../support/auth-tokens.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 const SECRET = 'SALARIES-2026';
 /** What a naive file-serving template handler reads: it resolves the decoded path and ignores case, as some stores do. */
@@ -60,12 +60,18 @@ describe('Protected exact resources cannot be read through a broader template (i
   afterAll(() => app.close());
 
   const read = (uri: string, token: string) =>
-    post(app, envelope('resources/read', { uri }), { authorization: `Bearer ${token}` });
+    createMcpTestClient(app).post(mcpMessage('resources/read', { uri }), { authorization: `Bearer ${token}` });
 
   it('serves the template to its scope and the exact resource to its own', async () => {
-    expect((await read('file:///readme.txt', 'files').expect(200)).body.result.contents[0].text).toBe('hello');
-    expect((await read('file:///docs/guide.txt', 'files').expect(200)).body.result.contents[0].text).toBe('guide');
-    expect((await read('file:///payroll.csv', 'hr').expect(200)).body.result.contents[0].text).toBe(SECRET);
+    const readme = await read('file:///readme.txt', 'files');
+    expect(readme.status).toBe(200);
+    expect(readme.body.result.contents[0].text).toBe('hello');
+    const guide = await read('file:///docs/guide.txt', 'files');
+    expect(guide.status).toBe(200);
+    expect(guide.body.result.contents[0].text).toBe('guide');
+    const payroll = await read('file:///payroll.csv', 'hr');
+    expect(payroll.status).toBe(200);
+    expect(payroll.body.result.contents[0].text).toBe(SECRET);
   });
 
   it.each([
@@ -80,11 +86,14 @@ describe('Protected exact resources cannot be read through a broader template (i
     ['a doubled slash', 'https://intranet.example.com/hr//payroll.csv'],
     ['an encoded slash inside a reserved variable', 'https://intranet.example.com/hr%2Fpayroll.csv'],
   ])('needs hr:read for %s', async (_label, uri) => {
-    const res = await read(uri, 'files').expect(403);
+    const res = await read(uri, 'files');
+    expect(res.status).toBe(403);
     expect(res.body.error.code).toBe(ErrorCode.InsufficientScope);
     expect(res.body.error.data.requiredScopes).toContain('hr:read');
     expect(JSON.stringify(res.body)).not.toContain(SECRET);
-    expect((await read(uri, 'hr').expect(200)).body.result.contents[0].text).toBe(SECRET);
+    const granted = await read(uri, 'hr');
+    expect(granted.status).toBe(200);
+    expect(granted.body.result.contents[0].text).toBe(SECRET);
   });
 
   it.each([
@@ -95,7 +104,8 @@ describe('Protected exact resources cannot be read through a broader template (i
     ['a reserved variable that is an absolute path', 'file:///docs//payroll.csv'],
     ['a variable that is a Windows path', 'file:///C:%5Cpayroll.csv'],
   ])('matches nothing for %s', async (_label, uri) => {
-    const res = await read(uri, 'hr').expect(400);
+    const res = await read(uri, 'hr');
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(ErrorCode.InvalidParams);
     expect(res.body.error.message).toMatch(/^Resource not found/);
   });

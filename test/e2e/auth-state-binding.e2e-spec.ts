@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, McpModule, type McpContext, type McpAuthOptions } from '../../src/index.js';
 import { createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 const SECRET = 'shared-state-secret-0123456789abcdef-0123';
 const caps = { clientCapabilities: { elicitation: {} } };
@@ -29,11 +29,15 @@ async function appFor(resource: string, auth: Partial<McpAuthOptions>): Promise<
 }
 
 const round = (app: INestApplication, token: string, extra: Record<string, unknown> = {}) =>
-  post(app, envelope('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps), bearer(token));
+  createMcpTestClient(app).post(
+    mcpMessage('tools/call', { name: 'delete_all', arguments: {}, ...extra }, caps),
+    bearer(token),
+  );
 
 /** Runs the first round and returns what the second round sends. */
 async function firstRound(app: INestApplication, token: string): Promise<Record<string, unknown>> {
-  const first = await round(app, token).expect(200);
+  const first = await round(app, token);
+  expect(first.status).toBe(200);
   expect(first.body.result.resultType).toBe('input_required');
   const [key] = Object.keys(first.body.result.inputRequests);
   return { inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: first.body.result.requestState };
@@ -65,7 +69,8 @@ describe('Request state bound to principals without identity claims (issue 17, i
   it('still continues the round with the same token', async () => {
     const token = await anonymous('token-of-c');
     const answer = await firstRound(app, token);
-    const done = await round(app, token, answer).expect(200);
+    const done = await round(app, token, answer);
+    expect(done.status).toBe(200);
     expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed: accept' }]);
   });
 });
@@ -97,7 +102,8 @@ describe('Request state across servers that share requestStateSecret (issue 17, 
         code: ErrorCode.InvalidParams,
         message: 'Invalid or expired requestState',
       });
-      const done = await round(files, 'token', answer).expect(200);
+      const done = await round(files, 'token', answer);
+      expect(done.status).toBe(200);
       expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed: accept' }]);
     } finally {
       await files.close();

@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, headersFor } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 const INSPECTOR = 'http://localhost:6274';
 const FOREIGN = 'https://evil.example';
@@ -22,7 +22,7 @@ function preflight(app: INestApplication, origin: string, headers = MCP_REQUEST_
 
 /** A cross-origin POST of a conforming body. */
 function crossOriginPost(app: INestApplication, body: Record<string, unknown>, origin = INSPECTOR, path = '/mcp') {
-  return request(app.getHttpServer()).post(path).set(headersFor(body)).set('origin', origin).send(JSON.stringify(body));
+  return request(app.getHttpServer()).post(path).set(mcpHeaders(body)).set('origin', origin).send(JSON.stringify(body));
 }
 
 describe('CORS for browser clients (cors: true)', () => {
@@ -76,7 +76,7 @@ describe('CORS for browser clients (cors: true)', () => {
   });
 
   it('marks a cross-origin POST from an allowed origin readable, exposing the MCP response headers', async () => {
-    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const body = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
     const res = await crossOriginPost(app, body).expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
@@ -84,10 +84,10 @@ describe('CORS for browser clients (cors: true)', () => {
   });
 
   it('makes a refusal readable too, so a browser client sees the JSON-RPC error', async () => {
-    const body = envelope('tools/list');
+    const body = mcpMessage('tools/list');
     const res = await request(app.getHttpServer())
       .post('/mcp')
-      .set({ ...headersFor(body), 'mcp-method': 'tools/call' })
+      .set({ ...mcpHeaders(body), 'mcp-method': 'tools/call' })
       .set('origin', INSPECTOR)
       .send(JSON.stringify(body))
       .expect(400);
@@ -96,7 +96,7 @@ describe('CORS for browser clients (cors: true)', () => {
   });
 
   it('still refuses a POST from a foreign origin (403) without CORS headers', async () => {
-    const body = envelope('tools/list');
+    const body = mcpMessage('tools/list');
     const res = await crossOriginPost(app, body, FOREIGN).expect(403);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -160,12 +160,12 @@ describe('CORS ahead of Nest middleware and guards, under a global prefix', () =
   });
 
   it('keeps the credentialed POST behind them', async () => {
-    const body = envelope('server/discover');
+    const body = mcpMessage('server/discover');
     const denied = await crossOriginPost(app, body, INSPECTOR, '/api/mcp');
     expect(denied.status).toBe(401);
     const allowed = await request(app.getHttpServer())
       .post('/api/mcp')
-      .set(headersFor(body))
+      .set(mcpHeaders(body))
       .set('origin', INSPECTOR)
       .set('authorization', 'Bearer anything')
       .send(JSON.stringify(body))
@@ -197,7 +197,7 @@ describe('The app.enableCors(...) recipe (module option off)', () => {
   });
 
   it('marks the POST readable', async () => {
-    const body = envelope('server/discover');
+    const body = mcpMessage('server/discover');
     const res = await crossOriginPost(app, body).expect(200);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate,MCP-Protocol-Version');
@@ -237,10 +237,10 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
   });
 
   it('marks a cross-origin POST readable, and a refusal decided while reading its body too', async () => {
-    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const body = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
     const res = await request(app.getHttpServer())
       .post('/mcp')
-      .set(headersFor(body))
+      .set(mcpHeaders(body))
       .set('origin', INSPECTOR)
       .set('authorization', 'Bearer anything')
       .send(JSON.stringify(body))
@@ -250,7 +250,7 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
     expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
     const refused = await request(app.getHttpServer())
       .post('/mcp')
-      .set({ ...headersFor(body), 'content-type': 'text/plain' })
+      .set({ ...mcpHeaders(body), 'content-type': 'text/plain' })
       .set('origin', INSPECTOR)
       .send(JSON.stringify(body))
       .expect(415);

@@ -28,7 +28,7 @@ import { IsInt, IsString, Min } from 'class-validator';
 import { map, type Observable } from 'rxjs';
 import { Args, McpContext, McpCtx, McpExecutionContext, McpModule, Tool } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 /** An ordinary HTTP guard, as an existing backend has it: it reads the HTTP request. */
 @Injectable()
@@ -216,20 +216,23 @@ describe('Nest pipeline on decorated tools', () => {
 
   const text = (res: { body: { result: { content: Array<{ text: string }> } } }) => res.body.result.content[0].text;
   const listNames = async (headers: Record<string, string> = {}, clientName = 'test-client') => {
-    const body = envelope(
+    const body = mcpMessage(
       'tools/list',
       {},
       { meta: { 'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } } },
     );
-    const res = await post(app, body, headers).expect(200);
+    const res = await createMcpTestClient(app).post(body, headers);
+    expect(res.status).toBe(200);
     return { names: res.body.result.tools.map((t: { name: string }) => t.name) as string[], result: res.body.result };
   };
 
   it('runs an HTTP guard that reads the HTTP request: allow and deny (an isError result, not a 500)', async () => {
-    const body = envelope('tools/call', { name: 'vault', arguments: {} });
-    const allowed = await post(app, body, { 'x-api-key': 'open-sesame' }).expect(200);
+    const body = mcpMessage('tools/call', { name: 'vault', arguments: {} });
+    const allowed = await createMcpTestClient(app).post(body, { 'x-api-key': 'open-sesame' });
+    expect(allowed.status).toBe(200);
     expect(text(allowed)).toBe('gold');
-    const denied = await post(app, body, { 'x-api-key': 'wrong' }).expect(200);
+    const denied = await createMcpTestClient(app).post(body, { 'x-api-key': 'wrong' });
+    expect(denied.status).toBe(200);
     expect(denied.body.result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'Error: Forbidden resource' }],
@@ -249,24 +252,43 @@ describe('Nest pipeline on decorated tools', () => {
   it('applies guards that read handler metadata with Reflector, when listing and when calling', async () => {
     expect((await listNames({}, 'test-client')).names).toContain('vip');
     expect((await listNames({}, 'someone-else')).names).not.toContain('vip');
-    expect(text(await callTool(app, 'vip', {}).expect(200))).toBe('welcome');
-    const other = envelope(
+    const welcomed = await createMcpTestClient(app).post(
+      mcpMessage(
+        'tools/call',
+        { name: 'vip', arguments: {} },
+        { clientInfo: { name: 'test-client', version: '1.0.0' } },
+      ),
+    );
+    expect(welcomed.status).toBe(200);
+    expect(text(welcomed)).toBe('welcome');
+    const other = mcpMessage(
       'tools/call',
       { name: 'vip', arguments: {} },
       { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } },
     );
-    expect((await post(app, other).expect(200)).body.result.isError).toBe(true);
+    const reply2 = await createMcpTestClient(app).post(other);
+    expect(reply2.status).toBe(200);
+    expect(reply2.body.result.isError).toBe(true);
   });
 
   it('runs an interceptor that transforms the result, with the MCP execution context', async () => {
-    expect(text(await callTool(app, 'shout', { text: 'hello' }).expect(200))).toBe('HELLO! (mcp, 5)');
+    const reply3 = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'shout', arguments: { text: 'hello' } }),
+    );
+    expect(reply3.status).toBe(200);
+    expect(text(reply3)).toBe('HELLO! (mcp, 5)');
   });
 
   it('runs parameter pipes', async () => {
-    expect(text(await callTool(app, 'trim', { text: '  padded  ', count: '41' }).expect(200))).toBe(
-      '[padded] number 42',
+    const reply4 = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'trim', arguments: { text: '  padded  ', count: '41' } }),
     );
-    const bad = await callTool(app, 'trim', { text: 'x', count: 'many' }).expect(200);
+    expect(reply4.status).toBe(200);
+    expect(text(reply4)).toBe('[padded] number 42');
+    const bad = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'trim', arguments: { text: 'x', count: 'many' } }),
+    );
+    expect(bad.status).toBe(200);
     expect(bad.body.result).toMatchObject({
       isError: true,
       content: [{ text: 'Error: Validation failed (numeric string is expected)' }],
@@ -274,44 +296,69 @@ describe('Nest pipeline on decorated tools', () => {
   });
 
   it('supports Nest custom parameter decorators next to @Args()', async () => {
-    const body = envelope('tools/call', { name: 'key_echo', arguments: { n: 7 } });
-    expect(text(await post(app, body, { 'x-api-key': 'k1' }).expect(200))).toBe('k1:7');
+    const body = mcpMessage('tools/call', { name: 'key_echo', arguments: { n: 7 } });
+    const reply5 = await createMcpTestClient(app).post(body, { 'x-api-key': 'k1' });
+    expect(reply5.status).toBe(200);
+    expect(text(reply5)).toBe('k1:7');
   });
 
   it('runs ValidationPipe with the DTO as metatype', async () => {
-    expect(text(await callTool(app, 'transfer', { to: 'bob', amount: 5 }).expect(200))).toBe('true 5 to bob');
+    const reply6 = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'transfer', arguments: { to: 'bob', amount: 5 } }),
+    );
+    expect(reply6.status).toBe(200);
+    expect(text(reply6)).toBe('true 5 to bob');
   });
 
   it('runs an exception filter, whose value becomes the result', async () => {
-    expect(text(await callTool(app, 'find', { id: '1' }).expect(200))).toBe('item 1');
-    const missing = await callTool(app, 'find', { id: '7' }).expect(200);
+    const reply7 = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'find', arguments: { id: '1' } }),
+    );
+    expect(reply7.status).toBe(200);
+    expect(text(reply7)).toBe('item 1');
+    const missing = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'find', arguments: { id: '7' } }),
+    );
+    expect(missing.status).toBe(200);
     expect(missing.body.result).toMatchObject({ isError: true, content: [{ text: 'Nothing here (mcp): no item 7' }] });
   });
 
   it('turns an unfiltered HttpException into an error result', async () => {
-    const res = await callTool(app, 'unfiltered', {}).expect(200);
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'unfiltered', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ isError: true, content: [{ text: 'Error: gone' }] });
   });
 
   it('keeps input_required working through a catch-all exception filter', async () => {
     const caps = { elicitation: { form: {} } };
-    const first = await callTool(app, 'confirm', {}, {}, { clientCapabilities: caps }).expect(200);
+    const first = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'confirm', arguments: {} }, { clientCapabilities: caps }),
+    );
+    expect(first.status).toBe(200);
     expect(first.body.result.resultType).toBe('input_required');
     const key = Object.keys(first.body.result.inputRequests)[0];
-    const second = await callTool(
-      app,
-      'confirm',
-      {},
-      { requestState: first.body.result.requestState, inputResponses: { [key]: { action: 'decline' } } },
-      { clientCapabilities: caps },
-    ).expect(200);
+    const second = await createMcpTestClient(app).post(
+      mcpMessage(
+        'tools/call',
+        {
+          name: 'confirm',
+          arguments: {},
+          requestState: first.body.result.requestState,
+          inputResponses: { [key]: { action: 'decline' } },
+        },
+        { clientCapabilities: caps },
+      ),
+    );
+    expect(second.status).toBe(200);
     expect(text(second)).toBe('answer: decline');
   });
 
   it('gives a request-scoped provider a fresh instance per call, with the real HTTP request as REQUEST', async () => {
-    const call = (trace: string) => {
-      const body = envelope('tools/call', { name: 'whoami', arguments: {} });
-      return post(app, body, { ...headersFor(body), 'x-trace': trace }).expect(200);
+    const call = async (trace: string) => {
+      const body = mcpMessage('tools/call', { name: 'whoami', arguments: {} });
+      const res = await createMcpTestClient(app).post(body, { ...mcpHeaders(body), 'x-trace': trace });
+      expect(res.status).toBe(200);
+      return res;
     };
     const first = text(await call('a'));
     const second = text(await call('b'));

@@ -17,7 +17,7 @@ import {
   Tool,
 } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 class AddressDto {
   @IsString()
@@ -159,6 +159,7 @@ class DocsModule {}
 
 describe('Decorated tools, resources and prompts', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
 
   beforeAll(async () => {
     app = await createApp([
@@ -167,6 +168,7 @@ describe('Decorated tools, resources and prompts', () => {
       BookingModule,
       DocsModule,
     ]);
+    mcp = createMcpTestClient(app);
   });
   afterAll(() => app.close());
 
@@ -175,7 +177,8 @@ describe('Decorated tools, resources and prompts', () => {
   it('discovers tools across several modules, in the same registry as registerTool', async () => {
     app.get(MCPServer).registerTool('runtime', 'Registered at run time', { type: 'object' }, () => 'rt');
     try {
-      const res = await post(app, envelope('tools/list')).expect(200);
+      const res = await mcp.post(mcpMessage('tools/list'));
+      expect(res.status).toBe(200);
       const names = res.body.result.tools.map((t: { name: string }) => t.name);
       expect(names).toEqual(['greet', 'measure', 'plain', 'book', 'locate', 'stats', 'runtime']);
       // Published exactly like a registered tool: the same fields in the same order, `name` first.
@@ -183,47 +186,64 @@ describe('Decorated tools, resources and prompts', () => {
         Object.keys(res.body.result.tools.find((t: { name: string }) => t.name === name));
       expect(keysOf('plain')).toEqual(['name', 'description', 'inputSchema']);
       expect(keysOf('plain')).toEqual(keysOf('runtime'));
-      expect(text(await callTool(app, 'runtime', {}).expect(200))).toBe('rt');
+      const reply = await mcp.post(mcpMessage('tools/call', { name: 'runtime', arguments: {} }));
+      expect(reply.status).toBe(200);
+      expect(text(reply)).toBe('rt');
     } finally {
       app.get(MCPServer).removeTool('runtime');
     }
   });
 
   it('names a prompt after its method by default, published with `name` first', async () => {
-    const res = await post(app, envelope('prompts/list')).expect(200);
+    const res = await mcp.post(mcpMessage('prompts/list'));
+    expect(res.status).toBe(200);
     const limerick = res.body.result.prompts.find((p: { name: string }) => p.name === 'limerick');
     expect(Object.keys(limerick)).toEqual(['name', 'description']);
   });
 
   it('calls a tool that uses an injected service', async () => {
-    const res = await callTool(app, 'greet', { name: 'Ada' }).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'greet', arguments: { name: 'Ada' } }));
+    expect(res.status).toBe(200);
     expect(text(res)).toBe('Hello, Ada!');
     expect(res.body.result.isError).toBeUndefined();
   });
 
   it('passes (args, inputResponses, ctx) to a method without parameter decorators, and defaults the name', async () => {
-    const list = await post(app, envelope('tools/list')).expect(200);
+    const list = await mcp.post(mcpMessage('tools/list'));
+    expect(list.status).toBe(200);
     const plain = list.body.result.tools.find((t: { name: string }) => t.name === 'plain');
     expect(plain.inputSchema).toEqual({ type: 'object', additionalProperties: false });
-    expect(text(await callTool(app, 'plain', {}).expect(200))).toBe('{} {} true');
+    const reply2 = await mcp.post(mcpMessage('tools/call', { name: 'plain', arguments: {} }));
+    expect(reply2.status).toBe(200);
+    expect(text(reply2)).toBe('{} {} true');
   });
 
   it('publishes a plain JSON Schema unaltered and validates with it', async () => {
-    const list = await post(app, envelope('tools/list')).expect(200);
+    const list = await mcp.post(mcpMessage('tools/list'));
+    expect(list.status).toBe(200);
     const measure = list.body.result.tools.find((t: { name: string }) => t.name === 'measure');
     expect(measure.inputSchema).toEqual(conditionalSchema);
     expect(list.body.result.tools[0].annotations).toEqual({ readOnlyHint: true });
-    expect(text(await callTool(app, 'measure', { kind: 'temperature', unit: 'c' }).expect(200))).toBe('temperature:c');
-    const missing = await callTool(app, 'measure', { kind: 'temperature' }).expect(200);
+    const reply3 = await mcp.post(
+      mcpMessage('tools/call', { name: 'measure', arguments: { kind: 'temperature', unit: 'c' } }),
+    );
+    expect(reply3.status).toBe(200);
+    expect(text(reply3)).toBe('temperature:c');
+    const missing = await mcp.post(mcpMessage('tools/call', { name: 'measure', arguments: { kind: 'temperature' } }));
+    expect(missing.status).toBe(200);
     expect(missing.body.result.isError).toBe(true);
     expect(text(missing)).toBe('Missing required argument: unit');
-    const badRef = await callTool(app, 'measure', { kind: 'length', unit: 'k' }).expect(200);
+    const badRef = await mcp.post(
+      mcpMessage('tools/call', { name: 'measure', arguments: { kind: 'length', unit: 'k' } }),
+    );
+    expect(badRef.status).toBe(200);
     expect(badRef.body.result.isError).toBe(true);
     expect(text(badRef)).toContain('"unit"');
   });
 
   it('derives the JSON Schema of a class-validator DTO, nested DTOs in $defs', async () => {
-    const list = await post(app, envelope('tools/list')).expect(200);
+    const list = await mcp.post(mcpMessage('tools/list'));
+    expect(list.status).toBe(200);
     const book = list.body.result.tools.find((t: { name: string }) => t.name === 'book');
     expect(book.inputSchema.type).toBe('object');
     expect(book.inputSchema.required).toEqual(expect.arrayContaining(['guest', 'nights', 'address']));
@@ -234,18 +254,32 @@ describe('Decorated tools, resources and prompts', () => {
   });
 
   it('validates DTO arguments with the rules the schema advertises', async () => {
-    const ok = await callTool(app, 'book', { guest: 'Ada', nights: 2, address: { city: 'Rome' } }).expect(200);
+    const ok = await mcp.post(
+      mcpMessage(
+        'tools/call',
+        { name: 'book', arguments: { guest: 'Ada', nights: 2, address: { city: 'Rome' } } },
+        { clientInfo: { name: 'test-client', version: '1.0.0' } },
+      ),
+    );
+    expect(ok.status).toBe(200);
     expect(text(ok)).toBe('Ada x2 in Rome (test-client, 0)');
-    const tooMany = await callTool(app, 'book', { guest: 'Ada', nights: 11, address: { city: 'Rome' } }).expect(200);
+    const tooMany = await mcp.post(
+      mcpMessage('tools/call', { name: 'book', arguments: { guest: 'Ada', nights: 11, address: { city: 'Rome' } } }),
+    );
+    expect(tooMany.status).toBe(200);
     expect(tooMany.body.result.isError).toBe(true);
     expect(text(tooMany)).toContain('"nights"');
-    const nested = await callTool(app, 'book', { guest: 'Ada', nights: 1, address: { city: 'R' } }).expect(200);
+    const nested = await mcp.post(
+      mcpMessage('tools/call', { name: 'book', arguments: { guest: 'Ada', nights: 1, address: { city: 'R' } } }),
+    );
+    expect(nested.status).toBe(200);
     expect(nested.body.result.isError).toBe(true);
     expect(text(nested)).toContain('"address.city"');
   });
 
   it('converts zod schemas, validates input and output with them', async () => {
-    const list = await post(app, envelope('tools/list')).expect(200);
+    const list = await mcp.post(mcpMessage('tools/list'));
+    expect(list.status).toBe(200);
     const locate = list.body.result.tools.find((t: { name: string }) => t.name === 'locate');
     expect(locate.inputSchema).toMatchObject({
       type: 'object',
@@ -253,61 +287,69 @@ describe('Decorated tools, resources and prompts', () => {
       required: ['place'],
     });
     expect(locate.outputSchema).toMatchObject({ type: 'object', required: ['lat', 'lon'] });
-    const ok = await callTool(app, 'locate', { place: 'Paris' }).expect(200);
+    const ok = await mcp.post(mcpMessage('tools/call', { name: 'locate', arguments: { place: 'Paris' } }));
+    expect(ok.status).toBe(200);
     expect(ok.body.result.structuredContent).toEqual({ lat: 48.85, lon: 2.35 });
     expect(JSON.parse(text(ok))).toEqual({ lat: 48.85, lon: 2.35 });
-    const invalid = await callTool(app, 'locate', { place: '' }).expect(200);
+    const invalid = await mcp.post(mcpMessage('tools/call', { name: 'locate', arguments: { place: '' } }));
+    expect(invalid.status).toBe(200);
     expect(invalid.body.result.isError).toBe(true);
     expect(text(invalid)).toContain('"place"');
-    const mismatch = await callTool(app, 'locate', { place: 'nowhere' }).expect(200);
+    const mismatch = await mcp.post(mcpMessage('tools/call', { name: 'locate', arguments: { place: 'nowhere' } }));
+    expect(mismatch.status).toBe(200);
     expect(mismatch.body.result.isError).toBe(true);
     expect(text(mismatch)).toContain('outputSchema');
   });
 
   it('checks a JSON Schema outputSchema: success and mismatch', async () => {
-    const ok = await callTool(app, 'stats', {}).expect(200);
+    const ok = await mcp.post(mcpMessage('tools/call', { name: 'stats', arguments: {} }));
+    expect(ok.status).toBe(200);
     expect(ok.body.result.structuredContent).toEqual({ count: 3 });
-    const bad = await callTool(app, 'stats', { broken: true }).expect(200);
+    const bad = await mcp.post(mcpMessage('tools/call', { name: 'stats', arguments: { broken: true } }));
+    expect(bad.status).toBe(200);
     expect(bad.body.result.isError).toBe(true);
     expect(text(bad)).toMatch(/^Error: output does not match the tool's outputSchema: .*"count"/);
   });
 
   it('serves resources, resource templates and prompts declared with decorators', async () => {
-    const resources = await post(app, envelope('resources/list')).expect(200);
+    const resources = await mcp.post(mcpMessage('resources/list'));
+    expect(resources.status).toBe(200);
     expect(resources.body.result.resources).toEqual([
       { uri: 'docs://readme', name: 'readme', mimeType: 'text/markdown' },
     ]);
-    const templates = await post(app, envelope('resources/templates/list')).expect(200);
+    const templates = await mcp.post(mcpMessage('resources/templates/list'));
+    expect(templates.status).toBe(200);
     expect(templates.body.result.resourceTemplates).toEqual([
       { uriTemplate: 'weather://{city}', name: 'city-weather' },
     ]);
-    const readme = await post(app, envelope('resources/read', { uri: 'docs://readme' })).expect(200);
+    const readme = await mcp.post(mcpMessage('resources/read', { uri: 'docs://readme' }));
+    expect(readme.status).toBe(200);
     expect(readme.body.result.contents).toEqual([
       { uri: 'docs://readme', text: '# Readme', mimeType: 'text/markdown' },
     ]);
-    const city = await post(app, envelope('resources/read', { uri: 'weather://Oslo' })).expect(200);
+    const city = await mcp.post(mcpMessage('resources/read', { uri: 'weather://Oslo' }));
+    expect(city.status).toBe(200);
     expect(city.body.result.contents[0].text).toBe('weather://Oslo -> Oslo');
-    const prompt = await post(app, envelope('prompts/get', { name: 'haiku', arguments: { topic: 'rain' } })).expect(
-      200,
-    );
+    const prompt = await mcp.post(mcpMessage('prompts/get', { name: 'haiku', arguments: { topic: 'rain' } }));
+    expect(prompt.status).toBe(200);
     expect(prompt.body.result.messages).toEqual([
       { role: 'user', content: { type: 'text', text: 'Write a haiku about rain' } },
     ]);
-    const completeCity = await post(
-      app,
-      envelope('completion/complete', {
+    const completeCity = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/resource', uri: 'weather://{city}' },
         argument: { name: 'city', value: 'pe' },
       }),
-    ).expect(200);
+    );
+    expect(completeCity.status).toBe(200);
     expect(completeCity.body.result.completion.values).toEqual(['Perth']);
-    const completeTopic = await post(
-      app,
-      envelope('completion/complete', {
+    const completeTopic = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/prompt', name: 'haiku' },
         argument: { name: 'topic', value: 'dark' },
       }),
-    ).expect(200);
+    );
+    expect(completeTopic.status).toBe(200);
     expect(completeTopic.body.result.completion.values).toEqual(['dark-sea']);
   });
 });

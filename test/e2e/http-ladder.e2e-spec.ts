@@ -3,15 +3,17 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { InputRequired, MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 /** The Streamable HTTP rules of 2026-07-28, rung by rung, through a real Nest app. */
 describe('MCP endpoint: the HTTP ladder', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let calls = 0;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'ladder', version: '1.0.0', maxBodyBytes: 64 * 1024 })]);
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     server.registerTool('canary', 'Counts calls', { type: 'object' }, () => `call ${++calls}`);
     server.registerTool(
@@ -36,22 +38,23 @@ describe('MCP endpoint: the HTTP ladder', () => {
   beforeEach(() => (calls = 0));
 
   const expectNoDispatch = () => expect(calls).toBe(0);
-  const canaryCall = () => envelope('tools/call', { name: 'canary', arguments: {} });
+  const canaryCall = () => mcpMessage('tools/call', { name: 'canary', arguments: {} });
 
   describe('rung 1: Host and Origin (DNS-rebinding protection)', () => {
     it('refuses a foreign Host with 403 before anything else', async () => {
-      const res = await post(app, canaryCall(), { host: 'evil.example.com' }).expect(403);
+      const res = await mcp.post(canaryCall(), { host: 'evil.example.com' });
+      expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringContaining('Host') } });
       expectNoDispatch();
     });
 
     it('refuses a foreign Origin with 403', async () => {
-      await post(app, canaryCall(), { origin: 'http://evil.example.com' }).expect(403);
+      expect((await mcp.post(canaryCall(), { origin: 'http://evil.example.com' })).status).toBe(403);
       expectNoDispatch();
     });
 
     it('refuses an opaque "null" Origin', async () => {
-      await post(app, canaryCall(), { origin: 'null' }).expect(403);
+      expect((await mcp.post(canaryCall(), { origin: 'null' })).status).toBe(403);
     });
 
     it('refuses a foreign Host even on GET, before the verb check', async () => {
@@ -59,15 +62,17 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('accepts a loopback Host with a port and a matching Origin', async () => {
-      const res = await post(app, canaryCall(), { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }).expect(
-        200,
-      );
+      const res = await mcp.post(canaryCall(), {
+        host: '127.0.0.1:3000',
+        origin: 'http://127.0.0.1:3000',
+      });
+      expect(res.status).toBe(200);
       expect(res.body.result.content[0].text).toBe('call 1');
     });
 
     it('accepts localhost and [::1]', async () => {
-      await post(app, envelope('server/discover'), { host: 'localhost:8080' }).expect(200);
-      await post(app, envelope('server/discover'), { host: '[::1]:8080' }).expect(200);
+      expect((await mcp.post(mcpMessage('server/discover'), { host: 'localhost:8080' })).status).toBe(200);
+      expect((await mcp.post(mcpMessage('server/discover'), { host: '[::1]:8080' })).status).toBe(200);
     });
   });
 
@@ -81,7 +86,10 @@ describe('MCP endpoint: the HTTP ladder', () => {
 
   describe('rung 3: the body', () => {
     it('answers invalid JSON with -32700 / 400 and a null id', async () => {
-      const res = await post(app, '{"jsonrpc": "2.0", "id": 1,', { 'content-type': 'application/json' }).expect(400);
+      const res = await mcp.post('{"jsonrpc": "2.0", "id": 1,', {
+        'content-type': 'application/json',
+      });
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } });
     });
 
@@ -101,49 +109,53 @@ describe('MCP endpoint: the HTTP ladder', () => {
       ['a number', 1, null],
       ['a string', '"tools/list"', null],
     ])('answers %s with -32600 / 400 and dispatches nothing', async (_label, body, id) => {
-      const res = await post(app, typeof body === 'string' ? body : JSON.stringify(body), {
+      const res = await mcp.post(typeof body === 'string' ? body : JSON.stringify(body), {
         'content-type': 'application/json',
-      }).expect(400);
+      });
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(-32600);
       expect(res.body.id).toBe(id);
       expectNoDispatch();
     });
 
     it('answers a null id with -32600 / 400', async () => {
-      const res = await post(app, { ...canaryCall(), id: null }).expect(400);
+      const res = await mcp.post({ ...canaryCall(), id: null });
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(-32600);
       expectNoDispatch();
     });
 
     it('answers a body over the limit with 413 and a JSON-RPC error, without dispatching', async () => {
-      const big = envelope('tools/call', { name: 'canary', arguments: { pad: 'x'.repeat(100 * 1024) } });
-      const res = await post(app, big).expect(413);
+      const big = mcpMessage('tools/call', { name: 'canary', arguments: { pad: 'x'.repeat(100 * 1024) } });
+      const res = await mcp.post(big);
+      expect(res.status).toBe(413);
       expect(res.body.jsonrpc).toBe('2.0');
       expect(res.body.error.message).toMatch(/limit/);
       expectNoDispatch();
     });
 
     it('answers a non-JSON Content-Type with 415 and a JSON-RPC error', async () => {
-      const res = await post(app, canaryCall(), { 'content-type': 'text/plain' }).expect(415);
+      const res = await mcp.post(canaryCall(), { 'content-type': 'text/plain' });
+      expect(res.status).toBe(415);
       expect(res.body.error).toBeDefined();
       expectNoDispatch();
     });
 
     it('accepts application/json with a utf-8 charset', async () => {
-      await post(app, canaryCall(), { 'content-type': 'application/json; charset=utf-8' }).expect(200);
+      expect((await mcp.post(canaryCall(), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
     });
   });
 
   it('rung 4: a notification gets 202 with no body and runs nothing', async () => {
     const { id: _id, ...notification } = canaryCall();
-    const res = await post(app, notification).expect(202);
+    const res = await mcp.post(notification);
+    expect(res.status).toBe(202);
     expect(res.text).toBe('');
     expectNoDispatch();
   });
 
   it('rung 5: initialize without the 2026-07-28 claim is a 2025-era client, served statelessly', async () => {
-    const res = await post(
-      app,
+    const res = await mcp.post(
       {
         jsonrpc: '2.0',
         id: 'init-1',
@@ -154,7 +166,8 @@ describe('MCP endpoint: the HTTP ladder', () => {
         'mcp-protocol-version': undefined,
         'mcp-method': undefined,
       },
-    ).expect(200);
+    );
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id: 'init-1',
       result: { protocolVersion: '2025-11-25', serverInfo: { name: 'ladder' } },
@@ -163,9 +176,8 @@ describe('MCP endpoint: the HTTP ladder', () => {
   });
 
   it('rung 5: initialize claiming 2026-07-28 gets -32601 / 404 before the envelope checks', async () => {
-    const res = await post(app, envelope('initialize', { protocolVersion: '2025-11-25' }, { id: 'init-2' })).expect(
-      404,
-    );
+    const res = await mcp.post(mcpMessage('initialize', { protocolVersion: '2025-11-25' }, { id: 'init-2' }));
+    expect(res.status).toBe(404);
     expect(res.body.id).toBe('init-2');
     expect(res.body.error.code).toBe(-32601);
     expect(res.body.error.message).toMatch(/removed by the stateless 2026-07-28 specification/);
@@ -176,28 +188,36 @@ describe('MCP endpoint: the HTTP ladder', () => {
     const meta = (body: Record<string, unknown>) => (body.params as { _meta: Record<string, unknown> })._meta;
 
     it('answers a missing _meta with -32602 / 400, echoing the id', async () => {
-      const res = await post(app, { jsonrpc: '2.0', id: 101, method: 'server/discover', params: {} }).expect(400);
+      const res = await mcp.post({
+        jsonrpc: '2.0',
+        id: 101,
+        method: 'server/discover',
+        params: {},
+      });
+      expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ id: 101, error: { code: -32602 } });
     });
 
     it('answers a missing protocol version in _meta with -32602 / 400', async () => {
-      const body = envelope('server/discover', {}, { id: 102 });
+      const body = mcpMessage('server/discover', {}, { id: 102 });
       delete meta(body)['io.modelcontextprotocol/protocolVersion'];
-      const res = await post(app, body).expect(400);
+      const res = await mcp.post(body);
+      expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ id: 102, error: { code: -32602 } });
     });
 
     it('answers missing client capabilities with -32602 / 400', async () => {
-      const body = envelope('server/discover', {}, { id: 104 });
+      const body = mcpMessage('server/discover', {}, { id: 104 });
       delete meta(body)['io.modelcontextprotocol/clientCapabilities'];
-      const res = await post(app, body).expect(400);
+      const res = await mcp.post(body);
+      expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ id: 104, error: { code: -32602 } });
     });
 
     it('does not require clientInfo', async () => {
-      const body = envelope('server/discover', {}, { id: 105 });
+      const body = mcpMessage('server/discover', {}, { id: 105 });
       delete meta(body)['io.modelcontextprotocol/clientInfo'];
-      await post(app, body).expect(200);
+      expect((await mcp.post(body)).status).toBe(200);
     });
   });
 
@@ -211,35 +231,42 @@ describe('MCP endpoint: the HTTP ladder', () => {
       ['Mcp-Name different', { 'mcp-name': 'echo' }],
       ['Mcp-Name badly base64-encoded', { 'mcp-name': '=?base64?Y2FuYXJ5?=x' }],
     ])('answers %s with -32020 / 400 and dispatches nothing', async (_label, headers) => {
-      const res = await post(app, { ...canaryCall(), id: 'h' }, headers).expect(400);
+      const res = await mcp.post({ ...canaryCall(), id: 'h' }, headers);
+      expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ id: 'h', error: { code: -32020 } });
       expectNoDispatch();
     });
 
     it('accepts a base64-encoded Mcp-Name', async () => {
-      await post(app, canaryCall(), { 'mcp-name': `=?base64?${Buffer.from('canary').toString('base64')}?=` }).expect(
-        200,
-      );
+      expect(
+        (
+          await mcp.post(canaryCall(), {
+            'mcp-name': `=?base64?${Buffer.from('canary').toString('base64')}?=`,
+          })
+        ).status,
+      ).toBe(200);
     });
 
     it('checks the header against the body before the version (body v999 with a valid header → -32020)', async () => {
-      const body = envelope(
+      const body = mcpMessage(
         'server/discover',
         {},
         { id: 302, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
       );
-      const res = await post(app, body).expect(400);
+      const res = await mcp.post(body);
+      expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ id: 302, error: { code: -32020 } });
     });
   });
 
   it('rung 8: an unsupported version gets -32022 / 400 with supported and requested', async () => {
-    const body = envelope(
+    const body = mcpMessage(
       'server/discover',
       {},
       { id: 301, meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
     );
-    const res = await post(app, body, { 'mcp-protocol-version': 'v999.0.0' }).expect(400);
+    const res = await mcp.post(body, { 'mcp-protocol-version': 'v999.0.0' });
+    expect(res.status).toBe(400);
     expect(res.body).toEqual({
       jsonrpc: '2.0',
       id: 301,
@@ -251,18 +278,21 @@ describe('MCP endpoint: the HTTP ladder', () => {
     it.each(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'unknown/method'])(
       'answers %s with -32601 / 404',
       async (method) => {
-        const res = await post(app, envelope(method, {}, { id: 500 })).expect(404);
+        const res = await mcp.post(mcpMessage(method, {}, { id: 500 }));
+        expect(res.status).toBe(404);
         expect(res.body).toMatchObject({ id: 500, error: { code: -32601 } });
       },
     );
 
     it('answers invalid tools/call params with -32602 / 400', async () => {
-      const res = await post(app, envelope('tools/call', { name: 'echo', arguments: 'text' })).expect(400);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: 'text' }));
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(-32602);
     });
 
     it('answers tools/list with the registered tools', async () => {
-      const res = await post(app, envelope('tools/list')).expect(200);
+      const res = await mcp.post(mcpMessage('tools/list'));
+      expect(res.status).toBe(200);
       expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['canary', 'echo', 'boom', 'ask']);
       expect(res.body.result).toMatchObject({
         resultType: 'complete',
@@ -272,7 +302,8 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('answers server/discover with versions, capabilities and the server identity', async () => {
-      const res = await post(app, envelope('server/discover')).expect(200);
+      const res = await mcp.post(mcpMessage('server/discover'));
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         resultType: 'complete',
         supportedVersions: ['2026-07-28'],
@@ -282,7 +313,8 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('calls a tool and answers one compact application/json object', async () => {
-      const res = await callTool(app, 'echo', { text: 'hello' }).expect(200);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hello' } }));
+      expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.text).not.toContain('\n');
       expect(res.body).toEqual({
@@ -297,12 +329,14 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('answers an unknown tool with "Tool not found"', async () => {
-      const res = await callTool(app, 'nope', {}).expect(200);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'nope', arguments: {} }));
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Tool not found' }] });
     });
 
     it('answers a missing required argument with "Missing required argument: text"', async () => {
-      const res = await callTool(app, 'echo', {}).expect(200);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: {} }));
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         isError: true,
         content: [{ type: 'text', text: 'Missing required argument: text' }],
@@ -310,7 +344,8 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('answers a handler error with "Error: <message>" and no stack trace', async () => {
-      const res = await callTool(app, 'boom', {}).expect(200);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         isError: true,
         content: [{ type: 'text', text: 'Error: the backend is down' }],
@@ -319,7 +354,10 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('answers an InputRequired with the input_required result and its text', async () => {
-      const res = await callTool(app, 'ask', {}, {}, { clientCapabilities: { elicitation: {} } }).expect(200);
+      const res = await mcp.post(
+        mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: { elicitation: {} } }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         resultType: 'input_required',
         inputRequests: { ok: { method: 'elicitation/create' } },
@@ -329,14 +367,16 @@ describe('MCP endpoint: the HTTP ladder', () => {
     });
 
     it('ignores Mcp-Session-Id: no session is minted or echoed', async () => {
-      const res = await post(app, envelope('tools/list'), { 'mcp-session-id': 'abc' }).expect(200);
+      const res = await mcp.post(mcpMessage('tools/list'), { 'mcp-session-id': 'abc' });
+      expect(res.status).toBe(200);
       expect(res.headers['mcp-session-id']).toBeUndefined();
     });
 
     it('keeps serving after every kind of bad request', async () => {
-      await post(app, '{', { 'content-type': 'application/json' }).expect(400);
-      await post(app, canaryCall(), { host: 'evil.example.com' }).expect(403);
-      const res = await post(app, canaryCall()).expect(200);
+      expect((await mcp.post('{', { 'content-type': 'application/json' })).status).toBe(400);
+      expect((await mcp.post(canaryCall(), { host: 'evil.example.com' })).status).toBe(403);
+      const res = await mcp.post(canaryCall());
+      expect(res.status).toBe(200);
       expect(res.body.result.content[0].text).toBe('call 1');
     });
   });

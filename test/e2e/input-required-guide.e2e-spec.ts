@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 @Injectable()
 class FileService {
@@ -60,37 +60,53 @@ describe('the confirm-before-delete guide', () => {
 
   it('asks first, deletes only after an accepted confirmation', async () => {
     const files = app.get(FileService);
-    const r1 = await callTool(app, 'delete_file', { path: '/data/report.pdf' }, {}, caps).expect(200);
+    const r1 = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'delete_file', arguments: { path: '/data/report.pdf' } }, caps),
+    );
+    expect(r1.status).toBe(200);
     expect(r1.body.result.inputRequests.elicit_0.params.message).toBe(
       'Delete /data/report.pdf? This cannot be undone.',
     );
     expect(files.deleted).toEqual([]);
 
     const no = { elicit_0: { action: 'accept', content: { confirm: false } } };
-    const r2 = await callTool(
-      app,
-      'delete_file',
-      { path: '/data/report.pdf' },
-      { inputResponses: no, requestState: r1.body.result.requestState },
-      caps,
+    const r2 = await createMcpTestClient(app).post(
+      mcpMessage(
+        'tools/call',
+        {
+          name: 'delete_file',
+          arguments: { path: '/data/report.pdf' },
+          inputResponses: no,
+          requestState: r1.body.result.requestState,
+        },
+        caps,
+      ),
     );
     expect(r2.body.result.content).toEqual([{ type: 'text', text: 'Nothing was deleted.' }]);
     expect(files.deleted).toEqual([]);
 
     const yes = { elicit_0: { action: 'accept', content: { confirm: true } } };
-    const r3 = await callTool(
-      app,
-      'delete_file',
-      { path: '/data/report.pdf' },
-      { inputResponses: yes, requestState: r1.body.result.requestState },
-      caps,
+    const r3 = await createMcpTestClient(app).post(
+      mcpMessage(
+        'tools/call',
+        {
+          name: 'delete_file',
+          arguments: { path: '/data/report.pdf' },
+          inputResponses: yes,
+          requestState: r1.body.result.requestState,
+        },
+        caps,
+      ),
     );
     expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Deleted /data/report.pdf' }]);
     expect(files.deleted).toEqual(['/data/report.pdf']);
   });
 
   it('answers -32021 to a client that cannot elicit, and deletes nothing', async () => {
-    const res = await callTool(app, 'delete_file', { path: '/data/x' }, {}, { clientCapabilities: {} }).expect(400);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'delete_file', arguments: { path: '/data/x' } }, { clientCapabilities: {} }),
+    );
+    expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       code: -32021,
       data: { requiredCapabilities: { elicitation: { form: {} } } },

@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import { Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule, type McpModuleOptions, type RequestStateStore } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { transferTool } from '../support/transfer-tool.js';
 
 const SECRET = 'shared-secret-of-the-fleet-0123456789abcdef';
@@ -55,9 +55,17 @@ const name = { name: { action: 'accept', content: { name: 'Alice' } } };
 const color = { color: { action: 'accept', content: { color: 'blue' } } };
 
 async function roundOne(app: INestApplication, tool = 'profile'): Promise<string> {
-  const res = await callTool(app, tool, {}, {}, CAPS).expect(200);
+  const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: tool, arguments: {} }, CAPS));
+  expect(res.status).toBe(200);
   expect(res.body.result.resultType).toBe('input_required');
   return res.body.result.requestState;
+}
+
+/** Round two of `profile`: the name answered, with the state a round one returned. */
+function answerName(app: INestApplication, requestState: string) {
+  return createMcpTestClient(app).post(
+    mcpMessage('tools/call', { name: 'profile', arguments: {}, inputResponses: name, requestState }, CAPS),
+  );
 }
 
 describe('input_required across instances', () => {
@@ -90,15 +98,17 @@ describe('input_required across instances', () => {
     warn.mockRestore();
     register(b);
     const s1 = await roundOne(a);
-    const r2 = await callTool(b, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(200);
+    const r2 = await answerName(b, s1);
+    expect(r2.status).toBe(200);
     expect(r2.body.result.inputRequests).toEqual({ color: expect.objectContaining({ method: 'elicitation/create' }) });
-    const r3 = await callTool(
-      a,
-      'profile',
-      {},
-      { inputResponses: color, requestState: r2.body.result.requestState },
-      CAPS,
-    ).expect(200);
+    const r3 = await createMcpTestClient(a).post(
+      mcpMessage(
+        'tools/call',
+        { name: 'profile', arguments: {}, inputResponses: color, requestState: r2.body.result.requestState },
+        CAPS,
+      ),
+    );
+    expect(r3.status).toBe(200);
     expect(r3.body.result.content).toEqual([{ type: 'text', text: 'Alice/blue' }]);
   });
 
@@ -111,9 +121,10 @@ describe('input_required across instances', () => {
         expect.stringContaining('Deployments with several instances need a shared secret'),
       );
       const s1 = await roundOne(a);
-      const res = await callTool(b, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(400);
+      const res = await answerName(b, s1);
+      expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: -32602, data: { detail: 'signature' } });
-      await callTool(a, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(200);
+      expect((await answerName(a, s1)).status).toBe(200);
     } finally {
       warn.mockRestore();
     }
@@ -126,22 +137,16 @@ describe('input_required across instances', () => {
 
     // In flight during the rollout: issued under the old key, finished on an instance that has both.
     const fromOld = await roundOne(old);
-    await callTool(rotating, 'profile', {}, { inputResponses: name, requestState: fromOld }, CAPS).expect(200);
+    expect((await answerName(rotating, fromOld)).status).toBe(200);
     // New state is signed with the new key: instances that only know it accept it, old ones do not.
     const fromRotating = await roundOne(rotating);
-    await callTool(rotated, 'profile', {}, { inputResponses: name, requestState: fromRotating }, CAPS).expect(200);
-    const stale = await callTool(old, 'profile', {}, { inputResponses: name, requestState: fromRotating }, CAPS).expect(
-      400,
-    );
+    expect((await answerName(rotated, fromRotating)).status).toBe(200);
+    const stale = await answerName(old, fromRotating);
+    expect(stale.status).toBe(400);
     expect(stale.body.error.code).toBe(-32602);
     // Once the old key is gone, its state is refused as signed with an unknown key.
-    const retired = await callTool(
-      rotated,
-      'profile',
-      {},
-      { inputResponses: name, requestState: fromOld },
-      CAPS,
-    ).expect(400);
+    const retired = await answerName(rotated, fromOld);
+    expect(retired.status).toBe(400);
     expect(retired.body.error).toMatchObject({
       code: -32602,
       data: { reason: 'invalid_request_state', detail: 'signature' },
@@ -152,7 +157,8 @@ describe('input_required across instances', () => {
     const app = await track(instance({ requestStateSecret: SECRET, requestStateTtlMs: 1 }));
     const s1 = await roundOne(app);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const res = await callTool(app, 'profile', {}, { inputResponses: name, requestState: s1 }, CAPS).expect(400);
+    const res = await answerName(app, s1);
+    expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
       code: -32602,
       message: 'Invalid or expired requestState',
@@ -166,9 +172,15 @@ describe('input_required across instances', () => {
     const b = await track(instance({ requestStateSecret: SECRET, requestStateStore: store }));
     const s1 = await roundOne(a, 'transfer');
     const retry = { inputResponses: { confirm: name.name }, requestState: s1 };
-    const first = await callTool(b, 'transfer', {}, retry, CAPS).expect(200);
+    const first = await createMcpTestClient(b).post(
+      mcpMessage('tools/call', { name: 'transfer', arguments: {}, ...retry }, CAPS),
+    );
+    expect(first.status).toBe(200);
     expect(first.body.result.content).toEqual([{ type: 'text', text: 'transferred' }]);
-    const replay = await callTool(a, 'transfer', {}, retry, CAPS).expect(400);
+    const replay = await createMcpTestClient(a).post(
+      mcpMessage('tools/call', { name: 'transfer', arguments: {}, ...retry }, CAPS),
+    );
+    expect(replay.status).toBe(400);
     expect(replay.body.error).toMatchObject({ code: -32602, data: { reason: 'request_state_replayed' } });
     expect(store.ids.size).toBe(1);
   });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule, type McpContext, type ToolHandler } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 // The 14 input-required-result-* conformance scenarios (conformance.md §3.4), replayed with the harness's
 // envelope and mock answers against fixtures written with the context helpers.
@@ -24,7 +24,9 @@ describe('input-required-result-* scenarios', () => {
   let app: INestApplication;
 
   function send(method: string, params: Record<string, unknown>, caps: object = HARNESS_CAPS) {
-    return post(app, envelope(method, params, { clientCapabilities: caps as Record<string, unknown> }));
+    return createMcpTestClient(app).post(
+      mcpMessage(method, params, { clientCapabilities: caps as Record<string, unknown> }),
+    );
   }
   async function tool(name: string, extra: Record<string, unknown> = {}, caps?: object): Promise<Result> {
     return (await send('tools/call', { name, arguments: {}, ...extra }, caps)).body;

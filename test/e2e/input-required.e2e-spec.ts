@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { InputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
 import { RequestStateCodec } from '../../src/server/request-state.codec.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { inputRequired } from '../../src/core/index.js';
 
 const SECRET = 'input-required-e2e-secret-0123456789abcdef';
@@ -32,7 +32,13 @@ function call(
   extra: Record<string, unknown> = {},
   caps: object = ALL_CAPS,
 ) {
-  return callTool(app, name, args, extra, { clientCapabilities: caps as Record<string, unknown> });
+  return createMcpTestClient(app).post(
+    mcpMessage(
+      'tools/call',
+      { name, arguments: args, ...extra },
+      { clientCapabilities: caps as Record<string, unknown> },
+    ),
+  );
 }
 
 describe('input_required over HTTP', () => {
@@ -214,7 +220,8 @@ describe('input_required over HTTP', () => {
     it('gives the kernel contract for a thrown InputRequired, and the same result for a return and a helper', async () => {
       const results: Result[] = [];
       for (const tool of ['delete_thrown', 'delete_returned', 'delete_helper']) {
-        const res = await call(app, tool, { path: '/tmp/x' }).expect(200);
+        const res = await call(app, tool, { path: '/tmp/x' });
+        expect(res.status).toBe(200);
         results.push(res.body.result);
       }
       for (const result of results) {
@@ -234,13 +241,15 @@ describe('input_required over HTTP', () => {
     it.each(['delete_thrown', 'delete_returned', 'delete_helper'])(
       '%s completes on the retry with the verified state',
       async (tool) => {
-        const r1 = await call(app, tool, { path: '/tmp/x' }).expect(200);
+        const r1 = await call(app, tool, { path: '/tmp/x' });
+        expect(r1.status).toBe(200);
         const r2 = await call(
           app,
           tool,
           { path: '/tmp/x' },
           { inputResponses: { confirm: yes }, requestState: r1.body.result.requestState },
-        ).expect(200);
+        );
+        expect(r2.status).toBe(200);
         expect(r2.body.result).toMatchObject({
           resultType: 'complete',
           content: [{ type: 'text', text: 'Deleted /tmp/x' }],
@@ -264,7 +273,9 @@ describe('input_required over HTTP', () => {
   describe('multiple rounds', () => {
     it('runs a three-round ctx.elicit tool, with a new state each round', async () => {
       const before = runs.wizard ?? 0;
-      const r1 = (await call(app, 'wizard', {}).expect(200)).body.result;
+      const reply = await call(app, 'wizard', {});
+      expect(reply.status).toBe(200);
+      const r1 = reply.body.result;
       expect(r1.resultType).toBe('input_required');
       expect(r1.inputRequests.elicit_0.params.message).toBe('Step 1: What is your name?');
       const r2 = (
@@ -302,12 +313,8 @@ describe('input_required over HTTP', () => {
 
     it('binds the state to the arguments as sent, even when the handler changes its copy', async () => {
       const r1 = (await call(app, 'paged', {})).body.result;
-      const r2 = await call(
-        app,
-        'paged',
-        {},
-        { inputResponses: { confirm: yes }, requestState: r1.requestState },
-      ).expect(200);
+      const r2 = await call(app, 'paged', {}, { inputResponses: { confirm: yes }, requestState: r1.requestState });
+      expect(r2.status).toBe(200);
       expect(r2.body.result.content).toEqual([{ type: 'text', text: 'limit 10' }]);
     });
 
@@ -340,7 +347,9 @@ describe('input_required over HTTP', () => {
     });
 
     it('asks for elicitation, sampling and roots in one round and completes with all three answers', async () => {
-      const r1 = (await call(app, 'gather', {}).expect(200)).body.result;
+      const reply2 = await call(app, 'gather', {});
+      expect(reply2.status).toBe(200);
+      const r1 = reply2.body.result;
       expect(r1.inputRequests).toEqual({
         user_name: { method: 'elicitation/create', params: expect.objectContaining({ message: 'What is your name?' }) },
         greeting: {
@@ -395,7 +404,8 @@ describe('input_required over HTTP', () => {
 
     async function expectRejected(tool: string, args: Record<string, unknown>, requestState: unknown, detail: string) {
       const before = runs[tool] ?? 0;
-      const res = await call(app, tool, args, { inputResponses: { confirm: yes }, requestState }).expect(400);
+      const res = await call(app, tool, args, { inputResponses: { confirm: yes }, requestState });
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 1,
@@ -446,7 +456,9 @@ describe('input_required over HTTP', () => {
     });
 
     it('rejects a state issued for another method with the same name', async () => {
-      const r1 = await post(app, envelope('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS }));
+      const r1 = await createMcpTestClient(app).post(
+        mcpMessage('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS }),
+      );
       await expectRejected('delete_thrown', { path: '/tmp/x' }, r1.body.result.requestState, 'binding');
     });
 
@@ -460,7 +472,7 @@ describe('input_required over HTTP', () => {
 
     it('binds the state to the principal', async () => {
       const body = (id: number, extra: Record<string, unknown> = {}) =>
-        envelope(
+        mcpMessage(
           'tools/call',
           { name: 'delete_thrown', arguments: { path: '/tmp/x' }, ...extra },
           { id, clientCapabilities: ALL_CAPS },
@@ -482,7 +494,8 @@ describe('input_required over HTTP', () => {
 
   describe('capabilities', () => {
     it('answers -32021 / 400 with requiredCapabilities when the only request needs an undeclared capability', async () => {
-      const res = await call(app, 'summarize', {}, {}, {}).expect(400);
+      const res = await call(app, 'summarize', {}, {}, {});
+      expect(res.status).toBe(400);
       expect(res.body.error).toEqual({
         code: -32021,
         message: expect.stringContaining('sampling'),
@@ -491,24 +504,30 @@ describe('input_required over HTTP', () => {
     });
 
     it('leaves out the requests the client cannot answer and sends the rest', async () => {
-      const res = await call(app, 'gather', {}, {}, { sampling: {} }).expect(200);
+      const res = await call(app, 'gather', {}, {}, { sampling: {} });
+      expect(res.status).toBe(200);
       expect(res.body.result.resultType).toBe('input_required');
       expect(Object.keys(res.body.result.inputRequests)).toEqual(['greeting']);
     });
 
     it('lets a tool fall back when a capability is absent', async () => {
-      const without = await call(app, 'greet_fallback', {}, {}, { sampling: {} }).expect(200);
+      const without = await call(app, 'greet_fallback', {}, {}, { sampling: {} });
+      expect(without.status).toBe(200);
       expect(without.body.result.content).toEqual([{ type: 'text', text: 'Hello, stranger' }]);
-      const withIt = await call(app, 'greet_fallback', {}, {}, { elicitation: { form: {} } }).expect(200);
+      const withIt = await call(app, 'greet_fallback', {}, {}, { elicitation: { form: {} } });
+      expect(withIt.status).toBe(200);
       expect(withIt.body.result.resultType).toBe('input_required');
     });
 
     it('tells URL-mode elicitation from form mode', async () => {
-      const formOnly = await call(app, 'login', {}, {}, { elicitation: {} }).expect(400);
+      const formOnly = await call(app, 'login', {}, {}, { elicitation: {} });
+      expect(formOnly.status).toBe(400);
       expect(formOnly.body.error.data).toEqual({ requiredCapabilities: { elicitation: { url: {} } } });
-      const urlOnly = await call(app, 'greet_fallback', {}, {}, { elicitation: { url: {} } }).expect(200);
+      const urlOnly = await call(app, 'greet_fallback', {}, {}, { elicitation: { url: {} } });
+      expect(urlOnly.status).toBe(200);
       expect(urlOnly.body.result.content).toEqual([{ type: 'text', text: 'Hello, stranger' }]);
-      const withUrl = await call(app, 'login', {}, {}, { elicitation: { url: {} } }).expect(200);
+      const withUrl = await call(app, 'login', {}, {}, { elicitation: { url: {} } });
+      expect(withUrl.status).toBe(200);
       expect(withUrl.body.result.inputRequests.elicit_0).toEqual({
         method: 'elicitation/create',
         params: { mode: 'url', message: 'Sign in', url: 'https://example.com/login' },
@@ -516,23 +535,26 @@ describe('input_required over HTTP', () => {
     });
 
     it('needs sampling.tools for sampling with tools', async () => {
-      const plain = await call(app, 'agent', {}, {}, { sampling: {} }).expect(400);
+      const plain = await call(app, 'agent', {}, {}, { sampling: {} });
+      expect(plain.status).toBe(400);
       expect(plain.body.error.data).toEqual({ requiredCapabilities: { sampling: { tools: {} } } });
-      const withTools = await call(app, 'agent', {}, {}, { sampling: { tools: {} } }).expect(200);
+      const withTools = await call(app, 'agent', {}, {}, { sampling: { tools: {} } });
+      expect(withTools.status).toBe(200);
       expect(withTools.body.result.inputRequests.sample_0.method).toBe('sampling/createMessage');
     });
 
     it('needs roots for roots/list', async () => {
-      const res = await post(
-        app,
-        envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: { sampling: {} } }),
-      ).expect(400);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('resources/read', { uri: 'vault://note' }, { clientCapabilities: { sampling: {} } }),
+      );
+      expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { roots: {} } } });
     });
   });
 
   it('refuses an input request that is not elicitation, sampling or roots', async () => {
-    const res = await call(app, 'bad_ask', {}).expect(200);
+    const res = await call(app, 'bad_ask', {});
+    expect(res.status).toBe(200);
     expect(res.body.error).toEqual({
       code: -32603,
       message: 'Error: input request "x" must be elicitation/create, sampling/createMessage or roots/list',
@@ -544,7 +566,9 @@ describe('input_required over HTTP', () => {
     async function retry(tool: string, inputResponses: unknown, withState = true, status = 200) {
       const extra: Record<string, unknown> = { inputResponses };
       if (withState) extra.requestState = (await call(app, tool, { path: '/tmp/x' })).body.result.requestState;
-      return call(app, tool, { path: '/tmp/x' }, extra).expect(status);
+      const res = await call(app, tool, { path: '/tmp/x' }, extra);
+      expect(res.status).toBe(status);
+      return res;
     }
 
     it.each([
@@ -611,19 +635,18 @@ describe('input_required over HTTP', () => {
 
   describe('where input_required is allowed', () => {
     it('runs a prompts/get round and ends with messages, without the tool-only fields', async () => {
-      const r1 = await post(
-        app,
-        envelope('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS }),
-      ).expect(200);
+      const r1 = await createMcpTestClient(app).post(
+        mcpMessage('prompts/get', { name: 'contextual' }, { clientCapabilities: ALL_CAPS }),
+      );
+      expect(r1.status).toBe(200);
       expect(r1.body.result).toEqual({
         resultType: 'input_required',
         inputRequests: { user_context: expect.objectContaining({ method: 'elicitation/create' }) },
         requestState: expect.any(String),
         _meta: expect.any(Object),
       });
-      const r2 = await post(
-        app,
-        envelope(
+      const r2 = await createMcpTestClient(app).post(
+        mcpMessage(
           'prompts/get',
           {
             name: 'contextual',
@@ -632,7 +655,8 @@ describe('input_required over HTTP', () => {
           },
           { clientCapabilities: ALL_CAPS },
         ),
-      ).expect(200);
+      );
+      expect(r2.status).toBe(200);
       expect(r2.body.result).toMatchObject({
         resultType: 'complete',
         messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: test context' } }],
@@ -640,22 +664,22 @@ describe('input_required over HTTP', () => {
     });
 
     it('runs a resources/read round: the interim result carries no cache hints, the final one says not to cache it', async () => {
-      const r1 = await post(
-        app,
-        envelope('resources/read', { uri: 'vault://note' }, { clientCapabilities: ALL_CAPS }),
-      ).expect(200);
+      const r1 = await createMcpTestClient(app).post(
+        mcpMessage('resources/read', { uri: 'vault://note' }, { clientCapabilities: ALL_CAPS }),
+      );
+      expect(r1.status).toBe(200);
       expect(r1.body.result.resultType).toBe('input_required');
       expect(r1.body.result.inputRequests).toEqual({ roots: { method: 'roots/list', params: {} } });
       expect(r1.body.result).not.toHaveProperty('ttlMs');
       expect(r1.body.result).not.toHaveProperty('cacheScope');
-      const r2 = await post(
-        app,
-        envelope(
+      const r2 = await createMcpTestClient(app).post(
+        mcpMessage(
           'resources/read',
           { uri: 'vault://note', inputResponses: { roots }, requestState: r1.body.result.requestState },
           { clientCapabilities: ALL_CAPS },
         ),
-      ).expect(200);
+      );
+      expect(r2.status).toBe(200);
       expect(r2.body.result).toMatchObject({
         resultType: 'complete',
         contents: [{ uri: 'vault://note', mimeType: 'text/plain', text: 'note for file:///work' }],
@@ -667,12 +691,12 @@ describe('input_required over HTTP', () => {
 
     it('never answers input_required on other methods', async () => {
       for (const method of ['tools/list', 'prompts/list', 'resources/list']) {
-        const res = await post(app, envelope(method, {}, { clientCapabilities: ALL_CAPS })).expect(200);
+        const res = await createMcpTestClient(app).post(mcpMessage(method, {}, { clientCapabilities: ALL_CAPS }));
+        expect(res.status).toBe(200);
         expect(res.body.result.resultType).toBe('complete');
       }
-      const completion = await post(
-        app,
-        envelope(
+      const completion = await createMcpTestClient(app).post(
+        mcpMessage(
           'completion/complete',
           {
             ref: { type: 'ref/prompt', name: 'plain' },
@@ -690,9 +714,11 @@ describe('input_required over HTTP', () => {
     it('consumes a single-use state once: the replay gets -32602 and the handler does not run again', async () => {
       const r1 = (await call(app, 'pay', { amount: 5 })).body.result;
       const retry = { inputResponses: { confirm: yes }, requestState: r1.requestState };
-      const first = await call(app, 'pay', { amount: 5 }, retry).expect(200);
+      const first = await call(app, 'pay', { amount: 5 }, retry);
+      expect(first.status).toBe(200);
       expect(first.body.result.content).toEqual([{ type: 'text', text: 'Paid 5' }]);
-      const replay = await call(app, 'pay', { amount: 5 }, retry).expect(400);
+      const replay = await call(app, 'pay', { amount: 5 }, retry);
+      expect(replay.status).toBe(400);
       expect(replay.body.error).toEqual({
         code: -32602,
         message: 'requestState has already been used',
@@ -704,8 +730,9 @@ describe('input_required over HTTP', () => {
     it('lets an ordinary tool accept the same state twice (replay is the tool author’s choice)', async () => {
       const r1 = (await call(app, 'delete_thrown', { path: '/tmp/y' })).body.result;
       const retry = { inputResponses: { confirm: yes }, requestState: r1.requestState };
-      await call(app, 'delete_thrown', { path: '/tmp/y' }, retry).expect(200);
-      const again = await call(app, 'delete_thrown', { path: '/tmp/y' }, retry).expect(200);
+      expect((await call(app, 'delete_thrown', { path: '/tmp/y' }, retry)).status).toBe(200);
+      const again = await call(app, 'delete_thrown', { path: '/tmp/y' }, retry);
+      expect(again.status).toBe(200);
       expect(again.body.result.content).toEqual([{ type: 'text', text: 'Deleted /tmp/y' }]);
     });
   });

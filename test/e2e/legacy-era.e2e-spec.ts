@@ -5,7 +5,7 @@ import { InputRequired, MCPServer, McpModule, type InputResponses, type McpConte
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { callAnswering, legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
 import { createAuthApp, createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
-import { envelope, post, sseMessages } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { closeListening, listenOnLoopback, LiveResponse } from '../support/sse-client.js';
 import { McpHttpDriver, McpKernel } from '../../src/core/index.js';
 
@@ -275,7 +275,8 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
 
     it('keeps them 404 -32601 for a request that claims 2026-07-28', async () => {
       for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']) {
-        const res = await post(app, envelope(method, {}, { id: 'm' })).expect(404);
+        const res = await createMcpTestClient(app).post(mcpMessage(method, {}, { id: 'm' }));
+        expect(res.status).toBe(404);
         expect(res.body.error.code).toBe(-32601);
       }
     });
@@ -346,7 +347,10 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
     });
 
     it('the same tools/call through the 2026 path carries the 2026 fields', async () => {
-      const res = await post(app, envelope('tools/call', { name: 'greet', arguments: { name: 'Ada' } })).expect(200);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'greet', arguments: { name: 'Ada' } }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         resultType: 'complete',
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'dual' } },
@@ -457,17 +461,16 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
     });
 
     it('the same tool completes an input_required round on the 2026 path', async () => {
-      const first = await post(
-        app,
-        envelope('tools/call', { name: 'ask_name', arguments: {} }, { clientCapabilities: { elicitation: {} } }),
-      ).expect(200);
+      const first = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'ask_name', arguments: {} }, { clientCapabilities: { elicitation: {} } }),
+      );
+      expect(first.status).toBe(200);
       expect(first.body.result).toMatchObject({
         resultType: 'input_required',
         inputRequests: { user_name: { method: 'elicitation/create' } },
       });
-      const retry = await post(
-        app,
-        envelope(
+      const retry = await createMcpTestClient(app).post(
+        mcpMessage(
           'tools/call',
           {
             name: 'ask_name',
@@ -477,7 +480,8 @@ describe.each(HTTP_ADAPTERS)('2025-era clients on the same endpoint, statelessly
           },
           { clientCapabilities: { elicitation: {} } },
         ),
-      ).expect(200);
+      );
+      expect(retry.status).toBe(200);
       expect(retry.body.result.content[0].text).toBe('Hello, Ada!');
     });
 
@@ -735,7 +739,7 @@ describe('legacy: off', () => {
   });
 
   it('still serves 2026-07-28', async () => {
-    await post(app, envelope('tools/list')).expect(200);
+    expect((await createMcpTestClient(app).post(mcpMessage('tools/list'))).status).toBe(200);
   });
 
   it('refuses an unknown option value at start-up', () => {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { envelope, headersFor } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 const NEST = 'node_modules/@nestjs/cli/bin/nest.js';
 
@@ -34,10 +34,10 @@ describe('nest-cli.json', () => {
         child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('MCP server listening') && resolve());
         child.once('exit', (code) => reject(new Error(`the example exited with ${code}`)));
       });
-      const body = envelope('server/discover');
+      const body = mcpMessage('server/discover');
       const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
-        headers: headersFor(body),
+        headers: mcpHeaders(body),
         body: JSON.stringify(body),
       });
       expect(res.status).toBe(200);

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { PrototypeExpressAdapter } from '../../src/express/index.js';
-import { callTool } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 
 const tls = (file: string) => readFileSync(new URL(`../support/tls/${file}`, import.meta.url));
 const cert = tls('localhost.test-only.crt');
@@ -91,7 +91,10 @@ describe('PrototypeExpressAdapter', () => {
   });
 
   it('serves MCP as the plain adapter does', async () => {
-    const res = await callTool(app, 'add', { a: 2, b: 3 }).expect(200);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: '5' }]);
   });
 
@@ -121,7 +124,14 @@ describe('PrototypeExpressAdapter', () => {
       httpsOptions: { key: tls('localhost.test-only.key'), cert },
     });
     try {
-      const res = await callTool(secure.app, 'add', { a: 4, b: 5 }).ca(cert).expect(200);
+      // Over TLS with a test CA, which the kit's client does not take: supertest sends the kit's request.
+      const body = mcpMessage('tools/call', { name: 'add', arguments: { a: 4, b: 5 } });
+      const res = await request(secure.app.getHttpServer())
+        .post('/mcp')
+        .set(mcpHeaders(body))
+        .send(JSON.stringify(body))
+        .ca(cert)
+        .expect(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: '9' }]);
       expect(secure.preset).toEqual([true]);
     } finally {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
 
@@ -10,13 +10,13 @@ jest.setTimeout(30_000);
 const CAPS = { clientCapabilities: { elicitation: {} } };
 const confirm = { confirm: { action: 'accept', content: { ok: true } } };
 
-const add = envelope('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
+const add = mcpMessage('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
 
 /** A first round of `transfer` (needs no Redis) and the retry that consumes its state (needs Redis). */
 async function transferRetry(instance: FleetInstance): Promise<Record<string, unknown>> {
-  const first = await postTo(instance, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+  const first = await postTo(instance, mcpMessage('tools/call', { name: 'transfer', arguments: {} }, CAPS));
   expect(first.body.result.resultType).toBe('input_required');
-  return envelope(
+  return mcpMessage(
     'tools/call',
     { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
     CAPS,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 
@@ -89,9 +89,9 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('refuses a consumed single-use request state on every instance', async () => {
-    const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+    const first = await postTo(a, mcpMessage('tools/call', { name: 'transfer', arguments: {} }, CAPS));
     expect(first.body.result.resultType).toBe('input_required');
-    const retry = envelope(
+    const retry = mcpMessage(
       'tools/call',
       { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
       CAPS,
@@ -111,8 +111,8 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   });
 
   it('lets exactly one of several concurrent retries of one state through', async () => {
-    const first = await postTo(a, envelope('tools/call', { name: 'transfer', arguments: {} }, CAPS));
-    const retry = envelope(
+    const first = await postTo(a, mcpMessage('tools/call', { name: 'transfer', arguments: {} }, CAPS));
+    const retry = mcpMessage(
       'tools/call',
       { name: 'transfer', arguments: {}, inputResponses: confirm, requestState: first.body.result.requestState },
       CAPS,

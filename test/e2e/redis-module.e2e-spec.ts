@@ -11,7 +11,7 @@ import {
   RedisRequestStateStore,
 } from '../../src/redis/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { CONFIRM_SCHEMA, FLEET_SECRET, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 
@@ -76,12 +76,19 @@ describe('McpRedisModule', () => {
         singleUseState: true,
         handler: async (_args, _answers, ctx) => (await ctx.elicit('Sure?', CONFIRM_SCHEMA)).action,
       });
-      const first = await callTool(app, 'once', {}, {}, CAPS).expect(200);
+      const first = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'once', arguments: {} }, CAPS),
+      );
+      expect(first.status).toBe(200);
       const answers = {
         [Object.keys(first.body.result.inputRequests)[0]]: { action: 'accept', content: { ok: true } },
       };
       const retry = { inputResponses: answers, requestState: first.body.result.requestState };
-      expect((await callTool(app, 'once', {}, retry, CAPS).expect(200)).body.result.content[0].text).toBe('accept');
+      const retried = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'once', arguments: {}, ...retry }, CAPS),
+      );
+      expect(retried.status).toBe(200);
+      expect(retried.body.result.content[0].text).toBe('accept');
       // The consumed id is in Redis under the configured prefix, with an expiry.
       const keys = await inspector.keys(`${keyPrefix}state:*`);
       expect(keys).toHaveLength(1);

@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Redis } from 'ioredis';
 import { FixtureProcess } from '../support/fixture-process.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { envelope, headersFor } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { until } from '../support/redis-fleet.js';
 import { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
@@ -14,10 +14,10 @@ jest.setTimeout(30_000);
 
 /** The tools one instance lists, asked directly (past the proxy). */
 async function toolNames(origin: string): Promise<string[]> {
-  const body = envelope('tools/list');
+  const body = mcpMessage('tools/list');
   const response = await fetch(`${origin}/mcp`, {
     method: 'POST',
-    headers: headersFor(body),
+    headers: mcpHeaders(body),
     body: JSON.stringify(body),
   });
   const { result } = (await response.json()) as { result: { tools: Array<{ name: string }> } };

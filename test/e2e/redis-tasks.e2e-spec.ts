@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { FleetInstance, startFleetInstance, until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { LiveResponse } from '../support/sse-client.js';
 import { TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { createTask, getTask, taskRequest, waitForStatus } from '../support/task-requests.js';
@@ -31,7 +31,8 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     expect(await getTask(b.app, created.taskId)).toMatchObject({ taskId: created.taskId, status: 'working' });
     await until(() => work[0].started === 1, 'the job runs on A');
 
-    const ack = await taskRequest(c.app, 'tasks/cancel', { taskId: created.taskId }).expect(200);
+    const ack = await taskRequest(c.app, 'tasks/cancel', { taskId: created.taskId });
+    expect(ack.status).toBe(200);
     expect(ack.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
     await until(() => work[0].stoppedBy !== undefined, "A's handler sees its signal fire");
     expect(await waitForStatus(b.app, created.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
@@ -45,12 +46,16 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
       capabilities: WITH_TASKS_AND_FORMS,
     });
     expect(waiting.inputRequests.go).toMatchObject({ method: 'elicitation/create' });
-    await taskRequest(
-      b.app,
-      'tasks/update',
-      { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
-      { capabilities: WITH_TASKS_AND_FORMS },
-    ).expect(200);
+    expect(
+      (
+        await taskRequest(
+          b.app,
+          'tasks/update',
+          { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+          { capabilities: WITH_TASKS_AND_FORMS },
+        )
+      ).status,
+    ).toBe(200);
     const done = await waitForStatus(c.app, created.taskId, 'completed', { capabilities: WITH_TASKS_AND_FORMS });
     expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
   });
@@ -69,7 +74,7 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
     const stream = await LiveResponse.post(
       c.url,
-      envelope(
+      mcpMessage(
         'subscriptions/listen',
         { notifications: { taskIds: [created.taskId] } },
         { id: 'listen-tasks', clientCapabilities: WITH_TASKS_AND_FORMS },
@@ -78,12 +83,16 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     try {
       expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
       await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
-      await taskRequest(
-        b.app,
-        'tasks/update',
-        { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
-        { capabilities: WITH_TASKS_AND_FORMS },
-      ).expect(200);
+      expect(
+        (
+          await taskRequest(
+            b.app,
+            'tasks/update',
+            { taskId: created.taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+            { capabilities: WITH_TASKS_AND_FORMS },
+          )
+        ).status,
+      ).toBe(200);
       const statuses: string[] = [];
       while (!statuses.includes('completed')) {
         const message = await stream.next();

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
 describe('McpModule over HTTP (smoke)', () => {
   let app: INestApplication;
@@ -21,12 +21,16 @@ describe('McpModule over HTTP (smoke)', () => {
   afterAll(() => app.close());
 
   it('answers server/discover', async () => {
-    const res = await post(app, envelope('server/discover')).expect(200);
+    const res = await createMcpTestClient(app).post(mcpMessage('server/discover'));
+    expect(res.status).toBe(200);
     expect(res.body.result.supportedVersions).toEqual(['2026-07-28']);
   });
 
   it('calls a registered tool', async () => {
-    const res = await callTool(app, 'echo', { text: 'hi' }).expect(200);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
   });
 });

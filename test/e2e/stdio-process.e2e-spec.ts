@@ -2,7 +2,6 @@ import { jest } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
-import { envelope } from '../support/mcp-request.js';
 import { mcpMessage } from '../../src/testing/index.js';
 
 type Message = Record<string, any>;
@@ -82,7 +81,7 @@ afterEach(() => {
 describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
   it('writes only JSON-RPC lines to stdout while the app logs through Nest Logger, console.log and process.stdout', async () => {
     const server = start(STDIO_ENTRIES.fixture);
-    server.send(envelope('tools/call', { name: 'noisy', arguments: {} }, { id: 1 }));
+    server.send(mcpMessage('tools/call', { name: 'noisy', arguments: {} }, { id: 1 }));
     expect(await server.response(1)).toMatchObject({ result: { content: [{ type: 'text', text: 'quiet answer' }] } });
     server.child.stdin.end();
     await server.exit(Date.now());
@@ -98,9 +97,9 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
 
   it('exits 0 within a few seconds of stdin closing, after answering the call in flight and running onModuleDestroy', async () => {
     const server = start(STDIO_ENTRIES.fixture);
-    server.send(envelope('server/discover', {}, { id: 0 }));
+    server.send(mcpMessage('server/discover', {}, { id: 0 }));
     await server.response(0);
-    server.send(envelope('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
+    server.send(mcpMessage('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
     const closedAt = Date.now();
     server.child.stdin.end();
     const { code, ms } = await server.exit(closedAt);
@@ -116,9 +115,9 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     'on %s drains the call in flight, runs onModuleDestroy and exits 0',
     async (signal) => {
       const server = start(STDIO_ENTRIES.fixture);
-      server.send(envelope('server/discover', {}, { id: 0 }));
+      server.send(mcpMessage('server/discover', {}, { id: 0 }));
       await server.response(0);
-      server.send(envelope('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
+      server.send(mcpMessage('tools/call', { name: 'slow', arguments: { ms: 300 } }, { id: 'slow' }));
       await new Promise((resolve) => setTimeout(resolve, 50));
       const signalledAt = Date.now();
       server.child.kill(signal);
@@ -134,7 +133,7 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
 
   it('still exits, with the error on stderr, when a shutdown hook throws', async () => {
     const server = start(STDIO_ENTRIES.fixture, { FIXTURE_FAIL_SHUTDOWN: '1' });
-    server.send(envelope('server/discover', {}, { id: 0 }));
+    server.send(mcpMessage('server/discover', {}, { id: 0 }));
     await server.response(0);
     server.child.stdin.end();
     // Nest 12 logs a failing onModuleDestroy and goes on (exit 0); where app.close() rejects, the exit code is 1.
@@ -145,25 +144,25 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
 
   it('shuts down cleanly when the client stops reading stdout (EPIPE)', async () => {
     const server = start(STDIO_ENTRIES.fixture);
-    server.send(envelope('server/discover', {}, { id: 0 }));
+    server.send(mcpMessage('server/discover', {}, { id: 0 }));
     await server.response(0);
     server.child.stdout.destroy();
-    server.send(envelope('tools/list', {}, { id: 1 }));
+    server.send(mcpMessage('tools/list', {}, { id: 1 }));
     expect((await server.exit(Date.now())).code).toBe(0);
     expect(server.stderr).toContain('FIXTURE onModuleDestroy ran');
   });
 
   it('answers bad input precisely and keeps running: not JSON, a batch, a 5 MB line, a response nobody asked for', async () => {
     const server = start(STDIO_ENTRIES.fixture);
-    server.send(envelope('server/discover', {}, { id: 0 }));
+    server.send(mcpMessage('server/discover', {}, { id: 0 }));
     await server.response(0);
     server.send('this is not json');
-    server.send([envelope('tools/list', {}, { id: 'in-batch' })]);
+    server.send([mcpMessage('tools/list', {}, { id: 'in-batch' })]);
     server.send(
       `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"pad":"${'x'.repeat(5 * 1024 * 1024)}"}}`,
     );
     server.send({ jsonrpc: '2.0', id: 'srv-nobody', result: {} });
-    server.send(envelope('tools/call', { name: 'noisy', arguments: {} }, { id: 'after' }));
+    server.send(mcpMessage('tools/call', { name: 'noisy', arguments: {} }, { id: 'after' }));
     expect(await server.response('after')).toHaveProperty('result');
     const errors = server.messages().filter((m) => 'error' in m);
     expect(errors.map((m) => [m.id, m.error.code, m.error.message.split(':')[0]])).toEqual([
@@ -200,7 +199,7 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     });
 
     const basic = start(STDIO_ENTRIES.basic);
-    basic.send(envelope('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }, { id: 'w' }));
+    basic.send(mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }, { id: 'w' }));
     const weather = await basic.response('w');
     expect(weather.result.resultType).toBe('complete');
     expect(JSON.parse(weather.result.content[0].text)).toMatchObject({ city: 'Paris' });

@@ -2,15 +2,17 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 const BYTES = Uint8Array.from([0, 1, 2, 250, 255]);
 
 describe('content helpers in tool results', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'content', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     const noArgs = { type: 'object' };
     server.addTool({
@@ -45,7 +47,8 @@ describe('content helpers in tool results', () => {
   afterAll(() => app.close());
 
   it('serializes every kind of content block, with annotations and _meta, without hand-written JSON', async () => {
-    const res = await callTool(app, 'all_blocks', {}).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'all_blocks', arguments: {} }));
+    expect(res.status).toBe(200);
     const b64 = Buffer.from(BYTES).toString('base64');
     expect(res.body.result.content).toEqual([
       {
@@ -68,12 +71,14 @@ describe('content helpers in tool results', () => {
   });
 
   it('wraps a single block in the content array', async () => {
-    const res = await callTool(app, 'one_block', {}).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'one_block', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'single' }]);
   });
 
   it('renders a plain value as JSON text', async () => {
-    const res = await callTool(app, 'plain_value', {}).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'plain_value', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: '{"answer":42}' }]);
   });
 });

@@ -2,17 +2,19 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 const b64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 describe('missing client capabilities and x-mcp-header validation', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let server: MCPServer;
   let calls = 0;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'headers', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     server = app.get(MCPServer);
     server.addTool({
       name: 'summarize',
@@ -56,13 +58,14 @@ describe('missing client capabilities and x-mcp-header validation', () => {
   describe('-32021 for an undeclared client capability', () => {
     it('refuses a tool that declares a capability the request lacks, before the handler runs', async () => {
       const before = calls;
-      const res = await callTool(
-        app,
-        'summarize',
-        {},
-        {},
-        { id: 'c1', clientCapabilities: { elicitation: {} } },
-      ).expect(400);
+      const res = await mcp.post(
+        mcpMessage(
+          'tools/call',
+          { name: 'summarize', arguments: {} },
+          { id: 'c1', clientCapabilities: { elicitation: {} } },
+        ),
+      );
+      expect(res.status).toBe(400);
       expect(res.body).toEqual({
         jsonrpc: '2.0',
         id: 'c1',
@@ -72,12 +75,16 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('runs the tool when the capability is declared', async () => {
-      const res = await callTool(app, 'summarize', {}, {}, { clientCapabilities: { sampling: {} } }).expect(200);
+      const res = await mcp.post(
+        mcpMessage('tools/call', { name: 'summarize', arguments: {} }, { clientCapabilities: { sampling: {} } }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: 'ok' }]);
     });
 
     it('derives -32021 from an input request the client cannot answer', async () => {
-      const res = await callTool(app, 'ask', {}, {}, { clientCapabilities: {} }).expect(400);
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: {} }));
+      expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({
         code: -32021,
         data: { requiredCapabilities: { elicitation: { form: {} } } },
@@ -85,7 +92,10 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     });
 
     it('asks through input_required when the client can answer', async () => {
-      const res = await callTool(app, 'ask', {}, {}, { clientCapabilities: { elicitation: {} } }).expect(200);
+      const res = await mcp.post(
+        mcpMessage('tools/call', { name: 'ask', arguments: {} }, { clientCapabilities: { elicitation: {} } }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         resultType: 'input_required',
         inputRequests: { name: { method: 'elicitation/create' } },
@@ -95,25 +105,31 @@ describe('missing client capabilities and x-mcp-header validation', () => {
 
   describe('Mcp-Param-* headers (SEP-2243)', () => {
     const deploy = (args: Record<string, unknown>, headers: Record<string, string | undefined>) =>
-      post(app, envelope('tools/call', { name: 'deploy', arguments: args }), headers);
+      mcp.post(mcpMessage('tools/call', { name: 'deploy', arguments: args }), headers);
 
     it('publishes the annotation in the tool schema', async () => {
-      const res = await post(app, envelope('tools/list')).expect(200);
+      const res = await mcp.post(mcpMessage('tools/list'));
+      expect(res.status).toBe(200);
       const tool = res.body.result.tools.find((t: { name: string }) => t.name === 'deploy');
       expect(tool.inputSchema.properties.region['x-mcp-header']).toBe('Region');
     });
 
     it('accepts headers that mirror the arguments: literal, base64-wrapped, numeric and boolean', async () => {
-      await deploy(
-        { region: 'eu-west-1', replicas: 3, dryRun: true },
-        { 'mcp-param-region': 'eu-west-1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' },
-      ).expect(200);
-      await deploy({ region: 'Zürich' }, { 'mcp-param-region': b64('Zürich') }).expect(200);
-      await deploy({ replicas: 42 }, { 'mcp-param-replicas': '42.0' }).expect(200);
+      expect(
+        (
+          await deploy(
+            { region: 'eu-west-1', replicas: 3, dryRun: true },
+            { 'mcp-param-region': 'eu-west-1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' },
+          )
+        ).status,
+      ).toBe(200);
+      expect((await deploy({ region: 'Zürich' }, { 'mcp-param-region': b64('Zürich') })).status).toBe(200);
+      expect((await deploy({ replicas: 42 }, { 'mcp-param-replicas': '42.0' })).status).toBe(200);
     });
 
     it('expects no header when the argument is absent', async () => {
-      const res = await deploy({}, {}).expect(200);
+      const res = await deploy({}, {});
+      expect(res.status).toBe(200);
       expect(res.body.result.content).toEqual([{ type: 'text', text: '{}' }]);
     });
 
@@ -167,7 +183,8 @@ describe('missing client capabilities and x-mcp-header validation', () => {
         `Mcp-Param-Region must be "${b64('Zürich')}" (params.arguments.region "Zürich", base64-wrapped), got "Zurich"`,
       ],
     ])('rejects %s with -32020 / 400 and says what the header must be', async (_what, args, headers, message) => {
-      const res = await deploy(args, headers).expect(400);
+      const res = await deploy(args, headers);
+      expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
       expect(res.body.id).toBe(1);
     });
@@ -201,30 +218,31 @@ describe('missing client capabilities and x-mcp-header validation', () => {
     it.each([
       [
         'resources/read without Mcp-Name',
-        envelope('resources/read', { uri: 'file:///x' }),
+        mcpMessage('resources/read', { uri: 'file:///x' }),
         { 'mcp-name': undefined },
         'Mcp-Name must be "file:///x" (params.uri), got none',
       ],
       [
         'prompts/get with another Mcp-Name',
-        envelope('prompts/get', { name: 'greet' }),
+        mcpMessage('prompts/get', { name: 'greet' }),
         { 'mcp-name': 'other' },
         'Mcp-Name must be "greet" (params.name), got "other"',
       ],
       [
         'a Mcp-Method that differs from the body',
-        envelope('tools/list'),
+        mcpMessage('tools/list'),
         { 'mcp-method': 'tools/call' },
         'Mcp-Method must be "tools/list" (method), got "tools/call"',
       ],
       [
         'no MCP-Protocol-Version',
-        envelope('tools/list'),
+        mcpMessage('tools/list'),
         { 'mcp-protocol-version': undefined },
         'MCP-Protocol-Version must be "2026-07-28" (params._meta["io.modelcontextprotocol/protocolVersion"]), got none',
       ],
     ])('%s is -32020 / 400 naming the header and the value the body implies', async (_what, body, headers, message) => {
-      const res = await post(app, body, headers).expect(400);
+      const res = await mcp.post(body, headers);
+      expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: -32020, message: `Header mismatch: ${message}` });
     });
   });

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule, type McpEvent } from '../../src/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 import { InProcessEventBus, type McpKernel } from '../../src/core/index.js';
 
@@ -41,7 +41,7 @@ describe('subscriptions/listen over HTTP/SSE', () => {
     notifications: Record<string, unknown>,
     id: string | number = 'sub-1',
   ): Promise<LiveResponse> => {
-    const live = await LiveResponse.post(url, envelope('subscriptions/listen', { notifications }, { id }));
+    const live = await LiveResponse.post(url, mcpMessage('subscriptions/listen', { notifications }, { id }));
     open.push(live);
     return live;
   };
@@ -144,12 +144,13 @@ describe('subscriptions/listen over HTTP/SSE', () => {
   });
 
   it('needs the _meta envelope like any request', async () => {
-    const res = await post(app, {
+    const res = await createMcpTestClient(app).post({
       jsonrpc: '2.0',
       id: 1,
       method: 'subscriptions/listen',
       params: { notifications: {} },
-    }).expect(400);
+    });
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
 });
@@ -163,7 +164,7 @@ describe('subscriptions/listen at shutdown', () => {
     const url = await listenOnLoopback(app);
     const live = await LiveResponse.post(
       url,
-      envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'bye' }),
+      mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'bye' }),
     );
     expect((await live.next()).method).toBe('notifications/subscriptions/acknowledged');
     app.get<McpKernel>(MCP_KERNEL).close();

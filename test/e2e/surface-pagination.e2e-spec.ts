@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
 const LISTS = [
@@ -20,7 +20,8 @@ async function walk(app: INestApplication, method: string, key: string): Promise
   const pages: Array<Record<string, unknown>> = [];
   let cursor: string | undefined;
   do {
-    const res = await post(app, envelope(method, cursor === undefined ? {} : { cursor })).expect(200);
+    const res = await createMcpTestClient(app).post(mcpMessage(method, cursor === undefined ? {} : { cursor }));
+    expect(res.status).toBe(200);
     pages.push(res.body.result);
     cursor = res.body.result.nextCursor;
     expect(res.body.result[key].length).toBeLessThanOrEqual(2);
@@ -84,29 +85,40 @@ describe('pagination and caching hints', () => {
   });
 
   it('gives the same cursor for the same page (stable cursors)', async () => {
-    const a = await post(app, envelope('tools/list')).expect(200);
-    const b = await post(app, envelope('tools/list')).expect(200);
+    const a = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+    expect(a.status).toBe(200);
+    const b = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+    expect(b.status).toBe(200);
     expect(a.body.result.nextCursor).toBe(b.body.result.nextCursor);
   });
 
   it.each(LISTS)('answers an invalid cursor on $method with -32602', async ({ method }) => {
     for (const cursor of ['not-a-cursor', '', 42]) {
-      const res = await post(app, envelope(method, { cursor })).expect(400);
+      const res = await createMcpTestClient(app).post(mcpMessage(method, { cursor }));
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(-32602);
     }
   });
 
   it('rejects a cursor of one list on another', async () => {
-    const tools = await post(app, envelope('tools/list')).expect(200);
-    const res = await post(app, envelope('prompts/list', { cursor: tools.body.result.nextCursor })).expect(400);
+    const tools = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+    expect(tools.status).toBe(200);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('prompts/list', { cursor: tools.body.result.nextCursor }),
+    );
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
 
   it('rejects a cursor once the list has changed instead of skipping or repeating items', async () => {
-    const first = await post(app, envelope('prompts/list')).expect(200);
+    const first = await createMcpTestClient(app).post(mcpMessage('prompts/list'));
+    expect(first.status).toBe(200);
     server.addPrompt({ name: 'prompt_late', description: 'Added between pages', handler: () => 'late' });
     try {
-      const res = await post(app, envelope('prompts/list', { cursor: first.body.result.nextCursor })).expect(400);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('prompts/list', { cursor: first.body.result.nextCursor }),
+      );
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(-32602);
     } finally {
       server.removePrompt('prompt_late');
@@ -114,16 +126,20 @@ describe('pagination and caching hints', () => {
   });
 
   it('uses the configured hints on discover and resource reads, and a resource may override them', async () => {
-    const discover = await post(app, envelope('server/discover')).expect(200);
+    const discover = await createMcpTestClient(app).post(mcpMessage('server/discover'));
+    expect(discover.status).toBe(200);
     expect(discover.body.result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
-    const read = await post(app, envelope('resources/read', { uri: 'res://1' })).expect(200);
+    const read = await createMcpTestClient(app).post(mcpMessage('resources/read', { uri: 'res://1' }));
+    expect(read.status).toBe(200);
     expect(read.body.result).toMatchObject({ ttlMs: 1000, cacheScope: 'private' });
-    const hot = await post(app, envelope('resources/read', { uri: 'res://hot' })).expect(200);
+    const hot = await createMcpTestClient(app).post(mcpMessage('resources/read', { uri: 'res://hot' }));
+    expect(hot.status).toBe(200);
     expect(hot.body.result).toMatchObject({ ttlMs: 0, cacheScope: 'public' });
   });
 
   it('puts no caching hints on tool results', async () => {
-    const res = await post(app, envelope('tools/call', { name: 'tool_1', arguments: {} })).expect(200);
+    const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'tool_1', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.body.result.ttlMs).toBeUndefined();
     expect(res.body.result.cacheScope).toBeUndefined();
   });

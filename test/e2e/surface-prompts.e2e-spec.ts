@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 
 /** The declared prompt, which prompts/list must publish as it is. */
 const GREET = {
@@ -18,9 +18,11 @@ const CITIES = Array.from({ length: 150 }, (_, i) => `city-${String(i).padStart(
 
 describe('prompts and completion over HTTP', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'prompts', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     server.addPrompt({
       ...GREET,
@@ -45,7 +47,8 @@ describe('prompts and completion over HTTP', () => {
   afterAll(() => app.close());
 
   it('lists prompts with their arguments', async () => {
-    const res = await post(app, envelope('prompts/list')).expect(200);
+    const res = await mcp.post(mcpMessage('prompts/list'));
+    expect(res.status).toBe(200);
     expect(res.body.result.prompts).toEqual([
       GREET,
       { name: 'review', description: 'Two messages with an embedded document' },
@@ -53,10 +56,10 @@ describe('prompts and completion over HTTP', () => {
   });
 
   it('gets a prompt with its arguments filled in', async () => {
-    const res = await post(
-      app,
-      envelope('prompts/get', { name: 'greet', arguments: { name: 'Ada', tone: 'formal' } }),
-    ).expect(200);
+    const res = await mcp.post(
+      mcpMessage('prompts/get', { name: 'greet', arguments: { name: 'Ada', tone: 'formal' } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
       messages: [{ role: 'user', content: { type: 'text', text: 'Say hello to Ada in a formal tone.' } }],
@@ -64,7 +67,8 @@ describe('prompts and completion over HTTP', () => {
   });
 
   it('returns several messages with embedded resources as given', async () => {
-    const res = await post(app, envelope('prompts/get', { name: 'review' })).expect(200);
+    const res = await mcp.post(mcpMessage('prompts/get', { name: 'review' }));
+    expect(res.status).toBe(200);
     expect(res.body.result.messages).toEqual([
       {
         role: 'user',
@@ -75,39 +79,42 @@ describe('prompts and completion over HTTP', () => {
   });
 
   it('answers a missing required argument with -32602', async () => {
-    const res = await post(app, envelope('prompts/get', { name: 'greet', arguments: { tone: 'formal' } })).expect(400);
+    const res = await mcp.post(mcpMessage('prompts/get', { name: 'greet', arguments: { tone: 'formal' } }));
+    expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: -32602, message: 'Missing required argument: name' });
   });
 
   it('answers an unknown prompt with -32602', async () => {
-    const res = await post(app, envelope('prompts/get', { name: 'nope' })).expect(400);
+    const res = await mcp.post(mcpMessage('prompts/get', { name: 'nope' }));
+    expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: -32602, message: 'Unknown prompt: nope' });
   });
 
   it('rejects non-string prompt arguments', async () => {
-    const res = await post(app, envelope('prompts/get', { name: 'greet', arguments: { name: 3 } })).expect(400);
+    const res = await mcp.post(mcpMessage('prompts/get', { name: 'greet', arguments: { name: 3 } }));
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
 
   it('completes a prompt argument', async () => {
-    const res = await post(
-      app,
-      envelope('completion/complete', {
+    const res = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/prompt', name: 'greet' },
         argument: { name: 'tone', value: 'f' },
       }),
-    ).expect(200);
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result.completion).toEqual({ values: ['formal', 'friendly', 'funny'], total: 3, hasMore: false });
   });
 
   it('completes a template variable with at most 100 values, the total and hasMore', async () => {
-    const res = await post(
-      app,
-      envelope('completion/complete', {
+    const res = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/resource', uri: 'weather://{city}' },
         argument: { name: 'city', value: 'city-' },
       }),
-    ).expect(200);
+    );
+    expect(res.status).toBe(200);
     const { completion } = res.body.result;
     expect(completion.values).toHaveLength(100);
     expect(completion.values[0]).toBe('city-000');
@@ -116,29 +123,30 @@ describe('prompts and completion over HTTP', () => {
   });
 
   it('answers an argument without a completer with no values', async () => {
-    const res = await post(
-      app,
-      envelope('completion/complete', {
+    const res = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/prompt', name: 'greet' },
         argument: { name: 'name', value: 'A' },
       }),
-    ).expect(200);
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
   });
 
   it('answers completion for an unknown prompt with -32602', async () => {
-    const res = await post(
-      app,
-      envelope('completion/complete', {
+    const res = await mcp.post(
+      mcpMessage('completion/complete', {
         ref: { type: 'ref/prompt', name: 'nope' },
         argument: { name: 'x', value: '' },
       }),
-    ).expect(400);
+    );
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
 
   it('advertises completions in discover', async () => {
-    const res = await post(app, envelope('server/discover')).expect(200);
+    const res = await mcp.post(mcpMessage('server/discover'));
+    expect(res.status).toBe(200);
     expect(res.body.result.capabilities.completions).toEqual({});
   });
 });

@@ -2,17 +2,19 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Content, MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, sseMessages } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage, type McpTestClient, sseMessages } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
 
 describe('progress and logging on the request stream', () => {
   let app: INestApplication;
+  let mcp: McpTestClient;
   let url: string;
   let started: () => void;
   let aborted: Promise<boolean>;
 
   beforeAll(async () => {
     app = await createApp([McpModule.forRoot({ name: 'streaming', version: '1.0.0' })]);
+    mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     const noArgs = { type: 'object' };
     server.addTool({
@@ -59,7 +61,10 @@ describe('progress and logging on the request stream', () => {
   afterAll(() => closeListening(app));
 
   it('streams notifications/progress as SSE before the result when the request carries a progress token', async () => {
-    const res = await callTool(app, 'count', {}, {}, { id: 7, meta: { progressToken: 'tok-1' } }).expect(200);
+    const res = await mcp.post(
+      mcpMessage('tools/call', { name: 'count', arguments: {} }, { id: 7, meta: { progressToken: 'tok-1' } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['x-accel-buffering']).toBe('no');
     expect(res.text).toMatch(/^event: message\ndata: /);
@@ -81,26 +86,36 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('echoes a numeric progress token', async () => {
-    const res = await callTool(app, 'count', {}, {}, { meta: { progressToken: 5 } }).expect(200);
+    const res = await mcp.post(
+      mcpMessage('tools/call', { name: 'count', arguments: {} }, { meta: { progressToken: 5 } }),
+    );
+    expect(res.status).toBe(200);
     expect(sseMessages(res.text)[0]).toMatchObject({ params: { progressToken: 5 } });
   });
 
   it('opens no stream without a progress token', async () => {
-    const res = await callTool(app, 'count', {}).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'count', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'counted' }]);
   });
 
   it('sends no log messages when the request sets no log level', async () => {
-    const res = await callTool(app, 'chatty', {}).expect(200);
+    const res = await mcp.post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'logged' }]);
   });
 
   it('sends notifications/message at or above the requested level on that request stream', async () => {
-    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }).expect(
-      200,
+    const res = await mcp.post(
+      mcpMessage(
+        'tools/call',
+        { name: 'chatty', arguments: {} },
+        { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
+      ),
     );
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const messages = sseMessages(res.text);
     expect(messages.slice(0, 2)).toEqual([
@@ -116,9 +131,14 @@ describe('progress and logging on the request stream', () => {
   });
 
   it('rejects an unknown log level with -32602', async () => {
-    const res = await callTool(app, 'chatty', {}, {}, { meta: { 'io.modelcontextprotocol/logLevel': 'loud' } }).expect(
-      400,
+    const res = await mcp.post(
+      mcpMessage(
+        'tools/call',
+        { name: 'chatty', arguments: {} },
+        { meta: { 'io.modelcontextprotocol/logLevel': 'loud' } },
+      ),
     );
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
 
@@ -126,7 +146,7 @@ describe('progress and logging on the request stream', () => {
     const running = new Promise<void>((resolve) => (started = resolve));
     const live = await LiveResponse.post(
       url,
-      envelope('tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'p' } }),
+      mcpMessage('tools/call', { name: 'forever', arguments: {} }, { meta: { progressToken: 'p' } }),
     );
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toMatch(/^text\/event-stream/);

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
 import { createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { CONFIRM, TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
@@ -43,7 +43,7 @@ describe('Tasks across two instances sharing one store', () => {
   it('creates on one, reads on the other at once, and the other cancels it where it runs', async () => {
     const taskId = await create(a, 'long_job');
     expect(await getTask(b, taskId, AS_CLIENT)).toMatchObject({ taskId, status: 'working' });
-    await taskRequest(b, 'tasks/cancel', { taskId }, AS_CLIENT).expect(200);
+    expect((await taskRequest(b, 'tasks/cancel', { taskId }, AS_CLIENT)).status).toBe(200);
     expect((jobs.stoppedBy as Error).message).toBe('The task was cancelled');
     expect(await getTask(a, taskId, AS_CLIENT)).toMatchObject({ status: 'cancelled' });
   });
@@ -54,12 +54,16 @@ describe('Tasks across two instances sharing one store', () => {
     expect(asking.inputRequests).toEqual({
       go: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: CONFIRM } },
     });
-    await taskRequest(
-      b,
-      'tasks/update',
-      { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
-      AS_CLIENT,
-    ).expect(200);
+    expect(
+      (
+        await taskRequest(
+          b,
+          'tasks/update',
+          { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+          AS_CLIENT,
+        )
+      ).status,
+    ).toBe(200);
     expect((await waitForStatus(b, taskId, 'completed', AS_CLIENT)).result.content).toEqual([
       { type: 'text', text: 'confirmed: true' },
     ]);
@@ -88,12 +92,13 @@ describe('Tasks: expiry', () => {
       clock += 59_000;
       expect((await getTask(app, taskId, AS_CLIENT)).status).toBe('completed');
       clock += 60_000;
-      const gone = await taskRequest(app, 'tasks/get', { taskId }, AS_CLIENT).expect(400);
+      const gone = await taskRequest(app, 'tasks/get', { taskId }, AS_CLIENT);
+      expect(gone.status).toBe(400);
       expect(gone.body.error).toMatchObject({
         code: ErrorCode.InvalidParams,
         message: 'Failed to retrieve task: Task not found',
       });
-      await taskRequest(app, 'tasks/cancel', { taskId }, AS_CLIENT).expect(400);
+      expect((await taskRequest(app, 'tasks/cancel', { taskId }, AS_CLIENT)).status).toBe(400);
     } finally {
       await app.close();
     }
@@ -131,7 +136,8 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
       ['tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } }],
       ['tasks/cancel', { taskId }],
     ] as const) {
-      const res = await taskRequest(app, method, params, { ...AS_CLIENT, headers: mallory }).expect(400);
+      const res = await taskRequest(app, method, params, { ...AS_CLIENT, headers: mallory });
+      expect(res.status).toBe(400);
       expect(res.body.error).toEqual({
         code: ErrorCode.InvalidParams,
         message: 'Failed to retrieve task: Task not found',
@@ -139,12 +145,12 @@ describe('Tasks with authentication: a task belongs to its caller', () => {
     }
     const task = await getTask(app, taskId, { ...AS_CLIENT, headers: aliceAgain });
     expect(['working', 'input_required']).toContain(task.status);
-    await taskRequest(app, 'tasks/cancel', { taskId }, { ...AS_CLIENT, headers: alice }).expect(200);
+    expect((await taskRequest(app, 'tasks/cancel', { taskId }, { ...AS_CLIENT, headers: alice })).status).toBe(200);
     expect((await getTask(app, taskId, { ...AS_CLIENT, headers: alice })).status).toBe('cancelled');
   });
 
   it('refuses tasks/get without a token like any MCP request (401)', async () => {
-    await taskRequest(app, 'tasks/get', { taskId: 'x' }, AS_CLIENT).expect(401);
+    expect((await taskRequest(app, 'tasks/get', { taskId: 'x' }, AS_CLIENT)).status).toBe(401);
   });
 });
 
@@ -168,7 +174,7 @@ describe('Tasks: notifications/tasks on listen streams', () => {
   const listen = async (notifications: Json, capabilities: Json = WITH_TASKS): Promise<LiveResponse> => {
     const live = await LiveResponse.post(
       url,
-      envelope('subscriptions/listen', { notifications }, { id: 'sub', clientCapabilities: capabilities }),
+      mcpMessage('subscriptions/listen', { notifications }, { id: 'sub', clientCapabilities: capabilities }),
     );
     open.push(live);
     return live;
@@ -184,13 +190,17 @@ describe('Tasks: notifications/tasks on listen streams', () => {
       params: { notifications: { taskIds: [taskId] } },
     });
 
-    await taskRequest(app, 'tasks/cancel', { taskId: other }, AS_CLIENT).expect(200);
-    await taskRequest(
-      app,
-      'tasks/update',
-      { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
-      AS_CLIENT,
-    ).expect(200);
+    expect((await taskRequest(app, 'tasks/cancel', { taskId: other }, AS_CLIENT)).status).toBe(200);
+    expect(
+      (
+        await taskRequest(
+          app,
+          'tasks/update',
+          { taskId, inputResponses: { go: { action: 'accept', content: { confirm: false } } } },
+          AS_CLIENT,
+        )
+      ).status,
+    ).toBe(200);
     // The other task's cancellation came first, and this stream did not name it: the first frame is this task's.
     expect(await live.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
     const done = await live.next();
@@ -213,10 +223,10 @@ describe('Tasks: notifications/tasks on listen streams', () => {
   });
 
   it('refuses task notifications to a client without the extension: -32021', async () => {
-    const res = await post(
-      app,
-      envelope('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { clientCapabilities: {} }),
-    ).expect(400);
+    const res = await createMcpTestClient(app).post(
+      mcpMessage('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { clientCapabilities: {} }),
+    );
+    expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       code: ErrorCode.MissingRequiredClientCapability,
       data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
@@ -231,7 +241,10 @@ describe('Tasks: the call that creates one', () => {
       app.get(MCPServer).registerTool('nightly_export', 'Exports everything', { type: 'object' }, () => 'exported', {
         taskSupport: 'required',
       });
-      const refused = await callTool(app, 'nightly_export', {}).expect(400);
+      const refused = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'nightly_export', arguments: {} }),
+      );
+      expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe(ErrorCode.MissingRequiredClientCapability);
       const taskId = await create(app, 'nightly_export');
       expect((await waitForStatus(app, taskId, 'completed', AS_CLIENT)).result.content).toEqual([
@@ -247,7 +260,9 @@ describe('Tasks: the call that creates one', () => {
     const app = await appWith({}, jobs);
     try {
       await create(app, 'long_job');
-      const plain = callTool(app, 'long_job', {}).then((res) => res);
+      const plain = createMcpTestClient(app)
+        .post(mcpMessage('tools/call', { name: 'long_job', arguments: {} }))
+        .then((res) => res);
       jobs.done();
       expect((await plain).body.result).toMatchObject({
         resultType: 'complete',

@@ -1,7 +1,7 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Args, ErrorCode, McpContext, McpCtx, McpError, McpModule, Tool, ToolError } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
 import { TASKS_EXTENSION } from '../../src/core/index.js';
 
@@ -120,20 +120,21 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
   describe('capabilities', () => {
     it('advertises the extension in server/discover, and nothing on the tools', async () => {
-      const discover = await post(app, envelope('server/discover')).expect(200);
+      const discover = await createMcpTestClient(app).post(mcpMessage('server/discover'));
+      expect(discover.status).toBe(200);
       expect(discover.body.result.capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {} });
       expect(discover.body.result.capabilities).not.toHaveProperty('tasks');
-      const list = await post(app, envelope('tools/list')).expect(200);
+      const list = await createMcpTestClient(app).post(mcpMessage('tools/list'));
+      expect(list.status).toBe(200);
       for (const tool of list.body.result.tools) expect(tool).not.toHaveProperty('execution');
     });
 
     it('answers an optional-task tool in the request for a client without the extension', async () => {
-      const call = callTool(app, 'build_report', {})
-        .expect(200)
-        .then((res) => res);
+      const call = createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'build_report', arguments: {} }));
       while (tools.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
       tools.gates[0].release();
       const res = await call;
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({
         resultType: 'complete',
         content: [{ type: 'text', text: 'report ready (task none)' }],
@@ -142,7 +143,10 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     });
 
     it('refuses a required-task tool to a client without the extension: -32021 naming it, HTTP 400', async () => {
-      const res = await callTool(app, 'broken_report', {}).expect(400);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'broken_report', arguments: {} }),
+      );
+      expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({
         code: ErrorCode.MissingRequiredClientCapability,
         data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
@@ -150,13 +154,14 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     });
 
     it('never makes a task of a tool without taskSupport, and ignores the legacy task param', async () => {
-      const res = await callTool(
-        app,
-        'plain_echo',
-        { text: 'hi' },
-        { task: { ttl: 1000, pollInterval: 10 } },
-        { clientCapabilities: WITH_TASKS },
-      ).expect(200);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage(
+          'tools/call',
+          { name: 'plain_echo', arguments: { text: 'hi' }, task: { ttl: 1000, pollInterval: 10 } },
+          { clientCapabilities: WITH_TASKS },
+        ),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hi' }] });
     });
 
@@ -168,7 +173,8 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
           method,
           { taskId: 'no-such-task', inputResponses: {} },
           { capabilities: {} },
-        ).expect(400);
+        );
+        expect(res.status).toBe(400);
         expect(res.body.error).toMatchObject({
           code: ErrorCode.MissingRequiredClientCapability,
           data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
@@ -177,7 +183,10 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     );
 
     it.each(['tasks/result', 'tasks/list'])('answers the removed %s with -32601', async (method) => {
-      const res = await post(app, envelope(method, { taskId: 'x' }, { clientCapabilities: WITH_TASKS })).expect(404);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage(method, { taskId: 'x' }, { clientCapabilities: WITH_TASKS }),
+      );
+      expect(res.status).toBe(404);
       expect(res.body.error.code).toBe(ErrorCode.MethodNotFound);
     });
   });
@@ -231,14 +240,15 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
     it('cancels mid-run: cancelled at once, the handler signalled, terminal for good', async () => {
       const { taskId } = await createTask(app, 'build_report');
-      const ack = await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
+      const ack = await taskRequest(app, 'tasks/cancel', { taskId });
+      expect(ack.status).toBe(200);
       expect(ack.body.result.resultType).toBe('complete');
       for (const absent of ['taskId', 'status', 'result', 'error', 'inputRequests'])
         expect(ack.body.result).not.toHaveProperty(absent);
       expect((await getTask(app, taskId)).status).toBe('cancelled');
       expect((tools.gates[0].stoppedBy as Error).message).toBe('The task was cancelled');
       tools.gates[0].release();
-      await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
+      expect((await taskRequest(app, 'tasks/cancel', { taskId })).status).toBe(200);
       const task = await getTask(app, taskId);
       expect(task.status).toBe('cancelled');
       expect(task).not.toHaveProperty('result');
@@ -247,7 +257,7 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     it('acks a cancel of a completed task and leaves its result', async () => {
       const { taskId } = await createTask(app, 'broken_report');
       await waitForStatus(app, taskId, 'completed');
-      await taskRequest(app, 'tasks/cancel', { taskId }).expect(200);
+      expect((await taskRequest(app, 'tasks/cancel', { taskId })).status).toBe(200);
       expect((await getTask(app, taskId)).status).toBe('completed');
     });
   });
@@ -270,19 +280,25 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       const ignored = await taskRequest(app, 'tasks/update', {
         taskId,
         inputResponses: { nope: { action: 'accept', content: { confirm: true } } },
-      }).expect(200);
+      });
+      expect(ignored.status).toBe(200);
       expect(ignored.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
       const invalid = await taskRequest(app, 'tasks/update', {
         taskId,
         inputResponses: { confirm_delete: { action: 'accept', content: { confirm: 'yes' } } },
-      }).expect(200);
+      });
+      expect(invalid.status).toBe(200);
       expect(invalid.body.result.resultType).toBe('complete');
       expect((await getTask(app, taskId)).inputRequests).toHaveProperty('confirm_delete');
 
-      await taskRequest(app, 'tasks/update', {
-        taskId,
-        inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
-      }).expect(200);
+      expect(
+        (
+          await taskRequest(app, 'tasks/update', {
+            taskId,
+            inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
+          })
+        ).status,
+      ).toBe(200);
       const done = await waitForStatus(app, taskId, 'completed');
       expect(done.result.content).toEqual([{ type: 'text', text: 'deleted a.txt' }]);
     });
@@ -291,17 +307,25 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
       const { taskId } = await createTask(app, 'two_questions', {}, { capabilities: WITH_TASKS_AND_FORMS });
       let task = await waitForStatus(app, taskId, 'input_required');
       while (Object.keys(task.inputRequests).length < 2) task = await getTask(app, taskId);
-      await taskRequest(app, 'tasks/update', {
-        taskId,
-        inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-      }).expect(200);
+      expect(
+        (
+          await taskRequest(app, 'tasks/update', {
+            taskId,
+            inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+          })
+        ).status,
+      ).toBe(200);
       const partly = await getTask(app, taskId);
       expect(partly.status).toBe('input_required');
       expect(Object.keys(partly.inputRequests)).toEqual(['sure']);
-      await taskRequest(app, 'tasks/update', {
-        taskId,
-        inputResponses: { sure: { action: 'accept', content: { confirm: true } } },
-      }).expect(200);
+      expect(
+        (
+          await taskRequest(app, 'tasks/update', {
+            taskId,
+            inputResponses: { sure: { action: 'accept', content: { confirm: true } } },
+          })
+        ).status,
+      ).toBe(200);
       expect((await waitForStatus(app, taskId, 'completed')).result.content).toEqual([
         { type: 'text', text: 'Ada true' },
       ]);
@@ -314,7 +338,8 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
         { file: 'b.txt' },
         { capabilities: WITH_TASKS_AND_FORMS },
       );
-      const res = await taskRequest(app, 'tasks/update', { taskId, inputResponses: 'yes' }).expect(400);
+      const res = await taskRequest(app, 'tasks/update', { taskId, inputResponses: 'yes' });
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(ErrorCode.InvalidParams);
     });
 
@@ -328,24 +353,28 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
     });
 
     it('finishes input rounds in the request, then becomes a task that carries the answers (deferTask)', async () => {
-      const first = await callTool(app, 'greet_later', {}, {}, { clientCapabilities: WITH_TASKS_AND_FORMS }).expect(
-        200,
+      const first = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'greet_later', arguments: {} }, { clientCapabilities: WITH_TASKS_AND_FORMS }),
       );
+      expect(first.status).toBe(200);
       expect(first.body.result).toMatchObject({
         resultType: 'input_required',
         inputRequests: { user_name: { method: 'elicitation/create' } },
       });
       expect(first.body.result).not.toHaveProperty('taskId');
-      const second = await callTool(
-        app,
-        'greet_later',
-        {},
-        {
-          inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
-          requestState: first.body.result.requestState,
-        },
-        { clientCapabilities: WITH_TASKS_AND_FORMS },
-      ).expect(200);
+      const second = await createMcpTestClient(app).post(
+        mcpMessage(
+          'tools/call',
+          {
+            name: 'greet_later',
+            arguments: {},
+            inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+            requestState: first.body.result.requestState,
+          },
+          { clientCapabilities: WITH_TASKS_AND_FORMS },
+        ),
+      );
+      expect(second.status).toBe(200);
       expect(second.body.result).toMatchObject({ resultType: 'task', status: 'working' });
       expect(second.body.result).not.toHaveProperty('requestState');
       expect(second.body.result).not.toHaveProperty('inputRequests');
@@ -356,24 +385,34 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
   describe('bad task requests', () => {
     it('answers -32602 for an unknown task id, and for a taskId that is not a string', async () => {
-      const unknown = await taskRequest(app, 'tasks/get', { taskId: 'c29tZS1yYW5kb20tdGFzay1pZA' }).expect(400);
+      const unknown = await taskRequest(app, 'tasks/get', { taskId: 'c29tZS1yYW5kb20tdGFzay1pZA' });
+      expect(unknown.status).toBe(400);
       expect(unknown.body.error).toMatchObject({
         code: ErrorCode.InvalidParams,
         message: 'Failed to retrieve task: Task not found',
       });
-      const numeric = await taskRequest(app, 'tasks/get', { taskId: 12 }).expect(400);
+      const numeric = await taskRequest(app, 'tasks/get', { taskId: 12 });
+      expect(numeric.status).toBe(400);
       expect(numeric.body.error.code).toBe(ErrorCode.InvalidParams);
     });
 
     it('refuses an Mcp-Name header that is not the task id: -32020, HTTP 400', async () => {
       const { taskId } = await createTask(app, 'broken_report');
-      const res = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), {
-        'mcp-name': 'another-task',
-      }).expect(400);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }),
+        {
+          'mcp-name': 'another-task',
+        },
+      );
+      expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(ErrorCode.HeaderMismatch);
-      const missing = await post(app, envelope('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }), {
-        'mcp-name': undefined,
-      }).expect(400);
+      const missing = await createMcpTestClient(app).post(
+        mcpMessage('tasks/get', { taskId }, { clientCapabilities: WITH_TASKS }),
+        {
+          'mcp-name': undefined,
+        },
+      );
+      expect(missing.status).toBe(400);
       expect(missing.body.error.code).toBe(ErrorCode.HeaderMismatch);
     });
   });
@@ -387,7 +426,10 @@ describe('Tasks: bounds', () => {
     );
     try {
       const { taskId } = await createTask(app, 'broken_report');
-      const res = await callTool(app, 'broken_report', {}, {}, { clientCapabilities: WITH_TASKS }).expect(200);
+      const res = await createMcpTestClient(app).post(
+        mcpMessage('tools/call', { name: 'broken_report', arguments: {} }, { clientCapabilities: WITH_TASKS }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({ code: ErrorCode.InternalError, data: { reason: 'task_limit' } });
       expect((await waitForStatus(app, taskId, 'completed')).result.isError).toBe(true);
     } finally {

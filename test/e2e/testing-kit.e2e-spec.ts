@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { InputRequired, MCPServer, McpModule } from '../../src/index.js';
-import { createMcpTestClient, createToolContext, type McpTestClient } from '../../src/testing/index.js';
+import {
+  createMcpTestClient,
+  createToolContext,
+  mcpMessage,
+  sseMessages,
+  type McpTestClient,
+} from '../../src/testing/index.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
@@ -127,6 +133,54 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
     const { status, error } = await mcp.getPrompt('nope');
     expect(status).toBe(400);
     expect(error?.code).toBe(-32602);
+  });
+
+  describe('post: a raw request, sent as given', () => {
+    it('sends an object with the headers derived from it and returns status, headers, text and parsed body', async () => {
+      const res = await mcp.post(mcpMessage('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, { id: 7 }));
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(res.text)).toEqual(res.body);
+      expect(res.body).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: '3' }] } });
+    });
+
+    it('sends a string byte for byte, so malformed JSON reaches the server', async () => {
+      const res = await mcp.post('{"jsonrpc": "2.0", "id": 1,');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ id: null, error: { code: -32700 } });
+    });
+
+    it('lets a header be overridden (a foreign Host) or removed (the protocol version)', async () => {
+      const foreign = await mcp.post(mcpMessage('server/discover'), { host: 'evil.example.com' });
+      expect(foreign.status).toBe(403);
+      const versionless = await mcp.post(mcpMessage('server/discover', {}, { id: 'v' }), {
+        'mcp-protocol-version': undefined,
+      });
+      expect(versionless.status).toBe(400);
+      expect(versionless.body).toMatchObject({ id: 'v', error: { code: -32020 } });
+    });
+
+    it('returns an event stream in text, for sseMessages, with no parsed body', async () => {
+      const body = mcpMessage(
+        'tools/call',
+        { name: 'countdown', arguments: { n: 2 } },
+        { meta: { progressToken: 'p' } },
+      );
+      const res = await mcp.post(body);
+      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(res.body).toBeUndefined();
+      expect(sseMessages(res.text).map((m) => m.method ?? 'result')).toEqual([
+        'notifications/progress',
+        'notifications/progress',
+        'result',
+      ]);
+    });
+  });
+
+  it('sends the client-wide headers with every request, raw or not', async () => {
+    const foreign = createMcpTestClient(app, { headers: { origin: 'http://evil.example.com' } });
+    expect((await foreign.post(mcpMessage('server/discover'))).status).toBe(403);
+    await expect(foreign.discover()).resolves.toMatchObject({ status: 403 });
   });
 });
 

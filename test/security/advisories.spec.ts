@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import {
   expectRefused,
   expectStillServing,
@@ -18,7 +18,7 @@ jest.setTimeout(60_000);
 // security.md §4: one regression test per advisory that applies to a library (V1-V8, V13, V14).
 describe('security §4 advisories', () => {
   let fx: Fixture;
-  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
 
   beforeAll(async () => {
     fx = await startFixture({ requestStateTtlMs: 60_000 }, true);
@@ -38,36 +38,38 @@ describe('security §4 advisories', () => {
   afterAll(() => fx.app.close());
 
   it('V1 (CVE-2025-66414 class): DNS-rebinding protection is on with no configuration', async () => {
-    await expectRefused(fx, () => post(fx.app, echo, { host: 'evil.example.com', origin: 'http://evil.example.com' }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { host: 'evil.example.com', origin: 'http://evil.example.com' }), {
       status: 403,
       code: -32600,
       id: null,
     });
-    await post(fx.app, echo, { host: `localhost:${fx.port}` }).expect(200);
+    expect((await fx.mcp.post(echo, { host: `localhost:${fx.port}` })).status).toBe(200);
   });
 
   it('V2 (CVE-2026-33252): a cross-site text/plain POST never reaches a tool', async () => {
-    await expectRefused(fx, () => post(fx.app, echo, { 'content-type': 'text/plain' }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-type': 'text/plain' }), {
       status: 415,
       code: -32600,
       id: null,
     });
     await expectRefused(
       fx,
-      () => post(fx.app, echo, { 'content-type': 'text/plain', origin: 'https://attacker.example' }),
+      () => fx.mcp.post(echo, { 'content-type': 'text/plain', origin: 'https://attacker.example' }),
       { status: 403, code: -32600, id: null },
     );
   });
 
   it('V3 (CVE-2026-25536, GHSA-jm63-cq47-j5jp): colliding ids never cross responses or notifications', async () => {
     const calls = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => callTool(fx.app, 'echo', { text: `p${i}` }, {}, { id: 0 })),
+      Array.from({ length: 50 }, (_, i) =>
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `p${i}` } }, { id: 0 })),
+      ),
     );
     calls.forEach((res, i) => expect(res.body).toMatchObject({ id: 0, result: { content: [{ text: `p${i}` }] } }));
     const streams = [0, 1, 2].map((i) =>
       openStream(
         fx.port,
-        envelope(
+        mcpMessage(
           'tools/call',
           { name: 'slowProgress', arguments: { n: 3 + i } },
           { id: 0, meta: { progressToken: 'same' } },
@@ -82,7 +84,7 @@ describe('security §4 advisories', () => {
 
   it('V4 (CVE-2026-0621): a crafted URI cannot make template matching backtrack', async () => {
     fx.server.addResourceTemplate({ uriTemplate: 'files://{dir}{name}{ext}', name: 'adjacent', handler: () => 'x' });
-    const res = await post(fx.app, envelope('resources/read', { uri: `files://${'x'.repeat(5_000)}/` }));
+    const res = await fx.mcp.post(mcpMessage('resources/read', { uri: `files://${'x'.repeat(5_000)}/` }));
     expect(res.body.error.code).toBe(-32602);
   });
 
@@ -92,7 +94,8 @@ describe('security §4 advisories', () => {
       properties: { p: { type: 'string' }, v: { type: 'string', pattern: { $data: '1/p' } } },
     };
     expect(() => fx.server.registerTool('data', 'x', schema, () => 'x')).toThrow(/invalid JSON Schema/);
-    const res = await callTool(fx.app, 'regex', { q: `${'a'.repeat(100)}!` }).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(100)}!` } }));
+    expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
   });
 
@@ -100,7 +103,7 @@ describe('security §4 advisories', () => {
     await withoutUnhandledRejections(async () => {
       const aborted = fx.aborted();
       const streams = Array.from({ length: 50 }, () =>
-        openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} })),
+        openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} })),
       );
       await waitFor(() => fx.server.load.calls === 50, 5_000, '50 calls in flight');
       streams.forEach((s) => s.close());
@@ -118,30 +121,36 @@ describe('security §4 advisories', () => {
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
       '"\\ud800"',
     ];
-    for (const body of bodies) await expectRefused(fx, () => post(fx.app, body, headersFor(echo)), { status: 400 });
+    for (const body of bodies) await expectRefused(fx, () => fx.mcp.post(body, mcpHeaders(echo)), { status: 400 });
   });
 
   it('V8 (CVE-2026-27896, GHSA-q382-vc8q-7jhj): keys are exact, duplicates cannot disagree with headers, NUL is not folded', async () => {
     await expectRefused(
       fx,
-      () => post(fx.app, '{"jsonrpc":"2.0","id":1,"Method":"tools/list"}', headersFor(envelope('tools/list'))),
+      () => fx.mcp.post('{"jsonrpc":"2.0","id":1,"Method":"tools/list"}', mcpHeaders(mcpMessage('tools/list'))),
       { status: 400, code: -32600 },
     );
     const duplicate = JSON.stringify(echo).replace(
       '"method":"tools/call"',
       '"method":"tools/call","method":"tools/list"',
     );
-    await expectRefused(fx, () => post(fx.app, duplicate, headersFor(echo)), { status: 400, code: -32020, id: 1 });
-    const nul = envelope('tools/call', { name: 'echo\u0000', arguments: { text: 'x' } });
+    await expectRefused(fx, () => fx.mcp.post(duplicate, mcpHeaders(echo)), {
+      status: 400,
+      code: -32020,
+      id: 1,
+    });
+    const nul = mcpMessage('tools/call', { name: 'echo\u0000', arguments: { text: 'x' } });
     const before = fx.calls();
-    const res = await post(fx.app, nul, { 'mcp-name': `=?base64?${Buffer.from('echo\u0000').toString('base64')}?=` });
+    const res = await fx.mcp.post(nul, {
+      'mcp-name': `=?base64?${Buffer.from('echo\u0000').toString('base64')}?=`,
+    });
     expect(res.body.result?.isError ?? res.body.error?.code === -32602).toBe(true);
     expect(fx.calls()).toBe(before);
   });
 
   describe('V13 and V14: request state is integrity-protected and bound to its request and principal', () => {
     const confirm = (extra: Record<string, unknown> = {}, item = 'db') =>
-      envelope(
+      mcpMessage(
         'tools/call',
         { name: 'confirm', arguments: { item }, ...extra },
         { clientCapabilities: { elicitation: {} } },
@@ -149,14 +158,16 @@ describe('security §4 advisories', () => {
     const answers = { elicit_0: { action: 'accept', content: { ok: true } } };
 
     async function firstRound(): Promise<string> {
-      const res = await post(fx.app, confirm()).expect(200);
+      const res = await fx.mcp.post(confirm());
+      expect(res.status).toBe(200);
       expect(res.body.result.resultType).toBe('input_required');
       return res.body.result.requestState as string;
     }
 
     it('the genuine state completes the call', async () => {
       const state = await firstRound();
-      const res = await post(fx.app, confirm({ inputResponses: answers, requestState: state })).expect(200);
+      const res = await fx.mcp.post(confirm({ inputResponses: answers, requestState: state }));
+      expect(res.status).toBe(200);
       expect(res.body.result.content[0].text).toBe('answer accept');
     });
 
@@ -166,7 +177,7 @@ describe('security §4 advisories', () => {
       ['replayed with other arguments', (s: string) => s, 'other'],
     ])('a %s state is -32602', async (_case, mutate, item) => {
       const state = mutate(await firstRound());
-      await expectRefused(fx, () => post(fx.app, confirm({ inputResponses: answers, requestState: state }, item)), {
+      await expectRefused(fx, () => fx.mcp.post(confirm({ inputResponses: answers, requestState: state }, item)), {
         status: 400,
         code: -32602,
         id: 1,

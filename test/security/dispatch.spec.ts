@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { assertNoLeak, expectRefused, expectStillServing, FAKE_SECRET, startFixture, type Fixture } from './fixture.js';
 import { type HandlerErrorReport } from '../../src/core/index.js';
 
@@ -12,7 +12,9 @@ describe('security §2.4 dispatch (D rows)', () => {
   /** An unknown tool is refused in-band or as -32602; either way nothing runs (security.md §2.4 D3 allows both). */
   const expectToolRefused = async (name: string) => {
     const before = fx.calls();
-    const res = await post(fx.app, envelope('tools/call', { name, arguments: {} }), { 'mcp-name': b64(name) });
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name, arguments: {} }), {
+      'mcp-name': b64(name),
+    });
     expect(res.status).toBeLessThan(500);
     if (res.body.error) expect(res.body.error.code).toBe(-32602);
     else expect(res.body.result.isError).toBe(true);
@@ -44,13 +46,21 @@ describe('security §2.4 dispatch (D rows)', () => {
   afterAll(() => fx.app.close());
 
   it('D1: an unknown method is 404 -32601', async () => {
-    await expectRefused(fx, () => post(fx.app, envelope('nope/nope')), { status: 404, code: -32601, id: 1 });
+    await expectRefused(fx, () => fx.mcp.post(mcpMessage('nope/nope')), {
+      status: 404,
+      code: -32601,
+      id: 1,
+    });
   });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
     'D2: the prototype-chain method %s is 404 -32601',
     async (method) => {
-      await expectRefused(fx, () => post(fx.app, envelope(method)), { status: 404, code: -32601, id: 1 });
+      await expectRefused(fx, () => fx.mcp.post(mcpMessage(method)), {
+        status: 404,
+        code: -32601,
+        id: 1,
+      });
     },
   );
 
@@ -74,15 +84,14 @@ describe('security §2.4 dispatch (D rows)', () => {
       });
       await expectRefused(
         fx,
-        () => post(fx.app, envelope('prompts/get', { name, arguments: {} }), { 'mcp-name': name }),
+        () => fx.mcp.post(mcpMessage('prompts/get', { name, arguments: {} }), { 'mcp-name': name }),
         { status: 400, code: -32602, id: 1 },
       );
       await expectRefused(
         fx,
         () =>
-          post(
-            fx.app,
-            envelope('completion/complete', {
+          fx.mcp.post(
+            mcpMessage('completion/complete', {
               ref: { type: 'ref/prompt', name },
               argument: { name: 'who', value: 'a' },
             }),
@@ -94,10 +103,13 @@ describe('security §2.4 dispatch (D rows)', () => {
         },
       );
       // An argument named after an Object.prototype member has no completer: an empty completion, nothing called.
-      const res = await post(
-        fx.app,
-        envelope('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name, value: 'a' } }),
-      ).expect(200);
+      const res = await fx.mcp.post(
+        mcpMessage('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'greet' },
+          argument: { name, value: 'a' },
+        }),
+      );
+      expect(res.status).toBe(200);
       expect(res.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
       fx.server.removePrompt('greet');
     },
@@ -105,20 +117,25 @@ describe('security §2.4 dispatch (D rows)', () => {
 
   it('D6: arguments failing the inputSchema are an isError result and the handler never runs', async () => {
     const before = fx.calls();
-    const res = await callTool(fx.app, 'echo', { text: 5 }).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 5 } }));
+    expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(fx.calls()).toBe(before);
   });
 
   it.each([['"str"'], ['[]'], ['null'], ['7']])('D7: arguments %s (not an object) is 400 -32602', async (args) => {
-    const body = JSON.stringify(envelope('tools/call', { name: 'echo' })).replace(
+    const body = JSON.stringify(mcpMessage('tools/call', { name: 'echo' })).replace(
       '"name":"echo"',
       `"name":"echo","arguments":${args}`,
     );
     await expectRefused(
       fx,
       () =>
-        post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-name': 'echo', 'mcp-protocol-version': '2026-07-28' }),
+        fx.mcp.post(body, {
+          'mcp-method': 'tools/call',
+          'mcp-name': 'echo',
+          'mcp-protocol-version': '2026-07-28',
+        }),
       {
         status: 400,
         code: -32602,
@@ -128,18 +145,19 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it('D8: __proto__ keys in arguments, _meta and params pollute nothing', async () => {
-    const body = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'safe' } }))
+    const body = JSON.stringify(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'safe' } }))
       .replace('"text":"safe"', '"text":"safe","__proto__":{"polluted":"args"}')
       .replace('"_meta":{', '"_meta":{"__proto__":{"polluted":"meta"},')
       .replace(
         '"params":{',
         '"params":{"__proto__":{"polluted":"params"},"constructor":{"prototype":{"polluted":"ctor"}},',
       );
-    const res = await post(fx.app, body, {
+    const res = await fx.mcp.post(body, {
       'mcp-method': 'tools/call',
       'mcp-name': 'echo',
       'mcp-protocol-version': '2026-07-28',
-    }).expect(200);
+    });
+    expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('safe');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
@@ -151,14 +169,15 @@ describe('security §2.4 dispatch (D rows)', () => {
       keys: Object.keys(inputs),
     }));
     const body = JSON.stringify(
-      envelope('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } }),
+      mcpMessage('tools/call', { name: 'inspect', arguments: {}, inputResponses: { ok: { action: 'decline' } } }),
     ).replace('"inputResponses":{', '"inputResponses":{"__proto__":{"action":"accept","content":{}},');
     try {
-      const res = await post(fx.app, body, {
+      const res = await fx.mcp.post(body, {
         'mcp-method': 'tools/call',
         'mcp-name': 'inspect',
         'mcp-protocol-version': '2026-07-28',
-      }).expect(200);
+      });
+      expect(res.status).toBe(200);
       expect(JSON.parse(res.body.result.content[0].text)).toEqual({ plainPrototype: true, keys: ['__proto__', 'ok'] });
     } finally {
       fx.server.removeTool('inspect');
@@ -166,26 +185,28 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it('D9: a name smuggled through params.__proto__ is not a name: 400 -32602', async () => {
-    const body = JSON.stringify(envelope('tools/call', {})).replace(
+    const body = JSON.stringify(mcpMessage('tools/call', {})).replace(
       '"params":{',
       '"params":{"__proto__":{"name":"echo"},',
     );
     await expectRefused(
       fx,
-      () => post(fx.app, body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }),
+      () => fx.mcp.post(body, { 'mcp-method': 'tools/call', 'mcp-protocol-version': '2026-07-28' }),
       { status: 400, code: -32602, id: 1 },
     );
   });
 
   it('D10: a handler error is an isError result without stack or absolute path', async () => {
-    const res = await callTool(fx.app, 'boom', {}).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toMatch(/^Error: database exploded/);
     assertNoLeak(res.text);
   });
 
   it.each(['string', 'undefined', 'null', 'sync'])('D11: a handler throwing %s is an isError result', async (how) => {
-    const res = await callTool(fx.app, 'thrower', { how }).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'thrower', arguments: { how } }));
+    expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toMatch(/^Error: /);
     assertNoLeak(res.text);
@@ -193,9 +214,13 @@ describe('security §2.4 dispatch (D rows)', () => {
   });
 
   it('D15: tools/list is identical on repeated calls and across fresh instances', async () => {
-    const first = (await post(fx.app, envelope('tools/list')).expect(200)).body.result.tools;
-    await callTool(fx.app, 'echo', { text: 'side effect?' });
-    const second = (await post(fx.app, envelope('tools/list')).expect(200)).body.result.tools;
+    const reply = await fx.mcp.post(mcpMessage('tools/list'));
+    expect(reply.status).toBe(200);
+    const first = reply.body.result.tools;
+    await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'side effect?' } }));
+    const reply2 = await fx.mcp.post(mcpMessage('tools/list'));
+    expect(reply2.status).toBe(200);
+    const second = reply2.body.result.tools;
     expect(second).toEqual(first);
     const other = await startFixture();
     try {
@@ -205,7 +230,9 @@ describe('security §2.4 dispatch (D rows)', () => {
         { type: 'object', properties: { how: { type: 'string' } } },
         () => undefined,
       );
-      expect((await post(other.app, envelope('tools/list')).expect(200)).body.result.tools).toEqual(first);
+      const reply3 = await other.mcp.post(mcpMessage('tools/list'));
+      expect(reply3.status).toBe(200);
+      expect(reply3.body.result.tools).toEqual(first);
     } finally {
       await other.app.close();
     }
@@ -220,7 +247,8 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
       onHandlerError: (error, report) => reports.push({ error, report }),
     });
     try {
-      const res = await callTool(fx.app, 'boom', {}).expect(200);
+      const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+      expect(res.status).toBe(200);
       const text: string = res.body.result.content[0].text;
       expect(res.body.result.isError).toBe(true);
       expect(text).not.toContain(FAKE_SECRET);
@@ -236,7 +264,8 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
       });
       expect((reports[0].error as Error).message).toContain(FAKE_SECRET);
 
-      const meant = await callTool(fx.app, 'refuse', {}).expect(200);
+      const meant = await fx.mcp.post(mcpMessage('tools/call', { name: 'refuse', arguments: {} }));
+      expect(meant.status).toBe(200);
       expect(meant.body.result).toMatchObject({
         isError: true,
         content: [{ type: 'text', text: 'Error: City not found' }],
@@ -256,7 +285,8 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
         throw new Error(FAKE_SECRET);
       });
       process.env.NODE_ENV = previous;
-      const res = await callTool(app, 'boom', {}).expect(200);
+      const res = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+      expect(res.status).toBe(200);
       expect(res.body.result.content[0].text).toMatch(/^Error: Internal error \(reference /);
       await app.close();
     } finally {

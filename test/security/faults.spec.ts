@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { callTool, envelope, post, sseMessages } from '../support/mcp-request.js';
+import { mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { expectStillServing, openStream, startFixture, waitFor, type Fixture } from './fixture.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
@@ -11,9 +11,9 @@ jest.setTimeout(60_000);
 describe('security §2.6 exhaustion and faults (R rows)', () => {
   let fx: Fixture;
   const progress = (n: number, id: number | string = 1) =>
-    envelope('tools/call', { name: 'slowProgress', arguments: { n } }, { id, meta: { progressToken: `tok-${id}` } });
+    mcpMessage('tools/call', { name: 'slowProgress', arguments: { n } }, { id, meta: { progressToken: `tok-${id}` } });
   const listen = (id: number) =>
-    envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id });
+    mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id });
 
   beforeAll(async () => {
     fx = await startFixture(
@@ -26,11 +26,11 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R1: 45,000 levels of nested arrays in arguments: no crash, a 200 or 4xx JSON-RPC answer', async () => {
     const deep = `${'['.repeat(45_000)}${']'.repeat(45_000)}`;
-    const body = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'deep' } })).replace(
+    const body = JSON.stringify(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'deep' } })).replace(
       '"text":"deep"',
       `"text":"deep","deep":${deep}`,
     );
-    const res = await post(fx.app, body, {
+    const res = await fx.mcp.post(body, {
       'mcp-method': 'tools/call',
       'mcp-name': 'echo',
       'mcp-protocol-version': '2026-07-28',
@@ -43,8 +43,13 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R2: 100k keys and a 1 MB string in arguments are served', async () => {
     const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]));
-    await callTool(fx.app, 'echo', { text: 'k', ...keys }).expect(200);
-    const res = await callTool(fx.app, 'echo', { text: 's'.repeat(1_000_000) }).expect(200);
+    expect(
+      (await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'k', ...keys } }))).status,
+    ).toBe(200);
+    const res = await fx.mcp.post(
+      mcpMessage('tools/call', { name: 'echo', arguments: { text: 's'.repeat(1_000_000) } }),
+    );
+    expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toHaveLength(1_000_000);
   });
 
@@ -55,13 +60,18 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     try {
       const before = fx.calls();
       const results = await Promise.all([
-        ...Array.from({ length: 4 }, () => callTool(fx.app, 'regex', { q: `${'a'.repeat(64)}!` })),
-        callTool(fx.app, 'echo', { text: 'alongside' }),
+        ...Array.from({ length: 4 }, () =>
+          fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: `${'a'.repeat(64)}!` } })),
+        ),
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'alongside' } })),
       ]);
       for (const res of results.slice(0, 4)) expect(res.body.result.isError).toBe(true);
       expect(results[4].body.result.content[0].text).toBe('alongside');
       expect(fx.calls()).toBe(before + 1);
-      expect((await callTool(fx.app, 'regex', { q: 'a'.repeat(64) })).body.result.content[0].text).toBe('matched');
+      expect(
+        (await fx.mcp.post(mcpMessage('tools/call', { name: 'regex', arguments: { q: 'a'.repeat(64) } }))).body.result
+          .content[0].text,
+      ).toBe('matched');
     } finally {
       clearInterval(ticker);
     }
@@ -71,7 +81,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   it('R4/V4: a crafted URI against a template with adjacent variables is matched in linear time', async () => {
     // The RegExp these templates compiled to took 17 s for this 3 kB URI.
     const uri = `mem://${'a'.repeat(3_000)}/`;
-    const res = await post(fx.app, envelope('resources/read', { uri }));
+    const res = await fx.mcp.post(mcpMessage('resources/read', { uri }));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32602);
   });
@@ -89,11 +99,13 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
   });
 
   it('R6: a result over the response cap becomes -32603, never a 4 MB body', async () => {
-    const res = await callTool(fx.app, 'big', { mb: 4 }).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'big', arguments: { mb: 4 } }));
+    expect(res.status).toBe(200);
     expect(res.body.error.code).toBe(-32603);
     expect(res.body.error.message).toMatch(/response limit of 1048576 bytes/);
     expect(res.text.length).toBeLessThan(1_000);
-    const under = await callTool(fx.app, 'big', { mb: 0.5 }).expect(200);
+    const under = await fx.mcp.post(mcpMessage('tools/call', { name: 'big', arguments: { mb: 0.5 } }));
+    expect(under.status).toBe(200);
     expect(under.body.result.content[0].text).toHaveLength(512 * 1024);
   });
 
@@ -103,10 +115,14 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
       ctx.log('info', 'small');
       return 'done';
     });
-    const res = await post(
-      fx.app,
-      envelope('tools/call', { name: 'loud', arguments: {} }, { meta: { 'io.modelcontextprotocol/logLevel': 'info' } }),
-    ).expect(200);
+    const res = await fx.mcp.post(
+      mcpMessage(
+        'tools/call',
+        { name: 'loud', arguments: {} },
+        { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
+      ),
+    );
+    expect(res.status).toBe(200);
     expect(res.text.length).toBeLessThan(10_000);
     expect(
       sseMessages(res.text).map(
@@ -119,7 +135,9 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R7/V3: 200 concurrent requests all with id 1 each get their own answer', async () => {
     const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => callTool(fx.app, 'echo', { text: `c${i}` }, {}, { id: 1 })),
+      Array.from({ length: 200 }, (_, i) =>
+        fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `c${i}` } }, { id: 1 })),
+      ),
     );
     results.forEach((res, i) => {
       expect(res.body.id).toBe(1);
@@ -148,7 +166,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R8/V6: a client closing during a JSON call aborts the handler signal; nothing crashes', async () => {
     const aborted = fx.aborted();
-    const stream = openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} }));
+    const stream = openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} }));
     await waitFor(() => fx.server.load.calls === 1, 5_000, 'the hang call to start');
     stream.close();
     await waitFor(() => fx.aborted() === aborted + 1, 5_000, 'the handler signal');
@@ -166,7 +184,8 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   it('R10/R11: a silent hanging handler turns into an SSE stream of keep-alive comments and ends at the deadline', async () => {
     const aborted = fx.aborted();
-    const res = await callTool(fx.app, 'hang', {}).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'hang', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect((res.text.match(/^: keep-alive$/gm) ?? []).length).toBeGreaterThanOrEqual(2);
     expect(sseMessages(res.text)).toEqual([
@@ -178,9 +197,10 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
         }),
       }),
     ]);
-    const json = await post(fx.app, envelope('tools/call', { name: 'hang', arguments: {} }), {
+    const json = await fx.mcp.post(mcpMessage('tools/call', { name: 'hang', arguments: {} }), {
       accept: 'application/json',
-    }).expect(200);
+    });
+    expect(json.status).toBe(200);
     expect(json.body.result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'Error: Request timed out: no result within 500 ms' }],
@@ -194,7 +214,8 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
     const second = openStream(fx.port, listen(2));
     await waitFor(() => first.messages().length > 0 && second.messages().length > 0, 5_000, 'two acknowledgements');
     expect(first.messages()[0].method).toBe('notifications/subscriptions/acknowledged');
-    const third = await post(fx.app, listen(3)).expect(200);
+    const third = await fx.mcp.post(listen(3));
+    expect(third.status).toBe(200);
     expect(third.body.error).toMatchObject({ code: -32603, message: 'Subscription limit reached' });
     await waitFor(() => (first.text().match(/^: keep-alive$/gm) ?? []).length >= 2, 5_000, 'two keep-alive comments');
     expect(await first.status).toBe(200);
@@ -213,10 +234,11 @@ describe('call limits', () => {
     const fx = await startFixture({ maxConcurrentCalls: 3, callTimeoutMs: 0 }, true);
     try {
       const hanging = Array.from({ length: 3 }, () =>
-        openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} })),
+        openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} })),
       );
       await waitFor(() => fx.server.load.calls === 3, 5_000, 'three calls in flight');
-      const res = await callTool(fx.app, 'echo', { text: 'x' }).expect(200);
+      const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }));
+      expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({
         code: -32603,
         message: 'Server busy: too many concurrent requests, retry later',
@@ -233,7 +255,8 @@ describe('call limits', () => {
     const fx = await startFixture({ callTimeoutMs: 200 });
     try {
       fx.server.addResource({ uri: 'mem://slow', name: 'slow', handler: () => new Promise(() => undefined) });
-      const res = await post(fx.app, envelope('resources/read', { uri: 'mem://slow' })).expect(200);
+      const res = await fx.mcp.post(mcpMessage('resources/read', { uri: 'mem://slow' }));
+      expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({ code: -32603, message: 'Request timed out: no result within 200 ms' });
     } finally {
       await fx.app.close();
@@ -248,7 +271,7 @@ describe('call limits', () => {
     try {
       const stream = openStream(
         fx.port,
-        envelope('tools/call', { name: 'slowProgress', arguments: { n: 100 } }, { meta: { progressToken: 't' } }),
+        mcpMessage('tools/call', { name: 'slowProgress', arguments: { n: 100 } }, { meta: { progressToken: 't' } }),
       );
       await waitFor(() => stream.messages().length >= 1, 5_000, 'first progress');
       stream.close();

@@ -3,12 +3,20 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { MCPServer, McpModule, ToolError, type McpModuleOptions } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
-import * as support from '../support/mcp-request.js';
+import {
+  createMcpTestClient,
+  mcpHeaders,
+  mcpMessage,
+  sseMessages,
+  type McpTestClient,
+} from '../../src/testing/index.js';
 
 /** The test server's fixture tools (security.md §5.2), with a canary counter bumped first thing in each handler. */
 export interface Fixture {
   app: INestApplication;
   server: MCPServer;
+  /** The testing kit's client for this app, for conforming and deliberately broken requests alike. */
+  mcp: McpTestClient;
   /** Handler invocations so far: a refused request must leave it unchanged. */
   calls(): number;
   /** `hang` calls whose AbortSignal fired. */
@@ -87,7 +95,8 @@ export async function startFixture(options: Partial<McpModuleOptions> = {}, list
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as { port: number }).port;
   }
-  return { app, server, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
+  const mcp = createMcpTestClient(app);
+  return { app, server, mcp, calls: () => calls, aborted: () => aborted, started: (tag) => started.has(tag), port };
 }
 
 export interface RawResponse {
@@ -215,7 +224,7 @@ export async function expectRefused(
 }
 
 export async function expectStillServing(fx: Fixture): Promise<void> {
-  const ok = await support.callTool(fx.app, 'echo', { text: 'still serving' });
+  const ok = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'still serving' } }));
   expect(ok.status).toBe(200);
   expect(ok.body.result.content[0].text).toBe('still serving');
 }
@@ -246,7 +255,6 @@ export function openStream(port: number, body: Record<string, unknown>): OpenStr
   let resolveEnded!: () => void;
   const status = new Promise<number>((resolve) => (resolveStatus = resolve));
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-  const { headersFor } = support;
   const text = JSON.stringify(body);
   const req = httpRequest(
     {
@@ -254,7 +262,7 @@ export function openStream(port: number, body: Record<string, unknown>): OpenStr
       port,
       path: '/mcp',
       method: 'POST',
-      headers: { ...headersFor(body), 'content-length': Buffer.byteLength(text) },
+      headers: { ...mcpHeaders(body), 'content-length': Buffer.byteLength(text) },
     },
     (res) => {
       resolveStatus(res.statusCode ?? 0);
@@ -269,12 +277,7 @@ export function openStream(port: number, body: Record<string, unknown>): OpenStr
   return {
     status,
     text: () => received,
-    messages: () =>
-      received
-        .split('\n\n')
-        .map((frame) => frame.split('\n').find((line) => line.startsWith('data: ')))
-        .filter((line): line is string => line !== undefined)
-        .map((line) => JSON.parse(line.slice(6))),
+    messages: () => sseMessages(received),
     ended,
     close: () => req.destroy(),
   };

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
-import { envelope, headersFor } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { expectStillServing, startFixture, withoutUnhandledRejections, type Fixture } from './fixture.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
@@ -48,10 +48,11 @@ const mutatedEnvelope = fc
     value: fc.jsonValue({ maxDepth: 3 }),
   })
   .map(({ method, name, path, value }) => {
-    const body = envelope(method, { name, uri: 'mem://x', arguments: { text: 'fuzz', q: 'aaa', mb: 0.001 } }) as Record<
-      string,
-      unknown
-    >;
+    const body = mcpMessage(method, {
+      name,
+      uri: 'mem://x',
+      arguments: { text: 'fuzz', q: 'aaa', mb: 0.001 },
+    }) as Record<string, unknown>;
     if (path === 'none') return body;
     const keys = path.split('.');
     let target = body as Record<string, unknown>;
@@ -196,7 +197,7 @@ describe('property: the HTTP entry', () => {
             let base: Record<string, string> = { 'content-type': 'application/json' };
             if (conforming) {
               try {
-                base = headersFor(JSON.parse(body.toString('utf8')));
+                base = mcpHeaders(JSON.parse(body.toString('utf8')));
               } catch {
                 // not JSON: keep the bare content type
               }

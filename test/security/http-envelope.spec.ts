@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
-import { callTool, envelope, headersFor, post } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import {
   chunkedPost,
   expectRefused,
@@ -18,9 +18,9 @@ const LIMIT = 64 * 1024;
 
 describe('security §2.1 HTTP envelope (H rows)', () => {
   let fx: Fixture;
-  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   const echoText = JSON.stringify(echo);
-  const conforming = (overrides: Record<string, string | undefined> = {}) => ({ ...headersFor(echo), ...overrides });
+  const conforming = (overrides: Record<string, string | undefined> = {}) => ({ ...mcpHeaders(echo), ...overrides });
   // superagent would JSON-encode a Buffer sent as application/json, so compressed bodies go through node:http.
   const postBytes = async (bytes: Buffer, headers: Record<string, string>) => {
     const res = await chunkedPost(fx.port, headers, [bytes]);
@@ -86,7 +86,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     // A parameter without a value once threw in the media-type check: no answer, and an unhandled rejection.
     ['H13 charset without a value', 'application/json; charset'],
   ])('%s is 415 and never dispatched', async (_row, contentType) => {
-    await expectRefused(fx, () => post(fx.app, echo, { 'content-type': contentType }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-type': contentType }), {
       status: 415,
       code: -32600,
       id: null,
@@ -99,13 +99,18 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     'application/json;',
     'application/json; charset="UTF-8"',
   ])('H7: %s is accepted', async (contentType) => {
-    const res = await post(fx.app, echo, { 'content-type': contentType }).expect(200);
+    const res = await fx.mcp.post(echo, { 'content-type': contentType });
+    expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('hi');
   });
 
   it('H9: a body over the limit (declared length) is 413 before it is read', async () => {
-    const big = JSON.stringify(envelope('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(LIMIT) } }));
-    await expectRefused(fx, () => post(fx.app, big, conforming()), { status: 413, code: -32600, id: null });
+    const big = JSON.stringify(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(LIMIT) } }));
+    await expectRefused(fx, () => fx.mcp.post(big, conforming()), {
+      status: 413,
+      code: -32600,
+      id: null,
+    });
   });
 
   it('H10: a chunked body growing past the limit is cut with 413', async () => {
@@ -158,7 +163,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   });
 
   it('H12: Content-Encoding: bogus is 415', async () => {
-    await expectRefused(fx, () => post(fx.app, echo, { 'content-encoding': 'bogus' }), {
+    await expectRefused(fx, () => fx.mcp.post(echo, { 'content-encoding': 'bogus' }), {
       status: 415,
       code: -32600,
       id: null,
@@ -199,14 +204,15 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('H17: a request without Accept, or accepting JSON only, is served JSON', async () => {
     for (const accept of [undefined, 'application/json']) {
-      const res = await post(fx.app, echo, { accept }).expect(200);
+      const res = await fx.mcp.post(echo, { accept });
+      expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     }
   });
 
   it('H18: error bodies are JSON-RPC, never HTML or a stack trace', async () => {
     for (const body of ['{not json', '', '[]']) {
-      const res = await post(fx.app, body, conforming());
+      const res = await fx.mcp.post(body, conforming());
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.text).not.toMatch(/<html|\n\s+at\s|node_modules/i);
@@ -215,7 +221,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
 
   it('the canary counts dispatches (sanity check of the no-dispatch assertions)', async () => {
     const before = fx.calls();
-    await callTool(fx.app, 'echo', { text: 'x' }).expect(200);
+    expect((await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }))).status).toBe(200);
     expect(fx.calls()).toBe(before + 1);
   });
 });

@@ -1,16 +1,17 @@
 import 'reflect-metadata';
-import { envelope, headersFor, post } from '../support/mcp-request.js';
+import request from 'supertest';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 
 // security.md §2.2: JSON parsing and JSON-RPC shape (rows J1-J21).
 describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
   let fx: Fixture;
-  const list = envelope('tools/list');
-  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  const list = mcpMessage('tools/list');
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   /** A tools/list body with its raw id text replaced; the headers stay those of a conforming request. */
   const withId = (value: string) => JSON.stringify(list).replace('"id":1', `"id":${value}`);
   const send = (body: string, headers: Record<string, string | undefined> = {}) =>
-    post(fx.app, body, { ...headersFor(list), ...headers });
+    fx.mcp.post(body, { ...mcpHeaders(list), ...headers });
 
   beforeAll(async () => {
     fx = await startFixture({}, true);
@@ -51,7 +52,8 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
   });
 
   it('J12: a string id is served and echoed', async () => {
-    const res = await post(fx.app, envelope('tools/list', {}, { id: 'abc' })).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/list', {}, { id: 'abc' }));
+    expect(res.status).toBe(200);
     expect(res.body.id).toBe('abc');
   });
 
@@ -59,7 +61,13 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
     const before = fx.calls();
     const abortedBefore = fx.aborted();
     // A call in flight with id 1, then a notification that tries to cancel request 1.
-    const hang = post(fx.app, envelope('tools/call', { name: 'hang', arguments: {} }, { id: 1 })).timeout(400);
+    // A client that gives up after 400 ms, which the kit's client does not do: supertest sends the kit's request.
+    const hangCall = mcpMessage('tools/call', { name: 'hang', arguments: {} }, { id: 1 });
+    const hang = request(fx.app.getHttpServer())
+      .post('/mcp')
+      .set(mcpHeaders(hangCall))
+      .send(JSON.stringify(hangCall))
+      .timeout(400);
     const pending = hang.then(
       () => undefined,
       () => undefined,
@@ -99,7 +107,7 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
     const text = JSON.stringify(echo);
     const [head, tail] = text.split('"hi"');
     const bytes = Buffer.concat([Buffer.from(`${head}"h`), Buffer.from([0xff, 0xfe]), Buffer.from(`"${tail}`)]);
-    const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
+    const headers = Object.entries(mcpHeaders(echo)).map(([k, v]) => `${k}: ${v}`);
     const res = await rawExchange(fx.port, rawPost(fx.port, [...headers, `Content-Length: ${bytes.length}`], bytes));
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).result.content[0].text).toBe('h\uFFFD\uFFFD');
@@ -107,7 +115,8 @@ describe('security §2.2 JSON and JSON-RPC shape (J rows)', () => {
 
   it('J20: a lone surrogate escape is served and serialised without throwing', async () => {
     const body = JSON.stringify(echo).replace('"hi"', '"\\ud800"');
-    const res = await post(fx.app, body, headersFor(echo)).expect(200);
+    const res = await fx.mcp.post(body, mcpHeaders(echo));
+    expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('\ud800');
   });
 });

@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { applyServerTimeouts } from '../../src/index.js';
-import { callTool, envelope, post } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { openStream, startFixture, waitFor } from './fixture.js';
 
 // Volume and timing tests: generous bounds for a loaded 2-core CI machine (they assert correctness, not speed).
@@ -14,13 +14,13 @@ describe('R14: graceful shutdown', () => {
     const fx = await startFixture({ drainTimeoutMs: 1_500, callTimeoutMs: 0 }, true);
     const listen = openStream(
       fx.port,
-      envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
+      mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
     );
     const short = openStream(
       fx.port,
-      envelope('tools/call', { name: 'slowProgress', arguments: { n: 5 } }, { id: 'S' }),
+      mcpMessage('tools/call', { name: 'slowProgress', arguments: { n: 5 } }, { id: 'S' }),
     );
-    const long = openStream(fx.port, envelope('tools/call', { name: 'hang', arguments: {} }, { id: 'H' }));
+    const long = openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} }, { id: 'H' }));
     await waitFor(
       () => fx.server.load.calls === 2 && fx.server.load.subscriptions === 1,
       5_000,
@@ -30,7 +30,7 @@ describe('R14: graceful shutdown', () => {
 
     const closed = fx.app.close();
     await waitFor(() => listen.messages().some((m) => m.id === 'L'), 5_000, 'the listen closing result');
-    const late = await post(fx.app, envelope('tools/list'));
+    const late = await fx.mcp.post(mcpMessage('tools/list'));
     expect(late.status).toBe(503);
     expect(late.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } });
     expect(late.headers.connection).toBe('close');
@@ -74,7 +74,10 @@ describe('R12 and server timeouts', () => {
         );
         slow.push(socket);
       }
-      for (let i = 0; i < 20; i++) await callTool(fx.app, 'echo', { text: `n${i}` }).expect(200);
+      for (let i = 0; i < 20; i++)
+        expect(
+          (await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: `n${i}` } }))).status,
+        ).toBe(200);
       await waitFor(() => closed.size === slow.length, 5_000, 'every slow socket to be closed by the server');
       expect(responses.filter((r) => r.startsWith('HTTP/1.1 408')).length).toBeGreaterThan(0);
     } finally {

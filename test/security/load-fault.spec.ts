@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { envelope, headersFor } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import {
   expectStillServing,
   openStream,
@@ -66,7 +66,7 @@ function postRaw(port: number, headers: Record<string, string>, body: Buffer, si
 }
 
 const json = (body: Record<string, unknown>) => ({
-  headers: headersFor(body),
+  headers: mcpHeaders(body),
   bytes: Buffer.from(JSON.stringify(body)),
 });
 
@@ -81,7 +81,7 @@ describe('load and faults, reduced for CI', () => {
     for (let round = 0; round < 5; round++) {
       const answers = await pool(200, 200, (i) => {
         const { headers, bytes } = json(
-          envelope('tools/call', { name: 'echo', arguments: { text: `r${round}-${i}` } }, { id: 1 }),
+          mcpMessage('tools/call', { name: 'echo', arguments: { text: `r${round}-${i}` } }, { id: 1 }),
         );
         return postRaw(fx.port, headers, bytes);
       });
@@ -98,7 +98,7 @@ describe('load and faults, reduced for CI', () => {
       // request is still queued on a busy machine, and a call that never started has no signal to fire.
       const answers = await pool(300, 50, async (i) => {
         const tag = `l6-${i}`;
-        const { headers, bytes } = json(envelope('tools/call', { name: 'hang', arguments: { tag } }));
+        const { headers, bytes } = json(mcpMessage('tools/call', { name: 'hang', arguments: { tag } }));
         const client = new AbortController();
         const answer = postRaw(fx.port, headers, bytes, client.signal);
         await waitFor(() => fx.started(tag), 5_000, `call ${tag} to start`);
@@ -112,7 +112,7 @@ describe('load and faults, reduced for CI', () => {
   });
 
   it('L8 deadline: 50 concurrent hanging calls each end with the timeout result, in-flight back to 0', async () => {
-    const { headers, bytes } = json(envelope('tools/call', { name: 'hang', arguments: {} }));
+    const { headers, bytes } = json(mcpMessage('tools/call', { name: 'hang', arguments: {} }));
     const answers = await pool(50, 50, () => postRaw(fx.port, headers, bytes));
     for (const a of answers) {
       expect(a.status).toBe(200);
@@ -125,7 +125,7 @@ describe('load and faults, reduced for CI', () => {
   });
 
   it('L9 handler errors under load: 500 boom calls, all isError, the secret never in a body', async () => {
-    const { headers, bytes } = json(envelope('tools/call', { name: 'boom', arguments: {} }));
+    const { headers, bytes } = json(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
     const answers = await pool(500, 16, () => postRaw(fx.port, headers, bytes));
     for (const a of answers) {
       expect(a.status).toBe(200);
@@ -138,7 +138,7 @@ describe('load and faults, reduced for CI', () => {
     const before = fx.calls();
     const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
-    const echo = headersFor(envelope('tools/call', { name: 'echo', arguments: { text: 'x' } }));
+    const echo = mcpHeaders(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }));
     const answers = await pool(120, 16, (i) =>
       i < 100 ? postRaw(fx.port, echo, big) : postRaw(fx.port, { ...echo, 'content-encoding': 'gzip' }, bomb),
     );
@@ -159,13 +159,13 @@ describe('L15 shutdown under load, reduced', () => {
     const listens = Array.from({ length: 4 }, (_, i) =>
       openStream(
         fx.port,
-        envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` }),
+        mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `L${i}` }),
       ),
     );
     const progress = Array.from({ length: 4 }, (_, i) =>
       openStream(
         fx.port,
-        envelope(
+        mcpMessage(
           'tools/call',
           { name: 'slowProgress', arguments: { n: 100 } },
           { id: `P${i}`, meta: { progressToken: i } },
@@ -178,7 +178,7 @@ describe('L15 shutdown under load, reduced', () => {
     const load = pool(8, 8, async (worker) => {
       for (let i = 0; !stop; i++) {
         const { headers, bytes } = json(
-          envelope('tools/call', { name: 'echo', arguments: { text: `w${worker}-${i}` } }, { id: i }),
+          mcpMessage('tools/call', { name: 'echo', arguments: { text: `w${worker}-${i}` } }, { id: i }),
         );
         const answer = await postRaw(fx.port, headers, bytes);
         answers.push(answer);

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { envelope, headersFor, post, PROTOCOL_VERSION, sseMessages } from '../support/mcp-request.js';
+import { LATEST_PROTOCOL_VERSION } from '../../src/core/index.js';
+import { mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 
 // security.md §2.3: the 2026-07-28 envelope and the mirrored headers (rows M1-M27).
 describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   let fx: Fixture;
-  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   const b64 = (s: string) => `=?base64?${Buffer.from(s).toString('base64')}?=`;
   /** A tools/call body whose `_meta` is replaced. */
   const withMeta = (meta: Record<string, unknown> | undefined) => ({
@@ -44,26 +45,34 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   afterAll(() => fx.app.close());
 
   it('M1: no params._meta is 400 -32602 naming the key', async () => {
-    await expectRefused(fx, () => post(fx.app, withMeta(undefined)), { status: 400, code: -32602, id: 1 });
+    await expectRefused(fx, () => fx.mcp.post(withMeta(undefined)), {
+      status: 400,
+      code: -32602,
+      id: 1,
+    });
   });
 
   it.each([
-    ['M2 without clientCapabilities', { 'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION }],
+    ['M2 without clientCapabilities', { 'io.modelcontextprotocol/protocolVersion': LATEST_PROTOCOL_VERSION }],
     ['M2 without protocolVersion', { 'io.modelcontextprotocol/clientCapabilities': {} }],
     ['M4 a numeric protocolVersion', { ...META, 'io.modelcontextprotocol/protocolVersion': 42 }],
   ])('%s: 400 -32602', async (_row, meta) => {
-    await expectRefused(fx, () => post(fx.app, withMeta(meta), headersFor(echo)), { status: 400, code: -32602, id: 1 });
+    await expectRefused(fx, () => fx.mcp.post(withMeta(meta), mcpHeaders(echo)), {
+      status: 400,
+      code: -32602,
+      id: 1,
+    });
   });
 
   it('M3: _meta without clientInfo is served', async () => {
     const { 'io.modelcontextprotocol/clientInfo': _info, ...meta } = META;
-    await post(fx.app, withMeta(meta)).expect(200);
+    expect((await fx.mcp.post(withMeta(meta))).status).toBe(200);
   });
 
   it('M5: 2099-01-01 in body and header is 400 -32022 with supported and requested', async () => {
     const body = withMeta({ ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' });
-    const res = await post(fx.app, body, { 'mcp-protocol-version': '2099-01-01' });
-    expect(res.body.error.data).toEqual({ supported: [PROTOCOL_VERSION], requested: '2099-01-01' });
+    const res = await fx.mcp.post(body, { 'mcp-protocol-version': '2099-01-01' });
+    expect(res.body.error.data).toEqual({ supported: [LATEST_PROTOCOL_VERSION], requested: '2099-01-01' });
     await expectRefused(fx, async () => res, { status: 400, code: -32022, id: 1 });
   });
 
@@ -80,24 +89,29 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
     ['M17 a base64 prefix without the suffix is a literal (so it mismatches)', { 'mcp-name': '=?base64?ZWNobw==' }],
     ['M17 a base64 suffix without the prefix is a literal (so it mismatches)', { 'mcp-name': 'ZWNobw==?=' }],
   ])('%s: 400 -32020', async (_row, headers) => {
-    await expectRefused(fx, () => post(fx.app, echo, headers), { status: 400, code: -32020, id: 1 });
+    await expectRefused(fx, () => fx.mcp.post(echo, headers), {
+      status: 400,
+      code: -32020,
+      id: 1,
+    });
   });
 
   it.each([
-    ['M11 lower-case header names', { 'mcp-method': 'tools/call', 'mcp-protocol-version': PROTOCOL_VERSION }],
-    ['M11 upper-case header names', { 'MCP-METHOD': 'tools/call', 'MCP-PROTOCOL-VERSION': PROTOCOL_VERSION }],
+    ['M11 lower-case header names', { 'mcp-method': 'tools/call', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }],
+    ['M11 upper-case header names', { 'MCP-METHOD': 'tools/call', 'MCP-PROTOCOL-VERSION': LATEST_PROTOCOL_VERSION }],
     ['M14 Mcp-Name with optional whitespace', { 'mcp-name': '  echo  ' }],
     ['M15 Mcp-Name in the base64 sentinel', { 'mcp-name': b64('echo') }],
     ['M20 Mcp-Session-Id and Last-Event-ID (ignored)', { 'mcp-session-id': 'abc', 'last-event-id': '7' }],
   ])('%s: served', async (_row, headers) => {
-    const res = await post(fx.app, echo, headers).expect(200);
+    const res = await fx.mcp.post(echo, headers);
+    expect(res.status).toBe(200);
     expect(res.body.result.content[0].text).toBe('hi');
     expect(res.headers['mcp-session-id']).toBeUndefined();
   });
 
   it('M18: Mcp-Method on two header lines is 400 -32020', async () => {
     const text = JSON.stringify(echo);
-    const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
+    const headers = Object.entries(mcpHeaders(echo)).map(([k, v]) => `${k}: ${v}`);
     const send = () =>
       rawExchange(
         fx.port,
@@ -107,23 +121,32 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   });
 
   describe('M19: x-mcp-header parameters', () => {
-    const call = (args: Record<string, unknown>) => envelope('tools/call', { name: 'region', arguments: args });
+    const call = (args: Record<string, unknown>) => mcpMessage('tools/call', { name: 'region', arguments: args });
     it('accepts matching headers, integers compared numerically', async () => {
-      await post(fx.app, call({ region: 'eu', n: 42 }), { 'mcp-param-region': 'eu', 'mcp-param-n': '42.0' }).expect(
-        200,
-      );
+      expect(
+        (
+          await fx.mcp.post(call({ region: 'eu', n: 42 }), {
+            'mcp-param-region': 'eu',
+            'mcp-param-n': '42.0',
+          })
+        ).status,
+      ).toBe(200);
     });
     it.each([
       ['a missing header', { region: 'eu' }, {}],
       ['a disagreeing header', { region: 'eu' }, { 'mcp-param-region': 'us' }],
       ['an orphan header', {}, { 'mcp-param-region': 'eu' }],
     ])('%s is 400 -32020', async (_case, args, headers) => {
-      await expectRefused(fx, () => post(fx.app, call(args), headers), { status: 400, code: -32020, id: 1 });
+      await expectRefused(fx, () => fx.mcp.post(call(args), headers), {
+        status: 400,
+        code: -32020,
+        id: 1,
+      });
     });
     it('a header on two lines is 400 -32020', async () => {
       const body = call({ region: 'eu' });
       const text = JSON.stringify(body);
-      const headers = Object.entries(headersFor(body)).map(([k, v]) => `${k}: ${v}`);
+      const headers = Object.entries(mcpHeaders(body)).map(([k, v]) => `${k}: ${v}`);
       const raw = rawPost(
         fx.port,
         [...headers, 'Mcp-Param-Region: eu', 'Mcp-Param-Region: eu', `Content-Length: ${Buffer.byteLength(text)}`],
@@ -140,7 +163,11 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     };
-    const res = await post(fx.app, legacy, { 'mcp-protocol-version': undefined, 'mcp-method': undefined }).expect(200);
+    const res = await fx.mcp.post(legacy, {
+      'mcp-protocol-version': undefined,
+      'mcp-method': undefined,
+    });
+    expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe('2025-06-18');
     expect(res.headers['mcp-session-id']).toBeUndefined();
     await expectStillServing(fx);
@@ -149,7 +176,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])(
     'M22: the removed method %s is 404 -32601 with the id echoed',
     async (method) => {
-      await expectRefused(fx, () => post(fx.app, envelope(method, {}, { id: 'r-7' })), {
+      await expectRefused(fx, () => fx.mcp.post(mcpMessage(method, {}, { id: 'r-7' })), {
         status: 404,
         code: -32601,
         id: 'r-7',
@@ -158,34 +185,35 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   );
 
   it('M23: a tool needing an undeclared capability is 400 -32021 with requiredCapabilities as an object', async () => {
-    const res = await post(fx.app, envelope('tools/call', { name: 'needsSampling', arguments: {} }));
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'needsSampling', arguments: {} }));
     expect(res.body.error.data).toEqual({ requiredCapabilities: { sampling: {} } });
     await expectRefused(fx, async () => res, { status: 400, code: -32021, id: 1 });
   });
 
   it('M24: without a logLevel the server emits no notifications/message', async () => {
-    const res = await post(fx.app, envelope('tools/call', { name: 'chatty', arguments: {} })).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'chatty', arguments: {} }));
+    expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const logged = await post(
-      fx.app,
-      envelope(
+    const logged = await fx.mcp.post(
+      mcpMessage(
         'tools/call',
         { name: 'chatty', arguments: {} },
         { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
       ),
-    ).expect(200);
+    );
+    expect(logged.status).toBe(200);
     expect(sseMessages(logged.text).map((m) => m.method)).toContain('notifications/message');
   });
 
   it('M25: every error whose request id was readable echoes it', async () => {
     for (const id of [0, 'zero', 9007199254740991]) {
-      const res = await post(fx.app, envelope('nope/nope', {}, { id }));
+      const res = await fx.mcp.post(mcpMessage('nope/nope', {}, { id }));
       expect(res.body.id).toBe(id);
     }
   });
 
   it('M26: an unknown resource is -32602, never -32002 or empty contents', async () => {
-    await expectRefused(fx, () => post(fx.app, envelope('resources/read', { uri: 'mem://missing' })), {
+    await expectRefused(fx, () => fx.mcp.post(mcpMessage('resources/read', { uri: 'mem://missing' })), {
       status: 400,
       code: -32602,
       id: 1,
@@ -193,7 +221,8 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   });
 
   it('M27: a list configured as per-caller carries cacheScope "private" and ttlMs >= 0', async () => {
-    const res = await post(fx.app, envelope('tools/list')).expect(200);
+    const res = await fx.mcp.post(mcpMessage('tools/list'));
+    expect(res.status).toBe(200);
     expect(res.body.result.cacheScope).toBe('private');
     expect(res.body.result.ttlMs).toBeGreaterThanOrEqual(0);
   });

@@ -4,7 +4,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
-import { envelope, headersFor, post } from '../support/mcp-request.js';
+import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
 import { isLoopbackHost, publicBindWarning } from '../../src/core/index.js';
 
@@ -12,7 +12,7 @@ import { isLoopbackHost, publicBindWarning } from '../../src/core/index.js';
 // the application's guards, see docs/security.md).
 describe('security §2.5 Origin and Host (O rows)', () => {
   let fx: Fixture;
-  const echo = envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
 
   beforeAll(async () => {
     fx = await startFixture({}, true);
@@ -31,7 +31,11 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     ['O7 an empty Host', { host: '' }],
     ['O7 a Host with a non-numeric port', { host: 'localhost:80x' }],
   ])('%s is 403 and never dispatched', async (_row, headers) => {
-    await expectRefused(fx, () => post(fx.app, echo, headers), { status: 403, code: -32600, id: null });
+    await expectRefused(fx, () => fx.mcp.post(echo, headers), {
+      status: 403,
+      code: -32600,
+      id: null,
+    });
   });
 
   it.each([
@@ -40,12 +44,12 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     ['O6 a loopback Host', { host: 'localhost' }],
     ['O8 an IPv6 loopback Host with a port', { host: '[::1]:1' }],
   ])('%s is served', async (_row, headers) => {
-    await post(fx.app, echo, headers).expect(200);
+    expect((await fx.mcp.post(echo, headers)).status).toBe(200);
   });
 
   it('O9: an HTTP/1.0 request without Host is 403; HTTP/1.1 without Host gets 400 from Node', async () => {
     const text = JSON.stringify(echo);
-    const headers = Object.entries(headersFor(echo)).map(([k, v]) => `${k}: ${v}`);
+    const headers = Object.entries(mcpHeaders(echo)).map(([k, v]) => `${k}: ${v}`);
     const http10 = [`POST /mcp HTTP/1.0`, ...headers, `Content-Length: ${text.length}`, '', text].join('\r\n');
     await expectRefused(fx, () => rawExchange(fx.port, http10), { status: 403, code: -32600, id: null });
     const http11 = [
@@ -70,23 +74,36 @@ describe('security §2.5 Origin and Host (O rows)', () => {
     ]);
     try {
       app.get(MCPServer).registerTool('echo', 'e', { type: 'object' }, () => 'ok');
-      await post(app, echo, { host: 'mcp.example.com', origin: 'https://app.example.com' }).expect(200);
-      await post(app, echo, { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com' }).expect(200);
-      await post(app, echo, { host: 'localhost', origin: 'http://localhost:6274' }).expect(200);
-      await post(app, echo, { host: '127.0.0.1:3000' }).expect(200);
-      await post(app, echo, { host: 'mcp.example.com', origin: 'https://evil.example.com' }).expect(403);
-      await post(app, echo, { host: 'evil.example.com' }).expect(403);
+      expect(
+        (await createMcpTestClient(app).post(echo, { host: 'mcp.example.com', origin: 'https://app.example.com' }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await createMcpTestClient(app).post(echo, { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com' }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await createMcpTestClient(app).post(echo, { host: 'localhost', origin: 'http://localhost:6274' })).status,
+      ).toBe(200);
+      expect((await createMcpTestClient(app).post(echo, { host: '127.0.0.1:3000' })).status).toBe(200);
+      expect(
+        (await createMcpTestClient(app).post(echo, { host: 'mcp.example.com', origin: 'https://evil.example.com' }))
+          .status,
+      ).toBe(403);
+      expect((await createMcpTestClient(app).post(echo, { host: 'evil.example.com' })).status).toBe(403);
     } finally {
       await app.close();
     }
   });
 
   it('a refused Host or Origin names the option to set', async () => {
-    const host = await post(fx.app, echo, { host: 'evil.example.com' }).expect(403);
+    const host = await fx.mcp.post(echo, { host: 'evil.example.com' });
+    expect(host.status).toBe(403);
     expect(host.body.error.message).toBe(
       'Forbidden: Host "evil.example.com" is not allowed; add it to the allowedHosts option if this server should answer it',
     );
-    const origin = await post(fx.app, echo, { origin: 'http://evil.example.com' }).expect(403);
+    const origin = await fx.mcp.post(echo, { origin: 'http://evil.example.com' });
+    expect(origin.status).toBe(403);
     expect(origin.body.error.message).toBe(
       'Forbidden: Origin "http://evil.example.com" is not allowed; add it to the allowedOrigins option if this server should answer it',
     );
@@ -117,7 +134,7 @@ async function listeningApp(adapter: HttpAdapterName, options: Partial<McpModule
 }
 
 describe('O10: listening beyond loopback without allowedHosts starts, warns once, and still refuses foreign Hosts', () => {
-  const echo = envelope('tools/call', { name: 'echo', arguments: {} });
+  const echo = mcpMessage('tools/call', { name: 'echo', arguments: {} });
   const cases = HTTP_ADAPTERS.flatMap((adapter) => [undefined, '0.0.0.0'].map((host) => [adapter, host] as const));
 
   it.each(cases)('%s: app.listen(0, %s) serves a loopback client and refuses a foreign Host', async (adapter, host) => {
@@ -128,8 +145,9 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain(host === undefined ? 'every interface' : '"0.0.0.0"');
       expect(warnings[0]).toContain('allowedHosts: ["mcp.example.com"]');
-      await post(app, echo, { host: 'localhost' }).expect(200);
-      const foreign = await post(app, echo, { host: 'evil.example.com' }).expect(403);
+      expect((await createMcpTestClient(app).post(echo, { host: 'localhost' })).status).toBe(200);
+      const foreign = await createMcpTestClient(app).post(echo, { host: 'evil.example.com' });
+      expect(foreign.status).toBe(403);
       expect(foreign.body.error.message).toMatch(/allowedHosts/);
     } finally {
       await app.close();

@@ -2,7 +2,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { McpRedisBackends, McpRedisConnections, McpRedisModule, type McpRedisOptions } from '../../src/redis/index.js';
 import { createApp } from './create-app.js';
-import { envelope, headersFor } from './mcp-request.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { transferTool } from './transfer-tool.js';
 import { closeListening, LiveResponse, listenOnLoopback } from './sse-client.js';
 
@@ -75,7 +75,7 @@ export async function postTo(
   instance: FleetInstance,
   body: Record<string, unknown>,
 ): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await fetch(instance.url, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) });
+  const response = await fetch(instance.url, { method: 'POST', headers: mcpHeaders(body), body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
@@ -83,7 +83,7 @@ export async function postTo(
 export function listenOn(instance: FleetInstance, uris: string[]): Promise<LiveResponse> {
   return LiveResponse.post(
     instance.url,
-    envelope(
+    mcpMessage(
       'subscriptions/listen',
       { notifications: { toolsListChanged: true, resourceSubscriptions: uris } },
       { id: 'listen' },

@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import { headersFor } from './mcp-request.js';
+import { mcpHeaders, sseMessages } from '../../src/testing/index.js';
 
 /** Starts the app on an ephemeral loopback port and returns its MCP URL, for tests that read streams live. */
 export async function listenOnLoopback(app: INestApplication, path = '/mcp'): Promise<string> {
-  await app.listen(0, '127.0.0.1');
+  // A test client of nestjs-mcp/testing may have started the listener on loopback already.
+  if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return `http://127.0.0.1:${address.port}${path}`;
 }
@@ -41,7 +42,7 @@ export class LiveResponse {
     headers: Record<string, string | undefined> = {},
   ): Promise<LiveResponse> {
     const abort = new AbortController();
-    const merged = Object.entries({ ...headersFor(body), ...headers }).filter(
+    const merged = Object.entries({ ...mcpHeaders(body), ...headers }).filter(
       (entry): entry is [string, string] => entry[1] !== undefined,
     );
     const res = await fetch(url, { method: 'POST', headers: merged, body: JSON.stringify(body), signal: abort.signal });
@@ -78,12 +79,8 @@ export class LiveResponse {
         this.buffer += decoder.decode(value, { stream: true });
         let end: number;
         while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-          const data = this.buffer
-            .slice(0, end)
-            .split('\n')
-            .find((line) => line.startsWith('data: '));
+          this.frames.push(...sseMessages(this.buffer.slice(0, end)));
           this.buffer = this.buffer.slice(end + 2);
-          if (data) this.frames.push(JSON.parse(data.slice('data: '.length)));
         }
         this.wake();
       }

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { envelope, post } from './mcp-request.js';
+import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { TASKS_EXTENSION } from '../../src/core/index.js';
 
 export type Json = Record<string, any>;
@@ -16,9 +16,8 @@ export interface TaskRequestOptions {
 
 /** A conforming request (Mcp-Name is the task id on tasks/*) with the tasks extension declared. */
 export function taskRequest(app: INestApplication, method: string, params: Json, options: TaskRequestOptions = {}) {
-  return post(
-    app,
-    envelope(method, params, { clientCapabilities: options.capabilities ?? WITH_TASKS }),
+  return createMcpTestClient(app).post(
+    mcpMessage(method, params, { clientCapabilities: options.capabilities ?? WITH_TASKS }),
     options.headers,
   );
 }
@@ -30,14 +29,16 @@ export async function createTask(
   args: Json = {},
   options: TaskRequestOptions = {},
 ): Promise<Json> {
-  const res = await taskRequest(app, 'tools/call', { name, arguments: args }, options).expect(200);
+  const res = await taskRequest(app, 'tools/call', { name, arguments: args }, options);
+  expect(res.status).toBe(200);
   expect(res.body.result).toMatchObject({ resultType: 'task', status: 'working' });
   return res.body.result;
 }
 
 /** tasks/get, expecting an answer. */
 export async function getTask(app: INestApplication, taskId: string, options: TaskRequestOptions = {}): Promise<Json> {
-  const res = await taskRequest(app, 'tasks/get', { taskId }, options).expect(200);
+  const res = await taskRequest(app, 'tasks/get', { taskId }, options);
+  expect(res.status).toBe(200);
   expect(res.body.result.resultType).toBe('complete');
   return res.body.result;
 }

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { envelope, headersFor, sseMessages } from '../support/mcp-request.js';
+import { mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
 import {
   McpHttpDriver,
   McpKernel,
@@ -50,7 +50,7 @@ function postInTwo(
         port,
         method: 'POST',
         path: '/mcp',
-        headers: { ...headersFor(body), host: '127.0.0.1', 'content-length': Buffer.byteLength(text) },
+        headers: { ...mcpHeaders(body), host: '127.0.0.1', 'content-length': Buffer.byteLength(text) },
       },
       (res) => {
         let out = '';
@@ -77,7 +77,7 @@ describe('McpHttpDriver', () => {
     try {
       const answer = await postInTwo(
         fx.port,
-        envelope(
+        mcpMessage(
           'tools/call',
           { name: 'shout', arguments: {} },
           { meta: { 'io.modelcontextprotocol/logLevel': 'info' } },
@@ -100,7 +100,7 @@ describe('McpHttpDriver', () => {
       const arrival = fx.nextArrival();
       const answer = await postInTwo(
         fx.port,
-        envelope('tools/call', { name: 'work', arguments: {} }, { id: 7 }),
+        mcpMessage('tools/call', { name: 'work', arguments: {} }, { id: 7 }),
         async () => {
           await arrival;
           await fx.driver.close();
@@ -118,7 +118,7 @@ describe('McpHttpDriver', () => {
     const kernel = new McpKernel({ name: 't', version: '1' });
     kernel.registerTool('echo', 'Echoes', { type: 'object' }, (args: { text?: string }) => args.text ?? '');
     const driver = new McpHttpDriver(kernel);
-    const body = envelope('tools/call', { name: 'echo', arguments: { text: 'parsed elsewhere' } });
+    const body = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'parsed elsewhere' } });
     const server = createServer((req, res) => {
       const refusal: HttpRejection | null = driver.preflight(req);
       if (refusal) return driver.reject(res, refusal);
@@ -149,7 +149,7 @@ describe('McpHttpDriver', () => {
     };
     const fx = await serve(kernel, { authenticator });
     try {
-      const answer = await postInTwo(fx.port, envelope('tools/call', { name: 'echo', arguments: {} }, { id: 3 }));
+      const answer = await postInTwo(fx.port, mcpMessage('tools/call', { name: 'echo', arguments: {} }, { id: 3 }));
       expect(answer.status).toBe(500);
       expect(JSON.parse(answer.text)).toEqual({
         jsonrpc: '2.0',

@@ -320,6 +320,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpRequestOptions',
       'McpTestClientOptions',
       'McpTestExchange',
+      'McpTestResponse',
       'McpTestTarget',
       'ToolContextHarness',
       'ToolContextOptions',

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { type McpContext } from '../../src/index.js';
-import { envelope } from '../support/mcp-request.js';
+import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel, McpStdioDriver } from '../../src/core/index.js';
 
 type Message = Record<string, any>;
@@ -80,8 +80,8 @@ describe('McpStdioDriver', () => {
   it('answers requests through the kernel, one JSON line each, matched by id', async () => {
     const { kernel } = fixtureKernel();
     const pipe = connect(kernel);
-    pipe.send(envelope('tools/call', { name: 'echo', arguments: { text: 'hi' } }, { id: 1 }));
-    pipe.send(envelope('tools/list', {}, { id: 'two' }));
+    pipe.send(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } }, { id: 1 }));
+    pipe.send(mcpMessage('tools/list', {}, { id: 'two' }));
     expect(await pipe.response(1)).toMatchObject({
       result: { content: [{ type: 'text', text: 'hi' }], resultType: 'complete' },
     });
@@ -97,13 +97,15 @@ describe('McpStdioDriver', () => {
 
   it('applies the _meta rules of 2026-07-28 on a modern connection (-32602 without the envelope, -32022 for another version), with no header rung', async () => {
     const pipe = connect(fixtureKernel().kernel);
-    pipe.send(envelope('server/discover', {}, { id: 0 }));
+    pipe.send(mcpMessage('server/discover', {}, { id: 0 }));
     await pipe.response(0);
-    pipe.send(envelope('tools/list', {}, { id: 'pin' }));
+    pipe.send(mcpMessage('tools/list', {}, { id: 'pin' }));
     await pipe.response('pin');
     pipe.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    pipe.send(envelope('tools/list', {}, { id: 2, meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }));
-    pipe.send(envelope('tools/list', {}, { id: 3 }));
+    pipe.send(
+      mcpMessage('tools/list', {}, { id: 2, meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }),
+    );
+    pipe.send(mcpMessage('tools/list', {}, { id: 3 }));
     expect(await pipe.response(1)).toMatchObject({ error: { code: -32602 } });
     expect(await pipe.response(2)).toMatchObject({
       error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } },
@@ -115,7 +117,7 @@ describe('McpStdioDriver', () => {
 
   it('writes progress notifications as lines before the response', async () => {
     const pipe = connect(fixtureKernel().kernel);
-    pipe.send(envelope('tools/call', { name: 'count', arguments: {} }, { id: 5, meta: { progressToken: 'p' } }));
+    pipe.send(mcpMessage('tools/call', { name: 'count', arguments: {} }, { id: 5, meta: { progressToken: 'p' } }));
     await pipe.response(5);
     const progress = pipe.messages().filter((m) => m.method === 'notifications/progress');
     expect(progress.map((m) => m.params.progress)).toEqual([1, 2, 3]);
@@ -128,17 +130,17 @@ describe('McpStdioDriver', () => {
   it('cancels a call on notifications/cancelled: its signal fires and nothing more is written for it', async () => {
     const { kernel, aborted } = fixtureKernel();
     const pipe = connect(kernel);
-    pipe.send(envelope('tools/call', { name: 'wait', arguments: {} }, { id: 'w' }));
+    pipe.send(mcpMessage('tools/call', { name: 'wait', arguments: {} }, { id: 'w' }));
     await settle();
     pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'w', reason: 'user' } });
-    pipe.send(envelope('tools/call', { name: 'echo', arguments: { text: 'after' } }, { id: 'e' }));
+    pipe.send(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'after' } }, { id: 'e' }));
     await pipe.response('e');
     await settle();
     expect(aborted).toEqual(['w']);
     expect(pipe.messages().some((m) => m.id === 'w')).toBe(false);
     expect(kernel.load.calls).toBe(0);
     // The id is free again once the call is gone.
-    pipe.send(envelope('tools/call', { name: 'echo', arguments: { text: 'again' } }, { id: 'w' }));
+    pipe.send(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'again' } }, { id: 'w' }));
     expect(await pipe.response('w')).toMatchObject({ result: { content: [{ text: 'again' }] } });
     pipe.end();
     await pipe.served;
@@ -147,10 +149,10 @@ describe('McpStdioDriver', () => {
   it('refuses a second request under an id still in flight, and ignores a cancel for an unknown id', async () => {
     const { kernel, aborted } = fixtureKernel();
     const pipe = connect(kernel);
-    pipe.send(envelope('tools/call', { name: 'wait', arguments: {} }, { id: 7 }));
+    pipe.send(mcpMessage('tools/call', { name: 'wait', arguments: {} }, { id: 7 }));
     await settle();
     pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8 } });
-    pipe.send(envelope('tools/list', {}, { id: 7 }));
+    pipe.send(mcpMessage('tools/list', {}, { id: 7 }));
     expect(await pipe.response(7)).toMatchObject({
       error: { code: -32600, message: expect.stringContaining('already in use') },
     });
@@ -164,13 +166,13 @@ describe('McpStdioDriver', () => {
   it('runs subscriptions/listen on the one channel: acknowledged, events tagged with the subscription id, ended by a cancel', async () => {
     const { kernel } = fixtureKernel();
     const pipe = connect(kernel);
-    pipe.send(envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' }));
+    pipe.send(mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' }));
     await pipe.until((m) => m.method === 'notifications/subscriptions/acknowledged');
     kernel.registerTool('late', 'Added later', { type: 'object' }, () => 'late');
     const changed = await pipe.until((m) => m.method === 'notifications/tools/list_changed');
     expect(changed.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub');
     // Other requests are served while the stream is open.
-    pipe.send(envelope('tools/call', { name: 'late', arguments: {} }, { id: 'x' }));
+    pipe.send(mcpMessage('tools/call', { name: 'late', arguments: {} }, { id: 'x' }));
     expect(await pipe.response('x')).toHaveProperty('result');
     pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub' } });
     await settle();
@@ -183,7 +185,7 @@ describe('McpStdioDriver', () => {
   it('ends an open listen stream with its closing result when the input ends', async () => {
     const { kernel } = fixtureKernel();
     const pipe = connect(kernel);
-    pipe.send(envelope('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' }));
+    pipe.send(mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' }));
     await pipe.until((m) => m.method === 'notifications/subscriptions/acknowledged');
     pipe.end();
     await pipe.served;
@@ -196,13 +198,13 @@ describe('McpStdioDriver', () => {
   it('runs an input_required round with signed requestState, as over HTTP', async () => {
     const pipe = connect(fixtureKernel().kernel);
     const caps = { elicitation: { form: {} } };
-    pipe.send(envelope('tools/call', { name: 'ask', arguments: {} }, { id: 1, clientCapabilities: caps }));
+    pipe.send(mcpMessage('tools/call', { name: 'ask', arguments: {} }, { id: 1, clientCapabilities: caps }));
     const first = (await pipe.response(1)).result;
     expect(first.resultType).toBe('input_required');
     const [key] = Object.keys(first.inputRequests);
     const answer = { [key]: { action: 'accept', content: { name: 'Ada' } } };
     pipe.send(
-      envelope(
+      mcpMessage(
         'tools/call',
         { name: 'ask', arguments: {}, inputResponses: answer, requestState: first.requestState },
         { id: 2, clientCapabilities: caps },
@@ -212,7 +214,7 @@ describe('McpStdioDriver', () => {
       result: { resultType: 'complete', content: [{ text: 'Hello Ada' }] },
     });
     pipe.send(
-      envelope(
+      mcpMessage(
         'tools/call',
         { name: 'ask', arguments: {}, inputResponses: answer, requestState: `${first.requestState}x` },
         { id: 3, clientCapabilities: caps },
@@ -228,12 +230,12 @@ describe('McpStdioDriver', () => {
   it('answers bad input precisely and keeps serving: not JSON, a batch, a response, a bad id, a line over the limit', async () => {
     const pipe = connect(fixtureKernel().kernel, { maxMessageBytes: 1024 });
     pipe.raw('{"jsonrpc":"2.0", nope\n');
-    pipe.send([envelope('tools/list')]);
+    pipe.send([mcpMessage('tools/list')]);
     pipe.send({ jsonrpc: '2.0', id: 42, result: {} });
     pipe.send({ jsonrpc: '2.0', id: null, method: 'tools/list' });
     pipe.raw(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"x":"${'a'.repeat(5000)}"}}\n`);
     pipe.raw('\n\r\n');
-    pipe.send(envelope('tools/list', {}, { id: 'alive' }));
+    pipe.send(mcpMessage('tools/list', {}, { id: 'alive' }));
     await pipe.response('alive');
     const errors = pipe.messages().filter((m) => 'error' in m);
     expect(errors.map((m) => [m.id, m.error.code])).toEqual([
@@ -257,7 +259,7 @@ describe('McpStdioDriver', () => {
       return 'y'.repeat(4096);
     });
     const pipe = connect(kernel, { maxResponseBytes: 1024 });
-    pipe.send(envelope('tools/call', { name: 'big', arguments: {} }, { id: 1, meta: { progressToken: 1 } }));
+    pipe.send(mcpMessage('tools/call', { name: 'big', arguments: {} }, { id: 1, meta: { progressToken: 1 } }));
     expect(await pipe.response(1)).toMatchObject({
       error: { code: -32603, message: expect.stringContaining('response limit of 1024 bytes') },
     });
@@ -269,10 +271,10 @@ describe('McpStdioDriver', () => {
   it('on close, stops reading, lets calls finish within the drain, then aborts them with -32603', async () => {
     const { kernel, aborted } = fixtureKernel();
     const pipe = connect(kernel, { drainTimeoutMs: 50 });
-    pipe.send(envelope('tools/call', { name: 'wait', arguments: {} }, { id: 'slow' }));
+    pipe.send(mcpMessage('tools/call', { name: 'wait', arguments: {} }, { id: 'slow' }));
     await settle();
     const closing = pipe.driver.close();
-    pipe.send(envelope('tools/list', {}, { id: 'late' }));
+    pipe.send(mcpMessage('tools/list', {}, { id: 'late' }));
     await closing;
     await pipe.served;
     expect(aborted).toEqual(['slow']);
@@ -294,10 +296,10 @@ describe('McpStdioDriver', () => {
       handler: () => 'done',
     });
     const granted = connect(kernel, { scopes: ['admin'], principal: { sub: 'local-user' } });
-    granted.send(envelope('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
+    granted.send(mcpMessage('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
     expect(await granted.response(1)).toMatchObject({ result: { content: [{ text: 'done' }] } });
     const anonymous = connect(kernel);
-    anonymous.send(envelope('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
+    anonymous.send(mcpMessage('tools/call', { name: 'admin', arguments: {} }, { id: 1 }));
     expect(await anonymous.response(1)).toMatchObject({ error: { code: -31403 } });
     granted.end();
     anonymous.end();
@@ -306,7 +308,7 @@ describe('McpStdioDriver', () => {
 
   it('serves the last line of the input even without a final newline', async () => {
     const pipe = connect(fixtureKernel().kernel);
-    pipe.raw(JSON.stringify(envelope('tools/list', {}, { id: 'last' })));
+    pipe.raw(JSON.stringify(mcpMessage('tools/list', {}, { id: 'last' })));
     pipe.end();
     await pipe.served;
     expect(pipe.messages()).toEqual([expect.objectContaining({ id: 'last' })]);
@@ -380,7 +382,7 @@ describe('McpStdioDriver', () => {
 
     it('lets a dual-era client probe with server/discover and then fall back to initialize', async () => {
       const pipe = connect(fixtureKernel().kernel);
-      pipe.send(envelope('server/discover', {}, { id: 'probe' }));
+      pipe.send(mcpMessage('server/discover', {}, { id: 'probe' }));
       expect(await pipe.response('probe')).toMatchObject({ result: { supportedVersions: ['2026-07-28'] } });
       pipe.send(initialize(0));
       expect(await pipe.response(0)).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
@@ -390,7 +392,7 @@ describe('McpStdioDriver', () => {
 
     it('answers initialize on a connection already modern with -32022 naming the supported revision', async () => {
       const pipe = connect(fixtureKernel().kernel);
-      pipe.send(envelope('tools/list', {}, { id: 1 }));
+      pipe.send(mcpMessage('tools/list', {}, { id: 1 }));
       await pipe.response(1);
       pipe.send(initialize(2));
       expect(await pipe.response(2)).toMatchObject({

@@ -10,9 +10,10 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { McpModule } from 'nestjs-mcp';
 import { PrototypeExpressAdapter } from 'nestjs-mcp/express';
-import { createMcpTestClient } from 'nestjs-mcp/testing';
+import { createMcpTestClient, mcpMessage } from 'nestjs-mcp/testing';
 import request from 'supertest';
 import { execFileSync } from 'node:child_process';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import * as vm from 'node:vm';
 
@@ -24,10 +25,6 @@ export interface McpCaseOptions {
 const PROTOCOL_VERSION = '2026-07-28';
 // Per test, passed to it() since the generated runner configs stay as they are: a shared CI machine can be slow.
 const TIMEOUT = 30_000;
-const META = {
-  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 /** Remembers warnings, so a test can count the start-up warning. */
 class RecordingLogger extends ConsoleLogger {
@@ -53,15 +50,8 @@ async function createApp(
   return { app, logger };
 }
 
-function discover(server: unknown, host?: string) {
-  let req = request(server as never)
-    .post('/mcp')
-    .set('content-type', 'application/json')
-    .set('accept', 'application/json, text/event-stream')
-    .set('mcp-protocol-version', PROTOCOL_VERSION)
-    .set('mcp-method', 'server/discover');
-  if (host) req = req.set('host', host);
-  return req.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } });
+function discover(server: Server, host: string) {
+  return createMcpTestClient(server).post(mcpMessage('server/discover'), { host });
 }
 
 export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): void {
