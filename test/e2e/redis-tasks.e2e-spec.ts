@@ -72,6 +72,8 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
 
   it("sends a task's status changes made on A to a listen stream on C that asked for it", async () => {
     const created = await createTask(a.app, 'confirm_job', {}, { capabilities: WITH_TASKS_AND_FORMS });
+    // Open the stream only once the task waits for input: opened earlier, it may or may not see that change.
+    await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
     const stream = await LiveResponse.post(
       c.url,
       mcpMessage(
@@ -82,7 +84,6 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
     );
     try {
       expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
-      await waitForStatus(b.app, created.taskId, 'input_required', { capabilities: WITH_TASKS_AND_FORMS });
       expect(
         (
           await taskRequest(
@@ -100,7 +101,7 @@ describe('nestjs-mcp/redis: tasks across instances', () => {
         expect((message.params as { taskId: string }).taskId).toBe(created.taskId);
         statuses.push((message.params as { status: string }).status);
       }
-      // The task was already input_required when the stream opened; the answer sent to B resumed it on A.
+      // The answer sent to B resumed the task on A; C saw each change after the stream opened, once, in order.
       expect(statuses).toEqual(['working', 'completed']);
     } finally {
       stream.close();
