@@ -1,4 +1,4 @@
-// Generates src/server/schema/json-schema-2020.meta-validator.cjs: ajv's own validation code for the JSON Schema
+// Generates src/server/schema/json-schema-2020-meta-validator.cjs: ajv's own validation code for the JSON Schema
 // 2020-12 meta-schema, with the options the kernel's SchemaCompiler uses. Compiling that meta-schema took most of
 // a server's start-up after Nest itself (every tool schema is checked against it at registration); loading the
 // generated code costs a fraction. Run it after upgrading ajv; `--check` only compares, exiting 1 when the
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const META_VALIDATOR_PATH = fileURLToPath(
-  new URL('../src/server/schema/json-schema-2020.meta-validator.cjs', import.meta.url),
+  new URL('../src/server/schema/json-schema-2020-meta-validator.cjs', import.meta.url),
 );
 
 /** The module's source text. The meta-schema's two patterns (`$id`, `$anchor`) are fixed and linear: RegExp. */

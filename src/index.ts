@@ -19,7 +19,7 @@ export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
 export { Resource, type ResourceOptions } from './nest/decorators/resource.decorator.js';
 export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
 export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
-export type { McpCompleters } from './nest/decorators/mcp-completers.type.js';
+export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/args.decorator.js';
 export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
 export { InputResponses } from './nest/decorators/input-responses.decorator.js';
@@ -30,12 +30,12 @@ export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
 
 // What handlers get, return and throw.
 export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
-export { InputRequired, type InputRequiredOptions, type InputCapability } from './server/input-required.js';
+export { InputRequired, type InputRequiredOptions, type InputCapability } from './server/input/input-required.js';
 export { Content } from './server/content.js';
-export { ToolError } from './server/tool-error.js';
+export { ToolError } from './server/errors/tool-error.js';
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';
-export { insufficientScope } from './server/required-scopes.js';
+export { insufficientScope } from './server/access/required-scopes.js';
 export { McpPrincipal } from './auth/principal.js';
 export type * from './protocol/mcp-types.js';
 
@@ -45,18 +45,23 @@ export type {
   InferSchemaInput,
   StandardJsonSchemaSource,
   ZodSchemaSource,
-} from './server/schema/mcp-schema.type.js';
-export type { McpToolRegistration } from './server/tool-registration.js';
-export type { RegistrationHandle } from './server/registration-handle.js';
-export type { ToolHandler, ToolRegistrationOptions, ToolVisibility, TaskSupport } from './server/tool.registry.js';
+} from './server/schema/mcp-schema.js';
+export type { McpToolRegistration } from './server/registry/tool-registration.js';
+export type { RegistrationHandle } from './server/registry/registration-handle.js';
+export type {
+  ToolHandler,
+  ToolRegistrationOptions,
+  ToolVisibility,
+  TaskSupport,
+} from './server/registry/tool-registry.js';
 export type {
   ResourceHandler,
   ResourceRegistration,
   ResourceTemplateRegistration,
   ResourceReadValue,
   Completer,
-} from './server/resource.registry.js';
-export type { PromptHandler, PromptRegistration, PromptValue } from './server/prompt.registry.js';
+} from './server/registry/resource-registry.js';
+export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
 
 // Errors: start-up configuration, and what a custom token verifier throws.
@@ -64,17 +69,17 @@ export { McpConfigurationError, McpRegistrationError } from './nest/errors/index
 export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
 
 // Types of the options.
-export type { McpServerOptions } from './server/mcp-server.options.js';
+export type { McpServerOptions } from './server/mcp-server-options.js';
 export type { LegacyOptions } from './server/legacy/legacy-leg.js';
-export type { McpEvent, McpEventBus } from './server/event-bus.js';
-export type { RequestStateStore } from './server/request-state.store.js';
-export type { TaskStore, StoredTask } from './server/task-store.js';
-export type { TaskOptions } from './server/task-runner.js';
+export type { McpEvent, McpEventBus } from './server/events/event-bus.js';
+export type { RequestStateStore } from './server/input/request-state-store.js';
+export type { TaskStore, StoredTask } from './server/tasks/task-store.js';
+export type { TaskOptions } from './server/tasks/task-runner.js';
 export type { TaskStatus } from './protocol/tasks.js';
 export type { McpCallEvent } from './observability/call-events.js';
 export type { OpenTelemetryOptions } from './observability/open-telemetry.js';
 export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';
-export type { McpCorsOptions } from './http/cors.policy.js';
-export type { HostOriginOptions } from './http/host-origin.policy.js';
+export type { McpCorsOptions } from './http/cors-policy.js';
+export type { HostOriginOptions } from './http/host-origin-policy.js';
 export type { ServerTimeouts } from './http/server-timeouts.js';
 export { applyServerTimeouts } from './http/server-timeouts.js';

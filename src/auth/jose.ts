@@ -8,7 +8,7 @@ export type Jose = typeof import('jose');
 export async function loadJose(): Promise<Jose> {
   try {
     // The loader itself is CommonJS, which every runtime can load (the CommonJS build turns this into require()).
-    const { importJose } = await import('./jose.loader.cjs');
+    const { importJose } = await import('./jose-loader.cjs');
     return await importJose();
   } catch (error) {
     throw new Error(

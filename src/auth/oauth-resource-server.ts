@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http.options.js';
+import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http-options.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { checkRequiredScopes } from '../server/required-scopes.js';
+import { checkRequiredScopes } from '../server/access/required-scopes.js';
 import type { McpAuthOptions } from './auth-options.js';
 import { bearerToken } from './bearer-token.js';
-import { IntrospectionVerifier } from './introspection.verifier.js';
-import { JwtVerifier } from './jwt.verifier.js';
+import { IntrospectionVerifier } from './introspection-verifier.js';
+import { JwtVerifier } from './jwt-verifier.js';
 import { credentialExpiryOf, scopesOf } from './principal.js';
 import {
   canonicalResourceUri,

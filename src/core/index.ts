@@ -30,7 +30,7 @@ export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
 export { McpKernel } from '../server/mcp-kernel.js';
-export type { McpServerOptions } from '../server/mcp-server.options.js';
+export type { McpServerOptions } from '../server/mcp-server-options.js';
 export type { McpRequestContext } from '../server/mcp-request-context.js';
 export type { McpLogger } from '../server/mcp-logger.js';
 export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
@@ -40,19 +40,24 @@ export {
   inputRequired,
   type InputRequiredOptions,
   type InputCapability,
-} from '../server/input-required.js';
-export { InMemoryRequestStateStore, type RequestStateStore } from '../server/request-state.store.js';
+} from '../server/input/input-required.js';
+export { InMemoryRequestStateStore, type RequestStateStore } from '../server/input/request-state-store.js';
 export { Content } from '../server/content.js';
-export { ToolError } from '../server/tool-error.js';
-export type { HandlerErrorLogger, HandlerErrorReport } from '../server/handler-error.policy.js';
+export { ToolError } from '../server/errors/tool-error.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from '../server/errors/handler-error-policy.js';
 // The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
 // only the registry's JSON-Schema-only form of a tool is the kernel's own.
-export type { ToolRegistration } from '../server/tool.registry.js';
+export type { ToolRegistration } from '../server/registry/tool-registry.js';
 
 // Tasks (SEP-2663): the store a deployment plugs in, and the protocol's task states.
-export { InMemoryTaskStore, type TaskSignal, type TaskLimits, type TaskCreateOutcome } from '../server/task-store.js';
+export {
+  InMemoryTaskStore,
+  type TaskSignal,
+  type TaskLimits,
+  type TaskCreateOutcome,
+} from '../server/tasks/task-store.js';
 export { TASKS_EXTENSION, isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
-export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/event-bus.js';
+export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,
   ReplyCancelled,
@@ -62,8 +67,8 @@ export {
   type PendingRequest,
   type ReplyDelivery,
   type ReplyRouter,
-} from '../server/reply-router.js';
-export { insufficientScope } from '../server/required-scopes.js';
+} from '../server/legacy/reply-router.js';
+export { insufficientScope } from '../server/access/required-scopes.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from '../server/mcp-call.js';
 
 // Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
@@ -71,19 +76,19 @@ export { callEventInterceptor, type McpCallEvent } from '../observability/call-e
 export { loadOpenTelemetryInterceptor, type OpenTelemetryOptions } from '../observability/open-telemetry.js';
 
 // HTTP: the Streamable HTTP driver, for use outside Nest or behind another framework.
-export { McpHttpDriver } from '../http/mcp-http.driver.js';
+export { McpHttpDriver } from '../http/mcp-http-driver.js';
 export type {
   McpHttpOptions,
   McpHttpAuthenticator,
   HttpAuthentication,
   HttpRejection,
   PreparedBody,
-} from '../http/mcp-http.options.js';
-export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin.policy.js';
-export type { McpCorsOptions } from '../http/cors.policy.js';
+} from '../http/mcp-http-options.js';
+export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin-policy.js';
+export type { McpCorsOptions } from '../http/cors-policy.js';
 
 // stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
-export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio.driver.js';
+export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio-driver.js';
 
 // Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 export { OAuthResourceServer } from '../auth/oauth-resource-server.js';
@@ -100,4 +105,4 @@ export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
 
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';
-export type { DtoClass } from '../server/schema/mcp-schema.type.js';
+export type { DtoClass } from '../server/schema/mcp-schema.js';

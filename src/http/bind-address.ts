@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { HostOriginOptions } from './host-origin.policy.js';
+import type { HostOriginOptions } from './host-origin-policy.js';
 
 /** Whether a listen host only reaches this machine: `localhost`, 127.0.0.0/8, `::1` (an unset host binds everywhere). */
 export function isLoopbackHost(host: string | undefined): boolean {

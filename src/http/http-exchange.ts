@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
-import { AbortableExchange } from '../server/abortable-exchange.js';
+import { AbortableExchange } from '../server/util/abortable-exchange.js';
 import { exceedsBytes } from '../server/response-serializer.js';
-import type { Slotted } from '../server/slot-set.js';
+import type { Slotted } from '../server/util/slot-set.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',

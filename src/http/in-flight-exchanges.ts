@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
-import { settledWithin } from '../server/settled-within.js';
-import { SweptSet } from '../server/swept-set.js';
+import { settledWithin } from '../server/util/settled-within.js';
+import { SweptSet } from '../server/util/swept-set.js';
 import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
 import type { JsonWriter } from './json-writer.js';
-import type { HttpAuthentication, HttpRejection } from './mcp-http.options.js';
+import type { HttpAuthentication, HttpRejection } from './mcp-http-options.js';
 
 export const SHUTTING_DOWN: HttpRejection = {
   status: 503,

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { byteLength, serializeWithinLimit } from '../server/response-serializer.js';
-import type { HttpRejection } from './mcp-http.options.js';
+import type { HttpRejection } from './mcp-http-options.js';
 
 /**
  * Writes JSON-RPC responses as JSON bodies under the response cap (a bigger result becomes -32603), and the

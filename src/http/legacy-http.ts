@@ -8,7 +8,7 @@ import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { InFlightExchanges } from './in-flight-exchanges.js';
 import type { JsonWriter } from './json-writer.js';
 import { acceptsJsonAndEventStream } from './media-type.js';
-import type { HttpAuthentication } from './mcp-http.options.js';
+import type { HttpAuthentication } from './mcp-http-options.js';
 
 /**
  * The 2025-era leg over Streamable HTTP, statelessly: what the driver hands a POST the classifier placed in

@@ -7,11 +7,11 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio.driver.js';
+import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio-driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
-import { McpConfigurationError } from './errors/mcp-configuration.error.js';
+import { McpConfigurationError } from './errors/mcp-configuration-error.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { UNKNOWN_STDIO_SERVER } from './mcp.messages.js';
+import { UNKNOWN_STDIO_SERVER } from './mcp-messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
 

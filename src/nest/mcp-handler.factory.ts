@@ -17,7 +17,7 @@ import { MCP_PARAM_ARGS_METADATA } from './mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpSignalFilter } from './mcp-signal.filter.js';
 import { MCP_LOGGER } from './mcp.constants.js';
-import { VISIBILITY_GUARD_FAILED } from './mcp.messages.js';
+import { VISIBILITY_GUARD_FAILED } from './mcp-messages.js';
 import { providerPrototype } from './provider-prototype.js';
 
 /**

@@ -2,14 +2,14 @@ import type { FactoryProvider, Logger } from '@nestjs/common';
 import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
-import type { HandlerErrorLogger } from '../server/handler-error.policy.js';
+import type { HandlerErrorLogger } from '../server/errors/handler-error-policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
 import { loadLegacyZodConverter } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
-import { callLoggingInterceptor } from './mcp-call.logger.js';
+import { callLoggingInterceptor } from './mcp-call-logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_KERNEL, MCP_LOGGER } from './mcp.constants.js';
-import { GENERATED_STATE_SECRET } from './mcp.messages.js';
+import { GENERATED_STATE_SECRET } from './mcp-messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */

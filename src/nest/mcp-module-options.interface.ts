@@ -1,9 +1,9 @@
 import type { McpAuthOptions } from '../auth/auth-options.js';
-import type { McpHttpOptions } from '../http/mcp-http.options.js';
+import type { McpHttpOptions } from '../http/mcp-http-options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
-import type { McpServerOptions } from '../server/mcp-server.options.js';
+import type { McpServerOptions } from '../server/mcp-server-options.js';
 
 /** What the module adds around the kernel: logs, traces and metrics of every call. */
 export interface McpObservabilityOptions {

@@ -1,6 +1,6 @@
 import { Catch, type ExceptionFilter } from '@nestjs/common';
 import { McpError } from '../protocol/mcp-error.js';
-import { InputRequired } from '../server/input-required.js';
+import { InputRequired } from '../server/input/input-required.js';
 
 /**
  * Lets the kernel's control-flow signals through a tool's exception filters: an `InputRequired` (the

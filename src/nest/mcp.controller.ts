@@ -1,7 +1,7 @@
 import { All, Controller, Inject, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpHttpDriver } from '../http/mcp-http.driver.js';
-import type { PreparedBody } from '../http/mcp-http.options.js';
+import { McpHttpDriver } from '../http/mcp-http-driver.js';
+import type { PreparedBody } from '../http/mcp-http-options.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
 type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };
@@ -13,7 +13,7 @@ type FrameworkResponse = ServerResponse & { raw?: ServerResponse };
  * Builds the controller of one MCP server at `path`. It is a thin driver call: all the transport rules live in
  * `McpHttpDriver`. Being a real controller keeps the endpoint inside Nest's pipeline, so global middleware,
  * guards and the global prefix apply to it like to any route. The body of a POST was already read by the
- * adapter's front layer (`mcp-body.layer.ts`, `mcp-fastify-body.hook.ts`); other verbs get their refusal here.
+ * adapter's front layer (`mcp-body-layer.ts`, `mcp-fastify-body-hook.ts`); other verbs get their refusal here.
  */
 export function createMcpController(path: string): Type<unknown> {
   @Controller(path)

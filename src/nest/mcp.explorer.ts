@@ -2,10 +2,10 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../server/mcp-context.js';
-import type { InputRequired } from '../server/input-required.js';
-import type { PromptValue } from '../server/prompt.registry.js';
-import type { Completer, ResourceReadValue } from '../server/resource.registry.js';
-import type { McpCompleters } from './decorators/mcp-completers.type.js';
+import type { InputRequired } from '../server/input/input-required.js';
+import type { PromptValue } from '../server/registry/prompt-registry.js';
+import type { Completer, ResourceReadValue } from '../server/registry/resource-registry.js';
+import type { McpCompleters } from './decorators/mcp-completers.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { getRequiredScopes } from './require-scopes.decorator.js';
@@ -13,9 +13,9 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from './mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp.messages.js';
-import { McpConfigurationError } from './errors/mcp-configuration.error.js';
-import { McpRegistrationError } from './errors/mcp-registration.error.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp-messages.js';
+import { McpConfigurationError } from './errors/mcp-configuration-error.js';
+import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
 import { providerPrototype } from './provider-prototype.js';
 

@@ -12,16 +12,16 @@ import {
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-import { McpHttpDriver } from '../http/mcp-http.driver.js';
+import { McpHttpDriver } from '../http/mcp-http-driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { joinPath } from './join-path.js';
-import { installExpressBodyLayer } from './mcp-body.layer.js';
+import { installExpressBodyLayer } from './mcp-body-layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
-import { installFastifyBodyHook } from './mcp-fastify-body.hook.js';
+import { installFastifyBodyHook } from './mcp-fastify-body-hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { McpConfigurationError } from './errors/mcp-configuration.error.js';
+import { McpConfigurationError } from './errors/mcp-configuration-error.js';
 import {
   MCP_ENDPOINT_PATH,
   MCP_IS_DEFAULT,
@@ -30,13 +30,13 @@ import {
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
 } from './mcp.constants.js';
-import { DUPLICATE_DEFAULT_SERVER } from './mcp.messages.js';
+import { DUPLICATE_DEFAULT_SERVER } from './mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { MCPServer } from './mcp.server.js';
-import { warnOnPublicListen } from './public-listen.warning.js';
-import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata.routes.js';
+import { warnOnPublicListen } from './public-listen-warning.js';
+import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-routes.js';
 
 /**
  * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).

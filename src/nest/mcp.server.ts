@@ -3,13 +3,13 @@ import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpCallInterceptor } from '../server/mcp-call.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
-import type { PromptRegistration } from '../server/prompt.registry.js';
-import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/resource.registry.js';
+import type { PromptRegistration } from '../server/registry/prompt-registry.js';
+import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/registry/resource-registry.js';
 import type { JsonSchema } from '../protocol/mcp-types.js';
-import type { RegistrationHandle } from '../server/registration-handle.js';
-import type { InferSchemaInput } from '../server/schema/mcp-schema.type.js';
-import type { McpToolRegistration } from '../server/tool-registration.js';
-import type { ToolHandler, ToolRegistrationOptions } from '../server/tool.registry.js';
+import type { RegistrationHandle } from '../server/registry/registration-handle.js';
+import type { InferSchemaInput } from '../server/schema/mcp-schema.js';
+import type { McpToolRegistration } from '../server/registry/tool-registration.js';
+import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/tool-registry.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import { checkRequiredScopes } from '../server/required-scopes.js';
+import { checkRequiredScopes } from '../server/access/required-scopes.js';
 
 /** The metadata key under which `@RequireScopes` stores its scopes (on the method, or on the class). */
 export const MCP_REQUIRED_SCOPES = 'mcp:required-scopes';

@@ -1,8 +1,8 @@
 import type { McpRedisConnections } from './redis-connections.js';
 import { RedisEventBus } from './redis-event-bus.js';
 import { RedisReplyRouter } from './redis-reply-router.js';
-import { RedisRequestStateStore } from './redis-request-state.store.js';
-import { RedisTaskStore } from './redis-task.store.js';
+import { RedisRequestStateStore } from './redis-request-state-store.js';
+import { RedisTaskStore } from './redis-task-store.js';
 
 /**
  * Every shared part of an MCP server, backed by Redis, under the names `McpModule` takes them, so the whole

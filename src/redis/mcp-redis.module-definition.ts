@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { McpRedisModuleExtras, McpRedisOptions } from './redis-options.interface.js';
+import type { McpRedisModuleExtras, McpRedisOptions } from './mcp-redis-options.interface.js';
 
 export const {
   ConfigurableModuleClass: McpRedisConfigurableModule,

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
-import type { McpRedisOptions } from './redis-options.interface.js';
-import { McpRedisUnavailableError } from './redis-unavailable.error.js';
+import type { McpRedisOptions } from './mcp-redis-options.interface.js';
+import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
 /** What a connection the module opens itself does while Redis is away: retry for ever, queue nothing. */
 const OWN_CONNECTION: RedisOptions = {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { McpEvent, McpEventBus } from '../server/event-bus.js';
+import type { McpEvent, McpEventBus } from '../server/events/event-bus.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 

@@ -7,10 +7,10 @@ import {
   type PendingRequest,
   type ReplyDelivery,
   type ReplyRouter,
-} from '../server/reply-router.js';
+} from '../server/legacy/reply-router.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
-import { McpRedisUnavailableError } from './redis-unavailable.error.js';
+import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
 // KEYS[1] the pending request; ARGV: owner, the channel prefix, the message. Checks the owner, publishes the
 // reply on the waiting instance's channel and forgets the request, atomically: two replies to one id, on any

@@ -15,7 +15,7 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
-import { StartTask, type TaskRun } from './active-task.js';
+import { StartTask, type TaskRun } from './tasks/active-task.js';
 import { McpError } from '../protocol/mcp-error.js';
 import {
   answers,
@@ -24,9 +24,9 @@ import {
   clientSupports,
   InputRequired,
   type InputCapability,
-} from './input-required.js';
+} from './input/input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
-import type { SchemaCompiler } from './schema-compiler.js';
+import type { SchemaCompiler } from './schema/schema-compiler.js';
 
 export interface ProgressUpdate {
   progress: number;

@@ -5,40 +5,44 @@ import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcRespon
 import { McpError } from '../protocol/mcp-error.js';
 import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
-import { CallGuard, DeadlineExceeded } from './call-guard.js';
-import { Era2026 } from './era-2026.js';
-import type { McpEra } from './era.js';
-import { InProcessEventBus, type McpEvent, type McpEventBus } from './event-bus.js';
-import { HandlerErrorPolicy, type HandlerErrorLogger } from './handler-error.policy.js';
-import { HandlerFailure } from './handler-failure.js';
-import { InputRound } from './input-round.js';
+import { CallGuard, DeadlineExceeded } from './access/call-guard.js';
+import { Era2026 } from './eras/era-2026.js';
+import type { McpEra } from './eras/era.js';
+import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/event-bus.js';
+import { HandlerErrorPolicy, type HandlerErrorLogger } from './errors/handler-error-policy.js';
+import { HandlerFailure } from './errors/handler-failure.js';
+import { InputRound } from './input/input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
-import { DEFAULT_LISTEN_LIMITS } from './listen-access.js';
+import { DEFAULT_LISTEN_LIMITS } from './events/listen-access.js';
 import { chainInterceptors, describeCall, type McpCall, type McpCallInterceptor } from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
-import type { McpServerOptions } from './mcp-server.options.js';
+import type { McpServerOptions } from './mcp-server-options.js';
 import type { MethodHandler } from './method-result.js';
-import { CompletionMethods } from './methods/completion.methods.js';
-import { ListenMethods } from './methods/listen.methods.js';
-import { PromptMethods } from './methods/prompts.methods.js';
-import { ResourceMethods } from './methods/resources.methods.js';
-import { ServerMethods } from './methods/server.methods.js';
-import { TaskMethods } from './methods/tasks.methods.js';
-import { toolError, ToolMethods } from './methods/tools.methods.js';
-import { PromptRegistry, type PromptRegistration } from './prompt.registry.js';
-import { RequestStateCodec } from './request-state.codec.js';
-import { InMemoryRequestStateStore } from './request-state.store.js';
-import { ResourceRegistry, type ResourceRegistration, type ResourceTemplateRegistration } from './resource.registry.js';
-import { register, type RegistrationHandle } from './registration-handle.js';
-import { ScopeGate } from './scope-gate.js';
-import { SchemaCompiler } from './schema-compiler.js';
-import type { InferSchemaInput } from './schema/mcp-schema.type.js';
-import { toToolRegistration, type McpToolRegistration } from './tool-registration.js';
+import { CompletionMethods } from './methods/completion.js';
+import { ListenMethods } from './methods/listen.js';
+import { PromptMethods } from './methods/prompts.js';
+import { ResourceMethods } from './methods/resources.js';
+import { ServerMethods } from './methods/server.js';
+import { TaskMethods } from './methods/tasks.js';
+import { toolError, ToolMethods } from './methods/tools.js';
+import { PromptRegistry, type PromptRegistration } from './registry/prompt-registry.js';
+import { RequestStateCodec } from './input/request-state-codec.js';
+import { InMemoryRequestStateStore } from './input/request-state-store.js';
+import {
+  ResourceRegistry,
+  type ResourceRegistration,
+  type ResourceTemplateRegistration,
+} from './registry/resource-registry.js';
+import { register, type RegistrationHandle } from './registry/registration-handle.js';
+import { ScopeGate } from './access/scope-gate.js';
+import { SchemaCompiler } from './schema/schema-compiler.js';
+import type { InferSchemaInput } from './schema/mcp-schema.js';
+import { toToolRegistration, type McpToolRegistration } from './registry/tool-registration.js';
 import { serverInfoOf } from './server-info.js';
-import { TaskRunner } from './task-runner.js';
-import { ToolTasks } from './tool-tasks.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './tool.registry.js';
+import { TaskRunner } from './tasks/task-runner.js';
+import { ToolTasks } from './tasks/tool-tasks.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './registry/tool-registry.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -49,11 +53,11 @@ import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './
  * and deadline, and the mapping of failures to JSON-RPC errors. The methods themselves live in one class per
  * family (`methods/`), which answer era-neutral results (`method-result.ts`): the core result, a `Cacheable`
  * naming the cache hints that apply, or an `InterimResult` when a handler asked the client for input
- * (`input-round.ts`, the one place multi-round input lives).
+ * (`input/input-round.ts`, the one place multi-round input lives).
  *
- * The era seam: what a protocol revision adds around the families is an `McpEra` (`era.ts`): its version rung,
+ * The era seam: what a protocol revision adds around the families is an `McpEra` (`eras/era.ts`): its version rung,
  * the methods it does not have, and `present`, which turns a family's answer into its result. `Era2026`
- * (`era-2026.ts`) is the default: `resultType`, the server's identity in `_meta`, cache hints, the
+ * (`eras/era-2026.ts`) is the default: `resultType`, the server's identity in `_meta`, cache hints, the
  * `input_required` shape. A transport serving an earlier revision calls `dispatch(request, context, itsEra)`:
  * the same table, guard, interceptors and error mapping, with that era's presentation.
  */

@@ -1,4 +1,4 @@
-import type { HandlerErrorReport } from './handler-error.policy.js';
+import type { HandlerErrorReport } from './errors/handler-error-policy.js';
 
 /**
  * Where the kernel writes what only the operator should read. `error` gets the failure itself, so each

@@ -1,5 +1,5 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { AbortableExchange } from '../server/abortable-exchange.js';
+import { AbortableExchange } from '../server/util/abortable-exchange.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
 
 /**

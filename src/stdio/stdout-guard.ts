@@ -1,4 +1,4 @@
-import type { LineSink } from './mcp-stdio.driver.js';
+import type { LineSink } from './mcp-stdio-driver.js';
 
 /** The real stdout, kept for MCP messages, and how to give it back to everyone else. */
 export interface StdoutGuard {

@@ -8,7 +8,7 @@ import {
   META_PROTOCOL_VERSION,
 } from '../protocol/versions.js';
 import { McpContext } from '../server/mcp-context.js';
-import { SchemaCompiler } from '../server/schema-compiler.js';
+import { SchemaCompiler } from '../server/schema/schema-compiler.js';
 
 export interface ToolContextOptions {
   /** Answers of earlier input rounds, as the client would send them. */

@@ -1,4 +1,9 @@
-import { ReplyCancelled, ReplyTimeout, type ClientReply, type ReplyRouter } from '../../src/server/reply-router.js';
+import {
+  ReplyCancelled,
+  ReplyTimeout,
+  type ClientReply,
+  type ReplyRouter,
+} from '../../src/server/legacy/reply-router.js';
 
 const ANSWER: ClientReply = { result: { action: 'accept', content: { name: 'Ada' } } };
 const later = (ms: number) => Date.now() + ms;

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import type { StoredTask, TaskSignal, TaskStore } from '../../src/server/task-store.js';
+import type { StoredTask, TaskSignal, TaskStore } from '../../src/server/tasks/task-store.js';
 
 export const LIMITS = { perOwner: 10, total: 100 };
 

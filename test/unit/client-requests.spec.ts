@@ -1,7 +1,7 @@
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import type { InputRequests } from '../../src/protocol/mcp-types.js';
 import { ClientInputError, ClientRequests } from '../../src/server/legacy/client-requests.js';
-import { InProcessReplyRouter, ReplyTimeout } from '../../src/server/reply-router.js';
+import { InProcessReplyRouter, ReplyTimeout } from '../../src/server/legacy/reply-router.js';
 
 const ELICIT: InputRequests = {
   user_name: {

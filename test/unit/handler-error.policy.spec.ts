@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { HandlerErrorPolicy, scrubMessage } from '../../src/server/handler-error.policy.js';
-import { CallGuard, DeadlineExceeded } from '../../src/server/call-guard.js';
+import { HandlerErrorPolicy, scrubMessage } from '../../src/server/errors/handler-error-policy.js';
+import { CallGuard, DeadlineExceeded } from '../../src/server/access/call-guard.js';
 import { McpError, ToolError } from '../../src/index.js';
 
 describe('scrubMessage', () => {

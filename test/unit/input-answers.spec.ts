@@ -1,6 +1,11 @@
-import { answers, capabilityNeededFor, clientDeclares, isInputResponseFor } from '../../src/server/input-required.js';
+import {
+  answers,
+  capabilityNeededFor,
+  clientDeclares,
+  isInputResponseFor,
+} from '../../src/server/input/input-required.js';
 import type { ClientCapabilities, InputRequest } from '../../src/protocol/mcp-types.js';
-import { SchemaCompiler } from '../../src/server/schema-compiler.js';
+import { SchemaCompiler } from '../../src/server/schema/schema-compiler.js';
 
 const schemas = new SchemaCompiler();
 const form: InputRequest = {

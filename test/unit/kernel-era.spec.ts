@@ -1,6 +1,6 @@
 import { InputRequired } from '../../src/index.js';
 import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
-import type { McpEra, PresentedResult } from '../../src/server/era.js';
+import type { McpEra, PresentedResult } from '../../src/server/eras/era.js';
 import { Cacheable, InterimResult, type MethodResult } from '../../src/server/method-result.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';

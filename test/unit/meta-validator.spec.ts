@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import validateMetaSchema2020 from '../../src/server/schema/json-schema-2020.meta-validator.cjs';
+import validateMetaSchema2020 from '../../src/server/schema/json-schema-2020-meta-validator.cjs';
 
 /**
  * The generated 2020-12 meta-schema validator the kernel checks tool schemas with must answer as ajv's own

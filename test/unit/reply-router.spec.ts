@@ -1,4 +1,4 @@
-import { InProcessReplyRouter } from '../../src/server/reply-router.js';
+import { InProcessReplyRouter } from '../../src/server/legacy/reply-router.js';
 import { replyRouterContract } from '../support/reply-router.contract.js';
 
 replyRouterContract('InProcessReplyRouter', () => new InProcessReplyRouter());

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { canonicalDigest, RequestStateCodec } from '../../src/server/request-state.codec.js';
-import { InMemoryRequestStateStore } from '../../src/server/request-state.store.js';
+import { canonicalDigest, RequestStateCodec } from '../../src/server/input/request-state-codec.js';
+import { InMemoryRequestStateStore } from '../../src/server/input/request-state-store.js';
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);

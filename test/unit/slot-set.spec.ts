@@ -1,4 +1,4 @@
-import { SlotSet, type Slotted } from '../../src/server/slot-set.js';
+import { SlotSet, type Slotted } from '../../src/server/util/slot-set.js';
 
 const item = (name: string): Slotted & { name: string } => ({ name, slot: -1 });
 const names = (set: SlotSet<Slotted & { name: string }>) =>

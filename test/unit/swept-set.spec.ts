@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import type { Slotted } from '../../src/server/slot-set.js';
-import { SweptSet } from '../../src/server/swept-set.js';
+import type { Slotted } from '../../src/server/util/slot-set.js';
+import { SweptSet } from '../../src/server/util/swept-set.js';
 
 const item = (name: string): Slotted & { name: string } => ({ name, slot: -1 });
 

@@ -3,9 +3,9 @@ import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { McpError } from '../../src/protocol/mcp-error.js';
 import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.js';
 import type { DetailedTask } from '../../src/protocol/tasks.js';
-import type { TaskRun } from '../../src/server/active-task.js';
-import { TaskRunner, type TaskOutcome } from '../../src/server/task-runner.js';
-import { InMemoryTaskStore, type TaskSignal } from '../../src/server/task-store.js';
+import type { TaskRun } from '../../src/server/tasks/active-task.js';
+import { TaskRunner, type TaskOutcome } from '../../src/server/tasks/task-runner.js';
+import { InMemoryTaskStore, type TaskSignal } from '../../src/server/tasks/task-store.js';
 
 /** The in-memory store, counting the subscriptions still held. */
 class CountingStore extends InMemoryTaskStore {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { InMemoryTaskStore } from '../../src/server/task-store.js';
+import { InMemoryTaskStore } from '../../src/server/tasks/task-store.js';
 import { LIMITS, task, taskStoreContract } from '../support/task-store.contract.js';
 
 // One store in one process: both instances of the contract are the same object.

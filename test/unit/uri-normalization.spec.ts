@@ -1,4 +1,4 @@
-import { escapesTemplate, looseUriKey, normalizeUri } from '../../src/server/uri-normalization.js';
+import { escapesTemplate, looseUriKey, normalizeUri } from '../../src/server/uri/uri-normalization.js';
 
 describe('normalizeUri (RFC 3986 §6.2.2)', () => {
   it.each([

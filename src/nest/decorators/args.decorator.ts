@@ -1,5 +1,5 @@
 import { McpParamtype } from '../mcp-paramtype.enum.js';
-import { createMcpParamDecorator } from './mcp-param.decorator-factory.js';
+import { createMcpParamDecorator } from './mcp-param-decorator.factory.js';
 
 /**
  * The validated arguments of a tool call (a prompt's arguments, a resource template's variables). `@Args('city')`

@@ -1,6 +1,6 @@
 import type { InputResponses as InputResponsesMap } from '../../protocol/mcp-types.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
-import { createMcpParamDecorator } from './mcp-param.decorator-factory.js';
+import { createMcpParamDecorator } from './mcp-param-decorator.factory.js';
 
 /** The client's answers to earlier input requests (merged over rounds); `@InputResponses('confirm')` picks one. */
 export const InputResponses = createMcpParamDecorator(McpParamtype.INPUT_RESPONSES);

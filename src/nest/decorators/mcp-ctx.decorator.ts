@@ -1,5 +1,5 @@
 import { McpParamtype } from '../mcp-paramtype.enum.js';
-import { createMcpParamDecorator } from './mcp-param.decorator-factory.js';
+import { createMcpParamDecorator } from './mcp-param-decorator.factory.js';
 
 /**
  * The request's `McpContext`: protocol version, client capabilities and info, progress and log, the abort

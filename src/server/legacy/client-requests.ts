@@ -4,8 +4,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { JsonRpcErrorObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
-import { canonicalDigest, identifiesNobody } from '../request-state.codec.js';
-import { ReplyTimeout, type PendingReply, type ReplyRouter } from '../reply-router.js';
+import { canonicalDigest, identifiesNobody } from '../input/request-state-codec.js';
+import { ReplyTimeout, type PendingReply, type ReplyRouter } from './reply-router.js';
 
 /**
  * Where a server→client request is written: the stream of the client request that needs the answer. False when

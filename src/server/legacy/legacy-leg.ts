@@ -10,13 +10,13 @@ import {
 } from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
 import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../../protocol/versions.js';
-import type { McpEra } from '../era.js';
+import type { McpEra } from '../eras/era.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
-import { toolError } from '../methods/tools.methods.js';
-import { InProcessReplyRouter, type ReplyRouter } from '../reply-router.js';
+import { toolError } from '../methods/tools.js';
+import { InProcessReplyRouter, type ReplyRouter } from './reply-router.js';
 import { ClientRequests } from './client-requests.js';
-import { Era2025 } from './era-2025.js';
+import { Era2025 } from '../eras/era-2025.js';
 
 /** The kernel's options for 2025-era clients. */
 export interface LegacyOptions {

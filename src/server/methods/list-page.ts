@@ -3,7 +3,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { McpResult } from '../../protocol/mcp-types.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, PUBLIC_LIST } from '../method-result.js';
-import type { PagedList } from '../paged-list.js';
+import type { PagedList } from '../registry/paged-list.js';
 
 /**
  * One page of a list method, under `key`. A list method is gated by its capability: without anything

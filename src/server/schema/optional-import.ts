@@ -1,4 +1,4 @@
-import { requireFromLibrary } from '../library-require.cjs';
+import { requireFromLibrary } from '../util/library-require.cjs';
 
 /**
  * Loads an optional peer dependency on first use, so an app that never declares a zod or DTO schema needs

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
-import { classToJsonSchema, loadDtoConverter, type DtoConverter } from './class-validator.schema.js';
-import type { McpSchema } from './mcp-schema.type.js';
+import { classToJsonSchema, loadDtoConverter, type DtoConverter } from './class-validator-schema.js';
+import type { McpSchema } from './mcp-schema.js';
 import {
   isStandardJsonSchema,
   isZodSchema,
@@ -9,7 +9,7 @@ import {
   zodConvertsItself,
   type SchemaDirection,
   type ZodConverter,
-} from './zod.schema.js';
+} from './zod-schema.js';
 
 /**
  * The optional converters, each loaded once. Registration is synchronous: the DTO converter (CommonJS) loads on

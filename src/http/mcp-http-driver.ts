@@ -1,0 +1,257 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  classifyEra,
+  classifyHttpRequest,
+  classifyMessage,
+  legacyOffError,
+  unsupportedVersionError,
+} from '../protocol/classifier.js';
+import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
+import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { singleHeader } from '../protocol/header-codec.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
+import { readBody } from './body-reader.js';
+import { CorsPolicy } from './cors-policy.js';
+import { HostOriginPolicy } from './host-origin-policy.js';
+import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
+import { JsonWriter } from './json-writer.js';
+import { LegacyHttp } from './legacy-http.js';
+import { checkMediaType } from './media-type.js';
+import type {
+  HttpAuthentication,
+  HttpRejection,
+  McpHttpAuthenticator,
+  McpHttpOptions,
+  PreparedBody,
+} from './mcp-http-options.js';
+
+/**
+ * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
+ * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), authentication (401), message
+ * shape (-32600), notification (202), then the classifier's envelope and header rungs, then the kernel. A POST
+ * the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's request and response
+ * objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
+ */
+export class McpHttpDriver {
+  readonly maxBodyBytes: number;
+  private readonly drainTimeoutMs: number;
+  private readonly hostOrigin: HostOriginPolicy;
+  private readonly authenticator?: McpHttpAuthenticator;
+  private readonly cors?: CorsPolicy;
+  private readonly writer: JsonWriter;
+  private readonly inFlight: InFlightExchanges;
+  /** The 2025-era leg over HTTP; undefined with `legacy: 'off'`. */
+  private readonly legacyHttp: LegacyHttp | undefined;
+
+  constructor(
+    private readonly kernel: McpKernel,
+    options: McpHttpOptions = {},
+  ) {
+    this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
+    this.writer = new JsonWriter(maxResponseBytes);
+    this.inFlight = new InFlightExchanges(
+      { keepAliveMs: options.sseKeepAliveMs ?? 15_000, maxMessageBytes: maxResponseBytes },
+      this.writer,
+    );
+    this.hostOrigin = new HostOriginPolicy(options);
+    this.authenticator = options.authenticator;
+    this.legacyHttp =
+      kernel.legacy &&
+      new LegacyHttp(kernel.legacy, this.inFlight, this.writer, (response) => this.scopeChallenge(response));
+    if (options.cors)
+      this.cors = new CorsPolicy(
+        (origin) => this.hostOrigin.originAllowed(origin),
+        options.cors === true ? {} : options.cors,
+      );
+  }
+
+  /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
+  get legacy(): McpKernel['legacy'] {
+    return this.kernel.legacy;
+  }
+
+  /** Whether the `cors` option is on: without it, a front layer need not call `applyCors`. */
+  get corsEnabled(): boolean {
+    return this.cors !== undefined;
+  }
+
+  /** Adds CORS headers when enabled; answers a preflight itself and returns true. Runs before any other rule. */
+  applyCors(req: IncomingMessage, res: ServerResponse): boolean {
+    return this.cors?.apply(req, res) ?? false;
+  }
+
+  /**
+   * Graceful shutdown: new requests get 503, listen streams get their closing result, in-flight calls may
+   * finish until the drain deadline and are then aborted (their clients get -32603 "Server is shutting down").
+   */
+  async close(drainTimeoutMs = this.drainTimeoutMs): Promise<void> {
+    this.inFlight.close();
+    this.kernel.close();
+    await this.inFlight.drain(drainTimeoutMs);
+  }
+
+  /** The rungs that need only the method and headers, so a refusal never reads the body. */
+  preflight(req: IncomingMessage): HttpRejection | null {
+    if (this.inFlight.isClosing) return SHUTTING_DOWN;
+    const origin = req.headers.origin;
+    const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    if (refused) return { status: 403, message: refused };
+    if (req.method !== 'POST') {
+      // Both eras: 2026-07-28 has no GET stream, and a stateless 2025 server offers none (a 405, not a 404:
+      // clients treat only a 405 as "no standalone stream here").
+      const message =
+        'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
+      return { status: 405, message, headers: { allow: 'POST' }, code: ErrorCode.ServerError };
+    }
+    const mediaError = checkMediaType(req.headers['content-type']);
+    if (mediaError) return { status: 415, message: mediaError };
+    const length = Number(req.headers['content-length']);
+    if (Number.isFinite(length) && length > this.maxBodyBytes) {
+      return {
+        status: 413,
+        message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`,
+        headers: { connection: 'close' },
+      };
+    }
+    return null;
+  }
+
+  /** Reads the body under the preflight's rules; answers the request itself and returns null when refused. */
+  async readPrepared(req: IncomingMessage, res: ServerResponse): Promise<PreparedBody | null> {
+    const rejection = this.preflight(req);
+    if (rejection) {
+      this.reject(res, rejection);
+      return null;
+    }
+    const read = await readBody(req, this.maxBodyBytes);
+    if (!read.ok) {
+      this.reject(res, {
+        status: read.status,
+        message: read.message,
+        headers: read.status === 413 ? { connection: 'close' } : undefined,
+      });
+      return null;
+    }
+    return { raw: read.body };
+  }
+
+  /** Serves one HTTP exchange. `prepared` is the body when a front layer already read (and preflighted) it. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    prepared?: PreparedBody,
+    httpRequest: unknown = req,
+  ): Promise<void> {
+    const body = prepared ?? (await this.readPrepared(req, res));
+    if (!body) return;
+
+    let message: unknown;
+    if ('raw' in body) {
+      try {
+        message = JSON.parse(body.raw.toString('utf8'));
+      } catch {
+        this.writer.write(
+          res,
+          400,
+          errorResponse(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'),
+        );
+        return;
+      }
+    } else {
+      message = body.parsed;
+    }
+
+    // After the transport rungs and the body (a Nest guard that sets request.user runs after the body layer),
+    // before anything is dispatched, so every message, notifications included, needs a caller.
+    const auth = this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest));
+    if (auth && !auth.ok) {
+      const refusal = await this.kernel.observeRefusal(
+        message,
+        errorResponse(echoableId(message), auth.code, auth.message),
+        httpRequest,
+      );
+      this.writer.write(res, auth.status, refusal, auth.headers);
+      return;
+    }
+
+    const era = classifyEra(message, req.headers);
+    if (era.era === 'refused') {
+      this.writer.write(res, era.status, era.response);
+      return;
+    }
+    if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacyHttp)) {
+      if (!this.legacyHttp) this.writer.write(res, 400, legacyOffError(message, era.version));
+      else if (era.era === 'reply')
+        await this.legacyHttp.acceptReply(message as Record<string, unknown>, res, auth?.principal);
+      else await this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth);
+      return;
+    }
+
+    const verdict = classifyMessage(message);
+    if (verdict.kind === 'invalid') {
+      this.writer.write(res, 400, verdict.response);
+      return;
+    }
+    if (verdict.kind === 'notification') {
+      // This revision defines no client-to-server notifications over HTTP: accept and drop, unless the client
+      // speaks a version this server does not, which it must learn rather than be silently acknowledged.
+      const version = singleHeader(req.headers, 'mcp-protocol-version');
+      if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        this.writer.write(res, 400, unsupportedVersionError(null, version));
+        return;
+      }
+      res.writeHead(202).end();
+      return;
+    }
+    const refused = classifyHttpRequest(verdict.request, req.headers);
+    if (refused) {
+      this.writer.write(res, httpStatusForErrorCode(refused.error.code), refused);
+      return;
+    }
+
+    const exchange = this.inFlight.admit(req, res, httpRequest, auth);
+    if (!exchange) return;
+    const response = await this.inFlight.run(exchange, this.kernel.dispatch(verdict.request, exchange));
+    if (!response) return;
+    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
+    this.writer.write(res, status, response, this.scopeChallenge(response));
+  }
+
+  reject(res: ServerResponse, rejection: HttpRejection): void {
+    this.writer.reject(res, rejection);
+  }
+
+  /** The step-up challenge of an InsufficientScope error, when an authenticator can make one. */
+  private scopeChallenge(response: JsonRpcResponse): Record<string, string> | undefined {
+    return 'error' in response && response.error.code === ErrorCode.InsufficientScope
+      ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
+      : undefined;
+  }
+
+  /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
+  private async authenticate(
+    authenticator: McpHttpAuthenticator,
+    req: IncomingMessage,
+    httpRequest: unknown,
+  ): Promise<HttpAuthentication> {
+    try {
+      return await authenticator.authenticate(req, httpRequest);
+    } catch {
+      return {
+        ok: false,
+        status: 500,
+        code: ErrorCode.InternalError,
+        message: 'Internal error: the caller could not be authenticated',
+      };
+    }
+  }
+}
+
+/** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
+function requiredScopesOf(data: unknown): string[] {
+  const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { McpCorsOptions } from './cors-policy.js';
+import type { HostOriginOptions } from './host-origin-policy.js';
+
+export interface McpHttpOptions extends HostOriginOptions {
+  /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Largest response (one JSON body or the final SSE message), in bytes; a bigger result becomes -32603. Default 4 MiB. */
+  maxResponseBytes?: number;
+  /** Interval of `:` keep-alive comments on an open SSE stream, so proxies do not drop a quiet one. Default 15 s; 0 disables. */
+  sseKeepAliveMs?: number;
+  /** On shutdown, how long in-flight calls may run before they are aborted. Default 5 s. */
+  drainTimeoutMs?: number;
+  /** Answer CORS preflights and mark responses readable for browser clients from the allowed origins. Default off. */
+  cors?: boolean | McpCorsOptions;
+  /** Establishes the caller of every POST before it is classified; without it requests are anonymous. */
+  authenticator?: McpHttpAuthenticator;
+}
+
+/**
+ * The caller a request was authenticated as (and when its credential expires, in epoch ms: its listen streams
+ * end then), or the refusal to send instead of processing it.
+ */
+export type HttpAuthentication =
+  | { ok: true; principal: unknown; scopes: readonly string[]; credentialExpiresAt?: number }
+  | { ok: false; status: number; code: number; message: string; headers?: Record<string, string> };
+
+/** The authentication step of the driver (an OAuth resource server, for one). */
+export interface McpHttpAuthenticator {
+  authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
+  /** The headers of a 403 for a request that lacks scopes: the step-up challenge. */
+  insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string>;
+}
+
+/** A refusal decided before the body is parsed. */
+export interface HttpRejection {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  /** The JSON-RPC code of the body; by default -32700 for 400 and -32600 otherwise. */
+  code?: number;
+}
+
+/** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
+export type PreparedBody = { raw: Buffer } | { parsed: unknown };

@@ -1,0 +1,17 @@
+import { REGISTRATION_FAILED } from '../mcp-messages.js';
+
+/** A decorated method could not be registered at start-up; `cause` is what the registry rejected. */
+export class McpRegistrationError extends Error {
+  override readonly name = 'McpRegistrationError';
+
+  constructor(
+    /** `Class.method` of the decorated method. */
+    readonly place: string,
+    options: { cause: unknown },
+  ) {
+    super(
+      REGISTRATION_FAILED(place, options.cause instanceof Error ? options.cause.message : String(options.cause)),
+      options,
+    );
+  }
+}

@@ -1,0 +1,177 @@
+import { isTerminalStatus } from '../protocol/tasks.js';
+import {
+  InMemoryTaskStore,
+  keepingIdentity,
+  type StoredTask,
+  type TaskCreateOutcome,
+  type TaskLimits,
+  type TaskSignal,
+  type TaskStore,
+} from '../server/tasks/task-store.js';
+import { RedisChannel } from './redis-channel.js';
+import type { McpRedisConnections } from './redis-connections.js';
+import { McpRedisUnavailableError } from './redis-unavailable-error.js';
+
+// KEYS: the task, its owner's index, the index of all tasks (sorted sets scored by expiry). ARGV: now, the
+// per-owner and total limits, the record, its TTL, its expiry, its id. Drops what has expired from both indexes,
+// checks the limits and stores, atomically, so concurrent creates on several instances cannot overshoot them.
+// Each index lives as long as its longest-lived task.
+const CREATE = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'total-limit' end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'owner-limit' end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[6], ARGV[7])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+end
+return 'created'
+`;
+
+// KEYS[1] the task; ARGV: the record as read, the record to store. Compare-and-set: stored only if nobody
+// changed the task since it was read, keeping its TTL. A script rather than WATCH/MULTI, which would need a
+// connection of its own per update.
+const REPLACE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+`;
+
+// Concurrent updates of one task are rare (the runner, a tasks/update, a tasks/cancel): a few retries settle them.
+const MAX_UPDATE_ATTEMPTS = 16;
+// "Unlimited" (ttlMs null) still ends: nothing this store writes lives for ever.
+const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
+
+/**
+ * The task store in Redis (SEP-2663 tasks created on one instance, polled, answered and cancelled on any):
+ * each task a JSON record expiring at `createdAt + ttlMs`, written before `create` resolves, so `tasks/get` on
+ * any instance finds it before the creating answer is sent; updates are compare-and-set, so a terminal status
+ * is never overwritten; signals (answers, cancel) travel on one channel that every instance listens to, and
+ * reach the listeners of the instance running the task.
+ */
+export class RedisTaskStore implements TaskStore {
+  // Signals arriving from the channel reach this instance's listeners through the in-memory store's relay (a copy
+  // per listener, one listener's exception kept from the others); it holds no tasks.
+  private readonly local = new InMemoryTaskStore();
+  private readonly channel: RedisChannel;
+  private readonly allTasks: string;
+
+  constructor(
+    private readonly redis: McpRedisConnections,
+    private readonly options: { maxTtlMs?: number; now?: () => number } = {},
+  ) {
+    this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
+    this.allTasks = redis.key('tasks');
+  }
+
+  /** True while this instance receives the signals sent from others (for readiness checks). */
+  get listening(): boolean {
+    return this.channel.listening;
+  }
+
+  async create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome> {
+    const now = this.now();
+    const expiresAt = this.expiryOf(task);
+    const ttlMs = Math.max(expiresAt - now, 1);
+    const outcome = await this.redis.run('create a task', (redis) =>
+      redis.eval(
+        CREATE,
+        3,
+        this.taskKey(task.taskId),
+        this.ownerKey(task.owner),
+        this.allTasks,
+        now,
+        limits.perOwner,
+        limits.total,
+        JSON.stringify(task),
+        ttlMs,
+        expiresAt,
+        task.taskId,
+      ),
+    );
+    return outcome as TaskCreateOutcome;
+  }
+
+  async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const task = await this.read(taskId);
+    return task && task.owner === owner ? task : undefined;
+  }
+
+  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId)));
+      const current = this.live(raw);
+      if (!current || isTerminalStatus(current.status)) return undefined;
+      // `current` is a fresh parse of the stored record: nothing else holds it.
+      const next = change(current);
+      if (!next) return undefined;
+      const stored = keepingIdentity(current, next);
+      const replaced = await this.redis.run('update a task', (redis) =>
+        redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)),
+      );
+      if (replaced === 1) return stored;
+    }
+    throw new McpRedisUnavailableError(
+      `Redis is unavailable (update a task): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`,
+    );
+  }
+
+  async signal(taskId: string, signal: TaskSignal): Promise<void> {
+    await this.redis.run('signal a task', (redis) =>
+      redis.publish(this.channel.name, JSON.stringify({ taskId, signal })),
+    );
+  }
+
+  async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+    // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
+    if (!this.channel.listening)
+      throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
+    return this.local.subscribe(taskId, listener);
+  }
+
+  /** Stops listening for signals (the connections themselves belong to `McpRedisConnections`). */
+  close(): void {
+    this.channel.close();
+  }
+
+  private async read(taskId: string): Promise<StoredTask | undefined> {
+    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId))));
+  }
+
+  /** The record, unless it is missing or past its expiry (Redis drops it then too, by its own clock). */
+  private live(raw: string | null): StoredTask | undefined {
+    if (raw === null) return undefined;
+    const task = JSON.parse(raw) as StoredTask;
+    return this.expiryOf(task) <= this.now() ? undefined : task;
+  }
+
+  private expiryOf(task: StoredTask): number {
+    return task.createdAt + (task.ttlMs ?? this.options.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private receive(message: unknown): void {
+    const parsed = message as { taskId?: unknown; signal?: unknown } | null;
+    if (typeof parsed?.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
+    void this.local.signal(parsed.taskId, parsed.signal);
+  }
+
+  private taskKey(taskId: string): string {
+    return this.redis.key('task', taskId);
+  }
+
+  private ownerKey(owner: string): string {
+    return this.redis.key('tasks-of', owner);
+  }
+}
+
+function isTaskSignal(value: unknown): value is TaskSignal {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, responses } = value as Record<string, unknown>;
+  return type === 'cancel' || (type === 'input' && typeof responses === 'object' && responses !== null);
+}

@@ -1,0 +1,126 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { Slotted } from '../util/slot-set.js';
+import { SweptSet } from '../util/swept-set.js';
+
+/** A call that outlived the server's deadline; its handler's signal has been aborted. */
+export class DeadlineExceeded extends McpError {
+  constructor(readonly timeoutMs: number) {
+    super(ErrorCode.InternalError, `Request timed out: no result within ${timeoutMs} ms`);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+/**
+ * Where a call learns it must stop: a signal, or (cheaper for a transport, which then need not build an
+ * AbortController per request) a subscription that returns its own unsubscribe.
+ */
+export interface AbortSource {
+  signal?: AbortSignal;
+  onAbort?(listener: (reason: unknown) => void): () => void;
+}
+
+/** A running call's deadline, as the sweep sees it. */
+interface Deadline extends Slotted {
+  readonly at: number;
+  readonly stop: (reason: unknown) => void;
+}
+
+/**
+ * Bounds every handler call: at most `maxConcurrent` at once (the excess is refused at once, never queued),
+ * and at most `timeoutMs` each. The handler gets its own signal, which fires when the source aborts (client
+ * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
+ * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
+ * created only if the handler reads its signal: most never do, and creating one costs more than the rest of a
+ * small call. Deadlines are enforced by one sweep every tenth of the timeout (10 ms to 1 s), rather than a timer
+ * per call: a call is stopped at most that long after its deadline.
+ */
+export class CallGuard {
+  private active = 0;
+  private readonly deadlines: SweptSet<Deadline>;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly maxConcurrent: number,
+  ) {
+    const sweepMs = timeoutMs > 0 ? Math.min(Math.max(timeoutMs / 10, 10), 1_000) : 0;
+    this.deadlines = new SweptSet(sweepMs, (deadlines) => this.stopOverdue(deadlines), true);
+  }
+
+  /** Calls being run now. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  run<T>(source: AbortSource | undefined, work: (signal: () => AbortSignal) => T | Promise<T>): Promise<T> {
+    if (this.active >= this.maxConcurrent) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
+      );
+    }
+    this.active++;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let controller: AbortController | undefined;
+      let stopReason: { reason: unknown } | undefined;
+      let deadline: Deadline | undefined;
+      let unsubscribe: (() => void) | undefined;
+      const finish = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.active--;
+        if (deadline) this.deadlines.delete(deadline);
+        unsubscribe?.();
+        return true;
+      };
+      const stop = (reason: unknown) => {
+        stopReason ??= { reason };
+        controller?.abort(reason);
+        if (finish()) reject(reason);
+      };
+      const signal = () => {
+        if (!controller) {
+          controller = new AbortController();
+          if (stopReason) controller.abort(stopReason.reason);
+        }
+        return controller.signal;
+      };
+      const cancelled = (reason: unknown) =>
+        stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
+
+      if (source?.onAbort) {
+        unsubscribe = source.onAbort(cancelled);
+      } else if (source?.signal) {
+        const outer = source.signal;
+        if (outer.aborted) cancelled(outer.reason);
+        else {
+          const listener = () => cancelled(outer.reason);
+          outer.addEventListener('abort', listener, { once: true });
+          unsubscribe = () => outer.removeEventListener('abort', listener);
+        }
+      }
+      // Work whose source was already aborted never starts.
+      if (settled) return;
+      if (this.timeoutMs > 0) this.deadlines.add((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
+      let running: Promise<T>;
+      try {
+        running = Promise.resolve(work(signal));
+      } catch (error) {
+        if (finish()) reject(error);
+        return;
+      }
+      // Whichever loses (the work or a stop) settles later with nobody listening: both paths are handled here.
+      running.then(
+        (value) => finish() && resolve(value),
+        (error) => finish() && reject(error),
+      );
+    });
+  }
+
+  private stopOverdue(deadlines: readonly Deadline[]): void {
+    const now = Date.now();
+    for (const deadline of deadlines) {
+      if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
+    }
+  }
+}

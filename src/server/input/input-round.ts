@@ -1,0 +1,177 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import {
+  LOG_LEVELS,
+  type ClientCapabilities,
+  type InputRequest,
+  type InputRequests,
+  type InputResponses,
+  type MetaObject,
+} from '../../protocol/mcp-types.js';
+import { clientCapabilitiesOf, mergeCapabilities } from './client-capabilities.js';
+import {
+  capabilityNeededFor,
+  clientSupports,
+  InputRequired,
+  isAnyInputResponse,
+  isInputResponseFor,
+} from './input-required.js';
+import { McpContext } from '../mcp-context.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import { InterimResult } from '../method-result.js';
+import { StateBinding, type RequestStateCodec } from './request-state-codec.js';
+import type { RequestStateStore } from './request-state-store.js';
+import type { SchemaCompiler } from '../schema/schema-compiler.js';
+
+/** What travels between rounds, signed: the round, the handler's state, earlier answers and what was asked. */
+interface SealedState {
+  r: number;
+  s?: unknown;
+  a?: InputResponses;
+  q?: Record<string, InputRequest['method']>;
+}
+
+const INPUT_METHODS: ReadonlySet<unknown> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * The one place multi-round input lives, for every family: the handler's context is built from the request
+ * (verifying its `requestState`), and an `InputRequired` becomes the era-neutral `InterimResult`.
+ */
+export class InputRound {
+  constructor(
+    private readonly states: RequestStateCodec,
+    private readonly store: RequestStateStore,
+    private readonly schemas: SchemaCompiler,
+    private readonly audience: string,
+  ) {}
+
+  /** Binds request state to what created it: the server, the method, the primitive, its arguments and the principal. */
+  binding(method: string, name: string, args: unknown, principal: unknown): StateBinding {
+    return new StateBinding(method, name, args, principal, this.audience);
+  }
+
+  /**
+   * Builds the handler's context from a request. A `requestState` is verified (signature, expiry, binding)
+   * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
+   * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
+   */
+  async context(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    binding: StateBinding,
+    singleUse = false,
+    mayStartTask = false,
+  ): Promise<McpContext> {
+    const params = request.params ?? {};
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const logLevel = meta['io.modelcontextprotocol/logLevel'];
+    if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+      throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(logLevel)}`);
+    }
+    const sent = params.inputResponses;
+    if (sent !== undefined && !isPlainObject(sent))
+      throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
+    let state: SealedState = { r: 0 };
+    if (params.requestState !== undefined) {
+      const opened = this.states.open<SealedState>(params.requestState, binding.digest);
+      if (!opened.ok)
+        throw McpError.invalidParams('Invalid or expired requestState', {
+          reason: 'invalid_request_state',
+          detail: opened.reason,
+        });
+      if (singleUse && !(await this.store.consume(opened.id, opened.expiresAt))) {
+        throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
+      }
+      state = opened.payload;
+    }
+    // A first round (no answers, no state) is most calls: no filtering to do.
+    const inputResponses = sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state);
+    return new McpContext({
+      requestId: request.id,
+      method: request.method,
+      meta: meta as MetaObject,
+      signal: () => transport.signal ?? NEVER_ABORTED,
+      notify: transport.notify,
+      inputResponses,
+      state: state.s,
+      round: state.r,
+      httpRequest: transport.httpRequest,
+      principal: transport.principal,
+      schemas: this.schemas,
+      mayStartTask,
+    });
+  }
+
+  /**
+   * Runs a prompt or resource handler in its round: what it returned, or the interim result when it asked for
+   * input (returned or thrown: both styles ask the same). Any other error becomes what `failed` makes of it.
+   */
+  async settle<T>(
+    run: () => T | InputRequired | Promise<T | InputRequired>,
+    context: McpContext,
+    binding: StateBinding,
+    request: JsonRpcRequest,
+    failed: (error: unknown) => Error,
+  ): Promise<T | InterimResult> {
+    let value: T | InputRequired;
+    try {
+      value = await run();
+    } catch (error) {
+      if (error instanceof InputRequired) return this.interim(error, context, binding, request);
+      throw failed(error);
+    }
+    return value instanceof InputRequired ? this.interim(value, context, binding, request) : value;
+  }
+
+  /**
+   * Turns an input request into the interim result. Requests the client did not declare a capability for are
+   * left out (the spec forbids sending them); when nothing is left, the call cannot proceed: -32021. The
+   * answers gathered so far travel in the signed state, so the next round sees all of them.
+   */
+  interim(signal: InputRequired, context: McpContext, binding: StateBinding, request: JsonRpcRequest): InterimResult {
+    const declared = clientCapabilitiesOf(request);
+    const kept: Array<[string, InputRequest]> = [];
+    let missing: ClientCapabilities | undefined;
+    for (const [key, inputRequest] of Object.entries(signal.requests)) {
+      if (!INPUT_METHODS.has(inputRequest?.method)) {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `Error: input request "${key}" must be elicitation/create, sampling/createMessage or roots/list`,
+        );
+      }
+      if (!declared || clientSupports(declared, inputRequest)) kept.push([key, inputRequest]);
+      else missing = mergeCapabilities(missing, capabilityNeededFor(inputRequest));
+    }
+    if (kept.length === 0) {
+      if (missing) throw McpError.missingCapabilities(missing);
+      throw new McpError(ErrorCode.InternalError, 'Error: input was required but no input request was given');
+    }
+    // Answers this round did not ask for again are settled: they travel signed and win over a resent copy.
+    const requests: InputRequests = Object.fromEntries(kept);
+    const settled = Object.entries(context.inputResponses).filter(([key]) => !Object.hasOwn(requests, key));
+    const sealed: SealedState = {
+      r: context.round + 1,
+      q: Object.fromEntries(kept.map(([key, { method }]) => [key, method])),
+    };
+    if (settled.length > 0) sealed.a = Object.fromEntries(settled);
+    const state = signal.options.state !== undefined ? signal.options.state : context.state;
+    if (state !== undefined) sealed.s = state;
+    return new InterimResult(requests, this.states.seal(sealed, binding.digest), request.method === 'tools/call');
+  }
+}
+
+/**
+ * The answers a handler sees. On a first call, every entry shaped like an answer; on a retry, only answers
+ * to what the last round asked, each of the type asked for. Answers settled in earlier rounds come from the
+ * signed state and win, so nothing a later round was built on can be swapped afterwards.
+ */
+function acceptedAnswers(sent: Record<string, unknown>, state: SealedState): InputResponses {
+  const asked = state.q;
+  const fresh = Object.entries(sent).filter(([key, value]) =>
+    asked ? Object.hasOwn(asked, key) && isInputResponseFor(asked[key], value) : isAnyInputResponse(value),
+  );
+  return { ...(Object.fromEntries(fresh) as InputResponses), ...state.a };
+}

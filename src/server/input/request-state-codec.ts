@@ -1,0 +1,190 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
+
+const VERSION = 'v1';
+const DEFAULT_TTL_MS = 10 * 60_000;
+const MAX_TOKEN_LENGTH = 1_000_000;
+
+export interface RequestStateCodecOptions {
+  /** One secret, or several for rotation: state is signed with the first and accepted under any. */
+  secret?: string | readonly string[];
+  /** How long a sealed state stays valid. Default 10 minutes. */
+  ttlMs?: number;
+  /** The clock, in epoch milliseconds (tests inject one). */
+  now?: () => number;
+}
+
+/** A verified state: what was sealed, its unique id (for at-most-once consumption) and when it expires. */
+export interface VerifiedState<T> {
+  ok: true;
+  payload: T;
+  id: string;
+  expiresAt: number;
+}
+
+export type StateRejection = 'malformed' | 'signature' | 'expired' | 'binding';
+
+export type OpenedState<T> = VerifiedState<T> | { ok: false; reason: StateRejection };
+
+interface SealedBody {
+  p: unknown;
+  exp: number;
+  b: string;
+  id: string;
+}
+
+/**
+ * Seals the state a multi-round request carries between rounds: `v1.<payload>.<mac>`, where the payload is
+ * base64url JSON `{p, exp, b, id}` and the MAC is HMAC-SHA-256 over `v1.<payload>`. `b` binds the state to the
+ * request that created it, so a state cannot be replayed against another tool, other arguments or another
+ * principal; `id` is unique per seal, for stores that enforce single use. The MAC is checked in constant time
+ * over the exact string before anything is decoded, so trailing junk or a re-encoded payload never verifies.
+ * Signed, not encrypted: put nothing secret in it.
+ */
+export class RequestStateCodec {
+  readonly generatedSecret: boolean;
+  private readonly keys: Buffer[];
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(options: RequestStateCodecOptions = {}) {
+    const secrets =
+      options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+    if (options.secret !== undefined && secrets.length === 0) {
+      throw new Error('requestStateSecret: give at least one secret (the first signs, every one verifies)');
+    }
+    if (secrets.some((s) => typeof s !== 'string' || s.length < 32)) {
+      throw new Error('requestStateSecret: every secret must be a string of at least 32 characters');
+    }
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+      throw new Error(`requestStateTtlMs must be a positive integer, got ${ttlMs}`);
+    this.generatedSecret = secrets.length === 0;
+    this.keys = this.generatedSecret ? [randomBytes(32)] : secrets.map((s) => Buffer.from(s, 'utf8'));
+    this.ttlMs = ttlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  seal(payload: unknown, binding: string): string {
+    const body: SealedBody = {
+      p: payload,
+      exp: this.now() + this.ttlMs,
+      b: binding,
+      id: randomBytes(16).toString('base64url'),
+    };
+    const signed = `${VERSION}.${Buffer.from(JSON.stringify(body), 'utf8').toString('base64url')}`;
+    return `${signed}.${this.mac(this.keys[0], signed)}`;
+  }
+
+  open<T>(token: unknown, binding: string): OpenedState<T> {
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' };
+    const parts = token.split('.');
+    if (parts.length !== 3 || parts[0] !== VERSION) return { ok: false, reason: 'malformed' };
+    const signed = `${parts[0]}.${parts[1]}`;
+    const given = Buffer.from(parts[2], 'utf8');
+    // Every key is tried, so how long verification takes does not tell which key (if any) matched.
+    let verified = false;
+    for (const key of this.keys) {
+      const expected = Buffer.from(this.mac(key, signed), 'utf8');
+      if (expected.length === given.length && timingSafeEqual(expected, given)) verified = true;
+    }
+    if (!verified) return { ok: false, reason: 'signature' };
+    const body = decode(parts[1]);
+    if (!body) return { ok: false, reason: 'malformed' };
+    if (body.exp <= this.now()) return { ok: false, reason: 'expired' };
+    if (body.b !== binding) return { ok: false, reason: 'binding' };
+    return { ok: true, payload: body.p as T, id: body.id, expiresAt: body.exp };
+  }
+
+  private mac(key: Buffer, data: string): string {
+    return createHmac('sha256', key).update(data).digest('base64url');
+  }
+}
+
+function decode(part: string): SealedBody | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { exp, b, id } = body as Partial<SealedBody>;
+  return typeof exp === 'number' && typeof b === 'string' && typeof id === 'string' ? (body as SealedBody) : undefined;
+}
+
+/** A digest of a JSON value that does not depend on key order, for binding state to the original arguments. */
+export function canonicalDigest(value: unknown): string {
+  return sha256(canonicalJson(value));
+}
+
+/**
+ * What a request state is bound to: the server (its audience, so a state cannot be replayed against another
+ * server that shares the secret), the method, the primitive, its arguments and the principal. Most requests
+ * never seal or open a state, so the canonical form and the hashing wait until one does; the arguments and
+ * principal are captured as JSON text up front (one native `JSON.stringify`), so a handler that changes its
+ * argument object cannot change the binding. A principal whose JSON says nothing (`{}`) cannot be told from
+ * another one: sealing or opening state for it is refused rather than bound to nothing.
+ */
+export class StateBinding {
+  private readonly args: string | undefined;
+  private readonly principal: string | undefined;
+  private value: string | undefined;
+
+  constructor(
+    private readonly method: string,
+    private readonly name: string,
+    args: unknown,
+    principal: unknown,
+    private readonly audience = '',
+  ) {
+    this.args = JSON.stringify(args);
+    this.principal = principal === undefined ? undefined : (JSON.stringify(principal) ?? '');
+  }
+
+  get digest(): string {
+    if (this.principal !== undefined && identifiesNobody(this.principal)) {
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: request state cannot be bound to a principal without identity (give it an identifying member, e.g. sub)',
+      );
+    }
+    this.value ??= canonicalDigest([
+      this.audience,
+      this.method,
+      this.name,
+      canonicalHash(this.args),
+      this.principal === undefined ? '' : canonicalHash(this.principal),
+    ]);
+    return this.value;
+  }
+}
+
+// The JSON of a principal that identifies nobody (`''`: it had no JSON at all, a function or a symbol).
+const EMPTY_JSON: ReadonlySet<string> = new Set(['{}', '[]', 'null', '""', '']);
+
+/** Whether a principal's JSON (`''` when it has none) says nothing that could tell it from another caller. */
+export function identifiesNobody(principalJson: string): boolean {
+  return EMPTY_JSON.has(principalJson);
+}
+
+/** The hash of captured JSON text in canonical form (key order does not count). */
+function canonicalHash(json: string | undefined): string {
+  return sha256(canonicalJson(json === undefined ? null : JSON.parse(json)));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

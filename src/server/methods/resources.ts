@@ -1,0 +1,64 @@
+import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult } from '../../protocol/mcp-types.js';
+import type { HandlerFailure } from '../errors/handler-failure.js';
+import type { InputRound } from '../input/input-round.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import { Cacheable, InterimResult } from '../method-result.js';
+import type { ScopeGate } from '../access/scope-gate.js';
+import { resourceContents } from '../registry/resource-contents.js';
+import type { ResourceReadValue, ResourceRegistry } from '../registry/resource-registry.js';
+import { listPage } from './list-page.js';
+
+/** `resources/list`, `resources/templates/list` and `resources/read`. */
+export class ResourceMethods {
+  constructor(
+    private readonly resources: ResourceRegistry,
+    private readonly round: InputRound,
+    private readonly failure: HandlerFailure,
+    private readonly gate: ScopeGate,
+  ) {}
+
+  async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListResourcesResult>> {
+    return listPage(this.resources.size > 0, 'resources', this.resources.listing, request, transport);
+  }
+
+  async listTemplates(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<Cacheable<ListResourceTemplatesResult>> {
+    return listPage(this.resources.size > 0, 'resourceTemplates', this.resources.templateListing, request, transport);
+  }
+
+  async read(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<Cacheable<ReadResourceResult> | InterimResult> {
+    if (this.resources.size === 0) throw McpError.methodNotFound(request.method);
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
+    const match = this.resources.match(uri);
+    if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, `resource "${uri}"`)) {
+      throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+    }
+    const binding = this.round.binding(request.method, uri, {}, transport.principal);
+    const context = await this.round.context(request, transport, binding);
+    const value = await this.round.settle<ResourceReadValue>(
+      () => match.handler(uri, match.variables, context),
+      context,
+      binding,
+      request,
+      (error) => this.failure.toMcpError(error, request, transport),
+    );
+    if (value instanceof InterimResult) return value;
+    const contents = resourceContents(value, uri, match.mimeType);
+    const extra = isPlainObject(value) && 'contents' in value ? value : {};
+    // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching). A shared
+    // cache must not hand a scoped resource to callers without the scope.
+    const retry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
+    return new Cacheable(
+      { ...extra, contents },
+      { kind: 'read', retry, private: match.requiredScopes !== undefined, override: match.cache },
+    );
+  }
+}

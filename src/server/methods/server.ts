@@ -1,0 +1,41 @@
+import type { DiscoverResult, ServerCapabilities } from '../../protocol/mcp-types.js';
+import { TASKS_EXTENSION } from '../../protocol/tasks.js';
+import { Cacheable, DISCOVER } from '../method-result.js';
+import type { PromptRegistry } from '../registry/prompt-registry.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { CompletionMethods } from './completion.js';
+
+/** What the server says about itself: its capabilities (any era's handshake) and `server/discover`. */
+export class ServerMethods {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly prompts: PromptRegistry,
+    private readonly resources: ResourceRegistry,
+    private readonly completion: CompletionMethods,
+    private readonly supportedVersions: readonly string[],
+    private readonly instructions: string | undefined,
+  ) {}
+
+  /** Derived from what is registered now, so a primitive added at run time shows up in the next answer. */
+  capabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = {};
+    if (this.tools.size > 0) capabilities.tools = { listChanged: true };
+    if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.completion.available) capabilities.completions = {};
+    capabilities.logging = {};
+    return capabilities;
+  }
+
+  async discover(): Promise<Cacheable<DiscoverResult>> {
+    const result: DiscoverResult = {
+      supportedVersions: [...this.supportedVersions],
+      capabilities: this.capabilities(),
+    };
+    // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
+    if (this.tools.hasTaskTools) result.capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    if (this.instructions !== undefined) result.instructions = this.instructions;
+    return new Cacheable(result, DISCOVER);
+  }
+}

@@ -1,0 +1,131 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { CallToolResult, ListToolsResult, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { CreateTaskResult } from '../../protocol/tasks.js';
+import { StartTask } from '../tasks/active-task.js';
+import { checkParamHeaders } from '../../protocol/param-headers.js';
+import { clientCapabilitiesOf, missingCapabilities } from '../input/client-capabilities.js';
+import { isContentBlock, renderText } from '../content.js';
+import type { HandlerFailure } from '../errors/handler-failure.js';
+import type { InputRound } from '../input/input-round.js';
+import { InputRequired } from '../input/input-required.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
+import type { ScopeGate } from '../access/scope-gate.js';
+import type { ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import { listPage } from './list-page.js';
+
+type ToolOutput = { validate(value: unknown): string | null } | undefined;
+
+/** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
+export function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** `tools/list` and `tools/call`. */
+export class ToolMethods {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly round: InputRound,
+    private readonly failure: HandlerFailure,
+    private readonly gate: ScopeGate,
+    private readonly tasks: ToolTasks,
+  ) {}
+
+  /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
+  async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListToolsResult>> {
+    const page = listPage<ListToolsResult, ToolDefinition>(
+      this.tools.size > 0,
+      'tools',
+      this.tools.listing,
+      request,
+      transport,
+    );
+    if (!this.tools.hasConditionalTools) return page;
+    const tools = page.result.tools;
+    // A list request carries no request state: the context only describes who is asking.
+    const context = await this.round.context(
+      { ...request, params: { _meta: request.params?._meta } },
+      transport,
+      this.round.binding(request.method, '', {}, undefined),
+    );
+    const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
+    return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
+  }
+
+  async call(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+  ): Promise<CallToolResult | InterimResult | CreateTaskResult> {
+    const params = request.params ?? {};
+    if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
+    const entry = this.tools.get(params.name);
+    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`))
+      return toolError('Tool not found');
+
+    if (transport.headers && entry.paramHeaders.length > 0) {
+      const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
+      if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+    }
+    const clientCapabilities = clientCapabilitiesOf(request);
+    if (entry.requiredCapabilities && clientCapabilities) {
+      const missing = missingCapabilities(entry.requiredCapabilities, clientCapabilities);
+      if (missing) throw McpError.missingCapabilities(missing);
+    }
+
+    const mode = this.tasks.mode(entry, request);
+
+    const binding = this.round.binding(request.method, params.name, args, transport.principal);
+    const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
+    const invalid = entry.input.validate(args);
+    if (invalid) return toolError(invalid);
+    if (mode === 'task')
+      return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+
+    let value: unknown;
+    try {
+      value = await entry.handler(args, context.inputResponses, context);
+    } catch (error) {
+      if (error instanceof StartTask && mode === 'deferred')
+        return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
+      if (error instanceof McpError) throw error;
+      return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);
+    }
+    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request);
+    return toolResult(value, entry.output);
+  }
+
+  /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */
+  private settlement(request: JsonRpcRequest, name: string, output: ToolOutput): ToolSettlement {
+    return {
+      result: (value) => toolResult(value, output),
+      failure: (error) => toolError(`Error: ${this.failure.message(error, request, name, {})}`),
+    };
+  }
+}
+
+/** What a tool handler returned, as a `tools/call` result: checked against the tool's outputSchema if it has one. */
+function toolResult(value: unknown, output: ToolOutput): CallToolResult {
+  if (isPlainObject(value) && Array.isArray(value.content)) {
+    const result = { ...value } as unknown as CallToolResult;
+    if (output && !result.isError) {
+      const invalid = output.validate(result.structuredContent);
+      if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
+    }
+    return result;
+  }
+  if (output) {
+    const invalid = output.validate(value);
+    if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
+    return { content: [{ type: 'text', text: renderText(value) }], structuredContent: value };
+  }
+  if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return { content: value };
+  if (isContentBlock(value)) return { content: [value] };
+  if (value === undefined || value === null) return { content: [] };
+  return { content: [{ type: 'text', text: renderText(value) }] };
+}

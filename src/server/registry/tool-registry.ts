@@ -1,0 +1,171 @@
+import { extractParamHeaderRules, type ParamHeaderRule } from '../../protocol/param-headers.js';
+import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { ListChangeListener } from '../events/event-bus.js';
+import type { McpContext } from '../mcp-context.js';
+import { checkPrimitiveName } from './registry-rules.js';
+import { PagedList } from './paged-list.js';
+import { checkRequiredScopes } from '../access/required-scopes.js';
+import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
+
+export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
+
+/** A complete tool declaration: the published definition plus how to run it. */
+export interface ToolRegistration extends ToolDefinition {
+  handler: ToolHandler;
+  /** Client capabilities the tool cannot work without: a request lacking one gets -32021 before the handler runs. */
+  requiredCapabilities?: ClientCapabilities;
+  /** Each request state of this tool's rounds is accepted once (see `RequestStateStore`); a replay gets -32602. */
+  singleUseState?: boolean;
+  /** Decides per request whether `tools/list` shows the tool (e.g. hidden from callers a guard would deny). */
+  visible?: ToolVisibility;
+  /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
+  requiredScopes?: string[];
+  /** Run calls from clients that declared the tasks extension as tasks; see `TaskSupport`. */
+  taskSupport?: TaskSupport;
+  /**
+   * With `taskSupport`: the handler runs in the request first (input rounds work as for any tool) and the call
+   * becomes a task where it calls `ctx.startTask()`; without that call, it is answered in its request.
+   */
+  deferTask?: boolean;
+}
+
+/**
+ * Whether a call may run as a task (SEP-2663) when the client declared the tasks extension: `optional` lets the
+ * server answer with a task (it does, for a declaring client), `required` also refuses other clients (-32021).
+ * The spec keeps this off the wire: `tools/list` does not show it.
+ */
+export type TaskSupport = 'optional' | 'required';
+
+/** What `registerTool` takes besides the name, description, input schema and handler. */
+export type ToolRegistrationOptions = Omit<ToolRegistration, 'name' | 'description' | 'inputSchema' | 'handler'>;
+
+export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
+
+export interface ToolEntry {
+  readonly definition: ToolDefinition;
+  readonly handler: ToolHandler;
+  readonly input: CompiledSchema;
+  readonly output?: CompiledSchema;
+  readonly paramHeaders: readonly ParamHeaderRule[];
+  readonly requiredCapabilities?: ClientCapabilities;
+  readonly singleUseState?: boolean;
+  readonly visible?: ToolVisibility;
+  readonly requiredScopes?: readonly string[];
+  readonly taskSupport?: TaskSupport;
+  readonly deferTask: boolean;
+}
+
+/** Tools by name, in registration order, with everything a call needs compiled at registration. */
+export class ToolRegistry {
+  private readonly entries = new Map<string, ToolEntry>();
+  private conditional = 0;
+  private taskTools = 0;
+  readonly listing: PagedList<ToolDefinition>;
+
+  constructor(
+    private readonly schemas: SchemaCompiler,
+    pageSize: number,
+    private readonly onChange: ListChangeListener,
+  ) {
+    this.listing = new PagedList(
+      () => [...this.entries.values()].map((e) => e.definition),
+      pageSize,
+      'tools',
+      (d) => this.entries.get(d.name)?.requiredScopes,
+    );
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(name: string): ToolEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  /** True when some tool may run as a task: the server then advertises the tasks extension. */
+  get hasTaskTools(): boolean {
+    return this.taskTools > 0;
+  }
+
+  /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
+  get hasConditionalTools(): boolean {
+    return this.conditional > 0;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  add(registration: ToolRegistration): void {
+    const {
+      handler,
+      requiredCapabilities,
+      singleUseState,
+      visible,
+      requiredScopes,
+      taskSupport,
+      deferTask,
+      ...definition
+    } = registration;
+    const name = definition.name;
+    checkPrimitiveName('tool', name);
+    if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
+    if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
+    if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
+      throw new Error(
+        `Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`,
+      );
+    }
+    if (deferTask && taskSupport === undefined) throw new Error(`Tool "${name}": deferTask needs a taskSupport`);
+    const inputSchema = definition.inputSchema as JsonSchema;
+    if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
+      throw new Error(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
+    }
+    let paramHeaders: ParamHeaderRule[];
+    try {
+      paramHeaders = extractParamHeaderRules(inputSchema);
+    } catch (error) {
+      throw new Error(`Tool "${name}": ${(error as Error).message}`, { cause: error });
+    }
+    const entry: ToolEntry = {
+      definition: stripUndefined(definition),
+      handler,
+      input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
+      output: definition.outputSchema
+        ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`)
+        : undefined,
+      paramHeaders,
+      requiredCapabilities,
+      singleUseState,
+      visible,
+      requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
+      taskSupport,
+      deferTask: deferTask === true,
+    };
+    this.entries.set(name, entry);
+    if (visible) this.conditional++;
+    if (taskSupport) this.taskTools++;
+    this.changed(entry.requiredScopes);
+  }
+
+  remove(name: string): boolean {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    this.entries.delete(name);
+    if (entry.visible) this.conditional--;
+    if (entry.taskSupport) this.taskTools--;
+    this.changed(entry.requiredScopes);
+    return true;
+  }
+
+  private changed(requiredScopes: readonly string[] | undefined): void {
+    this.listing.invalidate();
+    this.onChange(requiredScopes);
+  }
+}
+
+/** Drops keys whose value is undefined so published definitions carry only what was declared. */
+export function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,166 @@
+import type { InputRequest, InputRequests, InputResponse, InputResponses } from '../../protocol/mcp-types.js';
+import type { StoredTask, TaskSignal } from './task-store.js';
+
+/** What the work of a task gets: its id, its stop signal, the answers so far, and ways to ask and to report. */
+export interface TaskRun {
+  readonly taskId: string;
+  /** Fires when the task is cancelled, expires, or the server closes. */
+  readonly signal: AbortSignal;
+  /** Every answer the task has: those gathered before it started, and each one `ask` has resolved with. */
+  readonly answers: InputResponses;
+  /**
+   * Resolves with the client's answer to `request`: the task goes `input_required` with the request under
+   * `key` until `tasks/update` answers it (a key answered before resolves at once; keys are never reused).
+   * Asks made in the same tick show up together. Answers gathered before the task are the caller's to check.
+   */
+  ask(key: string, request: InputRequest): Promise<InputResponse>;
+  /** Sets the task's `statusMessage` (where progress goes: tasks carry no progress notifications). */
+  status(message: string): void;
+}
+
+/** The store writes an active task makes, applied in order by the runner. */
+export interface TaskWriter {
+  write(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<void>;
+}
+
+interface Waiter {
+  promise: Promise<InputResponse>;
+  resolve(value: InputResponse): void;
+  reject(reason: unknown): void;
+}
+
+/**
+ * A task running on this instance: the handler's stop signal, the asks it waits on, and the writes it makes
+ * to the store, chained so they land in the order they were made. Asks only add to the stored
+ * `inputRequests`; removing answered ones is the job of whichever instance takes the `tasks/update`, so a
+ * late write from here never brings an answered request back.
+ */
+export class ActiveTask implements TaskRun {
+  readonly answers: InputResponses;
+  /** Keys answered by `tasks/update`: asking one again resolves with its answer, never re-asks. */
+  private readonly answered = new Set<string>();
+  private readonly controller = new AbortController();
+  private readonly waiters = new Map<string, Waiter>();
+  private fresh: InputRequests | undefined;
+  private message: string | undefined;
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly taskId: string,
+    answers: InputResponses,
+    private readonly writer: TaskWriter,
+    private readonly now: () => number,
+  ) {
+    this.answers = { ...answers };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  ask(key: string, request: InputRequest): Promise<InputResponse> {
+    if (this.answered.has(key)) return Promise.resolve(this.answers[key]);
+    if (this.signal.aborted) return rejected(this.signal.reason);
+    const pending = this.waiters.get(key);
+    if (pending) return pending.promise;
+    let resolve!: (value: InputResponse) => void;
+    let reject!: (reason: unknown) => void;
+    const promise = new Promise<InputResponse>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    // A handler that awaits one of several asks has moved on when another is rejected by a cancel.
+    promise.catch(() => undefined);
+    this.waiters.set(key, { promise, resolve, reject });
+    if (this.fresh === undefined) {
+      this.fresh = {};
+      queueMicrotask(() => this.flushAsks());
+    }
+    this.fresh[key] = request;
+    return promise;
+  }
+
+  status(message: string): void {
+    if (this.signal.aborted) return;
+    // Progress can come faster than the store takes writes: only the latest message waiting is written.
+    const queued = this.message !== undefined;
+    this.message = message;
+    if (queued) return;
+    this.enqueue(() => {
+      const statusMessage = this.message;
+      this.message = undefined;
+      return (task) => ({ ...task, statusMessage, lastUpdatedAt: this.now() });
+    });
+  }
+
+  /** What another instance relayed: answers to resolve, or the cancellation. */
+  receive(signal: TaskSignal): void {
+    if (signal.type === 'cancel') {
+      this.stop(new TaskStopped('The task was cancelled'));
+      return;
+    }
+    for (const [key, value] of Object.entries(signal.responses)) {
+      const waiter = this.waiters.get(key);
+      if (!waiter) continue;
+      this.waiters.delete(key);
+      this.answered.add(key);
+      this.answers[key] = value;
+      waiter.resolve(value);
+    }
+  }
+
+  /** Stops the handler: its signal fires and every ask it still waits on is rejected. */
+  stop(reason: Error): void {
+    if (this.signal.aborted) return;
+    this.controller.abort(reason);
+    for (const waiter of this.waiters.values()) waiter.reject(reason);
+    this.waiters.clear();
+  }
+
+  /** Queues the terminal write after every write before it; resolves once it has been attempted. */
+  finish(change: (task: StoredTask) => StoredTask | undefined): Promise<void> {
+    this.enqueue(() => change);
+    return this.writes;
+  }
+
+  private flushAsks(): void {
+    const asks = this.fresh!;
+    this.fresh = undefined;
+    this.enqueue(() => (task) => ({
+      ...task,
+      status: 'input_required',
+      inputRequests: { ...task.inputRequests, ...asks },
+      lastUpdatedAt: this.now(),
+    }));
+  }
+
+  /** `changeFor` runs when the write's turn comes, so the change is built from what is current then. */
+  private enqueue(changeFor: () => (task: StoredTask) => StoredTask | undefined): void {
+    this.writes = this.writes.then(() => this.writer.write(this.taskId, changeFor()));
+  }
+}
+
+/**
+ * Thrown by `ctx.startTask()` in a call that runs in its request first (a tool registered with `deferTask`):
+ * the kernel creates the task, with the answers gathered so far, and runs the handler again inside it.
+ */
+export class StartTask extends Error {
+  constructor() {
+    super('The call continues as a task');
+    this.name = 'StartTask';
+  }
+}
+
+/** Why a task's handler was stopped: cancelled by the client, expired, or the server closing. */
+export class TaskStopped extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TaskStopped';
+  }
+}
+
+function rejected(reason: unknown): Promise<never> {
+  const promise = Promise.reject(reason);
+  promise.catch(() => undefined);
+  return promise;
+}

@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { CallToolResult, InputRequest, InputResponses } from '../../protocol/mcp-types.js';
+import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskError } from '../../protocol/tasks.js';
+import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
+import { consoleLogger, type McpLogger } from '../mcp-logger.js';
+import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
+
+/** How tools called as tasks (SEP-2663) are kept and bounded. */
+export interface TaskOptions {
+  /** Where tasks live; share one between instances (e.g. Redis) so any of them can answer about any task. In memory by default. */
+  store?: TaskStore;
+  /** How long a task and its result are kept, from its creation; the handler is stopped then too. Default 5 minutes. */
+  ttlMs?: number;
+  /** How often clients are asked to poll `tasks/get`. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Most tasks kept at once for one caller (its principal; all unauthenticated callers are one). Default 100. */
+  maxTasksPerCaller?: number;
+  /** Most tasks kept at once in all. Default 10 000. */
+  maxTasks?: number;
+}
+
+/** How a task's work ended: the tool's result (a tool error included), or a JSON-RPC error. */
+export type TaskOutcome = { result: CallToolResult } | { error: TaskError };
+
+/** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
+export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
+
+const NOT_FOUND = 'Failed to retrieve task: Task not found';
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * Runs tool calls as tasks and answers `tasks/get`, `tasks/update` and `tasks/cancel` about them, on whichever
+ * instance they arrive: everything about a task is in the store, and the instance running it learns of answers
+ * and cancellation through the store's signals. Terminal statuses are final because the store refuses to
+ * change them, so a result that lands after a cancel, or a cancel after a result, changes nothing.
+ */
+export class TaskRunner {
+  readonly store: TaskStore;
+  private readonly ttlMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly limits: TaskLimits;
+  private readonly active = new Map<string, ActiveTask>();
+
+  constructor(
+    options: TaskOptions = {},
+    /** Called with every state a task reaches, for `notifications/tasks`. */
+    private readonly published: (owner: string, task: DetailedTask) => void,
+    private readonly logger: McpLogger = consoleLogger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.store = options.store ?? new InMemoryTaskStore(now, logger);
+    this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
+    // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
+    if (this.ttlMs > MAX_TIMER_DELAY)
+      throw new Error(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
+    this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
+    this.limits = {
+      perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
+      total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
+    };
+  }
+
+  /**
+   * Creates a task for `owner` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
+   * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
+   */
+  async start(
+    owner: string,
+    answers: InputResponses,
+    work: (run: TaskRun) => Promise<TaskOutcome>,
+  ): Promise<CreateTaskResult> {
+    const createdAt = this.now();
+    const record: StoredTask = {
+      taskId: randomBytes(18).toString('base64url'),
+      owner,
+      createdAt,
+      lastUpdatedAt: createdAt,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      status: 'working',
+    };
+    const task = new ActiveTask(
+      record.taskId,
+      answers,
+      { write: (taskId, change) => this.write(owner, taskId, change) },
+      this.now,
+    );
+    const [outcome, unsubscribe] = await Promise.all([
+      this.store.create(record, this.limits),
+      this.store.subscribe(record.taskId, (signal) => task.receive(signal)),
+    ]);
+    if (outcome !== 'created') {
+      await unsubscribe();
+      const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
+        { reason: 'task_limit' },
+      );
+    }
+    this.active.set(record.taskId, task);
+    const expiry = setTimeout(
+      () => task.stop(new TaskStopped('The task expired')),
+      Math.max(createdAt + this.ttlMs - this.now(), 0),
+    );
+    expiry.unref();
+    let released = false;
+    // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
+    // keeps only its own closure alive, not this instance's subscription, timer or bookkeeping.
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(expiry);
+      this.active.delete(record.taskId);
+      unsubscribe().catch((error: unknown) =>
+        this.logger.error(`MCP tasks: unsubscribing from task ${record.taskId} failed`, error),
+      );
+    };
+    task.signal.addEventListener('abort', release, { once: true });
+    void this.execute(task, work).finally(release);
+    return { resultType: 'task', ...detailedTask(record) };
+  }
+
+  /** The task as `tasks/get` shows it. An unknown, expired or foreign id is -32602, all alike. */
+  async get(taskId: unknown, owner: string): Promise<DetailedTask> {
+    return detailedTask(await this.find(taskId, owner));
+  }
+
+  /**
+   * Takes answers for a task waiting on input: each one that answers an outstanding request (`accepts`) is
+   * removed from the stored `inputRequests` and relayed to the instance running the task. Others are ignored.
+   */
+  async update(taskId: unknown, owner: string, responses: InputResponses, accepts: AnswerCheck): Promise<void> {
+    const found = await this.find(taskId, owner);
+    const asked = found.inputRequests ?? {};
+    const offered = Object.entries(responses).filter(
+      ([key, value]) => Object.hasOwn(asked, key) && accepts(asked[key], value),
+    );
+    if (offered.length === 0) return;
+    let taken: InputResponses = {};
+    const updated = await this.store.update(found.taskId, (task) => {
+      // Only what is still outstanding now: another update may have answered some keys meanwhile.
+      taken = Object.fromEntries(
+        offered.filter(([key]) => task.inputRequests !== undefined && Object.hasOwn(task.inputRequests, key)),
+      );
+      if (Object.keys(taken).length === 0) return undefined;
+      const left = Object.fromEntries(
+        Object.entries(task.inputRequests!).filter(([key]) => !Object.hasOwn(taken, key)),
+      );
+      const waiting = Object.keys(left).length > 0;
+      return {
+        ...task,
+        status: waiting ? 'input_required' : 'working',
+        inputRequests: waiting ? left : undefined,
+        lastUpdatedAt: this.now(),
+      };
+    });
+    if (!updated) return;
+    this.published(owner, detailedTask(updated));
+    await this.store.signal(found.taskId, { type: 'input', responses: taken });
+  }
+
+  /** Cancels a task that has not ended (one that has is left as it is) and stops its handler wherever it runs. */
+  async cancel(taskId: unknown, owner: string): Promise<void> {
+    const found = await this.find(taskId, owner);
+    if (isTerminalStatus(found.status)) return;
+    const updated = await this.store.update(found.taskId, (task) => ({
+      ...task,
+      status: 'cancelled',
+      statusMessage: 'Cancelled by the client',
+      inputRequests: undefined,
+      lastUpdatedAt: this.now(),
+    }));
+    if (updated) this.published(owner, detailedTask(updated));
+    await this.store.signal(found.taskId, { type: 'cancel' });
+  }
+
+  /** Stops every task running here; each ends `failed`, since nothing will finish it now. */
+  close(): void {
+    for (const task of this.active.values()) {
+      task.stop(new TaskStopped('The server shut down before the task finished'));
+      void task.finish((stored) =>
+        ended(
+          stored,
+          { error: { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' } },
+          this.now(),
+        ),
+      );
+    }
+  }
+
+  private async execute(task: ActiveTask, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<void> {
+    let outcome: TaskOutcome;
+    try {
+      outcome = await work(task);
+    } catch (error) {
+      outcome = {
+        error: {
+          code: ErrorCode.InternalError,
+          message: error instanceof TaskStopped ? error.message : 'Internal error',
+        },
+      };
+    }
+    await task.finish((stored) => ended(stored, outcome, this.now()));
+  }
+
+  private async find(taskId: unknown, owner: string): Promise<StoredTask> {
+    if (typeof taskId !== 'string') throw McpError.invalidParams('Invalid params: "taskId" must be a string');
+    const task = await this.store.get(taskId, owner);
+    if (!task) throw McpError.invalidParams(NOT_FOUND);
+    return task;
+  }
+
+  private async write(
+    owner: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+  ): Promise<void> {
+    try {
+      const updated = await this.store.update(taskId, change);
+      if (updated) this.published(owner, detailedTask(updated));
+    } catch (error) {
+      // The store is down: the task keeps its last stored state until it expires, and the log says why.
+      this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);
+    }
+  }
+}
+
+/** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
+function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
+  const next: StoredTask = { ...task, inputRequests: undefined, lastUpdatedAt: now };
+  if ('result' in outcome) return { ...next, status: 'completed', result: outcome.result };
+  return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
+}
+
+/** The wire shape of a stored task: what its status carries and nothing else (no owner, no leftovers). */
+export function detailedTask(task: StoredTask): DetailedTask {
+  const wire: DetailedTask = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+  };
+  if (task.statusMessage !== undefined) wire.statusMessage = task.statusMessage;
+  if (task.pollIntervalMs !== undefined) wire.pollIntervalMs = task.pollIntervalMs;
+  if (task.status === 'input_required') wire.inputRequests = task.inputRequests ?? {};
+  else if (task.status === 'completed') wire.result = task.result ?? { content: [] };
+  else if (task.status === 'failed')
+    wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
+  return wire;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

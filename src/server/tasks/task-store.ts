@@ -1,0 +1,196 @@
+import type { CallToolResult, InputRequests, InputResponses } from '../../protocol/mcp-types.js';
+import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/tasks.js';
+import { consoleLogger, type McpLogger } from '../mcp-logger.js';
+
+/**
+ * One task as stored. Times are epoch milliseconds (the wire shows them as ISO 8601). `owner` is an opaque key
+ * of whoever created the task (a digest of the principal, or '' without authentication): a task is visible only
+ * to its owner, so another caller learns nothing, not even that it exists.
+ */
+export interface StoredTask {
+  readonly taskId: string;
+  readonly owner: string;
+  readonly createdAt: number;
+  /** From `createdAt`; null keeps the task until it is deleted some other way. The record is gone after it. */
+  readonly ttlMs: number | null;
+  status: TaskStatus;
+  statusMessage?: string;
+  lastUpdatedAt: number;
+  pollIntervalMs?: number;
+  /** What the task waits for while `input_required`, keyed as the client answers them. */
+  inputRequests?: InputRequests;
+  /** Once `completed` (a tool error included). */
+  result?: CallToolResult;
+  /** The JSON-RPC error, once `failed`. */
+  error?: TaskError;
+}
+
+/** What an instance tells the instance running a task: answers arrived (`tasks/update`), or stop (`tasks/cancel`). */
+export type TaskSignal = { type: 'input'; responses: InputResponses } | { type: 'cancel' };
+
+/** Most tasks stored at once, per owner and in all; a create past either is refused. */
+export interface TaskLimits {
+  perOwner: number;
+  total: number;
+}
+
+export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
+
+/**
+ * Where tasks live between the `tools/call` that creates one and the `tasks/*` calls about it, which may reach
+ * any instance. The kernel holds no task state of its own: every instance reads and writes here, and the
+ * instance running a task learns of answers and cancellation through `subscribe`. A shared implementation
+ * (Redis, SQL) must keep these promises:
+ *
+ * - `create` resolves only once `get` on every instance finds the task (the creating answer waits for it).
+ * - A task is gone once `createdAt + ttlMs` has passed: `get` and `update` no longer find it.
+ * - `update` is an atomic read-modify-write; a task in a terminal status is never changed again.
+ * - `signal` reaches the listeners that `subscribe` registered for the task, on whichever instance they are.
+ */
+export interface TaskStore {
+  /**
+   * Stores a new task unless that would exceed a limit (counting only tasks not yet expired). Task ids are
+   * unique (the kernel draws them at random), so a store need not check for an existing one.
+   */
+  create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome>;
+
+  /** The task, when it exists, has not expired and belongs to `owner`; otherwise undefined. */
+  get(taskId: string, owner: string): Promise<StoredTask | undefined>;
+
+  /**
+   * Applies `change` atomically to the current record and stores what it returns. `change` gets a copy (and
+   * replaces nested values rather than changing them in place); it may be called more than once (an optimistic
+   * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
+   * is. `taskId`, `owner`, `createdAt` and `ttlMs` cannot change.
+   * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
+   * terminal status, or `change` declined.
+   */
+  update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined>;
+
+  /** Delivers a signal to the task's subscribers, wherever they run; none listening is not an error. */
+  signal(taskId: string, signal: TaskSignal): Promise<void>;
+
+  /** Registers the running instance's listener for a task; resolves, once it is listening, with its removal. */
+  subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>>;
+}
+
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * The default store: tasks in process memory, for one instance (or several kernels in one process sharing the
+ * object). Each task is dropped by a timer at its expiry, and is never served past it even if the timer is late
+ * (or the clock is a test's); a create that would hit a limit first sweeps out whatever has expired.
+ */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, StoredTask>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly perOwner = new Map<string, number>();
+  private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly logger: McpLogger = consoleLogger,
+  ) {}
+
+  /** Tasks held now, expired ones not yet swept included. */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  async create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome> {
+    if (this.refusal(task.owner, limits) !== undefined) this.dropAllExpired();
+    const refusal = this.refusal(task.owner, limits);
+    if (refusal !== undefined) return refusal;
+    this.tasks.set(task.taskId, copy(task));
+    this.perOwner.set(task.owner, (this.perOwner.get(task.owner) ?? 0) + 1);
+    if (task.ttlMs !== null && task.ttlMs <= MAX_TIMER_DELAY) {
+      const timer = setTimeout(() => this.live(task.taskId), task.ttlMs);
+      // A stored result must not keep the process alive.
+      timer.unref();
+      this.timers.set(task.taskId, timer);
+    }
+    return 'created';
+  }
+
+  async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const task = this.live(taskId);
+    return task && task.owner === owner ? copy(task) : undefined;
+  }
+
+  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
+    const current = this.live(taskId);
+    if (!current || isTerminalStatus(current.status)) return undefined;
+    const next = change(copy(current));
+    if (!next) return undefined;
+    const stored = keepingIdentity(current, next);
+    this.tasks.set(taskId, stored);
+    return copy(stored);
+  }
+
+  async signal(taskId: string, signal: TaskSignal): Promise<void> {
+    for (const listener of [...(this.listeners.get(taskId) ?? [])]) {
+      try {
+        listener(signal);
+      } catch (error) {
+        // One failing listener must not keep the signal from the others, nor fail the caller's request.
+        this.logger.error(`MCP task store: a signal listener of task ${taskId} threw`, error);
+      }
+    }
+  }
+
+  async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+    let set = this.listeners.get(taskId);
+    if (!set) this.listeners.set(taskId, (set = new Set()));
+    set.add(listener);
+    return async () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
+    };
+  }
+
+  private refusal(owner: string, limits: TaskLimits): TaskCreateOutcome | undefined {
+    if (this.tasks.size >= limits.total) return 'total-limit';
+    if ((this.perOwner.get(owner) ?? 0) >= limits.perOwner) return 'owner-limit';
+    return undefined;
+  }
+
+  private live(taskId: string): StoredTask | undefined {
+    const task = this.tasks.get(taskId);
+    if (task && this.expired(task)) {
+      this.delete(task);
+      return undefined;
+    }
+    return task;
+  }
+
+  private expired(task: StoredTask): boolean {
+    return task.ttlMs !== null && task.createdAt + task.ttlMs <= this.now();
+  }
+
+  private dropAllExpired(): void {
+    for (const task of [...this.tasks.values()]) if (this.expired(task)) this.delete(task);
+  }
+
+  private delete(task: StoredTask): void {
+    this.tasks.delete(task.taskId);
+    clearTimeout(this.timers.get(task.taskId));
+    this.timers.delete(task.taskId);
+    const count = (this.perOwner.get(task.owner) ?? 1) - 1;
+    if (count > 0) this.perOwner.set(task.owner, count);
+    else this.perOwner.delete(task.owner);
+  }
+}
+
+/** What an update stores: the changed task, with the identity a change may not touch (id, owner, creation, lifetime). */
+export function keepingIdentity(current: StoredTask, next: StoredTask): StoredTask {
+  return { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
+}
+
+/**
+ * A shallow copy: what the store hands out or takes in is its own top-level object, so assigning a field never
+ * reaches the stored task. Nested values (inputRequests, result, error) are shared, as everywhere in the kernel
+ * they are replaced, never changed in place; a full clone per access cost more than the rest of a `tasks/get`.
+ */
+function copy<T extends object>(value: T): T {
+  return { ...value };
+}

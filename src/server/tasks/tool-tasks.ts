@@ -1,0 +1,133 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { CallToolResult, InputRequests } from '../../protocol/mcp-types.js';
+import { declaresTasksExtension, tasksExtensionRequired, type CreateTaskResult } from '../../protocol/tasks.js';
+import { TaskStopped, type TaskRun } from './active-task.js';
+import { InputRequired } from '../input/input-required.js';
+import { McpContext } from '../mcp-context.js';
+import type { SchemaCompiler } from '../schema/schema-compiler.js';
+import type { TaskOutcome, TaskRunner } from './task-runner.js';
+import { taskOwnerOf } from './task-owner.js';
+import type { ToolEntry } from '../registry/tool-registry.js';
+
+/** How one `tools/call` runs: in its request, as a task from the first line, or in the request until `ctx.startTask()`. */
+export type ToolCallMode = 'request' | 'task' | 'deferred';
+
+/** How the tools family turns what a handler did into a `CallToolResult`, the same in a task as in a request. */
+export interface ToolSettlement {
+  /** What the handler returned (checked against the tool's outputSchema). */
+  result(value: unknown): CallToolResult;
+  /** An error the handler threw that is not a protocol error: a tool error result the client may read. */
+  failure(error: unknown): CallToolResult;
+}
+
+/**
+ * Tool calls as tasks (SEP-2663): which calls become one, and the handler's run inside it. The handler is the
+ * same method with a context whose input helpers wait for `tasks/update`; one that throws `InputRequired`
+ * itself (the multi-round style) is run again once every request it named is answered, as a retry would be.
+ */
+export class ToolTasks {
+  constructor(
+    private readonly runner: TaskRunner,
+    private readonly schemas: SchemaCompiler,
+  ) {}
+
+  /** A task only for a client that declared the extension on this request; `required` refuses the others (-32021). */
+  mode(entry: ToolEntry, request: JsonRpcRequest): ToolCallMode {
+    if (entry.taskSupport === undefined) return 'request';
+    if (!declaresTasksExtension(request)) {
+      if (entry.taskSupport === 'required') throw tasksExtensionRequired();
+      return 'request';
+    }
+    return entry.deferTask ? 'deferred' : 'task';
+  }
+
+  /** Creates the task (answering once the store has it) and runs the handler in it, with what `base` gathered. */
+  start(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    base: McpContext,
+    settle: ToolSettlement,
+  ): Promise<CreateTaskResult> {
+    return this.runner.start(taskOwnerOf(base.principal), base.inputResponses, (run) =>
+      this.run(entry, args, base, run, settle),
+    );
+  }
+
+  private async run(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    base: McpContext,
+    run: TaskRun,
+    settle: ToolSettlement,
+  ): Promise<TaskOutcome> {
+    let state = base.state;
+    for (;;) {
+      const context = new McpContext({
+        requestId: base.requestId,
+        method: base.method,
+        meta: base.meta,
+        signal: run.signal,
+        inputResponses: { ...run.answers },
+        state,
+        round: base.round,
+        httpRequest: base.httpRequest,
+        principal: base.principal,
+        schemas: this.schemas,
+        task: run,
+      });
+      let asked: InputRequired;
+      try {
+        const value = await entry.handler(args, context.inputResponses, context);
+        if (!(value instanceof InputRequired)) return completed(settle.result(value));
+        asked = value;
+      } catch (error) {
+        if (error instanceof TaskStopped) throw error;
+        if (error instanceof McpError) return protocolError(error);
+        if (!(error instanceof InputRequired)) return completed(settle.failure(error));
+        asked = error;
+      }
+      try {
+        const again = await answer(asked.requests, run, context);
+        if (again) return again;
+      } catch (error) {
+        // A request the client cannot answer (-32021) ends the task as failed, like any protocol error.
+        if (error instanceof McpError) return protocolError(error);
+        throw error;
+      }
+      state = asked.options.state !== undefined ? asked.options.state : context.state;
+    }
+  }
+}
+
+function completed(result: CallToolResult): TaskOutcome {
+  return { result };
+}
+
+function protocolError(error: McpError): TaskOutcome {
+  return {
+    error:
+      error.data === undefined
+        ? { code: error.code, message: error.message }
+        : { code: error.code, message: error.message, data: error.data },
+  };
+}
+
+/**
+ * Waits, through the task, for every request the handler named (the context checks what the client declared).
+ * Asking only for keys already answered would run the handler again and again: that ends the task instead.
+ */
+async function answer(requests: InputRequests, run: TaskRun, context: McpContext): Promise<TaskOutcome | undefined> {
+  const keys = Object.keys(requests);
+  if (keys.every((key) => Object.hasOwn(run.answers, key))) {
+    return {
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'Error: the handler asked again only for input it was already given',
+      },
+    };
+  }
+  await context.requestInputs(requests);
+  return undefined;
+}
