@@ -1,0 +1,151 @@
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from './fixtures.js';
+
+/**
+ * A gauge a busy machine cannot fool: each server runs under callgrind (`node --jitless`, so the instruction
+ * stream does not depend on when the JIT kicks in), the counters are zeroed after a warm-up, and the
+ * instructions of a fixed number of requests are read from the dump. Wall-clock rows move 20-40 % between runs on
+ * a shared machine; instructions per request repeat within a few per cent, so their ratio shows a regression.
+ *
+ * `node build/bench/instructions.js [requests]` (default 300; INSTRUCTIONS_SMOKE=1 runs 20).
+ */
+const requests = Number(process.argv[2] ?? (process.env.INSTRUCTIONS_SMOKE ? 20 : 300));
+const warmUp = Math.max(10, Math.round(requests / 5));
+const call = CASES.find((c) => c.id === 'call')!;
+const legacyCall = CASES.find((c) => c.id === 'call-2025')!;
+
+interface Row {
+  server: ServerName;
+  benchCase: BenchCase;
+  perRequest: number;
+}
+
+function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(fileURLToPath(new URL('./server-child.js', import.meta.url)), [server, '5', 'legacy'], {
+    execPath: 'valgrind',
+    execArgv: [
+      '--tool=callgrind',
+      '--smc-check=all',
+      `--callgrind-out-file=${outFile}`,
+      '--collect-atstart=yes',
+      process.execPath,
+      '--jitless',
+    ],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${server} did not start under callgrind within 15 min`)), 900_000);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve({ child, port: (message as { port: number }).port });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${server} exited under callgrind (code ${code}): ${stderr}`));
+    });
+  });
+}
+
+function post(port: number, agent: Agent, benchCase: BenchCase): Promise<string> {
+  const body = requestBody(benchCase);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: requestHeaders(benchCase) },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const text = await post(port, agent, benchCase);
+    // A server that answers something else (an error, another sum) is measuring other work.
+    if (!text.includes('"text":"5"')) throw new Error(`unexpected answer: ${text}`);
+  }
+}
+
+/** Instructions of the last dump: callgrind writes `summary:` (or `totals:`) with the event count. */
+function dumpedInstructions(dir: string, base: string): number {
+  const dumps = readdirSync(dir)
+    .filter((file) => file.startsWith(base) && /\.\d+$/.test(file))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const last = readFileSync(join(dir, dumps[dumps.length - 1]), 'utf8');
+  const line = /^(?:summary|totals): (\d+)/m.exec(last);
+  if (!line) throw new Error(`no instruction total in ${dumps[dumps.length - 1]}`);
+  return Number(line[1]);
+}
+
+async function measure(server: ServerName, cases: BenchCase[], dir: string): Promise<Row[]> {
+  const base = `${server}.cg`;
+  const { child, port } = await startUnderCallgrind(server, join(dir, base));
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const rows: Row[] = [];
+  try {
+    for (const benchCase of cases) {
+      await sendAll(port, agent, benchCase, warmUp);
+      execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+      await sendAll(port, agent, benchCase, requests);
+      execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+      rows.push({ server, benchCase, perRequest: dumpedInstructions(dir, base) / requests });
+    }
+    return rows;
+  } finally {
+    agent.destroy();
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-instructions-'));
+try {
+  // Each server is started once (a start under callgrind takes minutes); its cases are measured one after another.
+  const plan: Array<[ServerName, BenchCase[]]> = [
+    ['nest-fastify', [call]],
+    ['mcp-fastify', [call, legacyCall]],
+    ['nest-express', [call]],
+    ['mcp-express', [call]],
+  ];
+  const rows: Row[] = [];
+  for (const [server, cases] of plan) {
+    for (const row of await measure(server, cases, dir)) {
+      rows.push(row);
+      console.log(
+        `${SERVERS[server]}, ${row.benchCase.label}: ${Math.round(row.perRequest).toLocaleString('en')} instructions per request`,
+      );
+    }
+  }
+  const per = (server: ServerName, id: string) =>
+    rows.find((r) => r.server === server && r.benchCase.id === id)!.perRequest;
+  const ratio = (a: number, b: number) => (a / b).toFixed(3);
+  console.log(
+    `\nInstructions per request under callgrind (node --jitless), ${requests} requests after ${warmUp} warm-up:`,
+  );
+  console.log('| ratio | value |\n| --- | --- |');
+  console.log(
+    `| Fastify: MCP tools/call ÷ bare Nest + Fastify route | ${ratio(per('mcp-fastify', 'call'), per('nest-fastify', 'call'))} |`,
+  );
+  console.log(
+    `| Express: MCP tools/call ÷ bare Nest + Express route | ${ratio(per('mcp-express', 'call'), per('nest-express', 'call'))} |`,
+  );
+  console.log(
+    `| Fastify: 2025-era tools/call ÷ 2026-07-28 tools/call | ${ratio(per('mcp-fastify', 'call-2025'), per('mcp-fastify', 'call'))} |`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
