@@ -37,7 +37,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
         McpModule.forRoot({
           name: 'files',
           version: '1.0.0',
-          onCall: (event) => events.push(event),
+          observability: { onCall: (event) => events.push(event) },
           auth: {
             resource: RESOURCE,
             authorizationServers: [ISSUER],

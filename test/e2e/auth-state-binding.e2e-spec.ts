@@ -14,7 +14,7 @@ async function appFor(resource: string, auth: Partial<McpAuthOptions>): Promise<
     McpModule.forRoot({
       name: 'files',
       version: '1.0.0',
-      requestStateSecret: SECRET,
+      requestState: { secret: SECRET },
       auth: { resource, authorizationServers: [ISSUER], ...auth },
     }),
   ]);
@@ -90,7 +90,7 @@ describe('A principal whose JSON identifies nobody (issue 17, item 7)', () => {
   });
 });
 
-describe('Request state across servers that share requestStateSecret (issue 17, item 12)', () => {
+describe('Request state across servers that share requestState.secret (issue 17, item 12)', () => {
   it('is refused by a server with another resource URI, though name, tool, arguments and user are the same', async () => {
     const verify = () => ({ sub: 'alice' });
     const files = await appFor('https://files.example.com/mcp', { verify });

@@ -49,7 +49,7 @@ describe('input_required over HTTP', () => {
   let payments = 0;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'mrtr', version: '1.0.0', requestStateSecret: SECRET })]);
+    app = await createApp([McpModule.forRoot({ name: 'mrtr', version: '1.0.0', requestState: { secret: SECRET } })]);
     server = app.get(MCPServer);
     const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
     const deleted = (ctx: McpContext) => `Deleted ${(ctx.state as { path: string }).path}`;

@@ -47,7 +47,7 @@ describe('subscriptions/listen over HTTP/SSE', () => {
   };
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'listen', version: '1.0.0', eventBus: bus })]);
+    app = await createApp([McpModule.forRoot({ name: 'listen', version: '1.0.0', listen: { eventBus: bus } })]);
     server = app.get(MCPServer);
     server.addTool({ name: 'base', description: 'Always there', inputSchema: { type: 'object' }, handler: () => 'x' });
     server.addPrompt({ name: 'base_prompt', description: 'Always there', handler: () => 'x' });
