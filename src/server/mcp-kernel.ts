@@ -142,8 +142,8 @@ export class McpKernel {
       options.instructions,
     ));
     const listenLimits = {
-      maxSubscriptions: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxSubscriptions,
-      maxSubscriptionsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
+      maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
+      maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
       maxResourceSubscriptions: listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
     };
     this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, listenLimits, gate);
