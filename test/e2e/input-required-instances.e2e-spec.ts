@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
-import { MCPServer, McpModule, type McpModuleOptions, type RequestStateStore } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
+import type { RequestStateStore } from '../../src/core/index.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { transferTool } from '../support/transfer-tool.js';

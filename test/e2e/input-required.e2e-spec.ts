@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import type { InputRequest } from '../../src/core/index.js';
 import { RequestStateCodec } from '../../src/server/input/request-state-codec.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';

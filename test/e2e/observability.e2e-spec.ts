@@ -6,7 +6,8 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { MCPServer, McpModule, type McpCallEvent, type McpModuleOptions } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
+import type { McpCallEvent } from '../../src/core/index.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';
 import { registerFeatures } from '../support/feature-server.js';
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { MCPServer, McpModule, type McpEvent } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
+import type { McpEvent } from '../../src/core/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';

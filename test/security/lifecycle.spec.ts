@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { applyServerTimeouts } from '../../src/index.js';
+import { applyServerTimeouts } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { openStream, startFixture, waitFor } from './fixture.js';
 

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { type McpEvent, type McpEventBus } from '../../src/index.js';
+import type { McpEvent, McpEventBus } from '../../src/core/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
 /** A remote bus (Redis, say) that is down: every publish rejects. */

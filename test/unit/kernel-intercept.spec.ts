@@ -1,4 +1,4 @@
-import { type McpCall, type McpCallInterceptor } from '../../src/index.js';
+import type { McpCall, McpCallInterceptor } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';
 

@@ -1,4 +1,4 @@
-import { type McpEventBus } from '../../src/index.js';
+import type { McpEventBus } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel, type McpLogger } from '../../src/core/index.js';
 
