@@ -98,7 +98,7 @@ export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
       McpModule.forRoot({
         name: 'bench',
         version: '1.0.0',
-        logFailedCalls: false,
+        observability: { logFailedCalls: false },
         tasks: { maxTasksPerCaller: 100_000, maxTasks: 100_000 },
       }),
     ],

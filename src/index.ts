@@ -1,12 +1,14 @@
 // `nestjs-mcp`: what a Nest app writes against. The module and its options, the decorators, the injectable
-// server and how to inject it by name, what handlers use and return, the errors. Transport builders find the
-// kernel, the drivers and the protocol helpers in `nestjs-mcp/core`.
+// server and how to inject it by name, what handlers use and throw, the errors. The protocol's types (results,
+// content blocks, capabilities), the kernel, the drivers, the pluggable backends' interfaces and the transport
+// helpers are in `nestjs-mcp/core`; the few names both export are the ones a handler uses either way.
 
 // The module, its options and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export type {
   McpModuleOptions,
   McpModuleExtras,
+  McpModuleHttpOptions,
   McpObservabilityOptions,
 } from './nest/mcp-module-options.interface.js';
 export { MCPServer } from './nest/mcp.server.js';
@@ -29,23 +31,17 @@ export { McpExecutionContext, type McpContextType } from './nest/mcp-execution-c
 export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
 
 // What handlers get, return and throw.
-export { McpContext, type ProgressUpdate, type SampleOptions } from './server/mcp-context.js';
-export { InputRequired, type InputRequiredOptions, type InputCapability } from './server/input/input-required.js';
+export { McpContext } from './server/mcp-context.js';
+export { InputRequired } from './server/input/input-required.js';
 export { Content } from './server/content.js';
 export { ToolError } from './server/errors/tool-error.js';
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';
 export { insufficientScope } from './server/access/required-scopes.js';
 export { McpPrincipal } from './auth/principal.js';
-export type * from './protocol/mcp-types.js';
 
 // Run-time registration through MCPServer: schemas in any style, typed handlers, a handle to update or remove.
-export type {
-  McpSchema,
-  InferSchemaInput,
-  StandardJsonSchemaSource,
-  ZodSchemaSource,
-} from './server/schema/mcp-schema.js';
+export type { McpSchema, InferSchemaInput } from './server/schema/mcp-schema.js';
 export type { McpToolRegistration } from './server/registry/tool-registration.js';
 export type { RegistrationHandle } from './server/registry/registration-handle.js';
 export type {
@@ -62,24 +58,7 @@ export type {
   Completer,
 } from './server/registry/resource-registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
-export type { McpCall, McpCallInterceptor, McpCallOutcome } from './server/mcp-call.js';
 
 // Errors: start-up configuration, and what a custom token verifier throws.
 export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';
-export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './auth/token-verifier.js';
-
-// Types of the options.
-export type { McpServerOptions } from './server/mcp-server-options.js';
-export type { LegacyOptions } from './server/legacy/legacy-leg.js';
-export type { McpEvent, McpEventBus } from './server/events/event-bus.js';
-export type { RequestStateStore } from './server/input/request-state-store.js';
-export type { TaskStore, StoredTask } from './server/tasks/task-store.js';
-export type { TaskOptions } from './server/tasks/task-runner.js';
-export type { TaskStatus } from './protocol/tasks.js';
-export type { McpCallEvent } from './observability/call-events.js';
-export type { OpenTelemetryOptions } from './observability/open-telemetry.js';
-export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from './auth/auth-options.js';
-export type { McpCorsOptions } from './http/cors-policy.js';
-export type { HostOriginOptions } from './http/host-origin-policy.js';
-export type { ServerTimeouts } from './http/server-timeouts.js';
-export { applyServerTimeouts } from './http/server-timeouts.js';
+export { InvalidTokenError } from './auth/token-verifier.js';

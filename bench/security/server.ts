@@ -10,19 +10,20 @@ import { startFixture } from '../../test/security/fixture.js';
  */
 const fx = await startFixture(
   {
-    maxBodyBytes: 1024 * 1024,
-    callTimeoutMs: 2_000,
-    maxResponseBytes: 1024 * 1024,
-    maxSubscriptions: 32,
-    sseKeepAliveMs: 1_000,
-    drainTimeoutMs: 3_000,
-    maxConcurrentCalls: 2_000,
-    serverTimeouts: {
-      requestTimeoutMs: 5_000,
-      headersTimeoutMs: 3_000,
-      keepAliveTimeoutMs: 5_000,
-      checkIntervalMs: 500,
+    http: {
+      maxBodyBytes: 1024 * 1024,
+      maxResponseBytes: 1024 * 1024,
+      sseKeepAliveMs: 1_000,
+      drainTimeoutMs: 3_000,
+      serverTimeouts: {
+        requestTimeoutMs: 5_000,
+        headersTimeoutMs: 3_000,
+        keepAliveTimeoutMs: 5_000,
+        checkIntervalMs: 500,
+      },
     },
+    limits: { callTimeoutMs: 2_000, maxConcurrentCalls: 2_000 },
+    listen: { maxStreams: 32 },
   },
   true,
 );

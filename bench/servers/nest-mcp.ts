@@ -62,12 +62,12 @@ export async function startNestMcp(
     }
   }
 
-  const options = {
+  const options: McpModuleOptions = {
     name: 'bench',
     version: '1.0.0',
-    ...(paged ? {} : { pageSize: 1000 }),
+    ...(paged ? {} : { limits: { pageSize: 1000 } }),
     // Instances that share a fleet share the key that seals request states, so any of them opens any state.
-    ...(process.env.BENCH_STATE_SECRET ? { requestStateSecret: process.env.BENCH_STATE_SECRET } : {}),
+    requestState: { secret: process.env.BENCH_STATE_SECRET },
   };
   @Module({ imports: redis ? await withRedis(options) : [McpModule.forRoot(options)], providers: [BenchTools] })
   class BenchModule {}
@@ -88,7 +88,11 @@ async function withRedis(options: McpModuleOptions): Promise<DynamicModule[]> {
     }),
     McpModule.forRootAsync({
       inject: [McpRedisBackends],
-      useFactory: (backends: InstanceType<typeof McpRedisBackends>) => ({ ...options, ...backends }),
+      useFactory: (backends: InstanceType<typeof McpRedisBackends>) => ({
+        ...options,
+        ...backends,
+        requestState: { ...options.requestState, ...backends.requestState },
+      }),
     }),
   ];
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Content, McpContext, McpCtx, Tool, type ContentBlock, type InputRequests } from '../../src/index.js';
+import { Content, McpContext, McpCtx, Tool } from '../../src/index.js';
+import type { ContentBlock, InputRequests } from '../../src/core/index.js';
 import { COLOR_FORM, CONFIRM_FORM, NAME_FORM } from './fixture-data.js';
 
 /**

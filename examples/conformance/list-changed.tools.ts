@@ -1,13 +1,7 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  Content,
-  MCPServer,
-  Tool,
-  type ContentBlock,
-  type McpToolRegistration,
-  type PromptRegistration,
-} from '../../src/index.js';
+import { Content, MCPServer, Tool, type McpToolRegistration, type PromptRegistration } from '../../src/index.js';
+import type { ContentBlock } from '../../src/core/index.js';
 import { McpRedisConnections, RedisChannel } from '../../src/redis/index.js';
 
 /** The tool `test_trigger_tool_change` adds and removes. */

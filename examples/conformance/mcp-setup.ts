@@ -8,14 +8,18 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
  * signs request state the same way on every instance, so any of them can serve any round.
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
-  const options: McpModuleOptions = { name: 'nestjs-mcp-conformance', version: '1.0.0' };
-  if (env.MCP_STATE_SECRET) options.requestStateSecret = env.MCP_STATE_SECRET;
+  const secret = env.MCP_STATE_SECRET;
+  const options: McpModuleOptions = { name: 'nestjs-mcp-conformance', version: '1.0.0', requestState: { secret } };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   return [
     McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
     McpModule.forRootAsync({
       inject: [McpRedisBackends],
-      useFactory: (redis: McpRedisBackends) => ({ ...options, ...redis }),
+      useFactory: (redis: McpRedisBackends) => ({
+        ...options,
+        ...redis,
+        requestState: { ...redis.requestState, secret },
+      }),
     }),
   ];
 }

@@ -19,7 +19,7 @@ export class MetricsModule {}
       useFactory: (metrics: McpMetrics) => ({
         name: 'observed',
         version: '1.0.0',
-        onCall: (event) => metrics.record(event),
+        observability: { onCall: (event) => metrics.record(event) },
       }),
     }),
   ],

@@ -1,3 +1,4 @@
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 /**
  * Checks the URL of an endpoint the resource server trusts (JWKS, introspection) once, at start-up. Keys or
  * token verdicts fetched over plain HTTP can be swapped by anyone on the path, so `http:` is refused unless the
@@ -8,12 +9,14 @@ export function trustedEndpointUrl(option: string, value: string, allowInsecureH
   try {
     url = new URL(value);
   } catch (error) {
-    throw new Error(`${option} must be an absolute URL, got ${JSON.stringify(value)}`, { cause: error });
+    throw new McpConfigurationError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`, {
+      cause: error,
+    });
   }
   if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:') throw new Error(`${option} must be an https URL, got ${url.protocol}`);
+  if (url.protocol !== 'http:') throw new McpConfigurationError(`${option} must be an https URL, got ${url.protocol}`);
   if (!allowInsecureHttp && !isLoopback(url.hostname)) {
-    throw new Error(
+    throw new McpConfigurationError(
       `${option} is plain http on a non-loopback host (${url.host}): keys and token verdicts could be tampered with in transit. ` +
         'Use https, or set allowInsecureHttp: true if the network to it is trusted.',
     );

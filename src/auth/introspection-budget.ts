@@ -1,3 +1,4 @@
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 /**
  * How many introspection calls may start: at most `maxConcurrent` in flight, and at most `perSecond` started per
  * second on average (a token bucket that holds `perSecond`, so a quiet server can absorb a burst that size).
@@ -15,9 +16,11 @@ export class IntrospectionBudget {
     private readonly now: () => number,
   ) {
     if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)
-      throw new Error('auth.introspection.maxConcurrentCalls must be a positive integer');
+      throw new McpConfigurationError('auth.introspection.maxConcurrentCalls must be a positive integer');
     if (!(perSecond > 0))
-      throw new Error('auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it)');
+      throw new McpConfigurationError(
+        'auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it)',
+      );
     this.tokens = perSecond;
     this.refilledAt = now();
   }

@@ -1,3 +1,4 @@
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 export type Jose = typeof import('jose');
 
 /**
@@ -11,7 +12,7 @@ export async function loadJose(): Promise<Jose> {
     const { importJose } = await import('./jose-loader.cjs');
     return await importJose();
   } catch (error) {
-    throw new Error(
+    throw new McpConfigurationError(
       'auth.jwt verifies tokens with the ESM-only package "jose", which this runtime could not import ' +
         `(${(error as Error).message}). Under jest's CommonJS runtime, run jest with NODE_OPTIONS=--experimental-vm-modules ` +
         '(the jest config stays as it is), or verify tokens yourself with auth.verify or auth.introspection.',

@@ -4,6 +4,7 @@ import { trustedEndpointUrl } from './endpoint-url.js';
 import { loadJose, type Jose } from './jose.js';
 import { McpPrincipal } from './principal.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 
 // RFC 9068 §2.1: access tokens are typed `at+jwt` (media type application/at+jwt), so an ID token or any other
 // JWT signed by the same keys is not taken for one.
@@ -37,9 +38,9 @@ export class JwtVerifier implements TokenVerifier {
     private readonly audience: string | string[],
   ) {
     if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
-      throw new Error('auth.jwt.issuer is required');
+      throw new McpConfigurationError('auth.jwt.issuer is required');
     if ((options.jwksUri === undefined) === (options.jwks === undefined))
-      throw new Error('auth.jwt needs exactly one of jwksUri and jwks');
+      throw new McpConfigurationError('auth.jwt needs exactly one of jwksUri and jwks');
     // Checked now, so a plain-http JWKS URL fails start-up even before jose has loaded.
     const jwksUrl = options.jwks
       ? undefined
@@ -54,7 +55,7 @@ export class JwtVerifier implements TokenVerifier {
     this.loaded.catch(() => undefined);
     const typ = options.typ ?? ACCESS_TOKEN_TYPE;
     if (typ !== false && [typ].flat().length === 0)
-      throw new Error('auth.jwt.typ needs at least one type, or false to accept any');
+      throw new McpConfigurationError('auth.jwt.typ needs at least one type, or false to accept any');
     this.types = typ === false ? undefined : new Set([typ].flat().map(mediaType));
   }
 

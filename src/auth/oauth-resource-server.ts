@@ -15,6 +15,7 @@ import {
 import { ScopeHierarchy } from './scope-hierarchy.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 
 // MCP authorization: servers SHOULD NOT advertise or challenge for offline_access; refresh is the client's business.
 const OFFLINE_ACCESS = 'offline_access';
@@ -39,7 +40,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     this.resource = canonicalResourceUri(options.resource);
     const servers = options.authorizationServers;
     if (!Array.isArray(servers) || servers.length === 0)
-      throw new Error('auth.authorizationServers needs at least one issuer URL');
+      throw new McpConfigurationError('auth.authorizationServers needs at least one issuer URL');
     for (const server of servers) new URL(server);
     const scopesSupported = scopeList('auth.scopesSupported', options.scopesSupported);
     this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
@@ -57,7 +58,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
 
     const ways = (['jwt', 'introspection', 'verify', 'fromRequest'] as const).filter((k) => options[k] !== undefined);
     if (ways.length !== 1) {
-      throw new Error(
+      throw new McpConfigurationError(
         `auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`,
       );
     }

@@ -1,3 +1,4 @@
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 /** The well-known path of Protected Resource Metadata (RFC 9728 §3). */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -19,10 +20,13 @@ export function canonicalResourceUri(uri: string): string {
   try {
     url = new URL(uri);
   } catch (error) {
-    throw new Error(`auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`, { cause: error });
+    throw new McpConfigurationError(`auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`, {
+      cause: error,
+    });
   }
-  if (url.hash || uri.includes('#')) throw new Error('auth.resource must not contain a fragment');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('auth.resource must be an http(s) URI');
+  if (url.hash || uri.includes('#')) throw new McpConfigurationError('auth.resource must not contain a fragment');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new McpConfigurationError('auth.resource must be an http(s) URI');
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}${url.search}`;
 }

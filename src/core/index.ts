@@ -30,7 +30,15 @@ export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
 export { McpKernel } from '../server/mcp-kernel.js';
-export type { McpServerOptions } from '../server/mcp-server-options.js';
+export type {
+  McpServerOptions,
+  McpServerInfo,
+  McpLimitsOptions,
+  McpListsOptions,
+  McpListenOptions,
+  McpRequestStateOptions,
+  McpErrorReportingOptions,
+} from '../server/mcp-server-options.js';
 export type { McpRequestContext } from '../server/mcp-request-context.js';
 export type { McpLogger } from '../server/mcp-logger.js';
 export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
@@ -52,11 +60,20 @@ export type { ToolRegistration } from '../server/registry/tool-registry.js';
 // Tasks (SEP-2663): the store a deployment plugs in, and the protocol's task states.
 export {
   InMemoryTaskStore,
+  type TaskStore,
+  type StoredTask,
   type TaskSignal,
   type TaskLimits,
   type TaskCreateOutcome,
 } from '../server/tasks/task-store.js';
-export { TASKS_EXTENSION, isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
+export type { TaskOptions } from '../server/tasks/task-runner.js';
+export {
+  TASKS_EXTENSION,
+  isTerminalStatus,
+  type DetailedTask,
+  type TaskError,
+  type TaskStatus,
+} from '../protocol/tasks.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,
@@ -105,4 +122,4 @@ export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
 
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';
-export type { DtoClass } from '../server/schema/mcp-schema.js';
+export type { DtoClass, StandardJsonSchemaSource, ZodSchemaSource } from '../server/schema/mcp-schema.js';

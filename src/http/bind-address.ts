@@ -16,11 +16,11 @@ export function isLoopbackHost(host: string | undefined): boolean {
  * loopback-only or the choice was made explicitly.
  */
 export function publicBindWarning(host: string | undefined, options: HostOriginOptions): string | null {
-  if (isLoopbackHost(host) || options.enabled === false || options.allowedHosts !== undefined) return null;
+  if (isLoopbackHost(host) || options.hostOriginCheck === false || options.allowedHosts !== undefined) return null;
   return (
-    `MCP: the app listens on ${host ? `"${host}"` : 'every interface (no host given)'}, but allowedHosts is not set, so the MCP ` +
+    `MCP: the app listens on ${host ? `"${host}"` : 'every interface (no host given)'}, but http.allowedHosts is not set, so the MCP ` +
     'endpoint answers only requests whose Host is localhost, 127.0.0.1 or [::1] and refuses others with 403. To serve ' +
-    'other clients, name the host names they use: McpModule.forRoot({ ..., allowedHosts: ["mcp.example.com"] }); to ' +
+    'other clients, name the host names they use: McpModule.forRoot({ ..., http: { allowedHosts: ["mcp.example.com"] } }); to ' +
     'silence this, listen on loopback only, e.g. app.listen(3000, "127.0.0.1"). See docs/security.md.'
   );
 }

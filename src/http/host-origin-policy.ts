@@ -11,8 +11,8 @@ export interface HostOriginOptions {
   allowedHosts?: readonly string[];
   /** Extra origins (scheme://host[:port]) allowed besides http(s) origins on an allowed host. */
   allowedOrigins?: readonly string[];
-  /** Turn the check off only behind a proxy that already does it. Default true. */
-  enabled?: boolean;
+  /** Whether Host and Origin are checked at all: turn it off only behind a proxy that already does it. Default true. */
+  hostOriginCheck?: boolean;
 }
 
 export const LOOPBACK_HOSTS: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
@@ -23,7 +23,7 @@ export class HostOriginPolicy {
   private readonly enabled: boolean;
 
   constructor(options: HostOriginOptions = {}) {
-    this.enabled = options.enabled ?? true;
+    this.enabled = options.hostOriginCheck ?? true;
     this.hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? [])].map((h) => h.toLowerCase()));
     this.origins = new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, '')));
   }

@@ -9,7 +9,7 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio-driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
-import { McpConfigurationError } from './errors/mcp-configuration-error.js';
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { UNKNOWN_STDIO_SERVER } from './mcp-messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -44,8 +44,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /**
  * Starts `module` as a local MCP server on stdin/stdout, the way desktop clients launch one: a Nest application
  * context (no HTTP server) with the same `McpModule` configuration and decorated providers as the HTTP app (the
- * 2025-era settings such as `legacy` included) of the default server, or of the one `server` names. The limits
- * default to that server's module options (`maxBodyBytes`, `maxResponseBytes`, `drainTimeoutMs`). Stdout carries
+ * 2025-era settings of `legacy` included) of the default server, or of the one `server` names. The limits
+ * default to that server's module options (`http.maxBodyBytes`, `http.maxResponseBytes`, `http.drainTimeoutMs`). Stdout carries
  * MCP messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
  * run) and the process exits.
@@ -78,7 +78,7 @@ export async function bootstrapStdio(
     stdout.restore();
     throw error;
   }
-  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = target.options;
+  const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = target.options.http ?? {};
   const driver = new McpStdioDriver(target.kernel, {
     ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs }),
     ...withoutUndefined(options),

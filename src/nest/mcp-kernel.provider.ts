@@ -4,6 +4,7 @@ import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/errors/handler-error-policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
+import { MOVED_MODULE_OPTIONS, rejectMovedOptions } from '../server/errors/moved-options.js';
 import { loadLegacyZodConverter } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
 import { callLoggingInterceptor } from './mcp-call-logger.js';
@@ -21,23 +22,31 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  * others' work too).
  */
 async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
+  // forRoot and forRootAsync both arrive here first, so a factory's options are checked like forRoot's.
+  rejectMovedOptions(options, MOVED_MODULE_OPTIONS, 'McpModule options');
   // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
   await loadLegacyZodConverter();
   const kernelLogger = nestLogger(logger);
+  const { http: _http, auth, include: _include, observability = {}, ...kernelOptions } = options;
   const onHandlerError: HandlerErrorLogger =
-    options.logFailedCalls === false
+    observability.onHandlerError ??
+    (observability.logFailedCalls === false
       ? (error, report) => logHandlerError(kernelLogger, error, report)
-      : reportedByCallLogger;
+      : reportedByCallLogger);
   // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
-  const requestStateAudience =
-    options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
-  const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
+  const audience = options.requestState?.audience ?? (auth ? canonicalResourceUri(auth.resource) : undefined);
+  const kernel = new McpKernel({
+    ...kernelOptions,
+    requestState: { ...options.requestState, audience },
+    observability: { redactErrors: observability.redactErrors, onHandlerError },
+    logger: kernelLogger,
+  });
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));
   }
-  if (options.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
-  if (options.onCall) kernel.intercept(callEventInterceptor(options.onCall));
-  const telemetry = options.telemetry ?? true;
+  if (observability.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
+  if (observability.onCall) kernel.intercept(callEventInterceptor(observability.onCall));
+  const telemetry = observability.telemetry ?? true;
   if (telemetry !== false) {
     const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
     if (tracing) kernel.intercept(tracing);

@@ -21,5 +21,5 @@ export const VISIBILITY_GUARD_FAILED = (tool: string) =>
   `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
 
 export const GENERATED_STATE_SECRET = (server: string) =>
-  `MCP server "${server}": no requestStateSecret configured, so multi-round request state is signed with a ` +
-  'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).';
+  `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
+  'random per-process key. Deployments with several instances need a shared secret (McpModule option requestState.secret).';

@@ -3,10 +3,10 @@ import type { McpHttpOptions } from '../http/mcp-http-options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
-import type { McpServerOptions } from '../server/mcp-server-options.js';
+import type { McpErrorReportingOptions, McpServerOptions } from '../server/mcp-server-options.js';
 
-/** What the module adds around the kernel: logs, traces and metrics of every call. */
-export interface McpObservabilityOptions {
+/** The `observability` group: what the kernel reports of handler errors, plus the logs, traces and metrics of every call. */
+export interface McpObservabilityOptions extends McpErrorReportingOptions {
   /** Log one line per failed call (JSON-RPC error or `isError` tool result) through Nest's Logger. Default true. */
   logFailedCalls?: boolean;
   /** Trace every call when `@opentelemetry/api` is installed. Default true; `false` never loads it. */
@@ -15,13 +15,22 @@ export interface McpObservabilityOptions {
   onCall?: (event: McpCallEvent) => void;
 }
 
+/** The `http` group: the Streamable HTTP endpoint, its limits, Host/Origin check, CORS and server timeouts. */
+export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticator'> {
+  /**
+   * Timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults. `false`
+   * leaves the server alone (set them yourself with `applyServerTimeouts`).
+   */
+  serverTimeouts?: ServerTimeouts | false;
+}
+
 /**
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
- * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key). The module
- * logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger` option is not offered.
+ * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key) and sit in
+ * one group per concern. The module logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger`
+ * option is not offered.
  */
-export interface McpModuleOptions
-  extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
+export interface McpModuleOptions extends Omit<McpServerOptions, 'logger' | 'observability'> {
   /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
   auth?: McpAuthOptions;
   /**
@@ -29,13 +38,8 @@ export interface McpModuleOptions
    * serves (their own providers, not those of their imports). Default: every module of the app.
    */
   include?: Function[];
-  /** Leave tools out of `tools/list` for requests their guards deny (per tool: `@Tool({ hideWhenDenied })`). */
-  hideDeniedTools?: boolean;
-  /**
-   * Timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults. `false`
-   * leaves the server alone (set them yourself with `applyServerTimeouts`).
-   */
-  serverTimeouts?: ServerTimeouts | false;
+  http?: McpModuleHttpOptions;
+  observability?: McpObservabilityOptions;
 }
 
 /** Options that shape the module itself and so cannot come from an async factory. */

@@ -14,7 +14,7 @@ import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from './mcp.constants.js';
 import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp-messages.js';
-import { McpConfigurationError } from './errors/mcp-configuration-error.js';
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
 import { providerPrototype } from './provider-prototype.js';
@@ -84,7 +84,7 @@ export class McpExplorer implements OnModuleInit {
         const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
         const handler = this.handlers.createTool(wrapper, methodName);
         const hide =
-          (hideWhenDenied ?? this.options.hideDeniedTools ?? false) && this.handlers.hasGuards(wrapper, methodName);
+          (hideWhenDenied ?? this.options.hideForbidden ?? false) && this.handlers.hasGuards(wrapper, methodName);
         const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
         this.server.addTool({
           name,

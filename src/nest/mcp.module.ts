@@ -21,7 +21,7 @@ import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body-hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { McpConfigurationError } from './errors/mcp-configuration-error.js';
+import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import {
   MCP_ENDPOINT_PATH,
   MCP_IS_DEFAULT,
@@ -69,7 +69,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     {
       provide: McpHttpDriver,
       useFactory: (kernel: McpKernel, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
-        new McpHttpDriver(kernel, { ...options, authenticator: resourceServer ?? undefined }),
+        new McpHttpDriver(kernel, { ...options.http, authenticator: resourceServer ?? undefined }),
       inject: [MCP_KERNEL, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],
@@ -112,10 +112,10 @@ export class McpModule
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
-    warnOnPublicListen(adapter, this.options, this.logger);
+    const http = this.options.http ?? {};
+    warnOnPublicListen(adapter, http, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
-    if (httpServer && this.options.serverTimeouts !== false)
-      applyServerTimeouts(httpServer, this.options.serverTimeouts, true);
+    if (httpServer && http.serverTimeouts !== false) applyServerTimeouts(httpServer, http.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
     installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
   }

@@ -14,7 +14,12 @@ import type { McpRedisOptions } from './mcp-redis-options.interface.js';
  *     McpRedisModule.forRoot({ url: process.env.REDIS_URL, keyPrefix: 'weather:mcp:' }),
  *     McpModule.forRootAsync({
  *       inject: [McpRedisBackends],
- *       useFactory: (redis: McpRedisBackends) => ({ name: 'weather', version: '1.0.0', requestStateSecret, ...redis }),
+ *       useFactory: (redis: McpRedisBackends) => ({
+ *         name: 'weather',
+ *         version: '1.0.0',
+ *         ...redis,
+ *         requestState: { ...redis.requestState, secret: process.env.MCP_STATE_SECRET },
+ *       }),
  *     }),
  *   ],
  * })

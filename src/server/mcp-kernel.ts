@@ -11,6 +11,9 @@ import type { McpEra } from './eras/era.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/event-bus.js';
 import { HandlerErrorPolicy, type HandlerErrorLogger } from './errors/handler-error-policy.js';
 import { HandlerFailure } from './errors/handler-failure.js';
+import { McpConfigurationError } from './errors/configuration-error.js';
+import { INVALID_LEGACY_MODE, MISSING_IDENTITY } from './errors/configuration-messages.js';
+import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from './errors/moved-options.js';
 import { InputRound } from './input/input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
 import { DEFAULT_LISTEN_LIMITS } from './events/listen-access.js';
@@ -77,15 +80,17 @@ export class McpKernel {
   private interceptor?: McpCallInterceptor;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
-  /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: 'off'`. */
+  /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: { mode: 'off' }`. */
   readonly legacy: LegacyLeg | undefined;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
-      throw new Error('MCP server options need a "name" and a "version" (strings)');
+      throw new McpConfigurationError(MISSING_IDENTITY);
     }
+    rejectMovedOptions(options, MOVED_SERVER_OPTIONS, 'MCP server options');
+    const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
     this.logger = options.logger ?? consoleLogger;
-    const pageSize = options.pageSize ?? 100;
+    const pageSize = limits.pageSize ?? 100;
     const schemas = new SchemaCompiler();
     this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) =>
       this.publish({ type: 'tools/list_changed', requiredScopes }),
@@ -96,33 +101,28 @@ export class McpKernel {
     this.prompts = new PromptRegistry(pageSize, (requiredScopes) =>
       this.publish({ type: 'prompts/list_changed', requiredScopes }),
     );
-    this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
-    this.eventBus = options.eventBus ?? new InProcessEventBus();
-    this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
-    const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
+    this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
+    this.eventBus = listen.eventBus ?? new InProcessEventBus();
+    this.calls = new CallGuard(limits.callTimeoutMs ?? 60_000, limits.maxConcurrentCalls ?? 256);
+    const redact = observability.redactErrors ?? process.env.NODE_ENV === 'production';
     const toLogger: HandlerErrorLogger = (error, report) => logHandlerError(this.logger, error, report);
     // Redacted details must still reach someone: without a log of its own, the kernel writes to its logger.
     const failure = new HandlerFailure(
-      new HandlerErrorPolicy(redact, randomUUID, options.onHandlerError ?? (redact ? toLogger : undefined)),
+      new HandlerErrorPolicy(redact, randomUUID, observability.onHandlerError ?? (redact ? toLogger : undefined)),
       randomUUID,
     );
     // `onHandlerError` was the kernel's only log before `logger` existed; it still gets these when it is the only one.
-    this.interceptorLog = options.logger || !options.onHandlerError ? toLogger : options.onHandlerError;
+    this.interceptorLog = options.logger || !observability.onHandlerError ? toLogger : observability.onHandlerError;
     const serverInfo = serverInfoOf(options);
-    this.era = new Era2026(serverInfo, options.cache);
-    if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'off') {
-      throw new Error(`MCP option legacy must be 'stateless' or 'off', got ${JSON.stringify(options.legacy)}`);
+    this.era = new Era2026(serverInfo, options.lists?.cache);
+    if (legacy.mode !== undefined && legacy.mode !== 'stateless' && legacy.mode !== 'off') {
+      throw new McpConfigurationError(INVALID_LEGACY_MODE(legacy.mode));
     }
-    this.legacy = options.legacy === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, options);
+    this.legacy = legacy.mode === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, legacy);
 
-    const audience = JSON.stringify([options.name, options.requestStateAudience ?? '']);
-    const round = new InputRound(
-      this.states,
-      options.requestStateStore ?? new InMemoryRequestStateStore(),
-      schemas,
-      audience,
-    );
-    const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
+    const audience = JSON.stringify([options.name, requestState.audience ?? '']);
+    const round = new InputRound(this.states, requestState.store ?? new InMemoryRequestStateStore(), schemas, audience);
+    const gate = new ScopeGate(options.hideForbidden ?? false);
     this.taskRunner = new TaskRunner(
       options.tasks,
       (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
@@ -141,12 +141,12 @@ export class McpKernel {
       Era2026.supportedVersions,
       options.instructions,
     ));
-    const limits = {
-      maxSubscriptions: options.maxSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxSubscriptions,
-      maxSubscriptionsPerCaller: options.maxSubscriptionsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
-      maxResourceSubscriptions: options.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
+    const listenLimits = {
+      maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
+      maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
+      maxResourceSubscriptions: listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
     };
-    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, limits, gate);
+    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, listenLimits, gate);
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => server.discover()],
       ['tools/list', (req, ctx) => tools.list(req, ctx)],
@@ -179,7 +179,7 @@ export class McpKernel {
     return this.server.capabilities();
   }
 
-  /** True when no `requestStateSecret` was given and a per-process key signs request state. */
+  /** True when no `requestState.secret` was given and a per-process key signs request state. */
   get usesGeneratedStateSecret(): boolean {
     return this.states.generatedSecret;
   }

@@ -1,15 +1,17 @@
 import type { Implementation } from '../protocol/mcp-types.js';
+import type { McpServerOptions } from './mcp-server-options.js';
 
 /** The server's identity as every era sends it: only the fields that are set. */
-export function serverInfoOf(options: Implementation): Implementation {
+export function serverInfoOf(options: Pick<McpServerOptions, 'name' | 'version' | 'info'>): Implementation {
+  const info = options.info ?? {};
   return Object.fromEntries(
     Object.entries({
       name: options.name,
       version: options.version,
-      title: options.title,
-      description: options.description,
-      websiteUrl: options.websiteUrl,
-      icons: options.icons,
+      title: info.title,
+      description: info.description,
+      websiteUrl: info.websiteUrl,
+      icons: info.icons,
     }).filter(([, v]) => v !== undefined),
   ) as unknown as Implementation;
 }

@@ -31,7 +31,7 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
 
   beforeAll(async () => {
     app = await createApp(
-      [McpModule.forRoot({ name: 'adapters', version: '1.0.0', maxBodyBytes: MAX_BODY })],
+      [McpModule.forRoot({ name: 'adapters', version: '1.0.0', http: { maxBodyBytes: MAX_BODY } })],
       [],
       adapter,
     );
@@ -144,7 +144,7 @@ describe.each(HTTP_ADAPTERS)('McpModule on %s', (adapter) => {
 
   it("takes the driver's body limit, not the framework's 1 MiB default", async () => {
     const roomy = await createApp(
-      [McpModule.forRoot({ name: 'roomy', version: '1.0.0', maxBodyBytes: 3 * 1024 * 1024 })],
+      [McpModule.forRoot({ name: 'roomy', version: '1.0.0', http: { maxBodyBytes: 3 * 1024 * 1024 } })],
       [],
       adapter,
     );
@@ -346,7 +346,7 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
 describe('McpModule on express: every path Express routes to the MCP controller', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'paths', version: '1.0.0', maxBodyBytes: MAX_BODY })]);
+    app = await createApp([McpModule.forRoot({ name: 'paths', version: '1.0.0', http: { maxBodyBytes: MAX_BODY } })]);
   });
   afterAll(() => app.close());
 

@@ -10,12 +10,12 @@ const OBJECT = { type: 'object' } as const;
 const TOKENS: Record<string, object> = { reader: { sub: 'reader', scope: 'files:read' } };
 const bearer = { authorization: 'Bearer reader' };
 
-async function appWith(hideForbiddenPrimitives: boolean | undefined): Promise<INestApplication> {
+async function appWith(hideForbidden: boolean | undefined): Promise<INestApplication> {
   const app = await createApp([
     McpModule.forRoot({
       name: 'files',
       version: '1.0.0',
-      hideForbiddenPrimitives,
+      hideForbidden,
       auth: { resource: RESOURCE, authorizationServers: [ISSUER], verify: (t: string) => TOKENS[t] },
     }),
   ]);
@@ -84,7 +84,7 @@ describe('Scoped primitives a caller may not use (issue 17, item 11)', () => {
     });
   });
 
-  describe('with hideForbiddenPrimitives: indistinguishable from a primitive that does not exist', () => {
+  describe('with hideForbidden: indistinguishable from a primitive that does not exist', () => {
     let app: INestApplication;
     beforeAll(async () => (app = await appWith(true)));
     afterAll(() => closeListening(app));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { type IntrospectionVerifierOptions } from '../../src/index.js';
+import type { IntrospectionVerifierOptions } from '../../src/core/index.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
 import { OAuthResourceServer } from '../../src/core/index.js';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { ErrorCode, MCPServer, type McpAuthOptions } from '../../src/index.js';
+import { ErrorCode, MCPServer } from '../../src/index.js';
+import type { McpAuthOptions } from '../../src/core/index.js';
 import {
   challengeParams,
   createAuthApp,

@@ -47,9 +47,7 @@ describe('subscriptions/listen follows the caller\u2019s scopes (issue 17, items
       McpModule.forRoot({
         name: 'files',
         version: '1.0.0',
-        maxSubscriptions: 6,
-        maxSubscriptionsPerCaller: 2,
-        maxResourceSubscriptions: 3,
+        listen: { maxStreams: 6, maxStreamsPerCaller: 2, maxResourceSubscriptions: 3 },
         auth: {
           resource: RESOURCE,
           authorizationServers: [ISSUER],

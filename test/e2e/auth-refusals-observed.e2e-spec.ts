@@ -3,7 +3,8 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ErrorCode, MCPServer, McpModule, type McpCallEvent } from '../../src/index.js';
+import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
+import type { McpCallEvent } from '../../src/core/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 
@@ -37,7 +38,7 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
         McpModule.forRoot({
           name: 'files',
           version: '1.0.0',
-          onCall: (event) => events.push(event),
+          observability: { onCall: (event) => events.push(event) },
           auth: {
             resource: RESOURCE,
             authorizationServers: [ISSUER],

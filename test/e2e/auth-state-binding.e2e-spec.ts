@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { ErrorCode, MCPServer, McpModule, type McpContext, type McpAuthOptions } from '../../src/index.js';
+import { ErrorCode, MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import type { McpAuthOptions } from '../../src/core/index.js';
 import { createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -14,7 +15,7 @@ async function appFor(resource: string, auth: Partial<McpAuthOptions>): Promise<
     McpModule.forRoot({
       name: 'files',
       version: '1.0.0',
-      requestStateSecret: SECRET,
+      requestState: { secret: SECRET },
       auth: { resource, authorizationServers: [ISSUER], ...auth },
     }),
   ]);
@@ -90,7 +91,7 @@ describe('A principal whose JSON identifies nobody (issue 17, item 7)', () => {
   });
 });
 
-describe('Request state across servers that share requestStateSecret (issue 17, item 12)', () => {
+describe('Request state across servers that share requestState.secret (issue 17, item 12)', () => {
   it('is refused by a server with another resource URI, though name, tool, arguments and user are the same', async () => {
     const verify = () => ({ sub: 'alice' });
     const files = await appFor('https://files.example.com/mcp', { verify });

@@ -25,12 +25,16 @@ function crossOriginPost(app: INestApplication, body: Record<string, unknown>, o
   return request(app.getHttpServer()).post(path).set(mcpHeaders(body)).set('origin', origin).send(JSON.stringify(body));
 }
 
-describe('CORS for browser clients (cors: true)', () => {
+describe('CORS for browser clients (http.cors: true)', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
     app = await createApp([
-      McpModule.forRoot({ name: 'cors', version: '1.0.0', cors: true, allowedOrigins: ['https://agent.example'] }),
+      McpModule.forRoot({
+        name: 'cors',
+        version: '1.0.0',
+        http: { cors: true, allowedOrigins: ['https://agent.example'] },
+      }),
     ]);
     app
       .get(MCPServer)
@@ -123,7 +127,7 @@ describe('CORS ahead of Nest middleware and guards, under a global prefix', () =
   let app: INestApplication;
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [McpModule.forRoot({ name: 'guarded', version: '1.0.0', cors: true })],
+      imports: [McpModule.forRoot({ name: 'guarded', version: '1.0.0', http: { cors: true } })],
       providers: [
         {
           provide: APP_GUARD,
@@ -216,7 +220,7 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
       },
     };
     app = await createApp(
-      [McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', cors: true })],
+      [McpModule.forRoot({ name: 'cors-fastify', version: '1.0.0', http: { cors: true } })],
       [guard],
       'fastify',
     );

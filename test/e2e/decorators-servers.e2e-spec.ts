@@ -107,10 +107,10 @@ class LockedTools {
 @Module({ providers: [LockedTools] })
 class LockedModule {}
 
-describe('The hideDeniedTools module option', () => {
+describe('The hideForbidden module option (tools its guards deny)', () => {
   it('hides every denied tool unless the tool opts out', async () => {
     const app = await createApp([
-      McpModule.forRoot({ name: 'locked', version: '1.0.0', hideDeniedTools: true }),
+      McpModule.forRoot({ name: 'locked', version: '1.0.0', hideForbidden: true }),
       LockedModule,
     ]);
     try {

@@ -12,7 +12,7 @@ describe('MCP endpoint: the HTTP ladder', () => {
   let calls = 0;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'ladder', version: '1.0.0', maxBodyBytes: 64 * 1024 })]);
+    app = await createApp([McpModule.forRoot({ name: 'ladder', version: '1.0.0', http: { maxBodyBytes: 64 * 1024 } })]);
     mcp = createMcpTestClient(app);
     const server = app.get(MCPServer);
     server.registerTool('canary', 'Counts calls', { type: 'object' }, () => `call ${++calls}`);

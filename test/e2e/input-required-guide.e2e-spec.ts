@@ -50,7 +50,7 @@ describe('the confirm-before-delete guide', () => {
         McpModule.forRoot({
           name: 'files',
           version: '1.0.0',
-          requestStateSecret: 'guide-secret-0123456789abcdef-0123456789',
+          requestState: { secret: 'guide-secret-0123456789abcdef-0123456789' },
         }),
       ],
       [FileService, FileTools],

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable, Logger, Module, type INestApplication } from '@nestjs/common';
-import { MCPServer, McpModule, type McpModuleOptions, type RequestStateStore } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
+import type { RequestStateStore } from '../../src/core/index.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { transferTool } from '../support/transfer-tool.js';
@@ -78,7 +79,7 @@ describe('input_required across instances', () => {
   afterAll(() => Promise.all(apps.map((app) => app.close())));
 
   it('completes a call whose rounds go to two instances sharing a secret (one configured through forRootAsync)', async () => {
-    const a = await track(instance({ requestStateSecret: SECRET }));
+    const a = await track(instance({ requestState: { secret: SECRET } }));
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const b = await track(
       createApp([
@@ -88,7 +89,7 @@ describe('input_required across instances', () => {
           useFactory: (config: FakeConfigService) => ({
             name: 'fleet',
             version: '1.0.0',
-            requestStateSecret: config.get('MCP_REQUEST_STATE_SECRET'),
+            requestState: { secret: config.get('MCP_REQUEST_STATE_SECRET') },
           }),
         }),
       ]),
@@ -131,9 +132,9 @@ describe('input_required across instances', () => {
   });
 
   it('rotates keys: a new first key signs, the old one still verifies until it is removed', async () => {
-    const old = await track(instance({ requestStateSecret: SECRET }));
-    const rotating = await track(instance({ requestStateSecret: [NEW_SECRET, SECRET] }));
-    const rotated = await track(instance({ requestStateSecret: [NEW_SECRET] }));
+    const old = await track(instance({ requestState: { secret: SECRET } }));
+    const rotating = await track(instance({ requestState: { secret: [NEW_SECRET, SECRET] } }));
+    const rotated = await track(instance({ requestState: { secret: [NEW_SECRET] } }));
 
     // In flight during the rollout: issued under the old key, finished on an instance that has both.
     const fromOld = await roundOne(old);
@@ -153,8 +154,8 @@ describe('input_required across instances', () => {
     });
   });
 
-  it('rejects an expired state (requestStateTtlMs)', async () => {
-    const app = await track(instance({ requestStateSecret: SECRET, requestStateTtlMs: 1 }));
+  it('rejects an expired state (requestState.ttlMs)', async () => {
+    const app = await track(instance({ requestState: { secret: SECRET, ttlMs: 1 } }));
     const s1 = await roundOne(app);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const res = await answerName(app, s1);
@@ -168,8 +169,8 @@ describe('input_required across instances', () => {
 
   it('enforces single use across instances through a shared store', async () => {
     const store = new SharedStore();
-    const a = await track(instance({ requestStateSecret: SECRET, requestStateStore: store }));
-    const b = await track(instance({ requestStateSecret: SECRET, requestStateStore: store }));
+    const a = await track(instance({ requestState: { secret: SECRET, store } }));
+    const b = await track(instance({ requestState: { secret: SECRET, store } }));
     const s1 = await roundOne(a, 'transfer');
     const retry = { inputResponses: { confirm: name.name }, requestState: s1 };
     const first = await createMcpTestClient(b).post(
@@ -187,7 +188,7 @@ describe('input_required across instances', () => {
 
   it('refuses a secret shorter than 32 characters at start-up', async () => {
     await expect(
-      createApp([McpModule.forRoot({ name: 'fleet', version: '1.0.0', requestStateSecret: 'too-short' })]),
+      createApp([McpModule.forRoot({ name: 'fleet', version: '1.0.0', requestState: { secret: 'too-short' } })]),
     ).rejects.toThrow(/at least 32/);
   });
 });

@@ -39,7 +39,7 @@ describe('input-required-result-* scenarios', () => {
       McpModule.forRoot({
         name: 'scenarios',
         version: '1.0.0',
-        requestStateSecret: 'scenario-secret-0123456789abcdef-0123',
+        requestState: { secret: 'scenario-secret-0123456789abcdef-0123' },
       }),
     ]);
     const server = app.get(MCPServer);

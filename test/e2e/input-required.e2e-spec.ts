@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { InputRequired, MCPServer, McpModule, type InputRequest, type McpContext } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type McpContext } from '../../src/index.js';
+import type { InputRequest } from '../../src/core/index.js';
 import { RequestStateCodec } from '../../src/server/input/request-state-codec.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -49,7 +50,7 @@ describe('input_required over HTTP', () => {
   let payments = 0;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'mrtr', version: '1.0.0', requestStateSecret: SECRET })]);
+    app = await createApp([McpModule.forRoot({ name: 'mrtr', version: '1.0.0', requestState: { secret: SECRET } })]);
     server = app.get(MCPServer);
     const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
     const deleted = (ctx: McpContext) => `Deleted ${(ctx.state as { path: string }).path}`;

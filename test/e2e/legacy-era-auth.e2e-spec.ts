@@ -17,11 +17,11 @@ const TOKENS: Record<string, object> = {
 };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-function filesModule(hideForbiddenPrimitives: boolean) {
+function filesModule(hideForbidden: boolean) {
   return McpModule.forRoot({
     name: 'files',
     version: '1.0.0',
-    hideForbiddenPrimitives,
+    hideForbidden,
     auth: {
       resource: RESOURCE,
       authorizationServers: [ISSUER],
@@ -106,7 +106,7 @@ describe('2025-era resources/subscribe follows the caller\u2019s scopes, as subs
   });
 });
 
-describe('2025-era resources/subscribe with hideForbiddenPrimitives', () => {
+describe('2025-era resources/subscribe with hideForbidden', () => {
   let app: INestApplication;
   beforeAll(async () => {
     app = await createApp([filesModule(true)]);

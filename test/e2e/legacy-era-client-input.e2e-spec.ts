@@ -52,9 +52,11 @@ describe('2025-era clients: unknown capabilities and requests the stream cannot 
       McpModule.forRoot({
         name: 'input',
         version: '1.0.0',
-        maxResponseBytes: MAX_MESSAGE_BYTES,
-        // Far beyond any test's time: a call that waited for its reply would fail the test by its own timeout.
-        clientReplyTimeoutMs: 600_000,
+        http: { maxResponseBytes: MAX_MESSAGE_BYTES },
+        legacy: {
+          // Far beyond any test's time: a call that waited for its reply would fail the test by its own timeout.
+          replyTimeoutMs: 600_000,
+        },
       }),
     ]);
     register(app.get(MCPServer));

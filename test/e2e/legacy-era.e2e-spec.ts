@@ -567,9 +567,7 @@ describe('2025-era limits: oversized replies, waiting calls bounded and timed ou
       McpModule.forRoot({
         name: 'bounded',
         version: '1.0.0',
-        maxWaitingCalls: 3,
-        clientReplyTimeoutMs: 300,
-        maxReplyBytes: 2048,
+        legacy: { maxWaitingCalls: 3, replyTimeoutMs: 300, maxReplyBytes: 2048 },
       }),
     ]);
     register(app.get(MCPServer));
@@ -712,7 +710,7 @@ describe('2025-era replies with authorization on: bound to the caller', () => {
 describe('legacy: off', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'modern-only', version: '1.0.0', legacy: 'off' })]);
+    app = await createApp([McpModule.forRoot({ name: 'modern-only', version: '1.0.0', legacy: { mode: 'off' } })]);
     register(app.get(MCPServer));
   });
   afterAll(() => app.close());
@@ -743,8 +741,8 @@ describe('legacy: off', () => {
   });
 
   it('refuses an unknown option value at start-up', () => {
-    expect(() => new McpKernel({ name: 'k', version: '1', legacy: 'sessionful' as 'off' })).toThrow(
-      /legacy must be 'stateless' or 'off'/,
+    expect(() => new McpKernel({ name: 'k', version: '1', legacy: { mode: 'sessionful' as 'off' } })).toThrow(
+      /legacy.mode must be 'stateless' or 'off'/,
     );
   });
 });

@@ -6,7 +6,8 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { MCPServer, McpModule, type McpCallEvent, type McpModuleOptions } from '../../src/index.js';
+import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
+import type { McpCallEvent } from '../../src/core/index.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';
 import { registerFeatures } from '../support/feature-server.js';
 
@@ -33,7 +34,7 @@ async function boot(
       McpModule.forRoot({
         name: 'observed',
         version: '1.0.0',
-        requestStateSecret: 'observability-test-secret-0123456789abcdef',
+        requestState: { secret: 'observability-test-secret-0123456789abcdef' },
         ...options,
       }),
     ],
@@ -61,7 +62,7 @@ describe('Observability: a redacted handler error and its log line share one ref
   const logger = new CapturingLogger();
   let app: INestApplication;
   let mcp: McpTestClient;
-  beforeAll(async () => ({ app, mcp } = await boot({ redactErrors: true }, logger)));
+  beforeAll(async () => ({ app, mcp } = await boot({ observability: { redactErrors: true } }, logger)));
   afterAll(() => app.close());
 
   it('gives the client a reference that finds the one server-side line with the real message', async () => {
@@ -150,7 +151,10 @@ describe('Observability: onCall metrics hook', () => {
   const events: McpCallEvent[] = [];
   let app: INestApplication;
   let mcp: McpTestClient;
-  beforeAll(async () => ({ app, mcp } = await boot({ onCall: (e) => events.push(e), logFailedCalls: false })));
+  beforeAll(
+    async () =>
+      ({ app, mcp } = await boot({ observability: { onCall: (e) => events.push(e), logFailedCalls: false } })),
+  );
   afterAll(() => app.close());
 
   it('reports method, tool, outcome and duration of every call', async () => {
@@ -180,7 +184,7 @@ describe('Observability: OpenTelemetry spans (MCP semantic conventions)', () => 
     context.setGlobalContextManager(contextManager.enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
-    ({ app, mcp } = await boot({ logFailedCalls: false }));
+    ({ app, mcp } = await boot({ observability: { logFailedCalls: false } }));
   });
   afterAll(async () => {
     await app.close();
@@ -244,7 +248,7 @@ describe('Observability: OpenTelemetry spans (MCP semantic conventions)', () => 
   });
 
   it('makes no spans when telemetry is turned off', async () => {
-    const off = await boot({ telemetry: false, logFailedCalls: false });
+    const off = await boot({ observability: { telemetry: false, logFailedCalls: false } });
     await off.mcp.callTool('add', { a: 1, b: 2 });
     await off.app.close();
     expect(exporter.getFinishedSpans()).toHaveLength(0);
@@ -256,7 +260,7 @@ describe('Observability: an interceptor that throws', () => {
   let app: INestApplication;
   let mcp: McpTestClient;
   beforeAll(async () => {
-    ({ app, mcp } = await boot({ telemetry: false }, logger));
+    ({ app, mcp } = await boot({ observability: { telemetry: false } }, logger));
     // Outermost, so it throws after the failed-call logger has seen a successful call.
     app.get(MCPServer).intercept(async (_call, next) => {
       await next();

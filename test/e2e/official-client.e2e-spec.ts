@@ -21,7 +21,7 @@ describe('Official MCP client (@modelcontextprotocol/client, pinned 2026-07-28) 
           name: 'real-client',
           version: '1.0.0',
           instructions: 'Test server',
-          logFailedCalls: false,
+          observability: { logFailedCalls: false },
         }),
       ],
     }).compile();

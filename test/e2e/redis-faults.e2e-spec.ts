@@ -73,11 +73,11 @@ describe('nestjs-mcp/redis when Redis fails', () => {
 
     const started = Date.now();
     await redis.start();
-    await until(() => a.connections.ready && a.backends.eventBus.listening, 'A is connected and subscribed');
+    await until(() => a.connections.ready && a.backends.listen.eventBus.listening, 'A is connected and subscribed');
     console.log(`recovery after Redis started: ${Date.now() - started} ms until A was connected and subscribed`);
 
     const b = await start({}, keyPrefix);
-    await until(() => b.backends.eventBus.listening, 'B is subscribed');
+    await until(() => b.backends.listen.eventBus.listening, 'B is subscribed');
     b.server.notifyResourceUpdated('test://from-b');
     expect(await readUntil(stream, 'test://from-b')).toEqual(['notifications/resources/updated test://from-b']);
     // The state was never consumed (the failed attempt wrote nothing), so the retry now goes through, once.
@@ -89,7 +89,10 @@ describe('nestjs-mcp/redis when Redis fails', () => {
   it('keeps serving through a Redis crash, queues nothing meanwhile, and resumes listen streams after a restart', async () => {
     const keyPrefix = testKeyPrefix();
     const [a, b] = [await start({}, keyPrefix), await start({}, keyPrefix)];
-    await until(() => a.backends.eventBus.listening && b.backends.eventBus.listening, 'A and B are subscribed');
+    await until(
+      () => a.backends.listen.eventBus.listening && b.backends.listen.eventBus.listening,
+      'A and B are subscribed',
+    );
     const stream = await listenOn(a, ['test://during', 'test://after']);
     await stream.next();
 
@@ -111,7 +114,10 @@ describe('nestjs-mcp/redis when Redis fails', () => {
 
     const restarted = Date.now();
     await redis.start();
-    await until(() => a.backends.eventBus.listening && b.backends.eventBus.listening, 'A and B are subscribed again');
+    await until(
+      () => a.backends.listen.eventBus.listening && b.backends.listen.eventBus.listening,
+      'A and B are subscribed again',
+    );
     console.log(
       `recovery after a Redis restart: ${Date.now() - restarted} ms until both instances were subscribed again`,
     );

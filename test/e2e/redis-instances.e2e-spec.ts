@@ -21,7 +21,10 @@ describe('nestjs-mcp/redis: several instances behave as one server', () => {
   beforeAll(async () => {
     [a, b, c] = await Promise.all([0, 1, 2].map(() => startFleetInstance({ url: MACHINE_REDIS_URL, keyPrefix })));
     inspector = new Redis(MACHINE_REDIS_URL);
-    await until(() => [a, b, c].every((i) => i.backends.eventBus.listening), 'every instance listens on the channel');
+    await until(
+      () => [a, b, c].every((i) => i.backends.listen.eventBus.listening),
+      'every instance listens on the channel',
+    );
   });
 
   afterAll(async () => {

@@ -59,15 +59,15 @@ describe('McpRedisModule', () => {
         useFactory: (redis: McpRedisBackends) => ({
           name: 'configured',
           version: '1.0.0',
-          requestStateSecret: FLEET_SECRET,
           ...redis,
+          requestState: { ...redis.requestState, secret: FLEET_SECRET },
         }),
       }),
     ]);
     try {
       const backends = app.get(McpRedisBackends);
-      expect(backends.eventBus).toBeInstanceOf(RedisEventBus);
-      expect(backends.requestStateStore).toBeInstanceOf(RedisRequestStateStore);
+      expect(backends.listen.eventBus).toBeInstanceOf(RedisEventBus);
+      expect(backends.requestState.store).toBeInstanceOf(RedisRequestStateStore);
       await until(() => app.get(McpRedisConnections).ready, 'connected');
       app.get(MCPServer).addTool({
         name: 'once',
@@ -104,7 +104,7 @@ describe('McpRedisModule', () => {
     const connections = app.get(McpRedisConnections);
     expect(connections.commands).toBe(own);
     expect(connections.subscriber).not.toBe(own);
-    await until(() => app.get(McpRedisBackends).eventBus.listening, 'subscribed on the duplicate');
+    await until(() => app.get(McpRedisBackends).listen.eventBus.listening, 'subscribed on the duplicate');
     await app.close();
     expect(connections.subscriber.status).toBe('end');
     expect(await own.ping()).toBe('PONG');
@@ -116,7 +116,7 @@ describe('McpRedisModule', () => {
     const subscriber = new Redis(MACHINE_REDIS_URL);
     const app = await createApp([McpRedisModule.forRoot({ connection: own, subscriber, keyPrefix: testKeyPrefix() })]);
     expect(app.get(McpRedisConnections).subscriber).toBe(subscriber);
-    await until(() => app.get(McpRedisBackends).eventBus.listening, 'subscribed');
+    await until(() => app.get(McpRedisBackends).listen.eventBus.listening, 'subscribed');
     await app.close();
     expect(subscriber.status).toBe('ready');
     // Unsubscribed at shutdown, so the connection can run ordinary commands again.

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { MCPServer, McpModule, type McpEvent } from '../../src/index.js';
+import { MCPServer, McpModule } from '../../src/index.js';
+import type { McpEvent } from '../../src/core/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -47,7 +48,7 @@ describe('subscriptions/listen over HTTP/SSE', () => {
   };
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'listen', version: '1.0.0', eventBus: bus })]);
+    app = await createApp([McpModule.forRoot({ name: 'listen', version: '1.0.0', listen: { eventBus: bus } })]);
     server = app.get(MCPServer);
     server.addTool({ name: 'base', description: 'Always there', inputSchema: { type: 'object' }, handler: () => 'x' });
     server.addPrompt({ name: 'base_prompt', description: 'Always there', handler: () => 'x' });

@@ -38,11 +38,13 @@ describe('pagination and caching hints', () => {
       McpModule.forRoot({
         name: 'paged',
         version: '1.0.0',
-        pageSize: 2,
-        cache: {
-          lists: { ttlMs: 5000, cacheScope: 'private' },
-          discover: { ttlMs: 0, cacheScope: 'private' },
-          resources: { ttlMs: 1000 },
+        limits: { pageSize: 2 },
+        lists: {
+          cache: {
+            lists: { ttlMs: 5000, cacheScope: 'private' },
+            discover: { ttlMs: 0, cacheScope: 'private' },
+            resources: { ttlMs: 1000 },
+          },
         },
       }),
     ]);
@@ -145,10 +147,13 @@ describe('pagination and caching hints', () => {
   });
 
   it('refuses invalid caching options at start-up', () => {
-    expect(() => new McpKernel({ name: 'x', version: '1', cache: { lists: { ttlMs: -1 } } })).toThrow(/ttlMs/);
+    expect(() => new McpKernel({ name: 'x', version: '1', lists: { cache: { lists: { ttlMs: -1 } } } })).toThrow(
+      /ttlMs/,
+    );
     expect(
-      () => new McpKernel({ name: 'x', version: '1', cache: { lists: { cacheScope: 'shared' as 'public' } } }),
+      () =>
+        new McpKernel({ name: 'x', version: '1', lists: { cache: { lists: { cacheScope: 'shared' as 'public' } } } }),
     ).toThrow(/cacheScope/);
-    expect(() => new McpKernel({ name: 'x', version: '1', pageSize: 0 })).toThrow(/pageSize/);
+    expect(() => new McpKernel({ name: 'x', version: '1', limits: { pageSize: 0 } })).toThrow(/pageSize/);
   });
 });

@@ -11,7 +11,7 @@ import { InMemoryTaskStore, TASKS_EXTENSION } from '../../src/core/index.js';
 
 async function appWith(options: Json, jobs: TaskJobs): Promise<INestApplication> {
   const app = await createApp([
-    McpModule.forRoot({ name: 'jobs', version: '1.0.0', logFailedCalls: false, ...options }),
+    McpModule.forRoot({ name: 'jobs', version: '1.0.0', observability: { logFailedCalls: false }, ...options }),
   ]);
   for (const tool of jobs.tools()) app.get(MCPServer).addTool(tool);
   return app;

@@ -18,7 +18,9 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
   let mcp: McpTestClient;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'kit', version: '1.0.0', logFailedCalls: false })]);
+    app = await createApp([
+      McpModule.forRoot({ name: 'kit', version: '1.0.0', observability: { logFailedCalls: false } }),
+    ]);
     registerFeatures(app.get(MCPServer));
     mcp = createMcpTestClient(app);
   });

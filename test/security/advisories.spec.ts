@@ -21,7 +21,7 @@ describe('security §4 advisories', () => {
   const echo = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'hi' } });
 
   beforeAll(async () => {
-    fx = await startFixture({ requestStateTtlMs: 60_000 }, true);
+    fx = await startFixture({ requestState: { ttlMs: 60_000 } }, true);
     fx.server.registerTool(
       'confirm',
       'Asks for confirmation',
@@ -185,7 +185,7 @@ describe('security §4 advisories', () => {
     });
 
     it('an expired state is -32602', async () => {
-      const kernel = new McpKernel({ name: 'ttl', version: '1', requestStateTtlMs: 1 });
+      const kernel = new McpKernel({ name: 'ttl', version: '1', requestState: { ttlMs: 1 } });
       kernel.registerTool(
         'confirm',
         'x',

@@ -243,8 +243,7 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
   it('replaces the message with a generic text and a correlation id that the server log receives; ToolError passes', async () => {
     const reports: Array<{ error: unknown; report: HandlerErrorReport }> = [];
     const fx = await startFixture({
-      redactErrors: true,
-      onHandlerError: (error, report) => reports.push({ error, report }),
+      observability: { redactErrors: true, onHandlerError: (error, report) => reports.push({ error, report }) },
     });
     try {
       const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
@@ -280,7 +279,9 @@ describe('D10 in production: unexpected handler errors are redacted', () => {
     const previous = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
     try {
-      const app = await createApp([McpModule.forRoot({ name: 'prod', version: '1', onHandlerError: () => undefined })]);
+      const app = await createApp([
+        McpModule.forRoot({ name: 'prod', version: '1', observability: { onHandlerError: () => undefined } }),
+      ]);
       app.get(MCPServer).registerTool('boom', 'x', { type: 'object' }, () => {
         throw new Error(FAKE_SECRET);
       });

@@ -17,7 +17,11 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 
   beforeAll(async () => {
     fx = await startFixture(
-      { callTimeoutMs: 500, maxResponseBytes: 1024 * 1024, maxSubscriptions: 2, sseKeepAliveMs: 100 },
+      {
+        limits: { callTimeoutMs: 500 },
+        http: { maxResponseBytes: 1024 * 1024, sseKeepAliveMs: 100 },
+        listen: { maxStreams: 2 },
+      },
       true,
     );
     fx.server.addResourceTemplate({ uriTemplate: 'mem://{a}{b}{c}', name: 'adjacent', handler: () => 'x' });
@@ -230,8 +234,8 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 });
 
 describe('call limits', () => {
-  it('refuses calls past maxConcurrentCalls with a clean -32603, not a queue', async () => {
-    const fx = await startFixture({ maxConcurrentCalls: 3, callTimeoutMs: 0 }, true);
+  it('refuses calls past limits.maxConcurrentCalls with a clean -32603, not a queue', async () => {
+    const fx = await startFixture({ limits: { maxConcurrentCalls: 3, callTimeoutMs: 0 } }, true);
     try {
       const hanging = Array.from({ length: 3 }, () =>
         openStream(fx.port, mcpMessage('tools/call', { name: 'hang', arguments: {} })),
@@ -252,7 +256,7 @@ describe('call limits', () => {
   });
 
   it('a deadline also bounds resources and prompts (-32603)', async () => {
-    const fx = await startFixture({ callTimeoutMs: 200 });
+    const fx = await startFixture({ limits: { callTimeoutMs: 200 } });
     try {
       fx.server.addResource({ uri: 'mem://slow', name: 'slow', handler: () => new Promise(() => undefined) });
       const res = await fx.mcp.post(mcpMessage('resources/read', { uri: 'mem://slow' }));

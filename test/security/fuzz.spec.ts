@@ -80,7 +80,7 @@ function expectResponse(value: unknown): void {
 describe('property: the kernel', () => {
   let fx: Fixture;
   beforeAll(async () => {
-    fx = await startFixture({ callTimeoutMs: 1_000 });
+    fx = await startFixture({ limits: { callTimeoutMs: 1_000 } });
   });
   afterAll(() => fx.app.close());
 
@@ -181,7 +181,7 @@ const httpBody = fc.oneof(
 describe('property: the HTTP entry', () => {
   let fx: Fixture;
   beforeAll(async () => {
-    fx = await startFixture({ callTimeoutMs: 1_000, maxBodyBytes: 64 * 1024 }, true);
+    fx = await startFixture({ limits: { callTimeoutMs: 1_000 }, http: { maxBodyBytes: 64 * 1024 } }, true);
   });
   afterAll(() => fx.app.close());
 

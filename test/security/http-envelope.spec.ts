@@ -30,8 +30,10 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   beforeAll(async () => {
     fx = await startFixture(
       {
-        maxBodyBytes: LIMIT,
-        serverTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000, checkIntervalMs: 100 },
+        http: {
+          maxBodyBytes: LIMIT,
+          serverTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000, checkIntervalMs: 100 },
+        },
       },
       true,
     );

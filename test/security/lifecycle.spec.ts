@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { applyServerTimeouts } from '../../src/index.js';
+import { applyServerTimeouts } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { openStream, startFixture, waitFor } from './fixture.js';
 
@@ -11,7 +11,7 @@ jest.setTimeout(60_000);
 
 describe('R14: graceful shutdown', () => {
   it('on app.close(): 503 for new requests, closing result for listen streams, short calls finish, long ones are aborted at the drain deadline', async () => {
-    const fx = await startFixture({ drainTimeoutMs: 1_500, callTimeoutMs: 0 }, true);
+    const fx = await startFixture({ http: { drainTimeoutMs: 1_500 }, limits: { callTimeoutMs: 0 } }, true);
     const listen = openStream(
       fx.port,
       mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'L' }),
@@ -55,7 +55,7 @@ describe('R14: graceful shutdown', () => {
 describe('R12 and server timeouts', () => {
   it('slowloris: slow sockets are cut by the timeouts while normal calls keep being served', async () => {
     const fx = await startFixture(
-      { serverTimeouts: { headersTimeoutMs: 500, requestTimeoutMs: 800, checkIntervalMs: 100 } },
+      { http: { serverTimeouts: { headersTimeoutMs: 500, requestTimeoutMs: 800, checkIntervalMs: 100 } } },
       true,
     );
     const slow: Socket[] = [];
@@ -104,7 +104,7 @@ describe('R12 and server timeouts', () => {
     const fx = await startFixture();
     expect(fx.app.getHttpServer().requestTimeout).toBe(30_000);
     await fx.app.close();
-    const untouched = await startFixture({ serverTimeouts: false });
+    const untouched = await startFixture({ http: { serverTimeouts: false } });
     expect(untouched.app.getHttpServer().requestTimeout).toBe(300_000);
     await untouched.app.close();
   });

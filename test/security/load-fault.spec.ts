@@ -73,7 +73,10 @@ const json = (body: Record<string, unknown>) => ({
 describe('load and faults, reduced for CI', () => {
   let fx: Fixture;
   beforeAll(async () => {
-    fx = await startFixture({ callTimeoutMs: 300, maxBodyBytes: 1024 * 1024, maxConcurrentCalls: 1_000 }, true);
+    fx = await startFixture(
+      { limits: { callTimeoutMs: 300, maxConcurrentCalls: 1_000 }, http: { maxBodyBytes: 1024 * 1024 } },
+      true,
+    );
   });
   afterAll(() => fx.app.close());
 
@@ -155,7 +158,7 @@ describe('load and faults, reduced for CI', () => {
 
 describe('L15 shutdown under load, reduced', () => {
   it('every request gets a correct 200, a 503, or a refused connection; streams close cleanly; never a 5xx other than 503', async () => {
-    const fx = await startFixture({ drainTimeoutMs: 300, callTimeoutMs: 0 }, true);
+    const fx = await startFixture({ http: { drainTimeoutMs: 300 }, limits: { callTimeoutMs: 0 } }, true);
     const listens = Array.from({ length: 4 }, (_, i) =>
       openStream(
         fx.port,

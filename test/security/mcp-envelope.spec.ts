@@ -16,7 +16,7 @@ describe('security §2.3 MCP envelope and mirrored headers (M rows)', () => {
   const META = (echo.params as { _meta: Record<string, unknown> })._meta;
 
   beforeAll(async () => {
-    fx = await startFixture({ cache: { lists: { cacheScope: 'private', ttlMs: 0 } } }, true);
+    fx = await startFixture({ lists: { cache: { lists: { cacheScope: 'private', ttlMs: 0 } } } }, true);
     fx.server.registerTool(
       'region',
       'A tool with an x-mcp-header parameter',

@@ -68,8 +68,7 @@ describe('security §2.5 Origin and Host (O rows)', () => {
       McpModule.forRoot({
         name: 'public',
         version: '1',
-        allowedHosts: ['mcp.example.com'],
-        allowedOrigins: ['https://app.example.com'],
+        http: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] },
       }),
     ]);
     try {
@@ -144,7 +143,7 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
       const warnings = logger.warnings.filter((w) => w.includes('allowedHosts'));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain(host === undefined ? 'every interface' : '"0.0.0.0"');
-      expect(warnings[0]).toContain('allowedHosts: ["mcp.example.com"]');
+      expect(warnings[0]).toContain('http: { allowedHosts: ["mcp.example.com"] }');
       expect((await createMcpTestClient(app).post(echo, { host: 'localhost' })).status).toBe(200);
       const foreign = await createMcpTestClient(app).post(echo, { host: 'evil.example.com' });
       expect(foreign.status).toBe(403);
@@ -157,8 +156,8 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
   it('loopback binds and an explicit allowlist start without the warning', async () => {
     for (const [options, host] of [
       [{}, '127.0.0.1'],
-      [{ allowedHosts: ['mcp.example.com'] }, '0.0.0.0'],
-      [{ enabled: false }, '0.0.0.0'],
+      [{ http: { allowedHosts: ['mcp.example.com'] } }, '0.0.0.0'],
+      [{ http: { hostOriginCheck: false } }, '0.0.0.0'],
     ] as const) {
       const { app, logger } = await listeningApp('express', options, host);
       expect(app.getHttpServer().listening).toBe(true);
@@ -172,9 +171,11 @@ describe('O10: listening beyond loopback without allowedHosts starts, warns once
       expect(isLoopbackHost(host)).toBe(true);
     for (const host of [undefined, '', '0.0.0.0', '::', '10.0.0.1', 'localhost.evil.com', '127.0.0.1.nip.io'])
       expect(isLoopbackHost(host)).toBe(false);
-    expect(publicBindWarning('0.0.0.0', { enabled: false })).toBeNull();
+    expect(publicBindWarning('0.0.0.0', { hostOriginCheck: false })).toBeNull();
     expect(publicBindWarning('0.0.0.0', { allowedHosts: ['a.example'] })).toBeNull();
     expect(publicBindWarning('127.0.0.1', {})).toBeNull();
-    expect(publicBindWarning('192.168.1.10', {})).toMatch(/listens on "192\.168\.1\.10", but allowedHosts is not set/);
+    expect(publicBindWarning('192.168.1.10', {})).toMatch(
+      /listens on "192\.168\.1\.10", but http\.allowedHosts is not set/,
+    );
   });
 });

@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpModule, type McpAuthOptions } from '../../src/index.js';
+import { McpModule } from '../../src/index.js';
+import type { McpAuthOptions } from '../../src/core/index.js';
 import { createApp } from './create-app.js';
 
 export const RESOURCE = 'https://mcp.example.com/mcp';

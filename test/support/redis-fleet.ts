@@ -32,8 +32,8 @@ export async function startFleetInstance(options: McpRedisOptions): Promise<Flee
       useFactory: (redis: McpRedisBackends) => ({
         name: 'fleet',
         version: '1.0.0',
-        requestStateSecret: FLEET_SECRET,
         ...redis,
+        requestState: { ...redis.requestState, secret: FLEET_SECRET },
       }),
     }),
   ]);

@@ -163,7 +163,7 @@ describe('@RequireScopes', () => {
 });
 
 describe('Scoped lists in the kernel', () => {
-  const kernel = new McpKernel({ name: 'k', version: '1', pageSize: 2 });
+  const kernel = new McpKernel({ name: 'k', version: '1', limits: { pageSize: 2 } });
   for (const [name, scopes] of [
     ['a', undefined],
     ['b', ['x']],

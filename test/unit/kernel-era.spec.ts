@@ -36,7 +36,7 @@ describe("McpKernel.dispatch with another era: the same families, that era's res
   const kernel = new McpKernel({
     name: 'k',
     version: '1',
-    requestStateSecret: 'kernel-era-test-secret-0123456789abcdef',
+    requestState: { secret: 'kernel-era-test-secret-0123456789abcdef' },
   });
   kernel.registerTool(
     'add',

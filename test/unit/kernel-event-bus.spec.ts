@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { type McpEvent, type McpEventBus } from '../../src/index.js';
+import type { McpEvent, McpEventBus } from '../../src/core/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
 /** A remote bus (Redis, say) that is down: every publish rejects. */
@@ -20,7 +20,7 @@ describe('McpKernel with an event bus whose publish rejects', () => {
     const report = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const bus = new DownBus();
-      const kernel = new McpKernel({ name: 'k', version: '1', eventBus: bus });
+      const kernel = new McpKernel({ name: 'k', version: '1', listen: { eventBus: bus } });
       kernel.registerTool('a', 'A', { type: 'object' }, () => 'a');
       kernel.notifyResourceUpdated('x://y');
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,4 +1,4 @@
-import { type McpCall, type McpCallInterceptor } from '../../src/index.js';
+import type { McpCall, McpCallInterceptor } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
@@ -6,7 +6,7 @@ describe('McpKernel.intercept: the one hook around dispatched calls', () => {
   const kernel = new McpKernel({
     name: 'k',
     version: '1',
-    requestStateSecret: 'kernel-intercept-test-secret-0123456789',
+    requestState: { secret: 'kernel-intercept-test-secret-0123456789' },
   });
   kernel.registerTool(
     'add',
@@ -92,7 +92,11 @@ describe('McpKernel.intercept: an interceptor that throws', () => {
     '%s: the client still gets a JSON-RPC error (handleRequest never rejects), onHandlerError the exception',
     async (_when, interceptor) => {
       const logged: unknown[] = [];
-      const kernel = new McpKernel({ name: 'k', version: '1', onHandlerError: (error) => logged.push(error) });
+      const kernel = new McpKernel({
+        name: 'k',
+        version: '1',
+        observability: { onHandlerError: (error) => logged.push(error) },
+      });
       kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
       kernel.intercept(interceptor as McpCallInterceptor);
       await expect(

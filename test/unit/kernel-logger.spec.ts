@@ -1,4 +1,4 @@
-import { type McpEventBus } from '../../src/index.js';
+import type { McpEventBus } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel, type McpLogger } from '../../src/core/index.js';
 
@@ -23,7 +23,7 @@ class DownBus implements McpEventBus {
 describe('McpKernel logger option: the one place the kernel writes what only the operator reads', () => {
   it('gets an event bus that fails to publish', async () => {
     const logger = new RecordingLogger();
-    const kernel = new McpKernel({ name: 'k', version: '1', eventBus: new DownBus(), logger });
+    const kernel = new McpKernel({ name: 'k', version: '1', listen: { eventBus: new DownBus() }, logger });
     kernel.notifyResourceUpdated('x://y');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(logger.errors).toEqual([
@@ -38,7 +38,7 @@ describe('McpKernel logger option: the one place the kernel writes what only the
       name: 'k',
       version: '1',
       logger,
-      onHandlerError: (error) => handlerErrors.push(error),
+      observability: { onHandlerError: (error) => handlerErrors.push(error) },
     });
     kernel.registerTool('t', 'T', { type: 'object' }, () => 'ok');
     kernel.intercept(async () => {
@@ -57,7 +57,7 @@ describe('McpKernel logger option: the one place the kernel writes what only the
 
   it('gets redacted handler errors when no onHandlerError is given, under the reference the client sees', async () => {
     const logger = new RecordingLogger();
-    const kernel = new McpKernel({ name: 'k', version: '1', logger, redactErrors: true });
+    const kernel = new McpKernel({ name: 'k', version: '1', logger, observability: { redactErrors: true } });
     kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
       throw new Error('secret detail');
     });

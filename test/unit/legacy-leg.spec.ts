@@ -8,7 +8,7 @@ import type { McpContext } from '../../src/server/mcp-context.js';
 const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
 function kernel(): McpKernel {
-  const k = new McpKernel({ name: 'k', version: '1', instructions: 'hi', clientReplyTimeoutMs: 2_000 });
+  const k = new McpKernel({ name: 'k', version: '1', instructions: 'hi', legacy: { replyTimeoutMs: 2_000 } });
   k.registerTool('greet', 'Greets', { type: 'object' }, () => 'hello');
   k.addTool({
     name: 'ask',
@@ -122,6 +122,6 @@ describe('LegacyLeg without HTTP: what a stdio driver does', () => {
   });
 
   it('is absent with legacy: off', () => {
-    expect(new McpKernel({ name: 'k', version: '1', legacy: 'off' }).legacy).toBeUndefined();
+    expect(new McpKernel({ name: 'k', version: '1', legacy: { mode: 'off' } }).legacy).toBeUndefined();
   });
 });

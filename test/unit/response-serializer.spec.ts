@@ -50,7 +50,7 @@ describe('pre-serialized list pages', () => {
   const names = (page: { result: { tools: Array<{ name: string }> } }) => page.result.tools.map((t) => t.name);
 
   it('serves the registry as it is after every change, page by page', async () => {
-    const kernel = new McpKernel({ name: 'k', version: '1', pageSize: 2 });
+    const kernel = new McpKernel({ name: 'k', version: '1', limits: { pageSize: 2 } });
     for (const name of ['a', 'b', 'c']) kernel.registerTool(name, `tool ${name}`, { type: 'object' }, () => name);
     const first = await list(kernel);
     expect(names(first)).toEqual(['a', 'b']);

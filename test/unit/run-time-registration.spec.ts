@@ -18,7 +18,7 @@ class OrderDto {
 }
 
 const newKernel = () =>
-  new McpKernel({ name: 'k', version: '1', requestStateSecret: 'run-time-registration-secret-0123456789' });
+  new McpKernel({ name: 'k', version: '1', requestState: { secret: 'run-time-registration-secret-0123456789' } });
 
 async function call(kernel: McpKernel, name: string, args: unknown): Promise<Record<string, any>> {
   const response = await kernel.handleRequest(mcpMessage('tools/call', { name, arguments: args }));

@@ -408,7 +408,7 @@ describe('McpStdioDriver', () => {
     });
 
     it("refuses the 2025 era with -32022 when legacy is 'off'", async () => {
-      const pipe = connect(new McpKernel({ name: 'modern-only', version: '1', legacy: 'off' }));
+      const pipe = connect(new McpKernel({ name: 'modern-only', version: '1', legacy: { mode: 'off' } }));
       pipe.send(initialize(0));
       expect(await pipe.response(0)).toMatchObject({
         error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-06-18' } },

@@ -1,2 +1,2 @@
-export { McpConfigurationError } from './mcp-configuration-error.js';
+export { McpConfigurationError } from '../../server/errors/configuration-error.js';
 export { McpRegistrationError } from './mcp-registration-error.js';

@@ -1,7 +1,8 @@
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { REGISTRATION_FAILED } from '../mcp-messages.js';
 
 /** A decorated method could not be registered at start-up; `cause` is what the registry rejected. */
-export class McpRegistrationError extends Error {
+export class McpRegistrationError extends McpConfigurationError {
   override readonly name = 'McpRegistrationError';
 
   constructor(

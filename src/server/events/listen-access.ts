@@ -5,20 +5,21 @@ import type { McpEvent } from './event-bus.js';
 import { hasScopes, insufficientScope } from '../access/required-scopes.js';
 import type { ResourceMatch } from '../registry/resource-registry.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** The caps on `subscriptions/listen`, from the server options. */
 export interface ListenLimits {
   /** Streams open at once, all callers together. */
-  maxSubscriptions: number;
+  maxStreams: number;
   /** Streams open at once per authenticated caller, so one caller cannot take every slot. */
-  maxSubscriptionsPerCaller: number;
+  maxStreamsPerCaller: number;
   /** URIs in one stream's `resourceSubscriptions`. */
   maxResourceSubscriptions: number;
 }
 
 export const DEFAULT_LISTEN_LIMITS: ListenLimits = {
-  maxSubscriptions: 1000,
-  maxSubscriptionsPerCaller: 10,
+  maxStreams: 1000,
+  maxStreamsPerCaller: 10,
   maxResourceSubscriptions: 1000,
 };
 
@@ -34,7 +35,7 @@ export class ListenSlots {
   constructor(private readonly limits: ListenLimits) {
     for (const [name, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value < 1)
-        throw new Error(`${name} must be a positive integer, got ${value}`);
+        throw new McpConfigurationError(`listen.${name} must be a positive integer, got ${value}`);
     }
   }
 
@@ -44,14 +45,13 @@ export class ListenSlots {
 
   /** Takes a slot for a stream of `principal`, or refuses with -32603; call the returned function when it ends. */
   take(principal: unknown): () => void {
-    if (this.open >= this.limits.maxSubscriptions)
-      throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    if (this.open >= this.limits.maxStreams) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
     const caller = principal === undefined ? undefined : callerKey(principal);
     const mine = caller === undefined ? 0 : (this.perCaller.get(caller) ?? 0);
-    if (caller !== undefined && mine >= this.limits.maxSubscriptionsPerCaller) {
+    if (caller !== undefined && mine >= this.limits.maxStreamsPerCaller) {
       throw new McpError(
         ErrorCode.InternalError,
-        `Subscription limit reached for this caller (${this.limits.maxSubscriptionsPerCaller} streams)`,
+        `Subscription limit reached for this caller (${this.limits.maxStreamsPerCaller} streams)`,
       );
     }
     this.open++;

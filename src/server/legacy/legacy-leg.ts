@@ -19,16 +19,17 @@ import { ClientRequests } from './client-requests.js';
 import { Era2025 } from '../eras/era-2025.js';
 
 /** The kernel's options for 2025-era clients. */
+/** The `legacy` option group: how 2025-era clients (those that open with `initialize`) are served. */
 export interface LegacyOptions {
   /**
-   * How 2025-era clients (those that open with `initialize`) are served: `'stateless'` (the default) on the
-   * same endpoint, with no session; `'off'` refuses them with 400 -32022 naming the supported revision.
+   * `'stateless'` (the default) on the same endpoint, with no session; `'off'` refuses them with 400 -32022
+   * naming the supported revision.
    */
-  legacy?: 'stateless' | 'off';
+  mode?: 'stateless' | 'off';
   /** Routes replies to server→client requests back to the waiting call. In process by default. */
   replyRouter?: ReplyRouter;
   /** How long one round of server→client requests waits for the client's answers. Default 5 minutes. */
-  clientReplyTimeoutMs?: number;
+  replyTimeoutMs?: number;
   /** Most calls waiting for client input at once on this instance. Default 100. */
   maxWaitingCalls?: number;
   /** Largest reply to a server→client request, in bytes of JSON. Default 1 MiB. */
@@ -68,7 +69,7 @@ export class LegacyLeg {
     this.router = options.replyRouter ?? new InProcessReplyRouter();
     this.requests = new ClientRequests({
       router: this.router,
-      timeoutMs: options.clientReplyTimeoutMs ?? 300_000,
+      timeoutMs: options.replyTimeoutMs ?? 300_000,
       maxWaiting: options.maxWaitingCalls ?? 100,
       maxReplyBytes: options.maxReplyBytes ?? 1024 * 1024,
     });

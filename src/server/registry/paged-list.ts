@@ -1,6 +1,7 @@
 import { McpError } from '../../protocol/mcp-error.js';
 import { hasScopes } from '../access/required-scopes.js';
 import { preserialize } from '../response-serializer.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 export interface Page<T> {
   items: readonly T[];
@@ -38,7 +39,7 @@ export class PagedList<T> {
     private readonly requiredScopesOf: (item: T) => readonly string[] | undefined = () => undefined,
   ) {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1)
-      throw new Error(`pageSize must be a positive integer, got ${pageSize}`);
+      throw new McpConfigurationError(`limits.pageSize must be a positive integer, got ${pageSize}`);
   }
 
   /** Called by the registry on every change. */

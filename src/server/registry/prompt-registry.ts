@@ -7,6 +7,7 @@ import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
 import type { Completer } from './resource-registry.js';
 import { stripUndefined } from './tool-registry.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** What a prompt handler may return: one text, messages, or a full get result. */
 export type PromptValue = string | PromptMessage[] | GetPromptResult;
@@ -55,8 +56,10 @@ export class PromptRegistry {
   add(registration: PromptRegistration): void {
     const { name } = registration;
     checkPrimitiveName('prompt', name);
-    if (this.entries.has(name)) throw new Error(`Prompt "${name}" is already registered; prompt names must be unique`);
-    if (typeof registration.handler !== 'function') throw new Error(`Prompt "${name}": handler must be a function`);
+    if (this.entries.has(name))
+      throw new McpConfigurationError(`Prompt "${name}" is already registered; prompt names must be unique`);
+    if (typeof registration.handler !== 'function')
+      throw new McpConfigurationError(`Prompt "${name}": handler must be a function`);
     const declared = (registration.arguments ?? []).map((a) => a.name);
     checkCompleters(`Prompt "${name}"`, registration.complete, declared, 'argument');
     const requiredScopes = checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes);

@@ -14,6 +14,7 @@ import { checkRequiredScopes } from '../access/required-scopes.js';
 import { stripUndefined } from './tool-registry.js';
 import { UriTemplate } from '../uri/uri-template.js';
 import { escapesTemplate, looseUriKey, normalizeUri } from '../uri/uri-normalization.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** What a resource handler may return: text, bytes, contents, or a full read result. */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult;
@@ -103,12 +104,14 @@ export class ResourceRegistry {
   addResource(registration: ResourceRegistration): void {
     const { uri, name } = registration;
     if (typeof uri !== 'string' || !isAbsoluteUri(uri))
-      throw new Error(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
-    if (typeof name !== 'string' || name.length === 0) throw new Error(`Resource "${uri}": name is required`);
-    if (typeof registration.handler !== 'function') throw new Error(`Resource "${uri}": handler must be a function`);
+      throw new McpConfigurationError(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
+    if (typeof name !== 'string' || name.length === 0)
+      throw new McpConfigurationError(`Resource "${uri}": name is required`);
+    if (typeof registration.handler !== 'function')
+      throw new McpConfigurationError(`Resource "${uri}": handler must be a function`);
     const key = normalizeUri(uri);
     if (this.resources.has(key))
-      throw new Error(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
+      throw new McpConfigurationError(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
     const entry = {
       ...registration,
       requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes),
@@ -124,10 +127,11 @@ export class ResourceRegistry {
   addTemplate(registration: ResourceTemplateRegistration): void {
     const { uriTemplate, name } = registration;
     if (typeof name !== 'string' || name.length === 0)
-      throw new Error(`Resource template "${uriTemplate}": name is required`);
+      throw new McpConfigurationError(`Resource template "${uriTemplate}": name is required`);
     if (typeof registration.handler !== 'function')
-      throw new Error(`Resource template "${uriTemplate}": handler must be a function`);
-    if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`);
+      throw new McpConfigurationError(`Resource template "${uriTemplate}": handler must be a function`);
+    if (this.templates.has(uriTemplate))
+      throw new McpConfigurationError(`Resource template "${uriTemplate}" is already registered`);
     const matcher = new UriTemplate(uriTemplate);
     checkCompleters(`Resource template "${uriTemplate}"`, registration.complete, matcher.variables, 'variable');
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);

@@ -6,6 +6,7 @@ import { checkPrimitiveName } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
 
@@ -110,23 +111,25 @@ export class ToolRegistry {
     } = registration;
     const name = definition.name;
     checkPrimitiveName('tool', name);
-    if (this.entries.has(name)) throw new Error(`Tool "${name}" is already registered; tool names must be unique`);
-    if (typeof handler !== 'function') throw new Error(`Tool "${name}": handler must be a function`);
+    if (this.entries.has(name))
+      throw new McpConfigurationError(`Tool "${name}" is already registered; tool names must be unique`);
+    if (typeof handler !== 'function') throw new McpConfigurationError(`Tool "${name}": handler must be a function`);
     if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
-      throw new Error(
+      throw new McpConfigurationError(
         `Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`,
       );
     }
-    if (deferTask && taskSupport === undefined) throw new Error(`Tool "${name}": deferTask needs a taskSupport`);
+    if (deferTask && taskSupport === undefined)
+      throw new McpConfigurationError(`Tool "${name}": deferTask needs a taskSupport`);
     const inputSchema = definition.inputSchema as JsonSchema;
     if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
-      throw new Error(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
+      throw new McpConfigurationError(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
     }
     let paramHeaders: ParamHeaderRule[];
     try {
       paramHeaders = extractParamHeaderRules(inputSchema);
     } catch (error) {
-      throw new Error(`Tool "${name}": ${(error as Error).message}`, { cause: error });
+      throw new McpConfigurationError(`Tool "${name}": ${(error as Error).message}`, { cause: error });
     }
     const entry: ToolEntry = {
       definition: stripUndefined(definition),

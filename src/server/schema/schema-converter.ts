@@ -10,6 +10,7 @@ import {
   type SchemaDirection,
   type ZodConverter,
 } from './zod-schema.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /**
  * The optional converters, each loaded once. Registration is synchronous: the DTO converter (CommonJS) loads on
@@ -65,6 +66,6 @@ function dtoConverter(): DtoConverter | Error {
 function loaded<T>(converter: T | Error | undefined, purpose: string): T {
   if (converter instanceof Error) throw converter;
   if (converter === undefined)
-    throw new Error(`${purpose} needs the converters loaded first: await loadSchemaConverters()`);
+    throw new McpConfigurationError(`${purpose} needs the converters loaded first: await loadSchemaConverters()`);
   return converter;
 }

@@ -2,6 +2,7 @@ import type { JsonSchema } from '../../protocol/mcp-types.js';
 import type { StandardJsonSchemaSource, ZodSchemaSource } from './mcp-schema.js';
 import { requireFromLibrary } from '../util/library-require.cjs';
 import { optionalImport } from './optional-import.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** The published direction: a tool's arguments are the schema's input, its result the schema's output. */
 export type SchemaDirection = 'input' | 'output';
@@ -43,6 +44,8 @@ export function standardToJsonSchema(
   if (isStandardJsonSchema(schema))
     return schema['~standard'].jsonSchema[direction]({ target: 'draft-2020-12' }) as JsonSchema;
   if (!zod)
-    throw new Error('A zod schema older than zod 4.2 needs the converters loaded first: await loadSchemaConverters()');
+    throw new McpConfigurationError(
+      'A zod schema older than zod 4.2 needs the converters loaded first: await loadSchemaConverters()',
+    );
   return zod(schema, { io: direction, target: 'draft-2020-12' });
 }

@@ -6,6 +6,7 @@ import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskEr
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -54,7 +55,7 @@ export class TaskRunner {
     this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
     // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
     if (this.ttlMs > MAX_TIMER_DELAY)
-      throw new Error(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
+      throw new McpConfigurationError(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
     this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
     this.limits = {
       perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
@@ -254,6 +255,7 @@ export function detailedTask(task: StoredTask): DetailedTask {
 }
 
 function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new McpConfigurationError(`${name} must be a positive integer, got ${value}`);
   return value;
 }

@@ -75,7 +75,7 @@ export async function startClientsApp(adapter: HttpAdapterName = 'express'): Pro
         name: 'clients-e2e',
         version: '1.0.0',
         instructions: 'Tools for the client e2e suite',
-        logFailedCalls: false,
+        observability: { logFailedCalls: false },
       }),
     ],
     providers: [ClientsTools],
