@@ -1,4 +1,5 @@
 import type { FactoryProvider, Logger } from '@nestjs/common';
+import { isResourceServer } from '../auth/auth-options.js';
 import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
@@ -30,7 +31,8 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
       : reportedByCallLogger;
   // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
   const requestStateAudience =
-    options.requestStateAudience ?? (options.auth ? canonicalResourceUri(options.auth.resource) : undefined);
+    options.requestStateAudience ??
+    (isResourceServer(options.auth) ? canonicalResourceUri(options.auth.resource) : undefined);
   const kernel = new McpKernel({ onHandlerError, ...options, requestStateAudience, logger: kernelLogger });
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));

@@ -1,4 +1,5 @@
 import type { McpAuthOptions } from '../auth/auth-options.js';
+import type { McpCallerOptions } from '../server/access/caller-identity.js';
 import type { McpHttpOptions } from '../http/mcp-http-options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
@@ -22,8 +23,11 @@ export interface McpObservabilityOptions {
  */
 export interface McpModuleOptions
   extends Omit<McpServerOptions, 'logger'>, Omit<McpHttpOptions, 'authenticator'>, McpObservabilityOptions {
-  /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
-  auth?: McpAuthOptions;
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md), off by default; or, as
+   * `{ identify }` alone, only says how the callers an app's own guard authenticated are told apart.
+   */
+  auth?: McpAuthOptions | McpCallerOptions;
   /**
    * Modules whose providers' `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` methods this server
    * serves (their own providers, not those of their imports). Default: every module of the app.

@@ -12,7 +12,7 @@ import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS: the task, its owner's index, the index of all tasks (sorted sets scored by expiry). ARGV: now, the
+// KEYS: the task, its owner's index, the index of all the server's tasks (sorted sets scored by expiry). ARGV: now, the
 // per-owner and total limits, the record, its TTL, its expiry, its id. Drops what has expired from both indexes,
 // checks the limits and stores, atomically, so concurrent creates on several instances cannot overshoot them.
 // Each index lives as long as its longest-lived task.
@@ -56,14 +56,12 @@ export class RedisTaskStore implements TaskStore {
   // per listener, one listener's exception kept from the others); it holds no tasks.
   private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
-  private readonly allTasks: string;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly options: { maxTtlMs?: number; now?: () => number } = {},
   ) {
     this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
-    this.allTasks = redis.key('tasks');
   }
 
   /** True while this instance receives the signals sent from others (for readiness checks). */
@@ -79,9 +77,9 @@ export class RedisTaskStore implements TaskStore {
       redis.eval(
         CREATE,
         3,
-        this.taskKey(task.taskId),
-        this.ownerKey(task.owner),
-        this.allTasks,
+        this.taskKey(task.server, task.taskId),
+        this.redis.key('tasks-of', task.server, task.owner),
+        this.redis.key('tasks', task.server),
         now,
         limits.perOwner,
         limits.total,
@@ -94,14 +92,19 @@ export class RedisTaskStore implements TaskStore {
     return outcome as TaskCreateOutcome;
   }
 
-  async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
-    const task = await this.read(taskId);
+  async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const task = await this.read(server, taskId);
     return task && task.owner === owner ? task : undefined;
   }
 
-  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
+  async update(
+    server: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+  ): Promise<StoredTask | undefined> {
+    const key = this.taskKey(server, taskId);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId)));
+      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const current = this.live(raw);
       if (!current || isTerminalStatus(current.status)) return undefined;
       // `current` is a fresh parse of the stored record: nothing else holds it.
@@ -109,7 +112,7 @@ export class RedisTaskStore implements TaskStore {
       if (!next) return undefined;
       const stored = keepingIdentity(current, next);
       const replaced = await this.redis.run('update a task', (redis) =>
-        redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)),
+        redis.eval(REPLACE, 1, key, raw!, JSON.stringify(stored)),
       );
       if (replaced === 1) return stored;
     }
@@ -118,17 +121,21 @@ export class RedisTaskStore implements TaskStore {
     );
   }
 
-  async signal(taskId: string, signal: TaskSignal): Promise<void> {
+  async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
     await this.redis.run('signal a task', (redis) =>
-      redis.publish(this.channel.name, JSON.stringify({ taskId, signal })),
+      redis.publish(this.channel.name, JSON.stringify({ server, taskId, signal })),
     );
   }
 
-  async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+  async subscribe(
+    server: string,
+    taskId: string,
+    listener: (signal: TaskSignal) => void,
+  ): Promise<() => Promise<void>> {
     // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
     if (!this.channel.listening)
       throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
-    return this.local.subscribe(taskId, listener);
+    return this.local.subscribe(server, taskId, listener);
   }
 
   /** Stops listening for signals (the connections themselves belong to `McpRedisConnections`). */
@@ -136,8 +143,8 @@ export class RedisTaskStore implements TaskStore {
     this.channel.close();
   }
 
-  private async read(taskId: string): Promise<StoredTask | undefined> {
-    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId))));
+  private async read(server: string, taskId: string): Promise<StoredTask | undefined> {
+    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(server, taskId))));
   }
 
   /** The record, unless it is missing or past its expiry (Redis drops it then too, by its own clock). */
@@ -156,17 +163,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private receive(message: unknown): void {
-    const parsed = message as { taskId?: unknown; signal?: unknown } | null;
-    if (typeof parsed?.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
-    void this.local.signal(parsed.taskId, parsed.signal);
+    const parsed = message as { server?: unknown; taskId?: unknown; signal?: unknown } | null;
+    if (typeof parsed?.server !== 'string' || typeof parsed.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
+    void this.local.signal(parsed.server, parsed.taskId, parsed.signal);
   }
 
-  private taskKey(taskId: string): string {
-    return this.redis.key('task', taskId);
-  }
-
-  private ownerKey(owner: string): string {
-    return this.redis.key('tasks-of', owner);
+  // Task ids and owners are base64url, so a key ends unambiguously whatever the server is named.
+  private taskKey(server: string, taskId: string): string {
+    return this.redis.key('task', server, taskId);
   }
 }
 

@@ -6,6 +6,8 @@ import { McpError } from '../protocol/mcp-error.js';
 import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
 import { CallGuard, DeadlineExceeded } from './access/call-guard.js';
+import { CallerIdentity, type Caller } from './access/caller-identity.js';
+import { defaultShare } from './access/fair-share.js';
 import { Era2026 } from './eras/era-2026.js';
 import type { McpEra } from './eras/era.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/event-bus.js';
@@ -77,6 +79,7 @@ export class McpKernel {
   private interceptor?: McpCallInterceptor;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
+  private readonly identity: CallerIdentity;
   /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: 'off'`. */
   readonly legacy: LegacyLeg | undefined;
 
@@ -98,7 +101,13 @@ export class McpKernel {
     );
     this.states = new RequestStateCodec({ secret: options.requestStateSecret, ttlMs: options.requestStateTtlMs });
     this.eventBus = options.eventBus ?? new InProcessEventBus();
-    this.calls = new CallGuard(options.callTimeoutMs ?? 60_000, options.maxConcurrentCalls ?? 256);
+    this.identity = new CallerIdentity(options.auth?.identify);
+    const maxConcurrentCalls = options.maxConcurrentCalls ?? 256;
+    this.calls = new CallGuard(
+      options.callTimeoutMs ?? 60_000,
+      maxConcurrentCalls,
+      options.limits?.maxConcurrentCallsPerCaller ?? defaultShare(maxConcurrentCalls),
+    );
     const redact = options.redactErrors ?? process.env.NODE_ENV === 'production';
     const toLogger: HandlerErrorLogger = (error, report) => logHandlerError(this.logger, error, report);
     // Redacted details must still reach someone: without a log of its own, the kernel writes to its logger.
@@ -121,9 +130,11 @@ export class McpKernel {
       options.requestStateStore ?? new InMemoryRequestStateStore(),
       schemas,
       audience,
+      options.requestState?.bind,
     );
     const gate = new ScopeGate(options.hideForbiddenPrimitives ?? false);
     this.taskRunner = new TaskRunner(
+      options.name,
       options.tasks,
       (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
       this.logger,
@@ -146,21 +157,29 @@ export class McpKernel {
       maxSubscriptionsPerCaller: options.maxSubscriptionsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxSubscriptionsPerCaller,
       maxResourceSubscriptions: options.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
     };
-    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, limits, gate);
+    this.listen = new ListenMethods(
+      this.tools,
+      this.prompts,
+      this.resources,
+      this.eventBus,
+      limits,
+      gate,
+      options.name,
+    );
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => server.discover()],
       ['tools/list', (req, ctx) => tools.list(req, ctx)],
-      ['tools/call', (req, ctx) => tools.call(req, ctx)],
+      ['tools/call', (req, ctx, caller) => tools.call(req, ctx, caller)],
       ['resources/list', (req, ctx) => resources.list(req, ctx)],
       ['resources/templates/list', (req, ctx) => resources.listTemplates(req, ctx)],
-      ['resources/read', (req, ctx) => resources.read(req, ctx)],
+      ['resources/read', (req, ctx, caller) => resources.read(req, ctx, caller)],
       ['prompts/list', (req, ctx) => prompts.list(req, ctx)],
-      ['prompts/get', (req, ctx) => prompts.get(req, ctx)],
+      ['prompts/get', (req, ctx, caller) => prompts.get(req, ctx, caller)],
       ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
-      ['subscriptions/listen', (req, ctx) => this.listen.listen(req, ctx)],
-      ['tasks/get', (req, ctx) => tasks.get(req, ctx)],
-      ['tasks/update', (req, ctx) => tasks.update(req, ctx)],
-      ['tasks/cancel', (req, ctx) => tasks.cancel(req, ctx)],
+      ['subscriptions/listen', (req, ctx, caller) => this.listen.listen(req, ctx, caller)],
+      ['tasks/get', (req, _ctx, caller) => tasks.get(req, caller)],
+      ['tasks/update', (req, _ctx, caller) => tasks.update(req, caller)],
+      ['tasks/cancel', (req, _ctx, caller) => tasks.cancel(req, caller)],
     ]);
   }
 
@@ -284,6 +303,14 @@ export class McpKernel {
   }
 
   /**
+   * Who a request speaks for: what the kernel binds tasks, request state, 2025-era replies and per-caller shares
+   * to. A context the kernel made (a handler's) already carries it, so it is computed once per request.
+   */
+  callerOf(context: McpRequestContext): Caller {
+    return context instanceof CallContext ? context.caller : this.identity.of(context.principal);
+  }
+
+  /**
    * Dispatches a request that already passed the classifier's message and version rungs (as a transport that
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
@@ -297,14 +324,15 @@ export class McpKernel {
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
+    const caller = this.callerOf(context);
     const respond = async (): Promise<JsonRpcResponse> => {
       try {
         // A listen stream is long-lived by design and has its own cap; every other call is bounded.
         const result =
           request.method === 'subscriptions/listen'
-            ? await handler(request, context)
-            : await this.calls.run(context, (signal) =>
-                handler(request, new CallContext(context, signal, call || undefined)),
+            ? await handler(request, context, caller)
+            : await this.calls.run(context, caller, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
               );
         return successResponse(request.id, era.present(result));
       } catch (error) {

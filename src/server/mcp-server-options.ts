@@ -1,9 +1,12 @@
 import type { Implementation } from '../protocol/mcp-types.js';
+import type { McpCallerOptions } from './access/caller-identity.js';
+import type { McpLimitsOptions } from './access/fair-share.js';
 import type { CacheOptions } from './eras/era-2026.js';
 import type { McpEventBus } from './events/event-bus.js';
 import type { HandlerErrorLogger } from './errors/handler-error-policy.js';
 import type { LegacyOptions } from './legacy/legacy-leg.js';
 import type { McpLogger } from './mcp-logger.js';
+import type { RequestStateBind } from './input/input-round.js';
 import type { RequestStateStore } from './input/request-state-store.js';
 import type { TaskOptions } from './tasks/task-runner.js';
 
@@ -55,6 +58,12 @@ export interface McpServerOptions extends Implementation, LegacyOptions {
    * `onHandlerError`), interceptors that throw, an event bus or task store that fails. Default: stderr.
    */
   logger?: McpLogger;
+  /** More of the request to bind request state to (a tenant): see `RequestStateBind`. */
+  requestState?: { bind?: RequestStateBind };
+  /** Per-caller shares of the global caps. */
+  limits?: McpLimitsOptions;
+  /** Who a caller is: what tasks, request state, 2025-era replies and per-caller shares are bound to. */
+  auth?: McpCallerOptions;
   /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */
   tasks?: TaskOptions;
 }
