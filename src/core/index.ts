@@ -52,6 +52,7 @@ export type { ToolRegistration } from '../server/registry/tool-registry.js';
 // Tasks (SEP-2663): the store a deployment plugs in, and the protocol's task states.
 export {
   InMemoryTaskStore,
+  TaskResultsFull,
   type TaskSignal,
   type TaskLimits,
   type TaskCreateOutcome,

@@ -2,6 +2,7 @@ import { isTerminalStatus } from '../protocol/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
+  TaskResultsFull,
   type StoredTask,
   type TaskCreateOutcome,
   type TaskLimits,
@@ -30,11 +31,27 @@ end
 return 'created'
 `;
 
-// KEYS[1] the task; ARGV: the record as read, the record to store. Compare-and-set: stored only if nobody
-// changed the task since it was read, keeping its TTL. A script rather than WATCH/MULTI, which would need a
-// connection of its own per update.
+// KEYS: the task, its owner's index, the owner's result sizes (a hash by task id). ARGV: the record as read, the
+// record to store, the bytes of result it adds, the owner's byte share, the task id, now. Compare-and-set: stored
+// only if nobody changed the task since it was read, keeping its TTL; a record that adds result bytes is stored
+// only while the owner's live tasks (those still in its index) keep no more than the share (-1 otherwise). A
+// script rather than WATCH/MULTI, which would need a connection of its own per update.
 const REPLACE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local added = tonumber(ARGV[3])
+if added > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
+  local held = 0
+  local sizes = redis.call('HGETALL', KEYS[3])
+  for i = 1, #sizes, 2 do
+    if redis.call('ZSCORE', KEYS[2], sizes[i]) then held = held + tonumber(sizes[i + 1])
+    else redis.call('HDEL', KEYS[3], sizes[i]) end
+  end
+  if tonumber(ARGV[4]) >= 0 and held + added > tonumber(ARGV[4]) then return -1 end
+  redis.call('HSET', KEYS[3], ARGV[5], added)
+  local ttl = redis.call('PTTL', KEYS[2])
+  if ttl > 0 and redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 `;
@@ -101,6 +118,7 @@ export class RedisTaskStore implements TaskStore {
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes = Infinity,
   ): Promise<StoredTask | undefined> {
     const key = this.taskKey(server, taskId);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -111,9 +129,23 @@ export class RedisTaskStore implements TaskStore {
       const next = change(current);
       if (!next) return undefined;
       const stored = keepingIdentity(current, next);
+      const added = Math.max((stored.resultBytes ?? 0) - (current.resultBytes ?? 0), 0);
       const replaced = await this.redis.run('update a task', (redis) =>
-        redis.eval(REPLACE, 1, key, raw!, JSON.stringify(stored)),
+        redis.eval(
+          REPLACE,
+          3,
+          key,
+          this.redis.key('tasks-of', server, stored.owner),
+          this.redis.key('task-bytes', server, stored.owner),
+          raw!,
+          JSON.stringify(stored),
+          added,
+          Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
+          taskId,
+          this.now(),
+        ),
       );
+      if (replaced === -1) throw new TaskResultsFull();
       if (replaced === 1) return stored;
     }
     throw new McpRedisUnavailableError(

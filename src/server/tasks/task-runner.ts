@@ -7,7 +7,7 @@ import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
-import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
+import { InMemoryTaskStore, TaskResultsFull, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -21,10 +21,18 @@ export interface TaskOptions {
   maxTasksPerCaller?: number;
   /** Most tasks kept at once in all. Default 10 000. */
   maxTasks?: number;
+  /** Largest result one task may keep, in bytes of JSON; a bigger one ends the task `failed`. Default 1 MiB. */
+  maxResultBytes?: number;
+  /** Most bytes of results one caller's tasks may keep at once; a result past it ends its task `failed`. Default 16 MiB. */
+  maxResultBytesPerCaller?: number;
 }
 
-/** How a task's work ended: the tool's result (a tool error included), or a JSON-RPC error. */
-export type TaskOutcome = { result: CallToolResult } | { error: TaskError };
+/** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
+export type TaskOutcome = { result: CallToolResult; resultBytes?: number } | { error: TaskError };
+
+function failure(message: string): TaskOutcome {
+  return { error: { code: ErrorCode.InternalError, message } };
+}
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -43,6 +51,8 @@ export class TaskRunner {
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   private readonly limits: TaskLimits;
+  private readonly maxResultBytes: number;
+  private readonly maxResultBytesPerCaller: number;
   private readonly active = new Map<string, ActiveTask>();
 
   constructor(
@@ -64,6 +74,11 @@ export class TaskRunner {
       perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
       total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
     };
+    this.maxResultBytes = positiveInteger(options.maxResultBytes ?? 1024 * 1024, 'tasks.maxResultBytes');
+    this.maxResultBytesPerCaller = positiveInteger(
+      options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
+      'tasks.maxResultBytesPerCaller',
+    );
   }
 
   /**
@@ -95,7 +110,7 @@ export class TaskRunner {
     const task = new ActiveTask(
       record.taskId,
       answers,
-      { write: (taskId, change) => this.write(owner, taskId, change) },
+      { write: (taskId, change) => this.write(owner, taskId, change, this.maxResultBytesPerCaller) },
       this.now,
     );
     const [outcome, unsubscribe] = await Promise.all([
@@ -214,7 +229,17 @@ export class TaskRunner {
         },
       };
     }
-    await task.finish((stored) => ended(stored, outcome, this.now()));
+    if ('result' in outcome) {
+      const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
+      outcome =
+        bytes > this.maxResultBytes
+          ? failure(
+              `Task result too large: ${bytes} bytes, over the limit of ${this.maxResultBytes} (tasks.maxResultBytes)`,
+            )
+          : { result: outcome.result, resultBytes: bytes };
+    }
+    const ending = outcome;
+    await task.finish((stored) => ended(stored, ending, this.now()));
   }
 
   private async find(taskId: unknown, caller: Caller): Promise<StoredTask> {
@@ -229,11 +254,16 @@ export class TaskRunner {
     owner: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes?: number,
   ): Promise<void> {
     try {
-      const updated = await this.store.update(this.server, taskId, change);
+      const updated = await this.store.update(this.server, taskId, change, maxOwnerResultBytes);
       if (updated) this.published(owner, detailedTask(updated));
     } catch (error) {
+      if (error instanceof TaskResultsFull) {
+        const full = `Task result not kept: this caller's tasks already keep ${this.maxResultBytesPerCaller} bytes of results (tasks.maxResultBytesPerCaller); retry once some have expired`;
+        return this.write(owner, taskId, (task) => ended(task, failure(full), this.now()));
+      }
       // The store is down: the task keeps its last stored state until it expires, and the log says why.
       this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);
     }
@@ -243,7 +273,8 @@ export class TaskRunner {
 /** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
 function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
   const next: StoredTask = { ...task, inputRequests: undefined, lastUpdatedAt: now };
-  if ('result' in outcome) return { ...next, status: 'completed', result: outcome.result };
+  if ('result' in outcome)
+    return { ...next, status: 'completed', result: outcome.result, resultBytes: outcome.resultBytes };
   return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
 }
 

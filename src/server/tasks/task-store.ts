@@ -23,8 +23,21 @@ export interface StoredTask {
   inputRequests?: InputRequests;
   /** Once `completed` (a tool error included). */
   result?: CallToolResult;
+  /** The size of `result` as JSON, in bytes: what counts against the owner's share of result memory. */
+  resultBytes?: number;
   /** The JSON-RPC error, once `failed`. */
   error?: TaskError;
+}
+
+/**
+ * Thrown by `update` when the result it would store takes the owner's results past their byte share: nothing
+ * is stored, and the runner ends the task `failed` instead.
+ */
+export class TaskResultsFull extends Error {
+  constructor() {
+    super('Task results full');
+    this.name = 'TaskResultsFull';
+  }
 }
 
 /** What an instance tells the instance running a task: answers arrived (`tasks/update`), or stop (`tasks/cancel`). */
@@ -66,12 +79,14 @@ export interface TaskStore {
    * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
    * is. `taskId`, `server`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
-   * terminal status, or `change` declined.
+   * terminal status, or `change` declined. A record that gains `resultBytes` is stored only while the owner's
+   * live tasks' `resultBytes` stay within `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
    */
   update(
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes?: number,
   ): Promise<StoredTask | undefined>;
 
   /** Delivers a signal to the task's subscribers, wherever they run; none listening is not an error. */
@@ -93,6 +108,7 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly perOwner = new Map<string, number>();
   private readonly perServer = new Map<string, number>();
+  private readonly resultBytesPerOwner = new Map<string, number>();
   private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
 
   constructor(
@@ -131,6 +147,7 @@ export class InMemoryTaskStore implements TaskStore {
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes = Infinity,
   ): Promise<StoredTask | undefined> {
     const key = keyOf(server, taskId);
     const current = this.live(key);
@@ -138,6 +155,12 @@ export class InMemoryTaskStore implements TaskStore {
     const next = change(copy(current));
     if (!next) return undefined;
     const stored = keepingIdentity(current, next);
+    const added = (stored.resultBytes ?? 0) - (current.resultBytes ?? 0);
+    if (added > 0) {
+      const held = this.resultBytesPerOwner.get(stored.owner) ?? 0;
+      if (held + added > maxOwnerResultBytes) throw new TaskResultsFull();
+      this.resultBytesPerOwner.set(stored.owner, held + added);
+    }
     this.tasks.set(key, stored);
     return copy(stored);
   }
@@ -198,6 +221,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.timers.delete(key);
     decrement(this.perOwner, task.owner);
     decrement(this.perServer, task.server);
+    decrement(this.resultBytesPerOwner, task.owner, task.resultBytes ?? 0);
   }
 }
 
@@ -206,8 +230,9 @@ function keyOf(server: string, taskId: string): string {
   return `${server}\n${taskId}`;
 }
 
-function decrement(counts: Map<string, number>, key: string): void {
-  const count = (counts.get(key) ?? 1) - 1;
+function decrement(counts: Map<string, number>, key: string, by = 1): void {
+  if (by === 0) return;
+  const count = (counts.get(key) ?? by) - by;
   if (count > 0) counts.set(key, count);
   else counts.delete(key);
 }
