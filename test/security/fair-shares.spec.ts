@@ -1,21 +1,12 @@
 import 'reflect-metadata';
-import { Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { createApp } from '../support/create-app.js';
+import { HeaderUserGuard } from '../support/header-user-guard.js';
 import { legacyHeaders, legacyPost, legacyRequest } from '../support/legacy-client.js';
 import { LiveResponse } from '../support/sse-client.js';
-
-/** `x-user: <name>` becomes request.user: what the app's own guard leaves for the MCP route. */
-@Injectable()
-class HeaderUserGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<{ headers: Record<string, string>; user?: unknown }>();
-    req.user = { id: req.headers['x-user'] };
-    return typeof req.headers['x-user'] === 'string';
-  }
-}
 
 /**
  * Per-caller fair shares by default (security round 2, findings 3 and 7): with the global caps small, one

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
 import { McpRedisConnections, RedisTaskStore } from '../../src/redis/index.js';
 import { createApp } from '../support/create-app.js';
+import { HeaderUserGuard } from '../support/header-user-guard.js';
 import { until } from '../support/redis-fleet.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
 import { createTask, waitForStatus } from '../support/task-requests.js';
@@ -15,16 +16,6 @@ import { createTask, waitForStatus } from '../support/task-requests.js';
  * which limit, in the in-memory store and in Redis alike; another caller's results are unaffected.
  */
 const MIB = 1024 * 1024;
-
-/** The app's own guard: a header names the user. */
-@Injectable()
-class HeaderUserGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<{ headers: Record<string, string>; user?: unknown }>();
-    req.user = { id: req.headers['x-user'] };
-    return typeof req.headers['x-user'] === 'string';
-  }
-}
 
 async function appWith(tasks: McpModuleOptions['tasks']): Promise<INestApplication> {
   const app = await createApp(
