@@ -1,3 +1,4 @@
+import type { McpCallerOptions } from '../server/access/caller-identity.js';
 import type { JSONWebKeySet } from 'jose';
 
 /** Verifies JWT access tokens (RFC 9068) locally, against the authorization server's keys. */
@@ -73,10 +74,18 @@ export interface IntrospectionVerifierOptions {
 }
 
 /**
+ * Whether an `auth` option makes the endpoint a resource server, or only says how callers are identified
+ * (`{ identify }`, for an app whose own guard authenticates).
+ */
+export function isResourceServer(auth: McpAuthOptions | McpCallerOptions | undefined): auth is McpAuthOptions {
+  return auth !== undefined && Object.keys(auth).some((key) => key !== 'identify');
+}
+
+/**
  * The `auth` option of `McpModule`: makes the MCP endpoint an OAuth 2.1 resource server. Give exactly one way
  * to establish the principal: `jwt`, `introspection`, `verify`, or `fromRequest` (an existing Nest guard).
  */
-export interface McpAuthOptions {
+export interface McpAuthOptions extends McpCallerOptions {
   /** The canonical URI of this MCP server (RFC 8707), e.g. `https://mcp.example.com/mcp`; tokens must name it as audience. */
   resource: string;
   /** Issuer URLs of the authorization servers that issue tokens for this resource (at least one). */

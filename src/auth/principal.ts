@@ -1,9 +1,8 @@
 /**
  * Who a verified access token speaks for. The identity (issuer, subject, client) is the object's own data;
- * the scopes, claims and expiry are accessors. Request state is bound to the principal's JSON (`toJSON`): its
- * identity, so a multi-round call survives a token refresh or a scope step-up but not a change of user or
- * client; a token that names neither subject nor client (RFC 9068 requires only `exp`) is bound to all its
- * claims, so two such tokens never share a binding.
+ * the scopes, claims and expiry are accessors. Its JSON is the token's claims, from which the server's one
+ * caller identity is read (issuer + subject, else issuer + client, else the claims that a refresh keeps), so a
+ * multi-round call or a task survives a token refresh or a scope step-up but not a change of user or client.
  */
 export class McpPrincipal {
   readonly issuer: string | undefined;
@@ -42,13 +41,9 @@ export class McpPrincipal {
     return typeof this.#claims.exp === 'number' ? this.#claims.exp : undefined;
   }
 
-  /**
-   * What identifies the principal (and what request state is bound to): the issuer with the subject and
-   * client, or all the claims when the token names neither subject nor client (an issuer alone is everybody).
-   */
+  /** The token's claims: what the caller identity is read from, as from a Passport user that is a token's payload. */
   toJSON(): Record<string, unknown> {
-    if (this.subject === undefined && this.clientId === undefined) return { claims: this.#claims };
-    return { issuer: this.issuer, subject: this.subject, clientId: this.clientId };
+    return { ...this.#claims };
   }
 
   /** When the credential stops being trusted here, in epoch milliseconds: `exp`, or earlier when it must be revalidated. */

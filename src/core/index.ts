@@ -62,6 +62,7 @@ export {
   InMemoryTaskStore,
   type TaskStore,
   type StoredTask,
+  TaskResultsFull,
   type TaskSignal,
   type TaskLimits,
   type TaskCreateOutcome,

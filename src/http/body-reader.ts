@@ -58,3 +58,36 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
   });
 }
+
+/**
+ * Reads and drops what is left of a refused body, up to `bound` bytes as sent (still compressed) and for at most
+ * `deadlineMs`, so a client still writing it gets to read the refusal instead of a reset connection. Resolves
+ * true when the body ended within both, false (the caller closes the connection) otherwise. Nothing is kept.
+ */
+export function discardBody(req: IncomingMessage, bound: number, deadlineMs: number): Promise<boolean> {
+  if (req.complete || req.destroyed) return Promise.resolve(req.complete);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (ended: boolean) => {
+      clearTimeout(timer);
+      req.off('data', count);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      resolve(ended);
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > bound) done(false);
+    };
+    const onEnd = () => done(true);
+    const onAborted = () => done(false);
+    const timer = setTimeout(() => done(false), deadlineMs);
+    timer.unref();
+    // A decoder the body was piped into has been destroyed: the request itself is read from here on.
+    req.unpipe();
+    req.on('data', count);
+    req.once('end', onEnd);
+    req.once('aborted', onAborted);
+    req.resume();
+  });
+}

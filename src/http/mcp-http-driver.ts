@@ -11,7 +11,7 @@ import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jso
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
-import { readBody } from './body-reader.js';
+import { discardBody, readBody } from './body-reader.js';
 import { CorsPolicy } from './cors-policy.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
@@ -25,6 +25,10 @@ import type {
   McpHttpOptions,
   PreparedBody,
 } from './mcp-http-options.js';
+
+// How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
+const DISCARD_FACTOR = 8;
+const DISCARD_DEADLINE_MS = 5_000;
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
@@ -123,11 +127,13 @@ export class McpHttpDriver {
   async readPrepared(req: IncomingMessage, res: ServerResponse): Promise<PreparedBody | null> {
     const rejection = this.preflight(req);
     if (rejection) {
+      if (rejection.status === 413) await this.discardRest(req);
       this.reject(res, rejection);
       return null;
     }
     const read = await readBody(req, this.maxBodyBytes);
     if (!read.ok) {
+      if (read.status === 413) await this.discardRest(req);
       this.reject(res, {
         status: read.status,
         message: read.message,
@@ -136,6 +142,19 @@ export class McpHttpDriver {
       return null;
     }
     return { raw: read.body };
+  }
+
+  /**
+   * Before a 413: a client writes its whole body before it reads an answer (Node's http, undici and fetch do), so
+   * closing the connection under it shows the client a reset, not the error. The rest is read and dropped, to a
+   * bound and a deadline (past either, the 413 is sent and the connection closed all the same), unless the
+   * declared length is already past the bound.
+   */
+  private async discardRest(req: IncomingMessage): Promise<void> {
+    const bound = this.maxBodyBytes * DISCARD_FACTOR;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > bound) return;
+    await discardBody(req, bound, DISCARD_DEADLINE_MS);
   }
 
   /** Serves one HTTP exchange. `prepared` is the body when a front layer already read (and preflighted) it. */

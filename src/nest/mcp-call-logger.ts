@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { outcomeOf, type McpCallInterceptor } from '../server/mcp-call.js';
+import { logSafe } from '../server/mcp-logger.js';
 
 /**
  * Logs one line per failed call through Nest's `Logger` (so the app's logger, levels and format apply), with
@@ -15,16 +16,18 @@ export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
     if (outcome.status !== 'error' && outcome.status !== 'tool_error') return response;
     // The id a redacted message already gave the client, so the client's reference finds this line.
     const correlationId = call.correlationId ?? randomUUID();
+    // Everything from the request (method, name, URI, id, messages that quote them) is escaped: one line each.
     const target = call.name ?? call.uri;
-    const subject = target === undefined ? call.method : `${call.method} ${target}`;
+    const subject = logSafe(target === undefined ? call.method : `${call.method} ${target}`);
     const cause =
       call.error === undefined
         ? ''
-        : ` (cause: ${call.error instanceof Error ? call.error.message : String(call.error)})`;
-    const line = `${subject} failed [correlationId=${correlationId}, id=${String(call.requestId)}]: ${outcome.errorType} ${oneLine(outcome.message)}${cause}`;
+        : ` (cause: ${logSafe(call.error instanceof Error ? call.error.message : String(call.error))})`;
+    const line = `${subject} failed [correlationId=${correlationId}, id=${logSafe(call.requestId)}]: ${outcome.errorType} ${logSafe(oneLine(outcome.message))}${cause}`;
     if (outcome.errorCode === ErrorCode.InternalError || call.error !== undefined) {
-      // An unexpected exception: the detail the client may not see, with its stack.
-      logger.error(line, call.error instanceof Error ? call.error.stack : undefined);
+      // An unexpected exception: the detail the client may not see, with its stack (whose own lines stay lines,
+      // while its message, which may quote the request, is escaped as above).
+      logger.error(line, call.error instanceof Error ? safeStack(call.error) : undefined);
       if ('error' in response && response.error.data === undefined) response.error.data = { correlationId };
     } else if (outcome.errorCode === ErrorCode.Unauthorized) {
       // A client's first request normally goes without a token and gets 401 with the challenge that starts its
@@ -35,6 +38,10 @@ export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
     }
     return response;
   };
+}
+
+function safeStack(error: Error): string | undefined {
+  return error.stack && error.message ? error.stack.replace(error.message, logSafe(error.message)) : error.stack;
 }
 
 function oneLine(text: string | undefined): string {

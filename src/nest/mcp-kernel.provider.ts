@@ -1,4 +1,5 @@
 import type { FactoryProvider, Logger } from '@nestjs/common';
+import { isResourceServer } from '../auth/auth-options.js';
 import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
 import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
@@ -34,9 +35,11 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
       ? (error, report) => logHandlerError(kernelLogger, error, report)
       : reportedByCallLogger);
   // With auth, request state is bound to the protected resource too: servers sharing a secret cannot replay each other's.
-  const audience = options.requestState?.audience ?? (auth ? canonicalResourceUri(auth.resource) : undefined);
+  const audience =
+    options.requestState?.audience ?? (isResourceServer(auth) ? canonicalResourceUri(auth.resource) : undefined);
   const kernel = new McpKernel({
     ...kernelOptions,
+    auth: auth?.identify ? { identify: auth.identify } : undefined,
     requestState: { ...options.requestState, audience },
     observability: { redactErrors: observability.redactErrors, onHandlerError },
     logger: kernelLogger,

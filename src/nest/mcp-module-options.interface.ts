@@ -1,4 +1,5 @@
 import type { McpAuthOptions } from '../auth/auth-options.js';
+import type { McpCallerOptions } from '../server/access/caller-identity.js';
 import type { McpHttpOptions } from '../http/mcp-http-options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
@@ -30,9 +31,12 @@ export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticato
  * one group per concern. The module logs through Nest's `Logger` (context `MCPServer`), so the kernel's `logger`
  * option is not offered.
  */
-export interface McpModuleOptions extends Omit<McpServerOptions, 'logger' | 'observability'> {
-  /** Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md). Off by default. */
-  auth?: McpAuthOptions;
+export interface McpModuleOptions extends Omit<McpServerOptions, 'logger' | 'observability' | 'auth'> {
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server (see docs/authorization.md), off by default; or, as
+   * `{ identify }` alone, only says how the callers an app's own guard authenticated are told apart.
+   */
+  auth?: McpAuthOptions | McpCallerOptions;
   /**
    * Modules whose providers' `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` methods this server
    * serves (their own providers, not those of their imports). Default: every module of the app.

@@ -11,10 +11,12 @@ import {
 } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { isResourceServer } from '../auth/auth-options.js';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http-driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
+import { appGuardCaller } from './app-guard-caller.js';
 import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body-layer.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
@@ -59,7 +61,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     {
       provide: MCP_RESOURCE_SERVER,
       useFactory: async (options: McpModuleOptions) => {
-        if (!options.auth) return null;
+        if (!isResourceServer(options.auth)) return null;
         const resourceServer = new OAuthResourceServer(options.auth);
         await resourceServer.ready();
         return resourceServer;
@@ -69,7 +71,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     {
       provide: McpHttpDriver,
       useFactory: (kernel: McpKernel, options: McpModuleOptions, resourceServer: OAuthResourceServer | null) =>
-        new McpHttpDriver(kernel, { ...options.http, authenticator: resourceServer ?? undefined }),
+        new McpHttpDriver(kernel, { ...options.http, authenticator: resourceServer ?? appGuardCaller }),
       inject: [MCP_KERNEL, MCP_MODULE_OPTIONS, MCP_RESOURCE_SERVER],
     },
   ],

@@ -2,6 +2,7 @@ import { isTerminalStatus } from '../protocol/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
+  TaskResultsFull,
   type StoredTask,
   type TaskCreateOutcome,
   type TaskLimits,
@@ -12,7 +13,7 @@ import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS: the task, its owner's index, the index of all tasks (sorted sets scored by expiry). ARGV: now, the
+// KEYS: the task, its owner's index, the index of all the server's tasks (sorted sets scored by expiry). ARGV: now, the
 // per-owner and total limits, the record, its TTL, its expiry, its id. Drops what has expired from both indexes,
 // checks the limits and stores, atomically, so concurrent creates on several instances cannot overshoot them.
 // Each index lives as long as its longest-lived task.
@@ -30,11 +31,27 @@ end
 return 'created'
 `;
 
-// KEYS[1] the task; ARGV: the record as read, the record to store. Compare-and-set: stored only if nobody
-// changed the task since it was read, keeping its TTL. A script rather than WATCH/MULTI, which would need a
-// connection of its own per update.
+// KEYS: the task, its owner's index, the owner's result sizes (a hash by task id). ARGV: the record as read, the
+// record to store, the bytes of result it adds, the owner's byte share, the task id, now. Compare-and-set: stored
+// only if nobody changed the task since it was read, keeping its TTL; a record that adds result bytes is stored
+// only while the owner's live tasks (those still in its index) keep no more than the share (-1 otherwise). A
+// script rather than WATCH/MULTI, which would need a connection of its own per update.
 const REPLACE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local added = tonumber(ARGV[3])
+if added > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
+  local held = 0
+  local sizes = redis.call('HGETALL', KEYS[3])
+  for i = 1, #sizes, 2 do
+    if redis.call('ZSCORE', KEYS[2], sizes[i]) then held = held + tonumber(sizes[i + 1])
+    else redis.call('HDEL', KEYS[3], sizes[i]) end
+  end
+  if tonumber(ARGV[4]) >= 0 and held + added > tonumber(ARGV[4]) then return -1 end
+  redis.call('HSET', KEYS[3], ARGV[5], added)
+  local ttl = redis.call('PTTL', KEYS[2])
+  if ttl > 0 and redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 `;
@@ -56,14 +73,12 @@ export class RedisTaskStore implements TaskStore {
   // per listener, one listener's exception kept from the others); it holds no tasks.
   private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
-  private readonly allTasks: string;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly options: { maxTtlMs?: number; now?: () => number } = {},
   ) {
     this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
-    this.allTasks = redis.key('tasks');
   }
 
   /** True while this instance receives the signals sent from others (for readiness checks). */
@@ -79,9 +94,9 @@ export class RedisTaskStore implements TaskStore {
       redis.eval(
         CREATE,
         3,
-        this.taskKey(task.taskId),
-        this.ownerKey(task.owner),
-        this.allTasks,
+        this.taskKey(task.server, task.taskId),
+        this.redis.key('tasks-of', task.server, task.owner),
+        this.redis.key('tasks', task.server),
         now,
         limits.perOwner,
         limits.total,
@@ -94,23 +109,43 @@ export class RedisTaskStore implements TaskStore {
     return outcome as TaskCreateOutcome;
   }
 
-  async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
-    const task = await this.read(taskId);
+  async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const task = await this.read(server, taskId);
     return task && task.owner === owner ? task : undefined;
   }
 
-  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
+  async update(
+    server: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes = Infinity,
+  ): Promise<StoredTask | undefined> {
+    const key = this.taskKey(server, taskId);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId)));
+      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const current = this.live(raw);
       if (!current || isTerminalStatus(current.status)) return undefined;
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
       if (!next) return undefined;
       const stored = keepingIdentity(current, next);
+      const added = Math.max((stored.resultBytes ?? 0) - (current.resultBytes ?? 0), 0);
       const replaced = await this.redis.run('update a task', (redis) =>
-        redis.eval(REPLACE, 1, this.taskKey(taskId), raw!, JSON.stringify(stored)),
+        redis.eval(
+          REPLACE,
+          3,
+          key,
+          this.redis.key('tasks-of', server, stored.owner),
+          this.redis.key('task-bytes', server, stored.owner),
+          raw!,
+          JSON.stringify(stored),
+          added,
+          Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
+          taskId,
+          this.now(),
+        ),
       );
+      if (replaced === -1) throw new TaskResultsFull();
       if (replaced === 1) return stored;
     }
     throw new McpRedisUnavailableError(
@@ -118,17 +153,21 @@ export class RedisTaskStore implements TaskStore {
     );
   }
 
-  async signal(taskId: string, signal: TaskSignal): Promise<void> {
+  async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
     await this.redis.run('signal a task', (redis) =>
-      redis.publish(this.channel.name, JSON.stringify({ taskId, signal })),
+      redis.publish(this.channel.name, JSON.stringify({ server, taskId, signal })),
     );
   }
 
-  async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+  async subscribe(
+    server: string,
+    taskId: string,
+    listener: (signal: TaskSignal) => void,
+  ): Promise<() => Promise<void>> {
     // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
     if (!this.channel.listening)
       throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
-    return this.local.subscribe(taskId, listener);
+    return this.local.subscribe(server, taskId, listener);
   }
 
   /** Stops listening for signals (the connections themselves belong to `McpRedisConnections`). */
@@ -136,8 +175,8 @@ export class RedisTaskStore implements TaskStore {
     this.channel.close();
   }
 
-  private async read(taskId: string): Promise<StoredTask | undefined> {
-    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(taskId))));
+  private async read(server: string, taskId: string): Promise<StoredTask | undefined> {
+    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(server, taskId))));
   }
 
   /** The record, unless it is missing or past its expiry (Redis drops it then too, by its own clock). */
@@ -156,17 +195,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private receive(message: unknown): void {
-    const parsed = message as { taskId?: unknown; signal?: unknown } | null;
-    if (typeof parsed?.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
-    void this.local.signal(parsed.taskId, parsed.signal);
+    const parsed = message as { server?: unknown; taskId?: unknown; signal?: unknown } | null;
+    if (typeof parsed?.server !== 'string' || typeof parsed.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
+    void this.local.signal(parsed.server, parsed.taskId, parsed.signal);
   }
 
-  private taskKey(taskId: string): string {
-    return this.redis.key('task', taskId);
-  }
-
-  private ownerKey(owner: string): string {
-    return this.redis.key('tasks-of', owner);
+  // Task ids and owners are base64url, so a key ends unambiguously whatever the server is named.
+  private taskKey(server: string, taskId: string): string {
+    return this.redis.key('task', server, taskId);
   }
 }
 

@@ -1,10 +1,11 @@
 import type { HeaderBag } from '../protocol/header-codec.js';
+import type { Caller } from './access/caller-identity.js';
 import type { McpCall } from './mcp-call.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
 /**
- * The context a method handler gets: the transport's, with the call's own signal and the interceptors' view of
- * the call (where an unexpected error is reported). Both travel with the call, and the signal is a getter on
+ * The context a method handler gets: the transport's, with the call's own signal, the interceptors' view of
+ * the call (where an unexpected error is reported) and the caller identity. Both travel with the call, and the signal is a getter on
  * the prototype. An object literal with a per-call getter closure gets a new hidden class per call, reachable
  * from the shared one through a transition the young-generation collector keeps alive; a table keyed by
  * request (a WeakMap) is kept alive the same way. Either held every request's objects until a full collection:
@@ -22,6 +23,7 @@ export class CallContext implements McpRequestContext {
     context: McpRequestContext,
     private readonly signalOf: () => AbortSignal,
     readonly call: McpCall | undefined,
+    readonly caller: Caller,
   ) {
     this.headers = context.headers;
     this.notify = context.notify;

@@ -6,6 +6,8 @@ import { McpError } from '../protocol/mcp-error.js';
 import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
 import { CallContext } from './call-context.js';
 import { CallGuard, DeadlineExceeded } from './access/call-guard.js';
+import { CallerIdentity, type Caller } from './access/caller-identity.js';
+import { defaultShare } from './access/fair-share.js';
 import { Era2026 } from './eras/era-2026.js';
 import type { McpEra } from './eras/era.js';
 import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/event-bus.js';
@@ -80,6 +82,7 @@ export class McpKernel {
   private interceptor?: McpCallInterceptor;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
+  private readonly identity: CallerIdentity;
   /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: { mode: 'off' }`. */
   readonly legacy: LegacyLeg | undefined;
 
@@ -103,7 +106,13 @@ export class McpKernel {
     );
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.eventBus = listen.eventBus ?? new InProcessEventBus();
-    this.calls = new CallGuard(limits.callTimeoutMs ?? 60_000, limits.maxConcurrentCalls ?? 256);
+    this.identity = new CallerIdentity(options.auth?.identify);
+    const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;
+    this.calls = new CallGuard(
+      limits.callTimeoutMs ?? 60_000,
+      maxConcurrentCalls,
+      limits.maxConcurrentCallsPerCaller ?? defaultShare(maxConcurrentCalls),
+    );
     const redact = observability.redactErrors ?? process.env.NODE_ENV === 'production';
     const toLogger: HandlerErrorLogger = (error, report) => logHandlerError(this.logger, error, report);
     // Redacted details must still reach someone: without a log of its own, the kernel writes to its logger.
@@ -121,9 +130,16 @@ export class McpKernel {
     this.legacy = legacy.mode === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, legacy);
 
     const audience = JSON.stringify([options.name, requestState.audience ?? '']);
-    const round = new InputRound(this.states, requestState.store ?? new InMemoryRequestStateStore(), schemas, audience);
+    const round = new InputRound(
+      this.states,
+      requestState.store ?? new InMemoryRequestStateStore(),
+      schemas,
+      audience,
+      requestState.bind,
+    );
     const gate = new ScopeGate(options.hideForbidden ?? false);
     this.taskRunner = new TaskRunner(
+      options.name,
       options.tasks,
       (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
       this.logger,
@@ -146,21 +162,29 @@ export class McpKernel {
       maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
       maxResourceSubscriptions: listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
     };
-    this.listen = new ListenMethods(this.tools, this.prompts, this.resources, this.eventBus, listenLimits, gate);
+    this.listen = new ListenMethods(
+      this.tools,
+      this.prompts,
+      this.resources,
+      this.eventBus,
+      listenLimits,
+      gate,
+      options.name,
+    );
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => server.discover()],
       ['tools/list', (req, ctx) => tools.list(req, ctx)],
-      ['tools/call', (req, ctx) => tools.call(req, ctx)],
+      ['tools/call', (req, ctx, caller) => tools.call(req, ctx, caller)],
       ['resources/list', (req, ctx) => resources.list(req, ctx)],
       ['resources/templates/list', (req, ctx) => resources.listTemplates(req, ctx)],
-      ['resources/read', (req, ctx) => resources.read(req, ctx)],
+      ['resources/read', (req, ctx, caller) => resources.read(req, ctx, caller)],
       ['prompts/list', (req, ctx) => prompts.list(req, ctx)],
-      ['prompts/get', (req, ctx) => prompts.get(req, ctx)],
+      ['prompts/get', (req, ctx, caller) => prompts.get(req, ctx, caller)],
       ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
-      ['subscriptions/listen', (req, ctx) => this.listen.listen(req, ctx)],
-      ['tasks/get', (req, ctx) => tasks.get(req, ctx)],
-      ['tasks/update', (req, ctx) => tasks.update(req, ctx)],
-      ['tasks/cancel', (req, ctx) => tasks.cancel(req, ctx)],
+      ['subscriptions/listen', (req, ctx, caller) => this.listen.listen(req, ctx, caller)],
+      ['tasks/get', (req, _ctx, caller) => tasks.get(req, caller)],
+      ['tasks/update', (req, _ctx, caller) => tasks.update(req, caller)],
+      ['tasks/cancel', (req, _ctx, caller) => tasks.cancel(req, caller)],
     ]);
   }
 
@@ -284,6 +308,14 @@ export class McpKernel {
   }
 
   /**
+   * Who a request speaks for: what the kernel binds tasks, request state, 2025-era replies and per-caller shares
+   * to. A context the kernel made (a handler's) already carries it, so it is computed once per request.
+   */
+  callerOf(context: McpRequestContext): Caller {
+    return context instanceof CallContext ? context.caller : this.identity.of(context.principal);
+  }
+
+  /**
    * Dispatches a request that already passed the classifier's message and version rungs (as a transport that
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
@@ -297,14 +329,15 @@ export class McpKernel {
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
+    const caller = this.callerOf(context);
     const respond = async (): Promise<JsonRpcResponse> => {
       try {
         // A listen stream is long-lived by design and has its own cap; every other call is bounded.
         const result =
           request.method === 'subscriptions/listen'
-            ? await handler(request, context)
-            : await this.calls.run(context, (signal) =>
-                handler(request, new CallContext(context, signal, call || undefined)),
+            ? await handler(request, context, caller)
+            : await this.calls.run(context, caller, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
               );
         return successResponse(request.id, era.present(result));
       } catch (error) {

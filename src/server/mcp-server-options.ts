@@ -1,9 +1,11 @@
 import type { Implementation } from '../protocol/mcp-types.js';
+import type { McpCallerOptions } from './access/caller-identity.js';
 import type { CacheOptions } from './eras/era-2026.js';
 import type { McpEventBus } from './events/event-bus.js';
 import type { HandlerErrorLogger } from './errors/handler-error-policy.js';
 import type { LegacyOptions } from './legacy/legacy-leg.js';
 import type { McpLogger } from './mcp-logger.js';
+import type { RequestStateBind } from './input/input-round.js';
 import type { RequestStateStore } from './input/request-state-store.js';
 import type { TaskOptions } from './tasks/task-runner.js';
 
@@ -16,6 +18,8 @@ export interface McpLimitsOptions {
   callTimeoutMs?: number;
   /** Most requests running at once (any method but `subscriptions/listen`); the excess is refused with -32603 "Server busy", never queued. Default 256. */
   maxConcurrentCalls?: number;
+  /** Most requests one identified caller may have running at once. Default: a quarter of `maxConcurrentCalls` (at least 1). */
+  maxConcurrentCallsPerCaller?: number;
   /** Items per page of every list method. Default 100. */
   pageSize?: number;
 }
@@ -51,6 +55,8 @@ export interface McpRequestStateOptions {
    * secret is refused. Always the server `name`, plus this (McpModule sets the canonical `auth.resource`).
    */
   audience?: string;
+  /** More of the request to bind request state to (a tenant): see `RequestStateBind`. */
+  bind?: RequestStateBind;
 }
 
 /** How the kernel reports what goes wrong in handlers. */
@@ -92,4 +98,6 @@ export interface McpServerOptions {
    * `onHandlerError`), interceptors that throw, an event bus or task store that fails. Default: stderr.
    */
   logger?: McpLogger;
+  /** Who a caller is: what tasks, request state, 2025-era replies and per-caller shares are bound to. */
+  auth?: McpCallerOptions;
 }

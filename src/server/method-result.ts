@@ -1,6 +1,7 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { CacheHints, InputRequests, McpResult } from '../protocol/mcp-types.js';
 import type { TaskResult } from '../protocol/tasks.js';
+import type { Caller } from './access/caller-identity.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
 /**
@@ -45,4 +46,9 @@ export class InterimResult {
 /** What a method family answers: the core result, the same with its cache hints, or a request for input. */
 export type MethodResult = McpResult | TaskResult | Cacheable | InterimResult;
 
-export type MethodHandler = (request: JsonRpcRequest, context: McpRequestContext) => Promise<MethodResult>;
+/** A family's method: the request, its transport's context, and who it speaks for (computed once, by the kernel). */
+export type MethodHandler = (
+  request: JsonRpcRequest,
+  context: McpRequestContext,
+  caller: Caller,
+) => Promise<MethodResult>;

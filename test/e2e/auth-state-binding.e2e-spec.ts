@@ -56,11 +56,12 @@ describe('Request state bound to principals without identity claims (issue 17, i
   afterAll(() => app.close());
 
   // RFC 9068 requires iss, exp, aud, sub, client_id, iat and jti, but servers in the wild send less; an issuer is not a user.
-  const anonymous = (jti: string) => issuer.token({ sub: undefined, client_id: undefined, jti });
+  // What tells such callers apart is their claims but the time-varying ones (exp, iat, nbf, jti, auth_time).
+  const anonymous = (email: string, jti: string) => issuer.token({ sub: undefined, client_id: undefined, email, jti });
 
   it("refuses one identity-less token's state to another", async () => {
-    const answer = await firstRound(app, await anonymous('token-of-a'));
-    const replay = await round(app, await anonymous('token-of-b'), answer);
+    const answer = await firstRound(app, await anonymous('a@example.com', 'token-of-a'));
+    const replay = await round(app, await anonymous('b@example.com', 'token-of-b'), answer);
     expect(replay.body.error).toMatchObject({
       code: ErrorCode.InvalidParams,
       message: 'Invalid or expired requestState',
@@ -68,9 +69,16 @@ describe('Request state bound to principals without identity claims (issue 17, i
   });
 
   it('still continues the round with the same token', async () => {
-    const token = await anonymous('token-of-c');
+    const token = await anonymous('c@example.com', 'token-of-c');
     const answer = await firstRound(app, token);
     const done = await round(app, token, answer);
+    expect(done.status).toBe(200);
+    expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed: accept' }]);
+  });
+
+  it('continues the round with a refreshed token of the same claims (a new jti)', async () => {
+    const answer = await firstRound(app, await anonymous('d@example.com', 'first-token-of-d'));
+    const done = await round(app, await anonymous('d@example.com', 'refreshed-token-of-d'), answer);
     expect(done.status).toBe(200);
     expect(done.body.result.content).toEqual([{ type: 'text', text: 'confirmed: accept' }]);
   });

@@ -71,15 +71,15 @@ describe('RedisTaskStore', () => {
     await store.create(task('forever', { ttlMs: null }), LIMITS);
     await store.create(task('short', { ttlMs: 5_000, owner: 'bob' }), LIMITS);
     clock = 100_000;
-    expect(await store.get('forever', 'alice')).toBeDefined();
+    expect(await store.get('srv', 'forever', 'alice')).toBeDefined();
     const keys = await inspector.keys(`${keyPrefix}*`);
     expect(keys.sort()).toEqual(
       [
-        `${keyPrefix}task:forever`,
-        `${keyPrefix}task:short`,
-        `${keyPrefix}tasks`,
-        `${keyPrefix}tasks-of:alice`,
-        `${keyPrefix}tasks-of:bob`,
+        `${keyPrefix}task:srv:forever`,
+        `${keyPrefix}task:srv:short`,
+        `${keyPrefix}tasks:srv`,
+        `${keyPrefix}tasks-of:srv:alice`,
+        `${keyPrefix}tasks-of:srv:bob`,
       ].sort(),
     );
     for (const key of keys) {
@@ -113,16 +113,16 @@ describe('RedisTaskStore', () => {
       await store.create(task('before'), LIMITS);
       await redis.kill();
       await expect(store.create(task('during'), LIMITS)).rejects.toThrow(/^Redis is unavailable \(create a task\)/);
-      await expect(store.get('before', 'alice')).rejects.toThrow(/^Redis is unavailable \(read a task\)/);
+      await expect(store.get('srv', 'before', 'alice')).rejects.toThrow(/^Redis is unavailable \(read a task\)/);
       await until(() => !store.listening, 'the store saw the connection drop');
-      await expect(store.subscribe('before', () => undefined)).rejects.toThrow(
+      await expect(store.subscribe('srv', 'before', () => undefined)).rejects.toThrow(
         /^Redis is unavailable \(subscribe to task signals\)/,
       );
       await redis.start();
       // Both connections reconnect on their own schedule: listening again says nothing of the command connection.
       await until(() => connections.ready && store.listening, 'the store is connected and listens again');
       expect(await store.create(task('after'), LIMITS)).toBe('created');
-      expect(await store.get('after', 'alice')).toBeDefined();
+      expect(await store.get('srv', 'after', 'alice')).toBeDefined();
     } finally {
       await redis.kill();
     }

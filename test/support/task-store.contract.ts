@@ -7,6 +7,7 @@ export const LIMITS = { perOwner: 10, total: 100 };
 export function task(taskId: string, overrides: Partial<StoredTask> = {}): StoredTask {
   return {
     taskId,
+    server: 'srv',
     owner: 'alice',
     createdAt: 1_000,
     lastUpdatedAt: 1_000,
@@ -54,63 +55,63 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
 
     it('finds a created task at once, on any instance, for its owner only', async () => {
       expect(await a.create(task('t1'), LIMITS)).toBe('created');
-      expect(await b.get('t1', 'alice')).toMatchObject({ taskId: 't1', status: 'working', owner: 'alice' });
-      expect(await b.get('t1', 'mallory')).toBeUndefined();
-      expect(await b.get('t2', 'alice')).toBeUndefined();
+      expect(await b.get('srv', 't1', 'alice')).toMatchObject({ taskId: 't1', status: 'working', owner: 'alice' });
+      expect(await b.get('srv', 't1', 'mallory')).toBeUndefined();
+      expect(await b.get('srv', 't2', 'alice')).toBeUndefined();
     });
 
     it('hands out copies: changing what get returned does not change the stored task', async () => {
       await a.create(task('t1'), LIMITS);
-      const copy = (await a.get('t1', 'alice'))!;
+      const copy = (await a.get('srv', 't1', 'alice'))!;
       copy.status = 'completed';
-      expect((await a.get('t1', 'alice'))!.status).toBe('working');
+      expect((await a.get('srv', 't1', 'alice'))!.status).toBe('working');
     });
 
     it('forgets a task once createdAt + ttlMs has passed, and never before', async () => {
       await a.create(task('t1', { ttlMs: 500 }), LIMITS);
       clock = 1_499;
-      expect(await b.get('t1', 'alice')).toBeDefined();
+      expect(await b.get('srv', 't1', 'alice')).toBeDefined();
       clock = 1_500;
-      expect(await b.get('t1', 'alice')).toBeUndefined();
-      expect(await b.update('t1', (t) => ({ ...t, status: 'completed' }))).toBeUndefined();
+      expect(await b.get('srv', 't1', 'alice')).toBeUndefined();
+      expect(await b.update('srv', 't1', (t) => ({ ...t, status: 'completed' }))).toBeUndefined();
     });
 
     // A store may cap a null ttlMs (Redis keeps such a task `maxTtlMs`, a day by default), but not to an hour.
     it('keeps a task with a null ttlMs an hour on', async () => {
       await a.create(task('t1', { ttlMs: null }), LIMITS);
       clock = 1_000 + 3_600_000;
-      expect(await b.get('t1', 'alice')).toBeDefined();
+      expect(await b.get('srv', 't1', 'alice')).toBeDefined();
     });
 
     it('applies an update and returns the stored record, which every instance then reads', async () => {
       await a.create(task('t1'), LIMITS);
-      const updated = await b.update('t1', (t) => ({
+      const updated = await b.update('srv', 't1', (t) => ({
         ...t,
         status: 'input_required',
         inputRequests: { a: { method: 'roots/list', params: {} } },
       }));
       expect(updated).toMatchObject({ status: 'input_required', inputRequests: { a: { method: 'roots/list' } } });
-      expect(await a.get('t1', 'alice')).toEqual(updated);
+      expect(await a.get('srv', 't1', 'alice')).toEqual(updated);
     });
 
     it('leaves a task as it is when the change declines', async () => {
       await a.create(task('t1'), LIMITS);
-      expect(await b.update('t1', () => undefined)).toBeUndefined();
-      expect((await a.get('t1', 'alice'))!.status).toBe('working');
+      expect(await b.update('srv', 't1', () => undefined)).toBeUndefined();
+      expect((await a.get('srv', 't1', 'alice'))!.status).toBe('working');
     });
 
     it.each(['completed', 'failed', 'cancelled'] as const)('never changes a task once it is %s', async (status) => {
       await a.create(task('t1'), LIMITS);
-      await a.update('t1', (t) => ({ ...t, status }));
+      await a.update('srv', 't1', (t) => ({ ...t, status }));
       const change = jest.fn((t: StoredTask) => ({ ...t, status: 'working' as const }));
-      expect(await b.update('t1', change)).toBeUndefined();
+      expect(await b.update('srv', 't1', change)).toBeUndefined();
       expect(change).not.toHaveBeenCalled();
-      expect((await b.get('t1', 'alice'))!.status).toBe(status);
+      expect((await b.get('srv', 't1', 'alice'))!.status).toBe(status);
     });
 
     it('keeps the identity fields whatever the change returns', async () => {
       await a.create(task('t1'), LIMITS);
-      const updated = await b.update('t1', (t) => ({
+      const updated = await b.update('srv', 't1', (t) => ({
         ...t,
         taskId: 'x',
         owner: 'mallory',
@@ -125,14 +126,14 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
         ttlMs: 60_000,
         statusMessage: 'half way',
       });
-      expect(await a.get('t1', 'mallory')).toBeUndefined();
+      expect(await a.get('srv', 't1', 'mallory')).toBeUndefined();
     });
 
     it('loses no update when two instances change one task at the same time', async () => {
       await a.create(task('counter', { statusMessage: '0' }), LIMITS);
       const bump = (t: StoredTask) => ({ ...t, statusMessage: String(Number(t.statusMessage) + 1) });
-      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).update('counter', bump)));
-      expect((await a.get('counter', 'alice'))!.statusMessage).toBe('10');
+      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).update('srv', 'counter', bump)));
+      expect((await a.get('srv', 'counter', 'alice'))!.statusMessage).toBe('10');
     });
 
     it('refuses a create past the per-owner limit, while other owners may still create', async () => {
@@ -141,7 +142,7 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       expect(await b.create(task('a2'), limits)).toBe('created');
       expect(await a.create(task('a3'), limits)).toBe('owner-limit');
       expect(await b.create(task('b1', { owner: 'bob' }), limits)).toBe('created');
-      expect(await b.get('a3', 'alice')).toBeUndefined();
+      expect(await b.get('srv', 'a3', 'alice')).toBeUndefined();
     });
 
     it('refuses a create past the total limit, whoever asks', async () => {
@@ -158,30 +159,30 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       expect(await a.create(task('third'), limits)).toBe('owner-limit');
       clock = 1_100;
       expect(await b.create(task('third', { createdAt: clock }), limits)).toBe('created');
-      expect(await a.get('long', 'alice')).toBeDefined();
+      expect(await a.get('srv', 'long', 'alice')).toBeDefined();
     });
 
     it('delivers signals sent on any instance to the task’s subscribers until they unsubscribe', async () => {
       await a.create(task('t1'), LIMITS);
       const seen: TaskSignal[] = [];
       const other: TaskSignal[] = [];
-      const unsubscribe = await a.subscribe('t1', (s) => seen.push(s));
-      await a.subscribe('t2', (s) => other.push(s));
+      const unsubscribe = await a.subscribe('srv', 't1', (s) => seen.push(s));
+      await a.subscribe('srv', 't2', (s) => other.push(s));
       const input: TaskSignal = { type: 'input', responses: { a: { action: 'accept', content: { ok: true } } } };
-      await b.signal('t1', input);
-      await b.signal('t1', { type: 'cancel' });
+      await b.signal('srv', 't1', input);
+      await b.signal('srv', 't1', { type: 'cancel' });
       await eventually(() => seen.length === 2, 'both signals arrived');
       await unsubscribe();
-      await b.signal('t1', { type: 'cancel' });
+      await b.signal('srv', 't1', { type: 'cancel' });
       // A signal to t2, sent after, arrives after the one to t1 would have: t1's subscriber has heard its last.
-      await b.signal('t2', { type: 'cancel' });
+      await b.signal('srv', 't2', { type: 'cancel' });
       await eventually(() => other.length === 1, 'the signal for t2 arrived');
       expect(seen).toEqual([input, { type: 'cancel' }]);
       expect(other).toEqual([{ type: 'cancel' }]);
     });
 
     it('resolves a signal nobody listens to', async () => {
-      await expect(b.signal('nobody', { type: 'cancel' })).resolves.toBeUndefined();
+      await expect(b.signal('srv', 'nobody', { type: 'cancel' })).resolves.toBeUndefined();
     });
   });
 }

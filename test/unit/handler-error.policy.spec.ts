@@ -48,17 +48,21 @@ describe('CallGuard', () => {
     const outer = new AbortController();
     outer.abort();
     const work = jest.fn(async () => 'ran');
-    await expect(new CallGuard(0, 10).run({ signal: outer.signal }, work)).rejects.toThrow('Request cancelled');
+    await expect(new CallGuard(0, 10).run({ signal: outer.signal }, undefined, work)).rejects.toThrow(
+      'Request cancelled',
+    );
     expect(work).not.toHaveBeenCalled();
   });
   it('passes an McpError reason through, and frees its slot whatever happens', async () => {
     const guard = new CallGuard(50, 1);
     const outer = new AbortController();
-    const pending = guard.run({ signal: outer.signal }, () => new Promise(() => undefined));
+    const pending = guard.run({ signal: outer.signal }, undefined, () => new Promise(() => undefined));
     outer.abort(new McpError(-32603, 'Server is shutting down'));
     await expect(pending).rejects.toThrow('Server is shutting down');
-    await expect(guard.run(undefined, () => new Promise(() => undefined))).rejects.toBeInstanceOf(DeadlineExceeded);
-    await expect(guard.run(undefined, async () => 'ok')).resolves.toBe('ok');
+    await expect(guard.run(undefined, undefined, () => new Promise(() => undefined))).rejects.toBeInstanceOf(
+      DeadlineExceeded,
+    );
+    await expect(guard.run(undefined, undefined, async () => 'ok')).resolves.toBe('ok');
     expect(guard.inFlight).toBe(0);
   });
   it('aborts the signal a handler read when the source aborts through onAbort, and unsubscribes once settled', async () => {
@@ -68,7 +72,7 @@ describe('CallGuard', () => {
     };
     const guard = new CallGuard(0, 5);
     let seen: AbortSignal | undefined;
-    const pending = guard.run(source, (signal) => {
+    const pending = guard.run(source, undefined, (signal) => {
       seen = signal();
       return new Promise(() => undefined);
     });
@@ -82,7 +86,7 @@ describe('CallGuard', () => {
   it('hands a handler that reads its signal after the deadline an aborted signal', async () => {
     const guard = new CallGuard(20, 5);
     let read: () => AbortSignal = () => new AbortController().signal;
-    const pending = guard.run(undefined, (signal) => {
+    const pending = guard.run(undefined, undefined, (signal) => {
       read = signal;
       return new Promise(() => undefined);
     });

@@ -98,6 +98,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'ReplyTimeout',
       'SUPPORTED_PROTOCOL_VERSIONS',
       'TASKS_EXTENSION',
+      'TaskResultsFull',
       'TokenVerificationUnavailableError',
       'ToolError',
       'applyServerTimeouts',

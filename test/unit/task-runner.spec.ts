@@ -4,14 +4,19 @@ import { McpError } from '../../src/protocol/mcp-error.js';
 import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.js';
 import type { DetailedTask } from '../../src/protocol/tasks.js';
 import type { TaskRun } from '../../src/server/tasks/active-task.js';
+import { taskOwner } from '../../src/server/tasks/task-owner.js';
 import { TaskRunner, type TaskOutcome } from '../../src/server/tasks/task-runner.js';
 import { InMemoryTaskStore, type TaskSignal } from '../../src/server/tasks/task-store.js';
 
 /** The in-memory store, counting the subscriptions still held. */
 class CountingStore extends InMemoryTaskStore {
   listening = 0;
-  override async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
-    const unsubscribe = await super.subscribe(taskId, listener);
+  override async subscribe(
+    server: string,
+    taskId: string,
+    listener: (signal: TaskSignal) => void,
+  ): Promise<() => Promise<void>> {
+    const unsubscribe = await super.subscribe(server, taskId, listener);
     this.listening++;
     return async () => {
       this.listening--;
@@ -63,7 +68,7 @@ describe('TaskRunner', () => {
 
   beforeEach(() => {
     published = [];
-    runner = new TaskRunner({ pollIntervalMs: 200 }, (owner, task) => published.push({ owner, task }));
+    runner = new TaskRunner('srv', { pollIntervalMs: 200 }, (owner, task) => published.push({ owner, task }));
   });
 
   it('answers with a flat CreateTaskResult that tasks/get finds at once', async () => {
@@ -92,7 +97,7 @@ describe('TaskRunner', () => {
     const task = await statusOf(runner, taskId);
     expect(task).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'done' }] } });
     expect(task).not.toHaveProperty('error');
-    expect(published).toEqual([{ owner: 'alice', task }]);
+    expect(published).toEqual([{ owner: taskOwner('srv', 'alice'), task }]);
   });
 
   it('ends failed with the JSON-RPC error and no result', async () => {
@@ -128,7 +133,7 @@ describe('TaskRunner', () => {
 
   it('lets go of a cancelled task whose handler ignores its signal and never settles', async () => {
     const store = new CountingStore();
-    const stubborn = new TaskRunner({ store }, () => undefined);
+    const stubborn = new TaskRunner('srv', { store }, () => undefined);
     const { taskId } = (await stubborn.start('alice', {}, () => new Promise<never>(() => undefined))) as {
       taskId: string;
     };
@@ -141,7 +146,7 @@ describe('TaskRunner', () => {
 
   it('lets go of a task once its handler settles', async () => {
     const store = new CountingStore();
-    const quick = new TaskRunner({ store }, () => undefined);
+    const quick = new TaskRunner('srv', { store }, () => undefined);
     const { taskId } = (await quick.start('alice', {}, async () => ({ result: { content: [] } }))) as {
       taskId: string;
     };
@@ -161,7 +166,7 @@ describe('TaskRunner', () => {
       error: (message: string, error?: unknown) => logged.push([message, error]),
       warn: () => undefined,
     };
-    const failing = new TaskRunner({ store: new FailingWrites() }, () => undefined, logger);
+    const failing = new TaskRunner('srv', { store: new FailingWrites() }, () => undefined, logger);
     const { taskId } = (await failing.start('alice', {}, async () => ({ result: { content: [] } }))) as {
       taskId: string;
     };
@@ -267,7 +272,7 @@ describe('TaskRunner', () => {
   });
 
   it('refuses new tasks past the per-caller limit with a typed error', async () => {
-    const bounded = new TaskRunner({ maxTasksPerCaller: 1 }, () => undefined);
+    const bounded = new TaskRunner('srv', { maxTasksPerCaller: 1 }, () => undefined);
     await bounded.start('alice', {}, controlled().work);
     const refused = bounded.start('alice', {}, controlled().work);
     await expect(refused).rejects.toBeInstanceOf(McpError);
@@ -280,7 +285,7 @@ describe('TaskRunner', () => {
   it('forgets a task at its TTL and stops its handler', async () => {
     jest.useFakeTimers();
     try {
-      const short = new TaskRunner({ ttlMs: 1_000 }, () => undefined);
+      const short = new TaskRunner('srv', { ttlMs: 1_000 }, () => undefined);
       const job = controlled();
       const { taskId } = (await short.start('alice', {}, job.work)) as { taskId: string };
       jest.advanceTimersByTime(999);
@@ -307,9 +312,11 @@ describe('TaskRunner', () => {
   });
 
   it('rejects options that would not bound anything', () => {
-    expect(() => new TaskRunner({ ttlMs: 0 }, () => undefined)).toThrow('tasks.ttlMs must be a positive integer');
-    expect(() => new TaskRunner({ ttlMs: 2 ** 31 }, () => undefined)).toThrow('tasks.ttlMs must be at most');
-    expect(() => new TaskRunner({ maxTasks: 1.5 }, () => undefined)).toThrow(
+    expect(() => new TaskRunner('srv', { ttlMs: 0 }, () => undefined)).toThrow(
+      'tasks.ttlMs must be a positive integer',
+    );
+    expect(() => new TaskRunner('srv', { ttlMs: 2 ** 31 }, () => undefined)).toThrow('tasks.ttlMs must be at most');
+    expect(() => new TaskRunner('srv', { maxTasks: 1.5 }, () => undefined)).toThrow(
       'tasks.maxTasks must be a positive integer',
     );
   });
@@ -317,8 +324,8 @@ describe('TaskRunner', () => {
   describe('two runners sharing one store (two instances)', () => {
     it('lets the other instance read, answer and cancel a task this one runs', async () => {
       const store = new InMemoryTaskStore();
-      const a = new TaskRunner({ store }, () => undefined);
-      const b = new TaskRunner({ store }, () => undefined);
+      const a = new TaskRunner('srv', { store }, () => undefined);
+      const b = new TaskRunner('srv', { store }, () => undefined);
       const job = controlled();
       const { taskId } = (await a.start('alice', {}, job.work)) as { taskId: string };
       expect(await b.get(taskId, 'alice')).toMatchObject({ status: 'working' });

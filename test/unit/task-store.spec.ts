@@ -20,7 +20,7 @@ describe('InMemoryTaskStore', () => {
   it('holds nothing of a task it has forgotten', async () => {
     await store.create(task('t1', { ttlMs: 500 }), LIMITS);
     clock = 1_500;
-    expect(await store.get('t1', 'alice')).toBeUndefined();
+    expect(await store.get('srv', 't1', 'alice')).toBeUndefined();
     expect(store.size).toBe(0);
   });
 
@@ -54,11 +54,11 @@ describe('InMemoryTaskStore', () => {
       warn: () => undefined,
     });
     const seen: string[] = [];
-    await logging.subscribe('t1', () => {
+    await logging.subscribe('srv', 't1', () => {
       throw new Error('listener broke');
     });
-    await logging.subscribe('t1', (s) => seen.push(s.type));
-    await expect(logging.signal('t1', { type: 'cancel' })).resolves.toBeUndefined();
+    await logging.subscribe('srv', 't1', (s) => seen.push(s.type));
+    await expect(logging.signal('srv', 't1', { type: 'cancel' })).resolves.toBeUndefined();
     expect(seen).toEqual(['cancel']);
     expect(logged).toEqual([['MCP task store: a signal listener of task t1 threw', expect.any(Error)]]);
   });

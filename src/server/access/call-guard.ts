@@ -1,5 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
+import type { Caller } from './caller-identity.js';
 import type { Slotted } from '../util/slot-set.js';
 import { SweptSet } from '../util/swept-set.js';
 
@@ -27,7 +28,9 @@ interface Deadline extends Slotted {
 }
 
 /**
- * Bounds every handler call: at most `maxConcurrent` at once (the excess is refused at once, never queued),
+ * Bounds every handler call: at most `maxConcurrent` at once, and at most `maxPerCaller` of them for one
+ * identified caller, so one caller's slow calls leave room for everyone else's (anonymous callers are one
+ * bucket, bounded by the global cap alone); the excess is refused at once, never queued,
  * and at most `timeoutMs` each. The handler gets its own signal, which fires when the source aborts (client
  * gone, shutdown) or at the deadline; the call then settles immediately even if the handler ignores the
  * signal, so a hung handler holds neither the client nor a concurrency slot. The handler's AbortController is
@@ -37,11 +40,13 @@ interface Deadline extends Slotted {
  */
 export class CallGuard {
   private active = 0;
+  private readonly perCaller = new Map<string, number>();
   private readonly deadlines: SweptSet<Deadline>;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly maxConcurrent: number,
+    private readonly maxPerCaller: number = maxConcurrent,
   ) {
     const sweepMs = timeoutMs > 0 ? Math.min(Math.max(timeoutMs / 10, 10), 1_000) : 0;
     this.deadlines = new SweptSet(sweepMs, (deadlines) => this.stopOverdue(deadlines), true);
@@ -52,13 +57,29 @@ export class CallGuard {
     return this.active;
   }
 
-  run<T>(source: AbortSource | undefined, work: (signal: () => AbortSignal) => T | Promise<T>): Promise<T> {
+  run<T>(
+    source: AbortSource | undefined,
+    caller: Caller,
+    work: (signal: () => AbortSignal) => T | Promise<T>,
+  ): Promise<T> {
     if (this.active >= this.maxConcurrent) {
       return Promise.reject(
         new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
       );
     }
+    // Callers whose principal identifies nobody cannot be told apart: they share one share.
+    const bucket = caller === undefined ? undefined : (caller ?? '');
+    const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
+    if (bucket !== undefined && mine >= this.maxPerCaller) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.InternalError,
+          `Server busy: this caller already has ${this.maxPerCaller} requests running, retry later`,
+        ),
+      );
+    }
     this.active++;
+    if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let controller: AbortController | undefined;
@@ -69,6 +90,11 @@ export class CallGuard {
         if (settled) return false;
         settled = true;
         this.active--;
+        if (bucket !== undefined) {
+          const left = this.perCaller.get(bucket)! - 1;
+          if (left === 0) this.perCaller.delete(bucket);
+          else this.perCaller.set(bucket, left);
+        }
         if (deadline) this.deadlines.delete(deadline);
         unsubscribe?.();
         return true;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { Caller } from '../access/caller-identity.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { McpEvent } from './event-bus.js';
@@ -43,28 +43,32 @@ export class ListenSlots {
     return this.open;
   }
 
-  /** Takes a slot for a stream of `principal`, or refuses with -32603; call the returned function when it ends. */
-  take(principal: unknown): () => void {
-    if (this.open >= this.limits.maxStreams) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
-    const caller = principal === undefined ? undefined : callerKey(principal);
-    const mine = caller === undefined ? 0 : (this.perCaller.get(caller) ?? 0);
-    if (caller !== undefined && mine >= this.limits.maxStreamsPerCaller) {
+  /**
+   * Takes a slot for a stream of `caller`, or refuses with -32603; call the returned function when it ends.
+   * Anonymous callers share the global cap alone; callers whose principal identifies nobody share one share.
+   */
+  take(caller: Caller): () => void {
+    if (this.open >= this.limits.maxStreams)
+      throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    const bucket = caller === undefined ? undefined : (caller ?? '');
+    const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
+    if (bucket !== undefined && mine >= this.limits.maxStreamsPerCaller) {
       throw new McpError(
         ErrorCode.InternalError,
         `Subscription limit reached for this caller (${this.limits.maxStreamsPerCaller} streams)`,
       );
     }
     this.open++;
-    if (caller !== undefined) this.perCaller.set(caller, mine + 1);
+    if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.open--;
-      if (caller === undefined) return;
-      const left = this.perCaller.get(caller)! - 1;
-      if (left === 0) this.perCaller.delete(caller);
-      else this.perCaller.set(caller, left);
+      if (bucket === undefined) return;
+      const left = this.perCaller.get(bucket)! - 1;
+      if (left === 0) this.perCaller.delete(bucket);
+      else this.perCaller.set(bucket, left);
     };
   }
 }
@@ -118,10 +122,4 @@ export class ListenAudience {
     if (event.type !== 'resources/updated') return hasScopes(event.requiredScopes, this.granted);
     return this.watched.has(normalizeUri(event.uri)) && hasScopes(this.match(event.uri)?.requiredScopes, this.granted);
   }
-}
-
-function callerKey(principal: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(principal) ?? '')
-    .digest('base64url');
 }

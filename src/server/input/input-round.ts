@@ -20,9 +20,17 @@ import {
 import { McpContext } from '../mcp-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
+import type { Caller } from '../access/caller-identity.js';
 import { StateBinding, type RequestStateCodec } from './request-state-codec.js';
 import type { RequestStateStore } from './request-state-store.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
+
+/**
+ * Binds more of the request into request state than the call and its caller: reads the transport's request
+ * (Express or Fastify request, undefined over stdio) and returns a JSON value, such as the tenant the request
+ * is served for, so a round started under one tenant cannot be finished under another.
+ */
+export type RequestStateBind = (request: any) => unknown;
 
 /** What travels between rounds, signed: the round, the handler's state, earlier answers and what was asked. */
 interface SealedState {
@@ -46,11 +54,17 @@ export class InputRound {
     private readonly store: RequestStateStore,
     private readonly schemas: SchemaCompiler,
     private readonly audience: string,
+    private readonly bind?: RequestStateBind,
   ) {}
 
-  /** Binds request state to what created it: the server, the method, the primitive, its arguments and the principal. */
-  binding(method: string, name: string, args: unknown, principal: unknown): StateBinding {
-    return new StateBinding(method, name, args, principal, this.audience);
+  /**
+   * Binds request state to what created it: the server, the method, the primitive, its arguments, the caller
+   * and what the app's `bind` hook reads from the transport's request (asked only when a state is sealed or opened).
+   */
+  binding(method: string, name: string, args: unknown, transport: McpRequestContext, caller: Caller): StateBinding {
+    const bind = this.bind;
+    const extra = bind && (() => bind(transport.httpRequest));
+    return new StateBinding(method, name, args, caller, this.audience, extra);
   }
 
   /**

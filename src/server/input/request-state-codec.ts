@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import type { Caller } from '../access/caller-identity.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 
@@ -124,30 +125,31 @@ export function canonicalDigest(value: unknown): string {
 
 /**
  * What a request state is bound to: the server (its audience, so a state cannot be replayed against another
- * server that shares the secret), the method, the primitive, its arguments and the principal. Most requests
- * never seal or open a state, so the canonical form and the hashing wait until one does; the arguments and
- * principal are captured as JSON text up front (one native `JSON.stringify`), so a handler that changes its
- * argument object cannot change the binding. A principal whose JSON says nothing (`{}`) cannot be told from
- * another one: sealing or opening state for it is refused rather than bound to nothing.
+ * server that shares the secret), the method, the primitive, its arguments, the caller identity (not the
+ * token's claims: a refreshed token of the same caller continues the round) and whatever the app's
+ * `requestState.bind` hook reads from the request. Most requests never seal or open a state, so the canonical
+ * form, the hook and the hashing wait until one does; the arguments are captured as JSON text up front (one
+ * native `JSON.stringify`), so a handler that changes its argument object cannot change the binding. A caller
+ * whose principal identifies nobody cannot be told from another one: sealing or opening state for it is
+ * refused rather than bound to nothing.
  */
 export class StateBinding {
   private readonly args: string | undefined;
-  private readonly principal: string | undefined;
   private value: string | undefined;
 
   constructor(
     private readonly method: string,
     private readonly name: string,
     args: unknown,
-    principal: unknown,
+    private readonly caller: Caller,
     private readonly audience = '',
+    private readonly extra?: () => unknown,
   ) {
     this.args = JSON.stringify(args);
-    this.principal = principal === undefined ? undefined : (JSON.stringify(principal) ?? '');
   }
 
   get digest(): string {
-    if (this.principal !== undefined && identifiesNobody(this.principal)) {
+    if (this.caller === null) {
       throw new McpError(
         ErrorCode.InternalError,
         'Internal error: request state cannot be bound to a principal without identity (give it an identifying member, e.g. sub)',
@@ -158,18 +160,11 @@ export class StateBinding {
       this.method,
       this.name,
       canonicalHash(this.args),
-      this.principal === undefined ? '' : canonicalHash(this.principal),
+      this.caller ?? '',
+      this.extra === undefined ? null : (this.extra() ?? null),
     ]);
     return this.value;
   }
-}
-
-// The JSON of a principal that identifies nobody (`''`: it had no JSON at all, a function or a symbol).
-const EMPTY_JSON: ReadonlySet<string> = new Set(['{}', '[]', 'null', '""', '']);
-
-/** Whether a principal's JSON (`''` when it has none) says nothing that could tell it from another caller. */
-export function identifiesNobody(principalJson: string): boolean {
-  return EMPTY_JSON.has(principalJson);
 }
 
 /** The hash of captured JSON text in canonical form (key order does not count). */

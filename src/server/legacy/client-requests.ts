@@ -4,7 +4,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { JsonRpcErrorObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
-import { canonicalDigest, identifiesNobody } from '../input/request-state-codec.js';
+import type { Caller } from '../access/caller-identity.js';
+import { canonicalDigest } from '../input/request-state-codec.js';
 import { ReplyTimeout, type PendingReply, type ReplyRouter } from './reply-router.js';
 
 /**
@@ -26,10 +27,14 @@ export class ClientInputError extends McpError {
 
 export interface ClientRequestsOptions {
   router: ReplyRouter;
+  /** The server's name: a request is bound to it and to its caller, so servers sharing a router never mix replies. */
+  server: string;
   /** How long one round waits for every answer. */
   timeoutMs: number;
   /** Most calls waiting for client input at once on this instance; the excess ends at once with `ClientInputError`. */
   maxWaiting: number;
+  /** Most of them for one identified caller (anonymous callers share the global cap alone). */
+  maxWaitingPerCaller: number;
   /** Largest reply accepted, as JSON text; a bigger one is refused and the request keeps waiting. */
   maxReplyBytes: number;
 }
@@ -42,6 +47,7 @@ export interface ClientRequestsOptions {
  */
 export class ClientRequests {
   private waiting = 0;
+  private readonly waitingPerCaller = new Map<string, number>();
 
   constructor(
     private readonly options: ClientRequestsOptions,
@@ -54,14 +60,12 @@ export class ClientRequests {
   }
 
   /**
-   * The owner a request is bound to: the server and the principal (anonymous callers, with no authentication,
-   * share one owner). Undefined for a principal whose JSON identifies nobody (`{}`): every such caller would
-   * share it, so nobody may be asked for input on its behalf, nor answer for it.
+   * The owner a request is bound to: the server and the caller (anonymous callers, with no authentication,
+   * share one owner). Undefined for a caller whose principal identifies nobody: every such caller would share
+   * it, so nobody may be asked for input on its behalf, nor answer for it.
    */
-  static owner(server: string, principal: unknown): string | undefined {
-    if (principal === undefined) return canonicalDigest([server, null]);
-    const json = JSON.stringify(principal) ?? '';
-    return identifiesNobody(json) ? undefined : canonicalDigest([server, JSON.parse(json)]);
+  private owner(caller: Caller): string | undefined {
+    return caller === null ? undefined : canonicalDigest([this.options.server, caller ?? null]);
   }
 
   /**
@@ -71,10 +75,11 @@ export class ClientRequests {
    */
   async ask(
     requests: InputRequests,
-    owner: string | undefined,
+    caller: Caller,
     stream: ClientStream | undefined,
     signal: AbortSignal,
   ): Promise<InputResponses> {
+    const owner = this.owner(caller);
     if (owner === undefined)
       throw new ClientInputError(
         'Error: the caller has no identity (its principal is empty), so no answer could be told to be its own',
@@ -85,7 +90,13 @@ export class ClientRequests {
       );
     if (this.waiting >= this.options.maxWaiting)
       throw new ClientInputError('Server busy: too many calls are waiting for client input, retry later');
+    const mine = caller === undefined ? 0 : (this.waitingPerCaller.get(owner) ?? 0);
+    if (caller !== undefined && mine >= this.options.maxWaitingPerCaller)
+      throw new ClientInputError(
+        `Server busy: this caller already has ${this.options.maxWaitingPerCaller} calls waiting for client input, retry later`,
+      );
     this.waiting++;
+    if (caller !== undefined) this.waitingPerCaller.set(owner, mine + 1);
     const asked: Array<{ key: string; request: JsonRpcRequest; pending: PendingReply }> = [];
     const withdraw = () => Promise.all(asked.map(({ pending }) => pending.cancel()));
     try {
@@ -132,6 +143,11 @@ export class ClientRequests {
       signal.removeEventListener('abort', withdraw);
       await withdraw();
       this.waiting--;
+      if (caller !== undefined) {
+        const left = this.waitingPerCaller.get(owner)! - 1;
+        if (left === 0) this.waitingPerCaller.delete(owner);
+        else this.waitingPerCaller.set(owner, left);
+      }
     }
   }
 
@@ -139,7 +155,8 @@ export class ClientRequests {
    * Routes a client's posted response to the call that waits for it; a refused one changes nothing. A caller
    * without identity owns no request, so it answers none.
    */
-  async acceptReply(message: Record<string, unknown>, owner: string | undefined): Promise<ReplyOutcome> {
+  async acceptReply(message: Record<string, unknown>, caller: Caller): Promise<ReplyOutcome> {
+    const owner = this.owner(caller);
     const parsed = parseClientReply(message);
     if (!parsed) return 'malformed';
     if (Buffer.byteLength(JSON.stringify(parsed.reply)) > this.options.maxReplyBytes) return 'too-large';

@@ -10,6 +10,8 @@ import {
 } from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
 import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../../protocol/versions.js';
+import type { Caller } from '../access/caller-identity.js';
+import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
@@ -34,12 +36,16 @@ export interface LegacyOptions {
   maxWaitingCalls?: number;
   /** Largest reply to a server→client request, in bytes of JSON. Default 1 MiB. */
   maxReplyBytes?: number;
+  /** Most of those one identified caller may hold. Default: a quarter of `maxWaitingCalls` (at least 1). */
+  maxWaitingCallsPerCaller?: number;
 }
 
 /** What the leg needs of the kernel: its dispatcher, in any era, what it has registered, and its scope rules. */
 export interface LegacyDispatcher {
   dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse>;
   capabilities(): ServerCapabilities;
+  /** Who a request speaks for (the kernel's one caller identity). */
+  callerOf(context: McpRequestContext): Caller;
   /** Throws the InsufficientScope error a 2026-07-28 listen gets for a resource the caller may not watch. */
   checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void;
 }
@@ -67,10 +73,13 @@ export class LegacyLeg {
     options: LegacyOptions,
   ) {
     this.router = options.replyRouter ?? new InProcessReplyRouter();
+    const maxWaiting = options.maxWaitingCalls ?? 100;
     this.requests = new ClientRequests({
       router: this.router,
       timeoutMs: options.replyTimeoutMs ?? 300_000,
-      maxWaiting: options.maxWaitingCalls ?? 100,
+      server: serverInfo.name,
+      maxWaiting,
+      maxWaitingPerCaller: options.maxWaitingCallsPerCaller ?? defaultShare(maxWaiting),
       maxReplyBytes: options.maxReplyBytes ?? 1024 * 1024,
     });
   }
@@ -118,7 +127,7 @@ export class LegacyLeg {
 
   /** Routes a client's posted response to the call that waits for it; a refused one changes nothing. */
   acceptReply(message: Record<string, unknown>, principal: unknown): Promise<ReplyOutcome> {
-    return this.requests.acceptReply(message, ClientRequests.owner(this.serverInfo.name, principal));
+    return this.requests.acceptReply(message, this.kernel.callerOf({ principal }));
   }
 
   /** Withdraws every request still waiting for a reply (shutdown): their calls end with a clean error. */
@@ -162,6 +171,7 @@ export class LegacyLeg {
     meta[META_PROTOCOL_VERSION] = version;
     meta[META_LOG_LEVEL] ??= 'debug';
     let current: JsonRpcRequest = { ...request, params: { ...params, _meta: meta } };
+    const caller = this.kernel.callerOf(context);
     for (let round = 0; ; round++) {
       const response = await this.kernel.dispatch(current, context, ERA);
       if (!('result' in response) || !(response.result instanceof InterimResult)) return response;
@@ -170,8 +180,7 @@ export class LegacyLeg {
       const interim = response.result;
       let answers;
       try {
-        const owner = ClientRequests.owner(this.serverInfo.name, context.principal);
-        answers = await this.requests.ask(interim.inputRequests, owner, context.notify, context.signal ?? NEVER);
+        answers = await this.requests.ask(interim.inputRequests, caller, context.notify, context.signal ?? NEVER);
       } catch (error) {
         // ClientInputError, or a shared reply router that cannot register the request (Redis down): either way
         // the input cannot be had, and the call ends saying why rather than as a rejected promise.

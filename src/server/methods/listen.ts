@@ -11,7 +11,8 @@ import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ScopeGate } from '../access/scope-gate.js';
-import { taskOwnerOf } from '../tasks/task-owner.js';
+import type { Caller } from '../access/caller-identity.js';
+import { taskOwner } from '../tasks/task-owner.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
@@ -35,6 +36,8 @@ export class ListenMethods {
     private readonly eventBus: McpEventBus,
     private readonly limits: ListenLimits,
     private readonly gate: ScopeGate,
+    /** The server's name: task states reach only its own tasks' owners. */
+    private readonly server: string,
   ) {
     this.slots = new ListenSlots(limits);
     // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
@@ -62,7 +65,11 @@ export class ListenMethods {
     return audience;
   }
 
-  async listen(request: JsonRpcRequest, transport: McpRequestContext): Promise<SubscriptionsListenResult> {
+  async listen(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+  ): Promise<SubscriptionsListenResult> {
     const notify = transport.notify;
     if (!notify) throw McpError.methodNotFound(`${request.method} (it needs a streaming transport)`);
     const filter = isPlainObject(request.params?.notifications) ? request.params.notifications : {};
@@ -81,14 +88,14 @@ export class ListenMethods {
     }
     const audience = this.audience(watched, transport.scopes);
     if (this.closing.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Server is shutting down');
-    const release = this.slots.take(transport.principal);
+    const release = this.slots.take(caller);
 
     const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
     const send = (method: string, params: Record<string, unknown> = {}) =>
       notify({ jsonrpc: '2.0', method, params: { ...params, _meta: subscriptionMeta } });
     // A task's states go to its owner's streams only: another caller naming its id learns nothing.
     const taskSet = new Set(taskIds);
-    const owner = taskOwnerOf(transport.principal);
+    const owner = taskOwner(this.server, caller);
     let unsubscribe: (() => void) | undefined;
     try {
       send('notifications/subscriptions/acknowledged', { notifications: honoured });

@@ -4,6 +4,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { GetPromptResult, ListPromptsResult, PromptMessage } from '../../protocol/mcp-types.js';
 import type { HandlerFailure } from '../errors/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
+import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult, type Cacheable } from '../method-result.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
@@ -23,7 +24,11 @@ export class PromptMethods {
     return listPage(this.prompts.size > 0, 'prompts', this.prompts.listing, request, transport);
   }
 
-  async get(request: JsonRpcRequest, transport: McpRequestContext): Promise<GetPromptResult | InterimResult> {
+  async get(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+  ): Promise<GetPromptResult | InterimResult> {
     if (this.prompts.size === 0) throw McpError.methodNotFound(request.method);
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
@@ -40,7 +45,7 @@ export class PromptMethods {
         throw McpError.invalidParams(`Missing required argument: ${argument.name}`);
       }
     }
-    const binding = this.round.binding(request.method, params.name, args, transport.principal);
+    const binding = this.round.binding(request.method, params.name, args, transport, caller);
     const context = await this.round.context(request, transport, binding);
     const value: unknown = await this.round.settle(
       () => prompt.handler(args as Record<string, string>, context),

@@ -3,6 +3,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult } from '../../protocol/mcp-types.js';
 import type { HandlerFailure } from '../errors/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
+import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../access/scope-gate.js';
@@ -33,6 +34,7 @@ export class ResourceMethods {
   async read(
     request: JsonRpcRequest,
     transport: McpRequestContext,
+    caller: Caller,
   ): Promise<Cacheable<ReadResourceResult> | InterimResult> {
     if (this.resources.size === 0) throw McpError.methodNotFound(request.method);
     const uri = request.params?.uri;
@@ -41,7 +43,7 @@ export class ResourceMethods {
     if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, `resource "${uri}"`)) {
       throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
     }
-    const binding = this.round.binding(request.method, uri, {}, transport.principal);
+    const binding = this.round.binding(request.method, uri, {}, transport, caller);
     const context = await this.round.context(request, transport, binding);
     const value = await this.round.settle<ResourceReadValue>(
       () => match.handler(uri, match.variables, context),

@@ -10,6 +10,7 @@ import { isContentBlock, renderText } from '../content.js';
 import type { HandlerFailure } from '../errors/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
 import { InputRequired } from '../input/input-required.js';
+import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../access/scope-gate.js';
@@ -49,7 +50,7 @@ export class ToolMethods {
     const context = await this.round.context(
       { ...request, params: { _meta: request.params?._meta } },
       transport,
-      this.round.binding(request.method, '', {}, undefined),
+      this.round.binding(request.method, '', {}, {}, undefined),
     );
     const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
     return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
@@ -58,6 +59,7 @@ export class ToolMethods {
   async call(
     request: JsonRpcRequest,
     transport: McpRequestContext,
+    caller: Caller,
   ): Promise<CallToolResult | InterimResult | CreateTaskResult> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
@@ -79,19 +81,19 @@ export class ToolMethods {
 
     const mode = this.tasks.mode(entry, request);
 
-    const binding = this.round.binding(request.method, params.name, args, transport.principal);
+    const binding = this.round.binding(request.method, params.name, args, transport, caller);
     const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
     const invalid = entry.input.validate(args);
     if (invalid) return toolError(invalid);
     if (mode === 'task')
-      return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+      return this.tasks.start(entry, args, context, caller, this.settlement(request, params.name, entry.output));
 
     let value: unknown;
     try {
       value = await entry.handler(args, context.inputResponses, context);
     } catch (error) {
       if (error instanceof StartTask && mode === 'deferred')
-        return this.tasks.start(entry, args, context, this.settlement(request, params.name, entry.output));
+        return this.tasks.start(entry, args, context, caller, this.settlement(request, params.name, entry.output));
       if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);

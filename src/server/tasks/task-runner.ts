@@ -5,7 +5,9 @@ import type { CallToolResult, InputRequest, InputResponses } from '../../protoco
 import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskError } from '../../protocol/tasks.js';
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
-import { InMemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
+import type { Caller } from '../access/caller-identity.js';
+import { taskOwner } from './task-owner.js';
+import { InMemoryTaskStore, TaskResultsFull, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
@@ -16,14 +18,22 @@ export interface TaskOptions {
   ttlMs?: number;
   /** How often clients are asked to poll `tasks/get`. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Most tasks kept at once for one caller (its principal; all unauthenticated callers are one). Default 100. */
+  /** Most tasks kept at once for one caller (its caller identity; all unauthenticated callers are one). Default 100. */
   maxTasksPerCaller?: number;
   /** Most tasks kept at once in all. Default 10 000. */
   maxTasks?: number;
+  /** Largest result one task may keep, in bytes of JSON; a bigger one ends the task `failed`. Default 1 MiB. */
+  maxResultBytes?: number;
+  /** Most bytes of results one caller's tasks may keep at once; a result past it ends its task `failed`. Default 16 MiB. */
+  maxResultBytesPerCaller?: number;
 }
 
-/** How a task's work ended: the tool's result (a tool error included), or a JSON-RPC error. */
-export type TaskOutcome = { result: CallToolResult } | { error: TaskError };
+/** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
+export type TaskOutcome = { result: CallToolResult; resultBytes?: number } | { error: TaskError };
+
+function failure(message: string): TaskOutcome {
+  return { error: { code: ErrorCode.InternalError, message } };
+}
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -42,9 +52,13 @@ export class TaskRunner {
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   private readonly limits: TaskLimits;
+  private readonly maxResultBytes: number;
+  private readonly maxResultBytesPerCaller: number;
   private readonly active = new Map<string, ActiveTask>();
 
   constructor(
+    /** The server's name: its tasks are its own in a store other servers share. */
+    private readonly server: string,
     options: TaskOptions = {},
     /** Called with every state a task reaches, for `notifications/tasks`. */
     private readonly published: (owner: string, task: DetailedTask) => void,
@@ -61,20 +75,32 @@ export class TaskRunner {
       perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
       total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
     };
+    this.maxResultBytes = positiveInteger(options.maxResultBytes ?? 1024 * 1024, 'tasks.maxResultBytes');
+    this.maxResultBytesPerCaller = positiveInteger(
+      options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
+      'tasks.maxResultBytesPerCaller',
+    );
   }
 
   /**
-   * Creates a task for `owner` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
+   * Creates a task for `caller` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
    */
   async start(
-    owner: string,
+    caller: Caller,
     answers: InputResponses,
     work: (run: TaskRun) => Promise<TaskOutcome>,
   ): Promise<CreateTaskResult> {
+    const owner = taskOwner(this.server, caller);
+    if (owner === undefined)
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: a task cannot be owned by a principal without identity (give it an identifying member, e.g. sub)',
+      );
     const createdAt = this.now();
     const record: StoredTask = {
       taskId: randomBytes(18).toString('base64url'),
+      server: this.server,
       owner,
       createdAt,
       lastUpdatedAt: createdAt,
@@ -85,12 +111,12 @@ export class TaskRunner {
     const task = new ActiveTask(
       record.taskId,
       answers,
-      { write: (taskId, change) => this.write(owner, taskId, change) },
+      { write: (taskId, change) => this.write(owner, taskId, change, this.maxResultBytesPerCaller) },
       this.now,
     );
     const [outcome, unsubscribe] = await Promise.all([
       this.store.create(record, this.limits),
-      this.store.subscribe(record.taskId, (signal) => task.receive(signal)),
+      this.store.subscribe(this.server, record.taskId, (signal) => task.receive(signal)),
     ]);
     if (outcome !== 'created') {
       await unsubscribe();
@@ -125,23 +151,23 @@ export class TaskRunner {
   }
 
   /** The task as `tasks/get` shows it. An unknown, expired or foreign id is -32602, all alike. */
-  async get(taskId: unknown, owner: string): Promise<DetailedTask> {
-    return detailedTask(await this.find(taskId, owner));
+  async get(taskId: unknown, caller: Caller): Promise<DetailedTask> {
+    return detailedTask(await this.find(taskId, caller));
   }
 
   /**
    * Takes answers for a task waiting on input: each one that answers an outstanding request (`accepts`) is
    * removed from the stored `inputRequests` and relayed to the instance running the task. Others are ignored.
    */
-  async update(taskId: unknown, owner: string, responses: InputResponses, accepts: AnswerCheck): Promise<void> {
-    const found = await this.find(taskId, owner);
+  async update(taskId: unknown, caller: Caller, responses: InputResponses, accepts: AnswerCheck): Promise<void> {
+    const found = await this.find(taskId, caller);
     const asked = found.inputRequests ?? {};
     const offered = Object.entries(responses).filter(
       ([key, value]) => Object.hasOwn(asked, key) && accepts(asked[key], value),
     );
     if (offered.length === 0) return;
     let taken: InputResponses = {};
-    const updated = await this.store.update(found.taskId, (task) => {
+    const updated = await this.store.update(this.server, found.taskId, (task) => {
       // Only what is still outstanding now: another update may have answered some keys meanwhile.
       taken = Object.fromEntries(
         offered.filter(([key]) => task.inputRequests !== undefined && Object.hasOwn(task.inputRequests, key)),
@@ -159,23 +185,23 @@ export class TaskRunner {
       };
     });
     if (!updated) return;
-    this.published(owner, detailedTask(updated));
-    await this.store.signal(found.taskId, { type: 'input', responses: taken });
+    this.published(found.owner, detailedTask(updated));
+    await this.store.signal(this.server, found.taskId, { type: 'input', responses: taken });
   }
 
   /** Cancels a task that has not ended (one that has is left as it is) and stops its handler wherever it runs. */
-  async cancel(taskId: unknown, owner: string): Promise<void> {
-    const found = await this.find(taskId, owner);
+  async cancel(taskId: unknown, caller: Caller): Promise<void> {
+    const found = await this.find(taskId, caller);
     if (isTerminalStatus(found.status)) return;
-    const updated = await this.store.update(found.taskId, (task) => ({
+    const updated = await this.store.update(this.server, found.taskId, (task) => ({
       ...task,
       status: 'cancelled',
       statusMessage: 'Cancelled by the client',
       inputRequests: undefined,
       lastUpdatedAt: this.now(),
     }));
-    if (updated) this.published(owner, detailedTask(updated));
-    await this.store.signal(found.taskId, { type: 'cancel' });
+    if (updated) this.published(found.owner, detailedTask(updated));
+    await this.store.signal(this.server, found.taskId, { type: 'cancel' });
   }
 
   /** Stops every task running here; each ends `failed`, since nothing will finish it now. */
@@ -204,12 +230,23 @@ export class TaskRunner {
         },
       };
     }
-    await task.finish((stored) => ended(stored, outcome, this.now()));
+    if ('result' in outcome) {
+      const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
+      outcome =
+        bytes > this.maxResultBytes
+          ? failure(
+              `Task result too large: ${bytes} bytes, over the limit of ${this.maxResultBytes} (tasks.maxResultBytes)`,
+            )
+          : { result: outcome.result, resultBytes: bytes };
+    }
+    const ending = outcome;
+    await task.finish((stored) => ended(stored, ending, this.now()));
   }
 
-  private async find(taskId: unknown, owner: string): Promise<StoredTask> {
+  private async find(taskId: unknown, caller: Caller): Promise<StoredTask> {
     if (typeof taskId !== 'string') throw McpError.invalidParams('Invalid params: "taskId" must be a string');
-    const task = await this.store.get(taskId, owner);
+    const owner = taskOwner(this.server, caller);
+    const task = owner === undefined ? undefined : await this.store.get(this.server, taskId, owner);
     if (!task) throw McpError.invalidParams(NOT_FOUND);
     return task;
   }
@@ -218,11 +255,16 @@ export class TaskRunner {
     owner: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes?: number,
   ): Promise<void> {
     try {
-      const updated = await this.store.update(taskId, change);
+      const updated = await this.store.update(this.server, taskId, change, maxOwnerResultBytes);
       if (updated) this.published(owner, detailedTask(updated));
     } catch (error) {
+      if (error instanceof TaskResultsFull) {
+        const full = `Task result not kept: this caller's tasks already keep ${this.maxResultBytesPerCaller} bytes of results (tasks.maxResultBytesPerCaller); retry once some have expired`;
+        return this.write(owner, taskId, (task) => ended(task, failure(full), this.now()));
+      }
       // The store is down: the task keeps its last stored state until it expires, and the log says why.
       this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);
     }
@@ -232,7 +274,8 @@ export class TaskRunner {
 /** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
 function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
   const next: StoredTask = { ...task, inputRequests: undefined, lastUpdatedAt: now };
-  if ('result' in outcome) return { ...next, status: 'completed', result: outcome.result };
+  if ('result' in outcome)
+    return { ...next, status: 'completed', result: outcome.result, resultBytes: outcome.resultBytes };
   return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
 }
 

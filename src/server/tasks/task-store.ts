@@ -4,11 +4,13 @@ import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 
 /**
  * One task as stored. Times are epoch milliseconds (the wire shows them as ISO 8601). `owner` is an opaque key
- * of whoever created the task (a digest of the principal, or '' without authentication): a task is visible only
- * to its owner, so another caller learns nothing, not even that it exists.
+ * of whoever created the task (a digest of the server and the caller identity): a task is visible only to its
+ * owner, so another caller learns nothing, not even that it exists.
  */
 export interface StoredTask {
   readonly taskId: string;
+  /** The name of the server that created it: servers sharing a store never see each other's tasks. */
+  readonly server: string;
   readonly owner: string;
   readonly createdAt: number;
   /** From `createdAt`; null keeps the task until it is deleted some other way. The record is gone after it. */
@@ -21,14 +23,27 @@ export interface StoredTask {
   inputRequests?: InputRequests;
   /** Once `completed` (a tool error included). */
   result?: CallToolResult;
+  /** The size of `result` as JSON, in bytes: what counts against the owner's share of result memory. */
+  resultBytes?: number;
   /** The JSON-RPC error, once `failed`. */
   error?: TaskError;
+}
+
+/**
+ * Thrown by `update` when the result it would store takes the owner's results past their byte share: nothing
+ * is stored, and the runner ends the task `failed` instead.
+ */
+export class TaskResultsFull extends Error {
+  constructor() {
+    super('Task results full');
+    this.name = 'TaskResultsFull';
+  }
 }
 
 /** What an instance tells the instance running a task: answers arrived (`tasks/update`), or stop (`tasks/cancel`). */
 export type TaskSignal = { type: 'input'; responses: InputResponses } | { type: 'cancel' };
 
-/** Most tasks stored at once, per owner and in all; a create past either is refused. */
+/** Most tasks stored at once, per owner and in all (of one server); a create past either is refused. */
 export interface TaskLimits {
   perOwner: number;
   total: number;
@@ -49,29 +64,36 @@ export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
  */
 export interface TaskStore {
   /**
-   * Stores a new task unless that would exceed a limit (counting only tasks not yet expired). Task ids are
-   * unique (the kernel draws them at random), so a store need not check for an existing one.
+   * Stores a new task unless that would exceed a limit (counting only tasks not yet expired, of `task.server`).
+   * Task ids are unique (the kernel draws them at random), so a store need not check for an existing one.
+   * Every key, index and counter is the server's own: `get`, `update`, `signal` and `subscribe` name it too.
    */
   create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome>;
 
-  /** The task, when it exists, has not expired and belongs to `owner`; otherwise undefined. */
-  get(taskId: string, owner: string): Promise<StoredTask | undefined>;
+  /** The task, when the server has it, it has not expired and belongs to `owner`; otherwise undefined. */
+  get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined>;
 
   /**
    * Applies `change` atomically to the current record and stores what it returns. `change` gets a copy (and
    * replaces nested values rather than changing them in place); it may be called more than once (an optimistic
    * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
-   * is. `taskId`, `owner`, `createdAt` and `ttlMs` cannot change.
+   * is. `taskId`, `server`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
-   * terminal status, or `change` declined.
+   * terminal status, or `change` declined. A record that gains `resultBytes` is stored only while the owner's
+   * live tasks' `resultBytes` stay within `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
    */
-  update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined>;
+  update(
+    server: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes?: number,
+  ): Promise<StoredTask | undefined>;
 
   /** Delivers a signal to the task's subscribers, wherever they run; none listening is not an error. */
-  signal(taskId: string, signal: TaskSignal): Promise<void>;
+  signal(server: string, taskId: string, signal: TaskSignal): Promise<void>;
 
   /** Registers the running instance's listener for a task; resolves, once it is listening, with its removal. */
-  subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>>;
+  subscribe(server: string, taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>>;
 }
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
@@ -85,6 +107,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly perOwner = new Map<string, number>();
+  private readonly perServer = new Map<string, number>();
+  private readonly resultBytesPerOwner = new Map<string, number>();
   private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
 
   constructor(
@@ -98,37 +122,51 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome> {
-    if (this.refusal(task.owner, limits) !== undefined) this.dropAllExpired();
-    const refusal = this.refusal(task.owner, limits);
+    if (this.refusal(task, limits) !== undefined) this.dropAllExpired();
+    const refusal = this.refusal(task, limits);
     if (refusal !== undefined) return refusal;
-    this.tasks.set(task.taskId, copy(task));
+    const key = keyOf(task.server, task.taskId);
+    this.tasks.set(key, copy(task));
     this.perOwner.set(task.owner, (this.perOwner.get(task.owner) ?? 0) + 1);
+    this.perServer.set(task.server, (this.perServer.get(task.server) ?? 0) + 1);
     if (task.ttlMs !== null && task.ttlMs <= MAX_TIMER_DELAY) {
-      const timer = setTimeout(() => this.live(task.taskId), task.ttlMs);
+      const timer = setTimeout(() => this.live(key), task.ttlMs);
       // A stored result must not keep the process alive.
       timer.unref();
-      this.timers.set(task.taskId, timer);
+      this.timers.set(key, timer);
     }
     return 'created';
   }
 
-  async get(taskId: string, owner: string): Promise<StoredTask | undefined> {
-    const task = this.live(taskId);
+  async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const task = this.live(keyOf(server, taskId));
     return task && task.owner === owner ? copy(task) : undefined;
   }
 
-  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
-    const current = this.live(taskId);
+  async update(
+    server: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes = Infinity,
+  ): Promise<StoredTask | undefined> {
+    const key = keyOf(server, taskId);
+    const current = this.live(key);
     if (!current || isTerminalStatus(current.status)) return undefined;
     const next = change(copy(current));
     if (!next) return undefined;
     const stored = keepingIdentity(current, next);
-    this.tasks.set(taskId, stored);
+    const added = (stored.resultBytes ?? 0) - (current.resultBytes ?? 0);
+    if (added > 0) {
+      const held = this.resultBytesPerOwner.get(stored.owner) ?? 0;
+      if (held + added > maxOwnerResultBytes) throw new TaskResultsFull();
+      this.resultBytesPerOwner.set(stored.owner, held + added);
+    }
+    this.tasks.set(key, stored);
     return copy(stored);
   }
 
-  async signal(taskId: string, signal: TaskSignal): Promise<void> {
-    for (const listener of [...(this.listeners.get(taskId) ?? [])]) {
+  async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
+    for (const listener of [...(this.listeners.get(keyOf(server, taskId)) ?? [])]) {
       try {
         listener(signal);
       } catch (error) {
@@ -138,24 +176,29 @@ export class InMemoryTaskStore implements TaskStore {
     }
   }
 
-  async subscribe(taskId: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
-    let set = this.listeners.get(taskId);
-    if (!set) this.listeners.set(taskId, (set = new Set()));
+  async subscribe(
+    server: string,
+    taskId: string,
+    listener: (signal: TaskSignal) => void,
+  ): Promise<() => Promise<void>> {
+    const key = keyOf(server, taskId);
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
     set.add(listener);
     return async () => {
       set.delete(listener);
-      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
+      if (set.size === 0 && this.listeners.get(key) === set) this.listeners.delete(key);
     };
   }
 
-  private refusal(owner: string, limits: TaskLimits): TaskCreateOutcome | undefined {
-    if (this.tasks.size >= limits.total) return 'total-limit';
-    if ((this.perOwner.get(owner) ?? 0) >= limits.perOwner) return 'owner-limit';
+  private refusal(task: StoredTask, limits: TaskLimits): TaskCreateOutcome | undefined {
+    if ((this.perServer.get(task.server) ?? 0) >= limits.total) return 'total-limit';
+    if ((this.perOwner.get(task.owner) ?? 0) >= limits.perOwner) return 'owner-limit';
     return undefined;
   }
 
-  private live(taskId: string): StoredTask | undefined {
-    const task = this.tasks.get(taskId);
+  private live(key: string): StoredTask | undefined {
+    const task = this.tasks.get(key);
     if (task && this.expired(task)) {
       this.delete(task);
       return undefined;
@@ -172,18 +215,32 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   private delete(task: StoredTask): void {
-    this.tasks.delete(task.taskId);
-    clearTimeout(this.timers.get(task.taskId));
-    this.timers.delete(task.taskId);
-    const count = (this.perOwner.get(task.owner) ?? 1) - 1;
-    if (count > 0) this.perOwner.set(task.owner, count);
-    else this.perOwner.delete(task.owner);
+    const key = keyOf(task.server, task.taskId);
+    this.tasks.delete(key);
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    decrement(this.perOwner, task.owner);
+    decrement(this.perServer, task.server);
+    decrement(this.resultBytesPerOwner, task.owner, task.resultBytes ?? 0);
   }
+}
+
+// Task ids are base64url, so the last separator splits a key unambiguously whatever the server is named.
+function keyOf(server: string, taskId: string): string {
+  return `${server}\n${taskId}`;
+}
+
+function decrement(counts: Map<string, number>, key: string, by = 1): void {
+  if (by === 0) return;
+  const count = (counts.get(key) ?? by) - by;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
 }
 
 /** What an update stores: the changed task, with the identity a change may not touch (id, owner, creation, lifetime). */
 export function keepingIdentity(current: StoredTask, next: StoredTask): StoredTask {
-  return { ...next, taskId: current.taskId, owner: current.owner, createdAt: current.createdAt, ttlMs: current.ttlMs };
+  const { taskId, server, owner, createdAt, ttlMs } = current;
+  return { ...next, taskId, server, owner, createdAt, ttlMs };
 }
 
 /**

@@ -5,10 +5,10 @@ import type { CallToolResult, InputRequests } from '../../protocol/mcp-types.js'
 import { declaresTasksExtension, tasksExtensionRequired, type CreateTaskResult } from '../../protocol/tasks.js';
 import { TaskStopped, type TaskRun } from './active-task.js';
 import { InputRequired } from '../input/input-required.js';
+import type { Caller } from '../access/caller-identity.js';
 import { McpContext } from '../mcp-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import type { TaskOutcome, TaskRunner } from './task-runner.js';
-import { taskOwnerOf } from './task-owner.js';
 import type { ToolEntry } from '../registry/tool-registry.js';
 
 /** How one `tools/call` runs: in its request, as a task from the first line, or in the request until `ctx.startTask()`. */
@@ -48,11 +48,10 @@ export class ToolTasks {
     entry: ToolEntry,
     args: Record<string, unknown>,
     base: McpContext,
+    caller: Caller,
     settle: ToolSettlement,
   ): Promise<CreateTaskResult> {
-    return this.runner.start(taskOwnerOf(base.principal), base.inputResponses, (run) =>
-      this.run(entry, args, base, run, settle),
-    );
+    return this.runner.start(caller, base.inputResponses, (run) => this.run(entry, args, base, run, settle));
   }
 
   private async run(
