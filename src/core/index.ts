@@ -57,6 +57,16 @@ export {
   type TaskCreateOutcome,
 } from '../server/tasks/task-store.js';
 export { TASKS_EXTENSION, isTerminalStatus, type DetailedTask, type TaskError } from '../protocol/tasks.js';
+// MCP Apps (SEP-1865): the extension's identifiers, for hosts and gateways that read UI tools.
+export {
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+  UI_RESOURCE_URI_META_KEY,
+  type UiToolMeta,
+  type UiResourceMeta,
+  type UiResourceCsp,
+  type UiResourcePermissions,
+} from '../protocol/apps.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,

@@ -1,7 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../server/mcp-context.js';
+import type { McpKernel } from '../server/mcp-kernel.js';
 import type { InputRequired } from '../server/input/input-required.js';
 import type { PromptValue } from '../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../server/registry/resource-registry.js';
@@ -12,8 +13,8 @@ import { getRequiredScopes } from './require-scopes.decorator.js';
 import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCP_SERVER } from './mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp-messages.js';
+import { MCP_KERNEL, MCP_SERVER } from './mcp.constants.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, UNRESOLVED_UI } from './mcp-messages.js';
 import { McpConfigurationError } from './errors/mcp-configuration-error.js';
 import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
@@ -33,12 +34,12 @@ interface DecoratedMethod {
 }
 
 /**
- * Finds every `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` method among the providers in reach
- * (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
+ * Finds every `@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt` and `@UiResource` method among the providers
+ * in reach (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
  * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
  */
 @Injectable()
-export class McpExplorer implements OnModuleInit {
+export class McpExplorer implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -46,6 +47,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly handlers: McpHandlerFactory,
     @Inject(MCP_SERVER) private readonly server: MCPServer,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -62,6 +64,12 @@ export class McpExplorer implements OnModuleInit {
         throw new McpRegistrationError(place, { cause: error });
       }
     }
+  }
+
+  /** After every module's `onModuleInit`, where run-time registrations are made: every tool's UI must resolve. */
+  onApplicationBootstrap(): void {
+    const problems = this.kernel.checkUiLinks();
+    if (problems.length > 0) throw new McpConfigurationError(UNRESOLVED_UI(this.options.name, problems));
   }
 
   private *explore(): Generator<DecoratedMethod> {
@@ -116,6 +124,15 @@ export class McpExplorer implements OnModuleInit {
         });
         return;
       }
+      case 'uiResource': {
+        const handler = this.handlers.create<string>(wrapper, methodName);
+        this.server.addUiResource({
+          ...metadata.options,
+          requiredScopes,
+          handler: (uri, ctx) => handler(hostOf(ctx, {}, uri)),
+        });
+        return;
+      }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
         const handler = this.handlers.create<PromptResult>(wrapper, methodName);
@@ -158,7 +175,7 @@ function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost 
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {
-  if (metadata.kind === 'resource') return metadata.options.uri;
+  if (metadata.kind === 'resource' || metadata.kind === 'uiResource') return metadata.options.uri;
   if (metadata.kind === 'resourceTemplate') return metadata.options.uriTemplate;
   return metadata.options.name ?? methodName;
 }
