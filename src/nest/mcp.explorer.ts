@@ -1,8 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../server/mcp-context.js';
-import type { McpKernel } from '../server/mcp-kernel.js';
 import type { InputRequired } from '../server/input/input-required.js';
 import type { PromptValue } from '../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../server/registry/resource-registry.js';
@@ -13,8 +12,8 @@ import { getRequiredScopes } from './require-scopes.decorator.js';
 import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { MCP_KERNEL, MCP_SERVER } from './mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, UNRESOLVED_UI } from './mcp-messages.js';
+import { MCP_SERVER } from './mcp.constants.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from './mcp-messages.js';
 import { McpConfigurationError } from './errors/mcp-configuration-error.js';
 import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
@@ -39,7 +38,7 @@ interface DecoratedMethod {
  * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
  */
 @Injectable()
-export class McpExplorer implements OnModuleInit, OnApplicationBootstrap {
+export class McpExplorer implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -47,7 +46,6 @@ export class McpExplorer implements OnModuleInit, OnApplicationBootstrap {
     private readonly handlers: McpHandlerFactory,
     @Inject(MCP_SERVER) private readonly server: MCPServer,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
-    @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -64,12 +62,6 @@ export class McpExplorer implements OnModuleInit, OnApplicationBootstrap {
         throw new McpRegistrationError(place, { cause: error });
       }
     }
-  }
-
-  /** After every module's `onModuleInit`, where run-time registrations are made: every tool's UI must resolve. */
-  onApplicationBootstrap(): void {
-    const problems = this.kernel.checkUiLinks();
-    if (problems.length > 0) throw new McpConfigurationError(UNRESOLVED_UI(this.options.name, problems));
   }
 
   private *explore(): Generator<DecoratedMethod> {

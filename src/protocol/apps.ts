@@ -66,9 +66,7 @@ export const UI_PERMISSION_KEYS: readonly (keyof UiResourcePermissions)[] = [
 ];
 
 /** What a client declared of the extension (`{ mimeTypes }`), or undefined when it did not declare it. */
-export function uiCapabilityOf(
-  capabilities: ClientCapabilities | undefined,
-): { mimeTypes?: string[] } | undefined {
+export function uiCapabilityOf(capabilities: ClientCapabilities | undefined): { mimeTypes?: string[] } | undefined {
   const declared = capabilities?.extensions?.[UI_EXTENSION];
   return isPlainObject(declared) ? (declared as { mimeTypes?: string[] }) : undefined;
 }

@@ -1,7 +1,11 @@
 import { REGISTRATION_FAILED } from '../mcp-messages.js';
+import { McpConfigurationError } from './mcp-configuration-error.js';
 
-/** A decorated method could not be registered at start-up; `cause` is what the registry rejected. */
-export class McpRegistrationError extends Error {
+/**
+ * A decorated method could not be registered at start-up; `cause` is what the registry rejected. It is a
+ * configuration error like any other start-up failure, so one `instanceof McpConfigurationError` catches all.
+ */
+export class McpRegistrationError extends McpConfigurationError {
   override readonly name = 'McpRegistrationError';
 
   constructor(

@@ -9,7 +9,9 @@ export function checkToolUi(tool: string, ui: UiToolMeta): void {
   if (typeof ui !== 'object' || ui === null) throw new Error(`${owner} must be an object with a resourceUri`);
   const { resourceUri, visibility } = ui;
   if (typeof resourceUri !== 'string' || !resourceUri.startsWith(UI_URI_SCHEME) || resourceUri === UI_URI_SCHEME) {
-    throw new Error(`${owner}.resourceUri must be a ui:// URI (like "ui://weather/card.html"), got ${JSON.stringify(resourceUri)}`);
+    throw new Error(
+      `${owner}.resourceUri must be a ui:// URI (like "ui://weather/card.html"), got ${JSON.stringify(resourceUri)}`,
+    );
   }
   if (visibility === undefined) return;
   if (

@@ -61,7 +61,8 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
     if (typeof handler !== 'function') throw new Error(`${owner}: handler must be a function`);
     read = async (requested, _variables, context): Promise<ReadResourceResult> => {
       const text = await handler(requested, context);
-      if (typeof text !== 'string') throw new Error(`${owner}: the handler returned ${typeof text}, not an HTML string`);
+      if (typeof text !== 'string')
+        throw new Error(`${owner}: the handler returned ${typeof text}, not an HTML string`);
       return { contents: [item(text)] };
     };
   } else {
