@@ -329,7 +329,16 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     ],
   },
   'nestjs-mcp/testing': {
-    values: ['McpTestClient', 'createMcpTestClient', 'createToolContext', 'mcpHeaders', 'mcpMessage', 'sseMessages'],
+    values: [
+      'McpTestClient',
+      'createMcpTestClient',
+      'createToolContext',
+      'mcpHeaders',
+      'mcpMessage',
+      'renderToolUi',
+      'sseMessages',
+      'uiContentSecurityPolicy',
+    ],
     types: [
       'InputAnswers',
       'McpMessageOptions',
@@ -338,8 +347,11 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpTestExchange',
       'McpTestResponse',
       'McpTestTarget',
+      'RenderToolUiOptions',
+      'RenderedToolUi',
       'ToolContextHarness',
       'ToolContextOptions',
+      'UiHostConnection',
     ],
   },
   'nestjs-mcp/express': {
