@@ -13,7 +13,7 @@ import { uiContentSecurityPolicy } from './ui-content-security-policy.js';
  * methods (`Client` from `@modelcontextprotocol/client`, connected over HTTP as a real host is).
  */
 export interface UiHostConnection {
-  listTools(): Promise<{ tools: ToolDefinition[] }>;
+  listTools(params?: { cursor?: string }): Promise<{ tools: ToolDefinition[]; nextCursor?: string }>;
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
   readResource(params: { uri: string }): Promise<unknown>;
 }
@@ -99,8 +99,7 @@ export async function renderToolUi(
   options: RenderToolUiOptions,
 ): Promise<RenderedToolUi> {
   const host = connection instanceof McpTestClient ? kitConnection(connection) : connection;
-  const { tools } = await host.listTools();
-  const tool = tools.find((t) => t.name === options.tool);
+  const tool = await findTool(host, options.tool);
   if (!tool) throw new Error(`renderToolUi: the server lists no tool "${options.tool}"`);
   const uri = uiResourceUriOf(tool);
   if (!uri) throw new Error(`renderToolUi: tool "${options.tool}" has no UI (_meta.ui.resourceUri)`);
@@ -167,6 +166,17 @@ export async function renderToolUi(
   }
 }
 
+async function findTool(host: UiHostConnection, name: string): Promise<ToolDefinition | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await host.listTools(cursor === undefined ? undefined : { cursor });
+    const tool = page.tools.find((t) => t.name === name);
+    if (tool) return tool;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return undefined;
+}
+
 /** The UI a tool names: `_meta.ui.resourceUri`, or the flat key of the first drafts. */
 function uiResourceUriOf(tool: ToolDefinition): string | undefined {
   const ui = tool._meta?.ui as { resourceUri?: unknown } | undefined;
@@ -202,7 +212,7 @@ function kitConnection(client: McpTestClient): UiHostConnection {
     return result;
   };
   return {
-    listTools: () => unwrap(client.listTools()),
+    listTools: (params) => unwrap(client.listTools(params?.cursor)),
     callTool: ({ name, arguments: args }) => unwrap(client.callTool(name, args)),
     readResource: ({ uri }) => unwrap(client.readResource(uri)),
   };
