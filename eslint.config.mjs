@@ -39,6 +39,11 @@ export default tseslint.config(
     },
   },
   { files: ['test/**/*.ts'], languageOptions: { globals: globals.jest } },
+  // MCP Apps widgets and the test host page run in a browser.
+  {
+    files: ['examples/apps/widget/**/*.ts', 'test/support/apps-host/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
   {
     // The Nest 11 compatibility app is CommonJS on purpose.
     files: ['**/*.cjs', 'test/compat/nest11-cjs/**/*.js'],

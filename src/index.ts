@@ -21,6 +21,7 @@ export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
 export { Resource, type ResourceOptions } from './nest/decorators/resource.decorator.js';
 export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
 export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
+export { UiResource, type UiResourceOptions } from './nest/decorators/ui-resource.decorator.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/args.decorator.js';
 export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
@@ -58,6 +59,8 @@ export type {
   Completer,
 } from './server/registry/resource-registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
+export type { UiResourceRegistration } from './server/apps/ui-resource.js';
+export type { UiResourceCsp, UiResourcePermissions } from './protocol/apps.js';
 
 // Errors: start-up configuration, and what a custom token verifier throws.
 export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';

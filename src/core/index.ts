@@ -75,6 +75,16 @@ export {
   type TaskError,
   type TaskStatus,
 } from '../protocol/tasks.js';
+// MCP Apps (SEP-1865): the extension's identifiers and wire types, for hosts and gateways that read UI tools.
+export {
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+  UI_RESOURCE_URI_META_KEY,
+  type UiToolMeta,
+  type UiToolVisibility,
+  type UiResourceMeta,
+} from '../protocol/apps.js';
+export type { UiHtmlHandler } from '../server/apps/ui-resource.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,

@@ -23,3 +23,6 @@ export const VISIBILITY_GUARD_FAILED = (tool: string) =>
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
   'random per-process key. Deployments with several instances need a shared secret (McpModule option requestState.secret).';
+
+export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
+  `MCP server "${server}": ${problems.join('; ')}`;

@@ -4,11 +4,13 @@ import type { PromptOptions } from './decorators/prompt.decorator.js';
 import type { ResourceTemplateOptions } from './decorators/resource-template.decorator.js';
 import type { ResourceOptions } from './decorators/resource.decorator.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
+import type { UiResourceOptions } from './decorators/ui-resource.decorator.js';
 import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
+  MCP_UI_RESOURCE_METADATA,
 } from './mcp-metadata.constants.js';
 
 /** What an MCP method decorator declared, by kind. */
@@ -16,7 +18,8 @@ export type McpMethodMetadata =
   | { kind: 'tool'; options: ToolOptions }
   | { kind: 'resource'; options: ResourceOptions }
   | { kind: 'resourceTemplate'; options: ResourceTemplateOptions }
-  | { kind: 'prompt'; options: PromptOptions };
+  | { kind: 'prompt'; options: PromptOptions }
+  | { kind: 'uiResource'; options: UiResourceOptions };
 
 /** Reads the MCP decorators' metadata off provider methods. */
 @Injectable()
@@ -32,6 +35,8 @@ export class McpMetadataAccessor {
     if (template) return { kind: 'resourceTemplate', options: template };
     const prompt = this.reflector.get<PromptOptions | undefined>(MCP_PROMPT_METADATA, method);
     if (prompt) return { kind: 'prompt', options: prompt };
+    const ui = this.reflector.get<UiResourceOptions | undefined>(MCP_UI_RESOURCE_METADATA, method);
+    if (ui) return { kind: 'uiResource', options: ui };
     return undefined;
   }
 }

@@ -33,8 +33,8 @@ interface DecoratedMethod {
 }
 
 /**
- * Finds every `@Tool`, `@Resource`, `@ResourceTemplate` and `@Prompt` method among the providers in reach
- * (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
+ * Finds every `@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt` and `@UiResource` method among the providers
+ * in reach (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
  * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
  */
 @Injectable()
@@ -116,6 +116,15 @@ export class McpExplorer implements OnModuleInit {
         });
         return;
       }
+      case 'uiResource': {
+        const handler = this.handlers.create<string>(wrapper, methodName);
+        this.server.addUiResource({
+          ...metadata.options,
+          requiredScopes,
+          handler: (uri, ctx) => handler(hostOf(ctx, {}, uri)),
+        });
+        return;
+      }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
         const handler = this.handlers.create<PromptResult>(wrapper, methodName);
@@ -158,7 +167,7 @@ function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost 
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {
-  if (metadata.kind === 'resource') return metadata.options.uri;
+  if (metadata.kind === 'resource' || metadata.kind === 'uiResource') return metadata.options.uri;
   if (metadata.kind === 'resourceTemplate') return metadata.options.uriTemplate;
   return metadata.options.name ?? methodName;
 }

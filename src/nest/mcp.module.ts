@@ -32,7 +32,7 @@ import {
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
 } from './mcp.constants.js';
-import { DUPLICATE_DEFAULT_SERVER } from './mcp-messages.js';
+import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from './mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
@@ -112,6 +112,9 @@ export class McpModule
   }
 
   onApplicationBootstrap(): void {
+    // After every module's onModuleInit, where run-time registrations are made: every tool's UI must resolve.
+    const unresolved = this.kernel.checkUiLinks();
+    if (unresolved.length > 0) throw new McpConfigurationError(UNRESOLVED_UI(this.options.name, unresolved));
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
     const http = this.options.http ?? {};

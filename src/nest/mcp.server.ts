@@ -10,6 +10,7 @@ import type { RegistrationHandle } from '../server/registry/registration-handle.
 import type { InferSchemaInput } from '../server/schema/mcp-schema.js';
 import type { McpToolRegistration } from '../server/registry/tool-registration.js';
 import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/tool-registry.js';
+import type { UiResourceRegistration } from '../server/apps/ui-resource.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -69,6 +70,15 @@ export class MCPServer {
 
   removeResourceTemplate(uriTemplate: string): boolean {
     return this.kernel.removeResourceTemplate(uriTemplate);
+  }
+
+  /**
+   * Registers an MCP Apps UI resource: a `ui://` URI serving one HTML document, given inline (`html`), as a
+   * `file` read now (a missing file fails here, at start-up), or from a `handler` per read; with `csp`,
+   * `permissions`, `domain` and `prefersBorder`. Remove it with `removeResource`. See docs/apps.md.
+   */
+  addUiResource(registration: UiResourceRegistration): RegistrationHandle<UiResourceRegistration> {
+    return this.kernel.addUiResource(registration);
   }
 
   addPrompt(registration: PromptRegistration): RegistrationHandle<PromptRegistration> {

@@ -15,6 +15,7 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
+import { UI_MIME_TYPE, uiCapabilityOf } from '../protocol/apps.js';
 import { StartTask, type TaskRun } from './tasks/active-task.js';
 import { McpError } from '../protocol/mcp-error.js';
 import {
@@ -206,6 +207,18 @@ export class McpContext {
     const declared = this.clientCapabilities;
     if (declared === undefined) return true;
     return typeof capability === 'string' ? clientDeclares(declared, capability) : clientSupports(declared, capability);
+  }
+
+  /**
+   * Whether this request's client renders MCP Apps UIs of `mimeType` (default `text/html;profile=mcp-app`): it
+   * declared the `io.modelcontextprotocol/ui` extension listing it. At 2026-07-28 every request says so for
+   * itself; a 2025-era client declared it only in `initialize`, which a stateless server does not keep, so there
+   * this is false (and `clientCapabilities` undefined). A UI tool's result carries text for clients without one
+   * either way: this is for trimming what only a UI shows, not for deciding whether to answer.
+   */
+  supportsUi(mimeType: string = UI_MIME_TYPE): boolean {
+    const mimeTypes = uiCapabilityOf(this.clientCapabilities)?.mimeTypes;
+    return Array.isArray(mimeTypes) && mimeTypes.includes(mimeType);
   }
 
   /**

@@ -48,6 +48,8 @@ import { serverInfoOf } from './server-info.js';
 import { TaskRunner } from './tasks/task-runner.js';
 import { ToolTasks } from './tasks/tool-tasks.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './registry/tool-registry.js';
+import { uiLinkProblem } from './apps/ui-links.js';
+import { toUiResourceRegistration, type UiResourceRegistration } from './apps/ui-resource.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
@@ -80,6 +82,8 @@ export class McpKernel {
   private readonly logger: McpLogger;
   private readonly interceptorLog: HandlerErrorLogger;
   private interceptor?: McpCallInterceptor;
+  /** Set by `checkUiLinks`: from then on a tool added with a UI must name a registered UI resource at once. */
+  private uiLinksChecked = false;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
   private readonly identity: CallerIdentity;
@@ -230,7 +234,12 @@ export class McpKernel {
   ): RegistrationHandle<McpToolRegistration<S>> {
     return register(
       registration,
-      (r) => this.tools.add(toToolRegistration(r as McpToolRegistration<object>)),
+      (r) => {
+        const tool = toToolRegistration(r as McpToolRegistration<object>);
+        const problem = this.uiLinksChecked ? this.uiLinkProblem(tool.name, tool.ui?.resourceUri) : undefined;
+        if (problem) throw new Error(`Tool "${tool.name}": ${problem}`);
+        this.tools.add(tool);
+      },
       (r) => this.tools.remove(r.name),
     );
   }
@@ -261,6 +270,40 @@ export class McpKernel {
 
   removeResource(uri: string): boolean {
     return this.resources.removeResource(uri);
+  }
+
+  /**
+   * Registers a UI resource (MCP Apps): a `ui://` URI serving one HTML document (inline, from a file read now, or
+   * from a handler) with `text/html;profile=mcp-app` and its `_meta.ui` (csp, permissions, domain, prefersBorder).
+   * Remove it with `removeResource`.
+   */
+  addUiResource(registration: UiResourceRegistration): RegistrationHandle<UiResourceRegistration> {
+    return register(
+      registration,
+      (r) => this.resources.addResource(toUiResourceRegistration(r)),
+      (r) => this.resources.removeResource(r.uri),
+    );
+  }
+
+  /**
+   * What keeps a tool's UI from rendering (it names no registered UI resource), one sentence per tool; empty when
+   * every UI resolves. Called once everything is registered (the Nest module does, at start-up): from then on,
+   * a tool added with a UI is refused at once unless its resource is there.
+   */
+  checkUiLinks(): string[] {
+    this.uiLinksChecked = true;
+    const problems: string[] = [];
+    for (const entry of this.tools.withUi()) {
+      const problem = this.uiLinkProblem(entry.definition.name, entry.ui.resourceUri);
+      if (problem) problems.push(problem);
+    }
+    return problems;
+  }
+
+  private uiLinkProblem(tool: string, resourceUri: unknown): string | undefined {
+    // A malformed uri is the tool registry's to report, with its own message.
+    if (typeof resourceUri !== 'string') return undefined;
+    return uiLinkProblem(tool, resourceUri, this.resources.definition(resourceUri));
   }
 
   removeResourceTemplate(uriTemplate: string): boolean {

@@ -12,3 +12,10 @@ export {
 } from './mcp-test-client.js';
 export { createToolContext, type ToolContextHarness, type ToolContextOptions } from './tool-context.js';
 export { mcpHeaders, mcpMessage, type McpMessageOptions } from './mcp-message.js';
+export {
+  renderToolUi,
+  type RenderToolUiOptions,
+  type RenderedToolUi,
+  type UiHostConnection,
+} from './render-tool-ui.js';
+export { uiContentSecurityPolicy } from './ui-content-security-policy.js';

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { UiToolMeta } from '../../protocol/apps.js';
 import type { TaskSupport } from '../../server/registry/tool-registry.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../mcp-paramtype.enum.js';
@@ -27,6 +28,12 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   taskSupport?: TaskSupport;
   /** With `taskSupport`: run in the request until the method calls `ctx.startTask()` (input rounds first). */
   deferTask?: boolean;
+  /**
+   * The tool's UI (MCP Apps): the `ui://` resource (`@UiResource`) a host renders with its result, and who may
+   * call it: `visibility: ['app']` for a tool only the UI calls (it keeps the tool's guards and scopes), `['model']`
+   * for one the UI may not call; default both. The result still needs text for clients without UIs. See docs/apps.md.
+   */
+  ui?: UiToolMeta;
 }
 
 /**

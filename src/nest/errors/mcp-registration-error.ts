@@ -1,7 +1,10 @@
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { REGISTRATION_FAILED } from '../mcp-messages.js';
 
-/** A decorated method could not be registered at start-up; `cause` is what the registry rejected. */
+/**
+ * A decorated method could not be registered at start-up; `cause` is what the registry rejected. It is a
+ * configuration error like any other start-up failure, so one `instanceof McpConfigurationError` catches all.
+ */
 export class McpRegistrationError extends McpConfigurationError {
   override readonly name = 'McpRegistrationError';
 

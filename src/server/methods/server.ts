@@ -1,4 +1,5 @@
 import type { DiscoverResult, ServerCapabilities } from '../../protocol/mcp-types.js';
+import { UI_EXTENSION } from '../../protocol/apps.js';
 import { TASKS_EXTENSION } from '../../protocol/tasks.js';
 import { Cacheable, DISCOVER } from '../method-result.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
@@ -25,6 +26,8 @@ export class ServerMethods {
     if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
     if (this.completion.available) capabilities.completions = {};
     capabilities.logging = {};
+    // MCP Apps asks nothing of the transport, so both eras' handshakes name it.
+    if (this.tools.hasUiTools) capabilities.extensions = { [UI_EXTENSION]: {} };
     return capabilities;
   }
 
@@ -34,7 +37,8 @@ export class ServerMethods {
       capabilities: this.capabilities(),
     };
     // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
-    if (this.tools.hasTaskTools) result.capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    if (this.tools.hasTaskTools)
+      result.capabilities.extensions = { ...result.capabilities.extensions, [TASKS_EXTENSION]: {} };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return new Cacheable(result, DISCOVER);
   }

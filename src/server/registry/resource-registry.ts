@@ -101,6 +101,12 @@ export class ResourceRegistry {
     return someDeclareCompleters([...this.templates.values()].map((t) => t.registration));
   }
 
+  /** The published definition of the static resource at `uri`, if one is registered. */
+  definition(uri: string): ResourceDefinition | undefined {
+    const entry = this.resources.get(normalizeUri(uri));
+    return entry && definitionOf(entry);
+  }
+
   addResource(registration: ResourceRegistration): void {
     const { uri, name } = registration;
     if (typeof uri !== 'string' || !isAbsoluteUri(uri))

@@ -1,5 +1,7 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../../protocol/param-headers.js';
+import type { UiToolMeta } from '../../protocol/apps.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../../protocol/mcp-types.js';
+import { checkToolUi, withToolUi } from '../apps/tool-ui.js';
 import type { ListChangeListener } from '../events/event-bus.js';
 import type { McpContext } from '../mcp-context.js';
 import { checkPrimitiveName } from './registry-rules.js';
@@ -28,6 +30,11 @@ export interface ToolRegistration extends ToolDefinition {
    * becomes a task where it calls `ctx.startTask()`; without that call, it is answered in its request.
    */
   deferTask?: boolean;
+  /**
+   * The tool's UI (MCP Apps): the `ui://` resource a host renders with its result, and who may call it
+   * (`visibility`: `['model']`, `['app']` for a tool only the UI calls, default both). Published in `_meta.ui`.
+   */
+  ui?: UiToolMeta;
 }
 
 /**
@@ -54,6 +61,7 @@ export interface ToolEntry {
   readonly requiredScopes?: readonly string[];
   readonly taskSupport?: TaskSupport;
   readonly deferTask: boolean;
+  readonly ui?: UiToolMeta;
 }
 
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
@@ -61,6 +69,7 @@ export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
   private conditional = 0;
   private taskTools = 0;
+  private uiTools = 0;
   readonly listing: PagedList<ToolDefinition>;
 
   constructor(
@@ -89,6 +98,16 @@ export class ToolRegistry {
     return this.taskTools > 0;
   }
 
+  /** True when some tool has a UI: the server then advertises the MCP Apps extension. */
+  get hasUiTools(): boolean {
+    return this.uiTools > 0;
+  }
+
+  /** The tools that have a UI, for checking that each names a UI resource. */
+  *withUi(): Generator<ToolEntry & { ui: UiToolMeta }> {
+    for (const entry of this.entries.values()) if (entry.ui) yield entry as ToolEntry & { ui: UiToolMeta };
+  }
+
   /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
   get hasConditionalTools(): boolean {
     return this.conditional > 0;
@@ -107,6 +126,7 @@ export class ToolRegistry {
       requiredScopes,
       taskSupport,
       deferTask,
+      ui,
       ...definition
     } = registration;
     const name = definition.name;
@@ -121,6 +141,10 @@ export class ToolRegistry {
     }
     if (deferTask && taskSupport === undefined)
       throw new McpConfigurationError(`Tool "${name}": deferTask needs a taskSupport`);
+    if (ui !== undefined) {
+      checkToolUi(name, ui);
+      definition._meta = withToolUi(definition._meta, ui);
+    }
     const inputSchema = definition.inputSchema as JsonSchema;
     if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
       throw new McpConfigurationError(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
@@ -145,10 +169,12 @@ export class ToolRegistry {
       requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
       taskSupport,
       deferTask: deferTask === true,
+      ui,
     };
     this.entries.set(name, entry);
     if (visible) this.conditional++;
     if (taskSupport) this.taskTools++;
+    if (ui) this.uiTools++;
     this.changed(entry.requiredScopes);
   }
 
@@ -158,6 +184,7 @@ export class ToolRegistry {
     this.entries.delete(name);
     if (entry.visible) this.conditional--;
     if (entry.taskSupport) this.taskTools--;
+    if (entry.ui) this.uiTools--;
     this.changed(entry.requiredScopes);
     return true;
   }
