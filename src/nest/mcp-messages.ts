@@ -1,21 +1,7 @@
-/** Every message the Nest layer writes or throws, in one place (as `@nestjs/schedule` keeps its own). */
-
-export const REGISTRATION_FAILED = (place: string, reason: string) => `${place}: ${reason}`;
-
-export const DUPLICATE_PRIMITIVE = (kind: string, key: string, first: string, second: string) =>
-  `Duplicate MCP ${kind} "${key}": declared by ${first} and by ${second}`;
-
-export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
-  `completer "${completer}" for "${key}" must be a method of a singleton provider`;
-
-export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
-  `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
-  'and inject the others with @InjectMcpServer(name)';
-
-export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly string[]) =>
-  `bootstrapStdio: ${name === undefined ? 'the app has no default MCP server' : `the app has no MCP server named "${name}"`} ` +
-  `(its servers: ${known.length > 0 ? known.map((server) => `"${server}"`).join(', ') : 'none; import McpModule'}); ` +
-  'choose one with the server option';
+/**
+ * Every message the Nest layer logs, in one place (as `@nestjs/schedule` keeps its own). What it throws at start-up
+ * is with every layer's, in src/server/errors/configuration-messages.ts.
+ */
 
 export const VISIBILITY_GUARD_FAILED = (tool: string) =>
   `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
@@ -23,6 +9,3 @@ export const VISIBILITY_GUARD_FAILED = (tool: string) =>
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
   'random per-process key. Deployments with several instances need a shared secret (McpModule option requestState.secret).';
-
-export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
-  `MCP server "${server}": ${problems.join('; ')}`;

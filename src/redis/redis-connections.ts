@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { McpRedisOptions } from './mcp-redis-options.interface.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { REDIS_CLUSTER, REDIS_NO_URL } from '../server/errors/configuration-messages.js';
 
 /** What a connection the module opens itself does while Redis is away: retry for ever, queue nothing. */
 const OWN_CONNECTION: RedisOptions = {
@@ -59,11 +60,7 @@ export class McpRedisConnections {
     if (options.connection?.isCluster || options.subscriber?.isCluster) {
       // Typed out already; this is for a Cluster that got past the types (JavaScript, an untyped config factory),
       // which would otherwise start and then fail every task write with CROSSSLOT.
-      throw new McpConfigurationError(
-        'McpRedisModule does not support Redis Cluster: the task scripts touch several keys at once, which a ' +
-          'Cluster refuses across hash slots. Pass a connection to a single Redis primary (with Sentinel or a ' +
-          'managed failover if you need one).',
-      );
+      throw new McpConfigurationError(REDIS_CLUSTER);
     }
     if (options.connection) {
       const subscriber = options.subscriber ?? options.connection.duplicate(OWN_SUBSCRIBER);
@@ -75,7 +72,7 @@ export class McpRedisConnections {
         logger,
       );
     }
-    if (!options.url) throw new McpConfigurationError('McpRedisModule needs a "url" or a "connection"');
+    if (!options.url) throw new McpConfigurationError(REDIS_NO_URL);
     const commands = new Redis(options.url, { ...OWN_CONNECTION, ...options.redisOptions });
     const subscriber = new Redis(options.url, { ...OWN_SUBSCRIBER, ...options.redisOptions });
     return new McpRedisConnections(commands, subscriber, [commands, subscriber], options, logger);

@@ -10,9 +10,8 @@ export const ENTRY_POINTS = {
 
 export type EntryPoint = keyof typeof ENTRY_POINTS;
 
-/** Every name each entry point exports as the compiler sees it (values and types together), sorted. */
-export function compiledExportNames(): Record<EntryPoint, string[]> {
-  const program = ts.createProgram(Object.values(ENTRY_POINTS), {
+function entryProgram(): ts.Program {
+  return ts.createProgram(Object.values(ENTRY_POINTS), {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
@@ -20,6 +19,11 @@ export function compiledExportNames(): Record<EntryPoint, string[]> {
     skipLibCheck: true,
     noEmit: true,
   });
+}
+
+/** Every name each entry point exports as the compiler sees it (values and types together), sorted. */
+export function compiledExportNames(): Record<EntryPoint, string[]> {
+  const program = entryProgram();
   const checker = program.getTypeChecker();
   const names = {} as Record<EntryPoint, string[]>;
   for (const [entry, file] of Object.entries(ENTRY_POINTS) as Array<[EntryPoint, string]>) {
@@ -30,4 +34,17 @@ export function compiledExportNames(): Record<EntryPoint, string[]> {
       .sort();
   }
   return names;
+}
+
+/** The property names of a type an entry point exports (its inherited ones included), sorted. */
+export function exportedTypeKeys(entry: EntryPoint, typeName: string): string[] {
+  const program = entryProgram();
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(ENTRY_POINTS[entry])!)!;
+  const symbol = checker.getExportsOfModule(module).find((s) => s.name === typeName)!;
+  const type = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(symbol));
+  return type
+    .getProperties()
+    .map((property) => property.name)
+    .sort();
 }

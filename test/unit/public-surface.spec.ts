@@ -1,4 +1,4 @@
-import { compiledExportNames, type EntryPoint } from '../support/export-surface.js';
+import { compiledExportNames, exportedTypeKeys, type EntryPoint } from '../support/export-surface.js';
 
 /**
  * The names each entry point exports. Every one is a semver promise, so growth is deliberate: a new export fails
@@ -333,6 +333,28 @@ describe('The exported surface of each entry point', () => {
     const core = new Set(compiled['nestjs-mcp/core']);
     expect(main.length).toBeLessThanOrEqual(70);
     expect(main.filter((name) => core.has(name)).length).toBeLessThanOrEqual(10);
+  });
+
+  it('groups the module options: at most 16 top-level keys, none of them a flat key of the earlier shape', () => {
+    const keys = exportedTypeKeys('nestjs-mcp', 'McpModuleOptions');
+    expect(keys.length).toBeLessThanOrEqual(16);
+    expect(keys).toEqual([
+      'auth',
+      'hideForbidden',
+      'http',
+      'include',
+      'info',
+      'instructions',
+      'legacy',
+      'limits',
+      'listen',
+      'lists',
+      'name',
+      'observability',
+      'requestState',
+      'tasks',
+      'version',
+    ]);
   });
 
   it('keeps the kernel, the drivers, the protocol types and the transport helpers out of the Nest surface', () => {

@@ -1,5 +1,5 @@
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import { REGISTRATION_FAILED } from '../mcp-messages.js';
+import { REGISTRATION_FAILED } from '../../server/errors/configuration-messages.js';
 
 /**
  * A decorated method could not be registered at start-up; `cause` is what the registry rejected. It is a

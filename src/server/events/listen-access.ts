@@ -6,6 +6,7 @@ import { hasScopes, insufficientScope } from '../access/required-scopes.js';
 import type { ResourceMatch } from '../registry/resource-registry.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
 
 /** The caps on `subscriptions/listen`, from the server options. */
 export interface ListenLimits {
@@ -35,7 +36,7 @@ export class ListenSlots {
   constructor(private readonly limits: ListenLimits) {
     for (const [name, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value < 1)
-        throw new McpConfigurationError(`listen.${name} must be a positive integer, got ${value}`);
+        throw new McpConfigurationError(NOT_POSITIVE_INTEGER(`listen.${name}`, value));
     }
   }
 

@@ -3,6 +3,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Caller } from '../access/caller-identity.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER, STATE_SECRET_EMPTY, STATE_SECRET_SHORT } from '../errors/configuration-messages.js';
 
 const VERSION = 'v1';
 const DEFAULT_TTL_MS = 10 * 60_000;
@@ -54,16 +55,14 @@ export class RequestStateCodec {
     const secrets =
       options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
     if (options.secret !== undefined && secrets.length === 0) {
-      throw new McpConfigurationError(
-        'requestState.secret: give at least one secret (the first signs, every one verifies)',
-      );
+      throw new McpConfigurationError(STATE_SECRET_EMPTY);
     }
     if (secrets.some((s) => typeof s !== 'string' || s.length < 32)) {
-      throw new McpConfigurationError('requestState.secret: every secret must be a string of at least 32 characters');
+      throw new McpConfigurationError(STATE_SECRET_SHORT);
     }
     const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
-      throw new McpConfigurationError(`requestState.ttlMs must be a positive integer, got ${ttlMs}`);
+      throw new McpConfigurationError(NOT_POSITIVE_INTEGER('requestState.ttlMs', ttlMs));
     this.generatedSecret = secrets.length === 0;
     this.keys = this.generatedSecret ? [randomBytes(32)] : secrets.map((s) => Buffer.from(s, 'utf8'));
     this.ttlMs = ttlMs;

@@ -1,15 +1,13 @@
 import type { CacheHints } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { CACHE_SCOPE, CACHE_TTL } from '../errors/configuration-messages.js';
 
 /** Checks configured cache hints (SEP-2549) and fills what is not given from `fallback`; throws on a bad value. */
 export function cacheHints(given: Partial<CacheHints> | undefined, fallback: CacheHints): CacheHints {
   const hints = { ...fallback, ...definedHints(given) };
-  if (!Number.isSafeInteger(hints.ttlMs) || hints.ttlMs < 0)
-    throw new McpConfigurationError(`cache ttlMs must be an integer >= 0, got ${hints.ttlMs}`);
+  if (!Number.isSafeInteger(hints.ttlMs) || hints.ttlMs < 0) throw new McpConfigurationError(CACHE_TTL(hints.ttlMs));
   if (hints.cacheScope !== 'public' && hints.cacheScope !== 'private') {
-    throw new McpConfigurationError(
-      `cache cacheScope must be "public" or "private", got ${JSON.stringify(hints.cacheScope)}`,
-    );
+    throw new McpConfigurationError(CACHE_SCOPE(hints.cacheScope));
   }
   return hints;
 }

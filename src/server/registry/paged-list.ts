@@ -2,6 +2,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import { hasScopes } from '../access/required-scopes.js';
 import { preserialize } from '../response-serializer.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
 
 export interface Page<T> {
   items: readonly T[];
@@ -39,7 +40,7 @@ export class PagedList<T> {
     private readonly requiredScopesOf: (item: T) => readonly string[] | undefined = () => undefined,
   ) {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1)
-      throw new McpConfigurationError(`limits.pageSize must be a positive integer, got ${pageSize}`);
+      throw new McpConfigurationError(NOT_POSITIVE_INTEGER('limits.pageSize', pageSize));
   }
 
   /** Called by the registry on every change. */

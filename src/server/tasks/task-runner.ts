@@ -9,6 +9,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
 import { InMemoryTaskStore, TaskResultsFull, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -68,8 +69,7 @@ export class TaskRunner {
     this.store = options.store ?? new InMemoryTaskStore(now, logger);
     this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
     // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
-    if (this.ttlMs > MAX_TIMER_DELAY)
-      throw new McpConfigurationError(`tasks.ttlMs must be at most ${MAX_TIMER_DELAY}, got ${this.ttlMs}`);
+    if (this.ttlMs > MAX_TIMER_DELAY) throw new McpConfigurationError(TASK_TTL_TOO_LONG(MAX_TIMER_DELAY, this.ttlMs));
     this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
     this.limits = {
       perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
@@ -298,7 +298,6 @@ export function detailedTask(task: StoredTask): DetailedTask {
 }
 
 function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new McpConfigurationError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(name, value));
   return value;
 }
