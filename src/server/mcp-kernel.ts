@@ -206,7 +206,10 @@ export class McpKernel {
   ): RegistrationHandle<McpToolRegistration<S>> {
     return register(
       registration,
-      (r) => this.tools.add(toToolRegistration(r as McpToolRegistration<object>)),
+      (r) => {
+        const { registration: converted, checks } = toToolRegistration(r as McpToolRegistration<object>);
+        this.tools.add(converted, checks);
+      },
       (r) => this.tools.remove(r.name),
     );
   }
