@@ -98,7 +98,7 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
       case 'resource': {
-        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResource({
           ...metadata.options,
           requiredScopes,
@@ -107,7 +107,7 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
       case 'resourceTemplate': {
-        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResourceTemplate({
           ...metadata.options,
           complete: this.completers(wrapper, metadata.options.complete),
@@ -118,7 +118,7 @@ export class McpExplorer implements OnModuleInit {
       }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
-        const handler = this.handlers.create<PromptResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
         this.server.addPrompt({
           name: name ?? methodName,
           ...rest,
@@ -154,7 +154,7 @@ export class McpExplorer implements OnModuleInit {
 }
 
 function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
-  return [ctx.httpRequest, ctx, ctx.inputResponses, args, uri];
+  return [ctx.httpRequest, undefined, ctx.inputResponses, args, uri, ctx];
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {
