@@ -1,3 +1,4 @@
+import type { VersionValue } from '@nestjs/common/interfaces/version-options.interface.js';
 import type { McpAuthOptions } from '../auth/auth-options.js';
 import type { McpHttpOptions } from '../http/mcp-http-options.js';
 import type { McpCallEvent } from '../observability/call-events.js';
@@ -15,6 +16,24 @@ export interface McpObservabilityOptions {
   onCall?: (event: McpCallEvent) => void;
 }
 
+/** How the MCP route sits among the app's routes. */
+export interface McpModuleHttpOptions {
+  /**
+   * The API version the route answers under when the app calls `enableVersioning`. Default `VERSION_NEUTRAL`:
+   * the endpoint stays at `<global prefix>/<path>` whatever `defaultVersion` is, and answers any version header
+   * or media type. A version (`'1'`, or several) puts it under that version as any controller would be
+   * (`/api/v1/mcp` with URI versioning); the endpoint keeps its own body handling and errors there too.
+   */
+  version?: VersionValue;
+  /**
+   * Decorators applied to the MCP route's controller, as if written on it: route metadata the app's own
+   * global guards read, e.g. `[Public()]` for an app-wide auth guard with a `@Public()` escape (when the
+   * module's `auth` option answers unauthenticated requests with the MCP challenge instead), or
+   * `[SkipThrottle()]`.
+   */
+  routeDecorators?: ClassDecorator[];
+}
+
 /**
  * Options of `McpModule.forRoot` / `forRootAsync`. `name` and `version` are all a server needs; the rest have
  * secure defaults (loopback-only Host/Origin allowlist, 4 MiB bodies, a per-process request-state key). The module
@@ -29,6 +48,8 @@ export interface McpModuleOptions
    * serves (their own providers, not those of their imports). Default: every module of the app.
    */
   include?: Function[];
+  /** The MCP route among the app's routes: its API version and route metadata. */
+  http?: McpModuleHttpOptions;
   /** Leave tools out of `tools/list` for requests their guards deny (per tool: `@Tool({ hideWhenDenied })`). */
   hideDeniedTools?: boolean;
   /**
