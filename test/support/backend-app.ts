@@ -26,7 +26,15 @@ import {
   Get,
   VERSION_NEUTRAL,
 } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, HttpAdapterHost, NestFactory, Reflector } from '@nestjs/core';
+import {
+  APP_FILTER,
+  APP_GUARD,
+  APP_INTERCEPTOR,
+  APP_PIPE,
+  HttpAdapterHost,
+  NestFactory,
+  Reflector,
+} from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import {
@@ -288,8 +296,13 @@ export class RecordController {
   }
 }
 
-/** The app module, as `bootstrapStdio` takes it too. */
-export function backendModule(record: BackendRecord, mcp: Partial<McpModuleOptions> = {}): DynamicModule {
+/** The app module, as `bootstrapStdio` takes it too: its global pipe and filters are providers, so both get them. */
+export function backendModule(
+  record: BackendRecord,
+  mcp: Partial<McpModuleOptions> = {},
+  adapter: HttpAdapterName = 'express',
+): DynamicModule {
+  const filters = adapter === 'fastify' ? [CatchEverythingFilter, FastifyHttpExceptionFilter] : [CatchEverythingFilter];
   @Module({
     imports: [
       PassportModule,
@@ -309,6 +322,11 @@ export function backendModule(record: BackendRecord, mcp: Partial<McpModuleOptio
       { provide: APP_GUARD, useClass: JwtAuthGuard },
       { provide: APP_GUARD, useClass: ThrottlerGuard },
       { provide: APP_INTERCEPTOR, useClass: LoggingInterceptor },
+      {
+        provide: APP_PIPE,
+        useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+      },
+      ...filters.map((filter) => ({ provide: APP_FILTER, useClass: filter })),
     ],
   })
   class AppModule {}
@@ -337,7 +355,7 @@ export async function createBackend(
   mcp: Partial<McpModuleOptions>,
 ): Promise<INestApplication> {
   const record = new BackendRecord();
-  const module = backendModule(record, mcp);
+  const module = backendModule(record, mcp, adapter);
   const logger = recordingLogger(record);
   const app =
     adapter === 'fastify'
@@ -345,9 +363,5 @@ export async function createBackend(
       : await NestFactory.create(module, { logger });
   app.setGlobalPrefix('api');
   if (versioning) app.enableVersioning(versioning);
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
-  const filters: ExceptionFilter[] = [new CatchEverythingFilter(app.get(HttpAdapterHost))];
-  if (adapter === 'fastify') filters.push(new FastifyHttpExceptionFilter());
-  app.useGlobalFilters(...filters);
   return app;
 }
