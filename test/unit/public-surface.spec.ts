@@ -98,6 +98,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpStdioApplication',
       'McpStdioBootstrapOptions',
       'McpToolRegistration',
+      'McpTransportKind',
       'MetaObject',
       'OpenTelemetryOptions',
       'ProgressUpdate',
