@@ -28,7 +28,7 @@ export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
 export { InputResponses } from './nest/decorators/input-responses.decorator.js';
 export { ResourceUri } from './nest/decorators/resource-uri.decorator.js';
 export { RequireScopes } from './nest/require-scopes.decorator.js';
-export { McpExecutionContext, type McpContextType } from './nest/mcp-execution-context.js';
+export { McpExecutionContext, type McpContextType, type McpTransportKind } from './nest/mcp-execution-context.js';
 export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
 
 // What handlers get, return and throw.

@@ -6,7 +6,7 @@ import {
   type LogLevel,
   type Type,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio-driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
@@ -14,6 +14,7 @@ import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { UNKNOWN_STDIO_SERVER } from '../server/errors/configuration-messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
+import { stdioHttpAdapter } from './stdio-http-adapter.js';
 
 export interface McpStdioBootstrapOptions extends McpStdioOptions {
   /**
@@ -48,7 +49,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * default to that server's module options (`http.maxBodyBytes`, `http.maxResponseBytes`, `http.drainTimeoutMs`). Stdout carries
  * MCP messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
- * run) and the process exits.
+ * run) and the process exits. The app's enhancers see a stdio call as a local request (see
+ * `McpExecutionContext.getTransport()`), and `HttpAdapterHost` holds a stand-in adapter that lets HTTP-style
+ * exception filters answer it.
  *
  * ```ts
  * bootstrapStdio(AppModule);
@@ -78,6 +81,9 @@ export async function bootstrapStdio(
     stdout.restore();
     throw error;
   }
+  // Exception filters that answer through `HttpAdapterHost` (the Nest docs' catch-all) find an adapter.
+  const adapterHost = app.get(HttpAdapterHost, { strict: false });
+  if (!adapterHost.httpAdapter) adapterHost.httpAdapter = stdioHttpAdapter() as HttpAdapterHost['httpAdapter'];
   const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = target.options.http ?? {};
   const driver = new McpStdioDriver(target.kernel, {
     ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs }),

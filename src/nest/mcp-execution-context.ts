@@ -7,10 +7,14 @@ import { McpParamtype } from './mcp-paramtype.enum.js';
 /** The context type of an MCP handler in guards, interceptors and filters (`context.getType()`). */
 export type McpContextType = 'mcp';
 
+/** How a call arrived: over HTTP, or without an HTTP request (stdio, `MCPServer.handleRequest`). */
+export type McpTransportKind = 'http' | 'stdio';
+
 /**
  * An `ExecutionContext` seen from MCP, as `GqlExecutionContext` is for GraphQL:
  * `McpExecutionContext.create(context).getContext()` in a guard or interceptor is the call's `McpContext`.
- * `switchToHttp().getRequest()` keeps returning the HTTP request.
+ * `switchToHttp().getRequest()` keeps returning the HTTP request (over stdio, a stand-in: no headers, the
+ * loopback address, the transport's principal as `user`); `getTransport()` tells the two apart.
  */
 export class McpExecutionContext extends ExecutionContextHost {
   static create(context: ExecutionContext): McpExecutionContext {
@@ -33,8 +37,13 @@ export class McpExecutionContext extends ExecutionContextHost {
     return this.getArgByIndex(McpParamtype.INPUT_RESPONSES);
   }
 
-  /** The transport's request object (Express or Fastify request over HTTP). */
+  /** The transport's request object (Express or Fastify request over HTTP, the stand-in over stdio). */
   getHttpRequest<T = unknown>(): T {
     return this.getArgByIndex(McpParamtype.HTTP_REQUEST);
+  }
+
+  /** `'http'` for a call that came in an HTTP request, `'stdio'` for one without (stdio, in-process). */
+  getTransport(): McpTransportKind {
+    return this.getContext().httpRequest === undefined ? 'stdio' : 'http';
   }
 }

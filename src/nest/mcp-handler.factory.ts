@@ -1,4 +1,4 @@
-import { HttpException, Inject, Injectable, type LoggerService, type ParamData } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, type LoggerService, type ParamData } from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -7,11 +7,21 @@ import {
   PIPES_METADATA,
 } from '@nestjs/common/constants.js';
 import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
+import { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
+import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
+import type { NestContainer } from '@nestjs/core/injector/container.js';
 import { Injector } from '@nestjs/core/injector/injector.js';
+import { InterceptorsConsumer, InterceptorsContextCreator } from '@nestjs/core/interceptors/index.js';
+import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { CallToolResult } from '../protocol/mcp-types.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { InputRequired } from '../server/input/input-required.js';
 import type { McpContext } from '../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
+import { McpCapturedResponse } from './mcp-captured-response.js';
+import { McpParamtype } from './mcp-paramtype.enum.js';
+import { stdioRequest } from './stdio-request.js';
 import type { McpContextType } from './mcp-execution-context.js';
 import { MCP_PARAM_ARGS_METADATA } from './mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
@@ -46,26 +56,30 @@ const SIGNAL_FILTER = new McpSignalFilter();
  * Nest's pipeline, built by `ExternalContextCreator` as `@nestjs/graphql` does for resolvers. A request-scoped
  * provider (or one depending on a request-scoped provider) is resolved per call under a fresh context id,
  * with the HTTP request registered as `REQUEST`.
+ *
+ * Which enhancers a method gets: its class's and its own (guards, interceptors, pipes, filters), and the global
+ * pipes and filters. Global guards and interceptors are not among them: they run at the HTTP route, once for
+ * the request that carries the call, as for any route of the app, and would otherwise run twice per call (a
+ * throttler counting each call twice, a logging interceptor writing two lines).
  */
 @Injectable()
 export class McpHandlerFactory {
   private readonly paramsFactory = new McpParamsFactory();
   private readonly injector = new Injector();
+  private readonly contextCreator: ExternalContextCreator;
 
   constructor(
-    private readonly externalContextCreator: ExternalContextCreator,
+    externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly applicationConfig: ApplicationConfig,
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
-  ) {}
-
-  create<T = unknown>(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<T> {
-    return this.createHandler(wrapper, methodName) as McpMethodHandler<T>;
+  ) {
+    this.contextCreator = withoutGlobalGuardsAndInterceptors(externalContextCreator, applicationConfig);
   }
 
   /**
-   * A tool's handler: as `create`, and an `HttpException` (a guard's, a pipe's) becomes a tool error result the
-   * model can read. Only tools have those; a prompt's or resource's exception is a JSON-RPC error.
+   * A tool's handler, built once: the method called directly or through Nest's pipeline; an `HttpException` (a guard's, a pipe's), or what an exception filter
+   * wrote for an exception, becomes a tool error result the model can read.
    */
   createTool(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<unknown> {
     const handler = this.createHandler(wrapper, methodName);
@@ -73,19 +87,40 @@ export class McpHandlerFactory {
       try {
         return await handler(host);
       } catch (error) {
-        if (error instanceof HttpException) return httpExceptionResult(error);
+        const refusal = refusalOf(error);
+        if (refusal) return { isError: true, content: [{ type: 'text', text: `Error: ${refusal.message}` }] };
         throw error;
       }
     };
   }
 
-  /** Whether any guard reaches the method: class, method or global. */
+  /**
+   * A resource's or prompt's handler, built as a tool's; an `HttpException` (or a filter's answer to an exception)
+   * becomes the protocol error that fits it: a 404 from a resource is "Resource not found", any other 4xx is
+   * invalid params, a 5xx an internal error with the exception's message. All of these are expected outcomes,
+   * logged as a refused call, not as a crash.
+   */
+  createReader<T>(wrapper: InstanceWrapper, methodName: string, kind: 'resource' | 'prompt'): McpMethodHandler<T> {
+    const handler = this.createHandler(wrapper, methodName);
+    return async (host) => {
+      try {
+        return (await handler(host)) as T;
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (!refusal) throw error;
+        const uri = host[McpParamtype.URI];
+        if (refusal.status === HttpStatus.NOT_FOUND && kind === 'resource' && uri !== undefined)
+          throw McpError.resourceNotFound(uri);
+        if (refusal.status >= 400 && refusal.status < 500) throw McpError.invalidParams(`Error: ${refusal.message}`);
+        throw new McpError(ErrorCode.InternalError, `Error: ${refusal.message}`);
+      }
+    };
+  }
+
+  /** Whether any guard reaches the method: its class's or its own. */
   hasGuards(wrapper: InstanceWrapper, methodName: string): boolean {
     const prototype = providerPrototype(wrapper) as Instance;
-    return (
-      declares(GUARDS_METADATA, prototype[methodName], prototype.constructor) ||
-      this.applicationConfig.getGlobalGuards().length + this.applicationConfig.getGlobalRequestGuards().length > 0
-    );
+    return declares(GUARDS_METADATA, prototype[methodName], prototype.constructor);
   }
 
   /**
@@ -102,7 +137,7 @@ export class McpHandlerFactory {
   ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
     const check = (instance: Instance, contextId?: ContextId) =>
-      this.externalContextCreator.create(
+      this.contextCreator.create(
         instance,
         probe,
         methodName,
@@ -115,10 +150,17 @@ export class McpHandlerFactory {
       );
     const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
     return async (context) => {
-      const host: McpArgumentsHost = [context.httpRequest, context, context.inputResponses, undefined, undefined];
+      const host: McpArgumentsHost = [
+        context.httpRequest ?? stdioRequest(context),
+        new McpCapturedResponse(),
+        context.inputResponses,
+        undefined,
+        undefined,
+        context,
+      ];
       try {
         if (staticCheck) return (await staticCheck(...host)) === true;
-        const { instance, contextId } = await this.resolvePerCall(wrapper, context.httpRequest);
+        const { instance, contextId } = await this.resolvePerCall(wrapper, host[0]);
         return (await check(instance, contextId)(...host)) === true;
       } catch (error) {
         if (!(error instanceof HttpException))
@@ -132,8 +174,9 @@ export class McpHandlerFactory {
     if (!wrapper.isDependencyTreeStatic()) {
       const callback = pipelineCallback((providerPrototype(wrapper) as Instance)[methodName]);
       return async (host) => {
-        const { instance, contextId } = await this.resolvePerCall(wrapper, host[0]);
-        return this.pipeline(instance, callback, methodName, contextId, wrapper.id)(...host);
+        const piped = pipelineHost(host);
+        const { instance, contextId } = await this.resolvePerCall(wrapper, piped[0]);
+        return answered(piped, this.pipeline(instance, callback, methodName, contextId, wrapper.id));
       };
     }
     const instance = wrapper.instance as Instance;
@@ -145,7 +188,7 @@ export class McpHandlerFactory {
         undefined,
         wrapper.id,
       );
-      return (host) => pipeline(...host);
+      return (host) => answered(pipelineHost(host), pipeline);
     }
     return this.direct(instance, methodName);
   }
@@ -157,7 +200,7 @@ export class McpHandlerFactory {
     contextId: ContextId | undefined,
     inquirerId: string,
   ) {
-    return this.externalContextCreator.create(
+    return this.contextCreator.create(
       instance,
       callback,
       methodName,
@@ -212,12 +255,8 @@ export class McpHandlerFactory {
     );
     const config = this.applicationConfig;
     const globals =
-      config.getGlobalGuards().length +
-      config.getGlobalInterceptors().length +
       config.getGlobalPipes().length +
       config.getGlobalFilters().length +
-      config.getGlobalRequestGuards().length +
-      config.getGlobalRequestInterceptors().length +
       config.getGlobalRequestPipes().length +
       config.getGlobalRequestFilters().length;
     return declared || globals > 0 || paramsOf(instance, methodName).some((p) => p.custom || p.pipes.length > 0);
@@ -225,14 +264,70 @@ export class McpHandlerFactory {
 }
 
 /**
- * What the pipeline calls in place of the method: the method itself, carrying the method's metadata (so guards
- * and interceptors reading it through `context.getHandler()` see it) plus `McpSignalFilter` as its innermost
- * exception filter.
+ * Nest's `ExternalContextCreator` as `fromContainer` builds it, except that the guard and interceptor chains
+ * are built without the application config, which is where the global ones come from. The container is the
+ * one Nest's own creator holds (it sets it as a property; test/unit/adapter-assumptions.spec.ts pins that).
+ */
+function withoutGlobalGuardsAndInterceptors(
+  nest: ExternalContextCreator,
+  config: ApplicationConfig,
+): ExternalContextCreator {
+  const container = (nest as unknown as { container: NestContainer }).container;
+  const creator = new ExternalContextCreator(
+    new GuardsContextCreator(container),
+    new GuardsConsumer(),
+    new InterceptorsContextCreator(container),
+    new InterceptorsConsumer(),
+    container.getModules(),
+    new PipesContextCreator(container, config),
+    new PipesConsumer(),
+    new ExternalExceptionFilterContext(container, config),
+  );
+  (creator as unknown as { container: NestContainer }).container = container;
+  return creator;
+}
+
+/**
+ * The host the pipeline runs with: a response that records what a filter writes, and over stdio (no HTTP
+ * request) a stand-in request, so enhancers written for HTTP find the objects they read.
+ */
+function pipelineHost(host: McpArgumentsHost): McpArgumentsHost {
+  const context = host[McpParamtype.CONTEXT];
+  return [host[0] ?? stdioRequest(context), new McpCapturedResponse(), host[2], host[3], host[4], context];
+}
+
+/**
+ * Runs the pipeline, then reads what an exception filter wrote: Nest rethrows the exception when the filter
+ * returns nothing, and a filter may also return the response it wrote to. Either way the written answer is
+ * thrown as a `FilterAnswer`, which each kind of handler turns into its own error.
+ */
+async function answered(
+  host: McpArgumentsHost,
+  pipeline: (...args: McpArgumentsHost) => Promise<unknown>,
+): Promise<unknown> {
+  const response = host[McpParamtype.HTTP_RESPONSE]!;
+  let value: unknown;
+  try {
+    value = await pipeline(...host);
+  } catch (error) {
+    if (response.sent && !(error instanceof McpError || error instanceof InputRequired))
+      throw new FilterAnswer(response, error);
+    throw error;
+  }
+  if (response.sent) throw new FilterAnswer(response, undefined);
+  return value;
+}
+
+/**
+ * What the pipeline calls in place of the method: the method itself, carrying the method's name and metadata
+ * (so guards and interceptors keyed by `context.getHandler()`, such as the throttler's counters, `Reflector`
+ * lookups, cache keys, see the tool's own method) plus `McpSignalFilter` as its innermost exception filter.
  */
 function pipelineCallback(method: Function): (...args: unknown[]) => unknown {
   const callback = withMetadataOf(method, function (this: unknown, ...args: unknown[]) {
     return method.apply(this, args);
   });
+  Object.defineProperty(callback, 'name', { value: method.name });
   const filters: unknown[] = Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, method) ?? [];
   Reflect.defineMetadata(EXCEPTION_FILTERS_METADATA, [...filters, SIGNAL_FILTER], callback);
   return callback;
@@ -266,10 +361,36 @@ function paramsOf(
   }));
 }
 
-/** An `HttpException` (a guard's ForbiddenException, a pipe's BadRequestException) is a tool error result. */
-function httpExceptionResult(error: HttpException): CallToolResult {
+/** An exception filter's answer to an exception (undefined when the pipeline ended normally but a filter wrote). */
+class FilterAnswer {
+  constructor(
+    readonly response: McpCapturedResponse,
+    readonly exception: unknown,
+  ) {}
+}
+
+/**
+ * An expected refusal, with its HTTP status and the text the client reads: an `HttpException` (a guard's
+ * ForbiddenException, a pipe's BadRequestException) or a filter's answer. A filter's body without a message
+ * (the docs' catch-all writes only a status, a timestamp and a path) leaves the exception's own message; a
+ * filter's answer to an unexpected error without a message stays unexpected (undefined), so the kernel's
+ * redaction and error log apply to it as to any bug.
+ */
+function refusalOf(error: unknown): { status: number; message: string } | undefined {
+  if (error instanceof HttpException) return { status: error.getStatus(), message: httpExceptionMessage(error) };
+  if (!(error instanceof FilterAnswer)) return undefined;
+  const { response, exception } = error;
+  const written = response.message();
+  if (written !== undefined) return { status: response.statusCode, message: written };
+  if (exception instanceof HttpException)
+    return { status: response.statusCode, message: httpExceptionMessage(exception) };
+  if (exception === undefined)
+    return { status: response.statusCode, message: JSON.stringify(response.body) ?? 'Error' };
+  throw exception;
+}
+
+function httpExceptionMessage(error: HttpException): string {
   const response = error.getResponse();
   const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
-  const text = Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
-  return { isError: true, content: [{ type: 'text', text: `Error: ${text}` }] };
+  return Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
 }

@@ -1,3 +1,4 @@
+import type { VersionValue } from '@nestjs/common/interfaces/version-options.interface.js';
 import type { McpAuthOptions } from '../auth/auth-options.js';
 import type { McpCallerOptions } from '../server/access/caller-identity.js';
 import type { McpHttpOptions } from '../http/mcp-http-options.js';
@@ -18,6 +19,20 @@ export interface McpObservabilityOptions extends McpErrorReportingOptions {
 
 /** The `http` group: the Streamable HTTP endpoint, its limits, Host/Origin check, CORS and server timeouts. */
 export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticator'> {
+  /**
+   * The API version the route answers under when the app calls `enableVersioning`. Default `VERSION_NEUTRAL`:
+   * the endpoint stays at `<global prefix>/<path>` whatever `defaultVersion` is, and answers any version header
+   * or media type. A version (`'1'`, or several) puts it under that version as any controller would be
+   * (`/api/v1/mcp` with URI versioning); the endpoint keeps its own body handling and errors there too.
+   */
+  version?: VersionValue;
+  /**
+   * Decorators applied to the MCP route's controller, as if written on it: route metadata the app's own
+   * global guards read, e.g. `[Public()]` for an app-wide auth guard with a `@Public()` escape (when the
+   * module's `auth` option answers unauthenticated requests with the MCP challenge instead), or
+   * `[SkipThrottle()]`.
+   */
+  routeDecorators?: ClassDecorator[];
   /**
    * Timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults. `false`
    * leaves the server alone (set them yourself with `applyServerTimeouts`).

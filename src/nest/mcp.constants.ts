@@ -21,3 +21,6 @@ export const MCP_LOGGER = Symbol('MCP_LOGGER');
 
 /** Whether this server is the default one (provides the `MCPServer` class token). */
 export const MCP_IS_DEFAULT = Symbol('MCP_IS_DEFAULT');
+
+/** This server's controller class, which the module marks (version, route decorators) before routes are registered. */
+export const MCP_CONTROLLER = Symbol('MCP_CONTROLLER');

@@ -32,7 +32,7 @@ export function createMcpController(path: string): Type<unknown> {
     }
 
     /**
-     * The body layer matches the path it was given; a route Nest builds further (URI versioning, RouterModule)
+     * The body layer matches the paths it was given (prefix, URI version); a route Nest builds further (RouterModule)
      * reaches here with the body already read by Nest's parser, under its limits. Serve that parsed body, after
      * the rules the layer would have applied, rather than wait for a body that will never come.
      */

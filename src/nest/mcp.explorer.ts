@@ -98,7 +98,7 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
       case 'resource': {
-        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResource({
           ...metadata.options,
           requiredScopes,
@@ -107,7 +107,7 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
       case 'resourceTemplate': {
-        const handler = this.handlers.create<ResourceResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResourceTemplate({
           ...metadata.options,
           complete: this.completers(wrapper, metadata.options.complete),
@@ -117,7 +117,7 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
       case 'uiResource': {
-        const handler = this.handlers.create<string>(wrapper, methodName);
+        const handler = this.handlers.createReader<string>(wrapper, methodName, 'resource');
         this.server.addUiResource({
           ...metadata.options,
           requiredScopes,
@@ -127,7 +127,7 @@ export class McpExplorer implements OnModuleInit {
       }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
-        const handler = this.handlers.create<PromptResult>(wrapper, methodName);
+        const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
         this.server.addPrompt({
           name: name ?? methodName,
           ...rest,
@@ -163,7 +163,7 @@ export class McpExplorer implements OnModuleInit {
 }
 
 function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
-  return [ctx.httpRequest, ctx, ctx.inputResponses, args, uri];
+  return [ctx.httpRequest, undefined, ctx.inputResponses, args, uri, ctx];
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {

@@ -1,7 +1,7 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { createMcpController } from './mcp.controller.js';
 import type { McpModuleExtras, McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_KERNEL, MCP_SERVER } from './mcp.constants.js';
+import { MCP_CONTROLLER, MCP_ENDPOINT_PATH, MCP_IS_DEFAULT, MCP_KERNEL, MCP_SERVER } from './mcp.constants.js';
 import { getMcpServerToken } from './mcp-server.token.js';
 import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -18,13 +18,15 @@ export const {
   .setExtras<McpModuleExtras>({ path: '/mcp', isGlobal: false, isDefault: true }, (definition, extras) => {
     const names = serverNames(extras);
     const tokens = names.map(getMcpServerToken);
+    // A controller class per server, so several servers can live in one app at different paths.
+    const controller = createMcpController(extras.path);
     return {
       ...definition,
       global: extras.isGlobal,
-      // A controller class per server, so several servers can live in one app at different paths.
-      controllers: [...(definition.controllers ?? []), createMcpController(extras.path)],
+      controllers: [...(definition.controllers ?? []), controller],
       providers: [
         ...(definition.providers ?? []),
+        { provide: MCP_CONTROLLER, useValue: controller },
         { provide: MCP_ENDPOINT_PATH, useValue: extras.path },
         { provide: MCP_IS_DEFAULT, useValue: extras.isDefault },
         ...tokens.map((token): Provider => ({ provide: token, useExisting: MCP_SERVER })),

@@ -2,6 +2,9 @@ import {
   Inject,
   Logger,
   Module,
+  VERSION_NEUTRAL,
+  VersioningType,
+  type Type,
   type BeforeApplicationShutdown,
   type LoggerService,
   type NestModule,
@@ -9,6 +12,7 @@ import {
   type OnModuleInit,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { isResourceServer } from '../auth/auth-options.js';
@@ -25,6 +29,7 @@ import { installFastifyBodyHook } from './mcp-fastify-body-hook.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import {
+  MCP_CONTROLLER,
   MCP_ENDPOINT_PATH,
   MCP_IS_DEFAULT,
   MCP_KERNEL,
@@ -90,6 +95,7 @@ export class McpModule
     @Inject(MCP_IS_DEFAULT) private readonly isDefault: boolean,
     private readonly moduleRef: ModuleRef,
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
+    @Inject(MCP_CONTROLLER) private readonly controller: Type<unknown>,
   ) {
     super();
   }
@@ -106,9 +112,10 @@ export class McpModule
    * later lifecycle hook comes before route registration (pinned by test/unit/adapter-assumptions.spec.ts).
    */
   configure(): void {
+    this.markRoute();
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'fastify') return;
-    installFastifyBodyHook(adapter.getInstance(), this.fullPath(), this.driver);
+    for (const path of this.fullPaths()) installFastifyBodyHook(adapter.getInstance(), path, this.driver);
   }
 
   onApplicationBootstrap(): void {
@@ -122,7 +129,7 @@ export class McpModule
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
     if (httpServer && http.serverTimeouts !== false) applyServerTimeouts(httpServer, http.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
-    installExpressBodyLayer(adapter.getInstance(), this.fullPath(), this.driver);
+    for (const path of this.fullPaths()) installExpressBodyLayer(adapter.getInstance(), path, this.driver);
   }
 
   /** Before Nest closes the HTTP server (which waits for open streams): refuse new requests, drain, abort. */
@@ -134,7 +141,29 @@ export class McpModule
     this.kernel.close();
   }
 
-  private fullPath(): string {
-    return joinPath(this.appConfig.getGlobalPrefix(), this.path);
+  /**
+   * The route's version and decorators, set on its controller before Nest registers routes (they are read
+   * then). Version-neutral by default: an app's `defaultVersion` would otherwise move the endpoint (and make
+   * Nest report it under a version it does not care about).
+   */
+  private markRoute(): void {
+    Reflect.defineMetadata(VERSION_METADATA, this.options.http?.version ?? VERSION_NEUTRAL, this.controller);
+    for (const decorator of this.options.http?.routeDecorators ?? []) decorator(this.controller);
+  }
+
+  /** Where Nest serves the endpoint: under the global prefix, and under each URI version it answers. */
+  private fullPaths(): string[] {
+    const prefix = this.appConfig.getGlobalPrefix();
+    const versioning = this.appConfig.getVersioning();
+    const version = this.options.http?.version ?? VERSION_NEUTRAL;
+    if (versioning?.type !== VersioningType.URI) return [joinPath(prefix, this.path)];
+    const segment = versioning.prefix === false ? '' : (versioning.prefix ?? 'v');
+    return [version]
+      .flat()
+      .map((each) =>
+        each === VERSION_NEUTRAL
+          ? joinPath(prefix, this.path)
+          : joinPath(prefix, `${segment}${String(each)}`, this.path),
+      );
   }
 }

@@ -19,6 +19,11 @@ export class McpError extends Error {
     return new McpError(ErrorCode.InvalidParams, message, data);
   }
 
+  /** The spec's "no such resource": -32602 with the URI (-32002 is retired). */
+  static resourceNotFound(uri: string): McpError {
+    return McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+  }
+
   static methodNotFound(method: string, data?: unknown): McpError {
     return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, data);
   }

@@ -235,10 +235,10 @@ export class McpKernel {
     return register(
       registration,
       (r) => {
-        const tool = toToolRegistration(r as McpToolRegistration<object>);
+        const { registration: tool, checks } = toToolRegistration(r as McpToolRegistration<object>);
         const problem = this.uiLinksChecked ? this.uiLinkProblem(tool.name, tool.ui?.resourceUri) : undefined;
-        if (problem) throw new Error(`Tool "${tool.name}": ${problem}`);
-        this.tools.add(tool);
+        if (problem) throw new McpConfigurationError(`Tool "${tool.name}": ${problem}`);
+        this.tools.add(tool, checks);
       },
       (r) => this.tools.remove(r.name),
     );

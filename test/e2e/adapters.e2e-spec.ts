@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { VersioningType, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
@@ -363,37 +363,6 @@ describe('McpModule on express: every path Express routes to the MCP controller'
     expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });
-
-describe.each(HTTP_ADAPTERS)(
-  'McpModule on %s under URI versioning (a route path the body layer or hook does not know)',
-  (adapter) => {
-    let app: INestApplication;
-    beforeAll(async () => {
-      const moduleRef = await Test.createTestingModule({
-        imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0' })],
-      }).compile();
-      app =
-        adapter === 'fastify'
-          ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-          : moduleRef.createNestApplication({ logger: false });
-      app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
-      await app.init();
-      if (adapter === 'fastify') await app.getHttpAdapter().getInstance().ready();
-    });
-    afterAll(() => app.close());
-
-    it('serves /v1/mcp from the body Nest parsed, still under the Host/Origin rule', async () => {
-      const ok = await createMcpTestClient(app, { path: '/v1/mcp' }).post(mcpMessage('server/discover'));
-      expect(ok.status).toBe(200);
-      expect(ok.body.result.supportedVersions).toEqual(['2026-07-28']);
-      const foreign = await createMcpTestClient(app, { path: '/v1/mcp' }).post(mcpMessage('server/discover'), {
-        host: 'evil.example',
-      });
-      expect(foreign.status).toBe(403);
-      expect(foreign.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
-    });
-  },
-);
 
 /** The OAuth resource-server parts answer the same on every adapter: the 401 challenge and the metadata URLs. */
 describe.each(HTTP_ADAPTERS)('McpModule with auth on %s', (adapter) => {

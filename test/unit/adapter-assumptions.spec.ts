@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Controller, Module, Post, Req, type NestModule } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ExternalContextCreator, NestFactory } from '@nestjs/core';
+import { GuardsContextCreator } from '@nestjs/core/guards/index.js';
+import { NestContainer } from '@nestjs/core/injector/container.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -155,5 +157,23 @@ describe('Nest behaviour the public-listen warning depends on', () => {
     await app.close();
     expect(calls).toHaveLength(1);
     expect(calls[0].slice(0, 2)).toEqual([0, '127.0.0.1']);
+  });
+});
+
+describe('Nest behaviour the MCP handler pipeline depends on', () => {
+  it('the injectable ExternalContextCreator holds the container as a property, and a guards context creator without the application config leaves the global guards out', async () => {
+    @Module({})
+    class EmptyModule {}
+    const app = await NestFactory.createApplicationContext(EmptyModule, { logger: false });
+    try {
+      const creator = app.get(ExternalContextCreator);
+      const container = (creator as unknown as { container?: NestContainer }).container;
+      expect(container).toBeInstanceOf(NestContainer);
+      container!.applicationConfig!.addGlobalGuard({ canActivate: () => false });
+      expect(new GuardsContextCreator(container!, container!.applicationConfig).getGlobalMetadata()).toHaveLength(1);
+      expect(new GuardsContextCreator(container!).getGlobalMetadata()).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -1,9 +1,18 @@
 import 'reflect-metadata';
-import { ForbiddenException, Inject, Injectable, Module, Scope, UseGuards, type LoggerService } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Inject,
+  Injectable,
+  Module,
+  NotFoundException,
+  Scope,
+  UseGuards,
+  type LoggerService,
+} from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { Args, type McpContext } from '../../src/index.js';
+import { Args, ErrorCode, type McpContext } from '../../src/index.js';
 import type { McpArgumentsHost } from '../../src/nest/mcp-arguments-host.js';
 import { MCP_LOGGER } from '../../src/nest/mcp.constants.js';
 import { McpHandlerFactory } from '../../src/nest/mcp-handler.factory.js';
@@ -41,6 +50,10 @@ class Tools {
     throw new ForbiddenException('not for you');
   }
 
+  missing(): never {
+    throw new NotFoundException('no such order');
+  }
+
   @UseGuards(Deny)
   denied(): string {
     return 'never';
@@ -73,12 +86,13 @@ class FirstModule {}
 @Module({ providers: [Labelled, { provide: LABEL, useValue: 'second' }] })
 class SecondModule {}
 
-const hostWith = (args: unknown, httpRequest: object = {}): McpArgumentsHost => [
+const hostWith = (args: unknown, httpRequest: object = {}, uri?: string): McpArgumentsHost => [
   httpRequest,
-  { httpRequest, inputResponses: {} } as unknown as McpContext,
+  undefined,
   {},
   args,
-  undefined,
+  uri,
+  { httpRequest, inputResponses: {} } as unknown as McpContext,
 ];
 
 describe('McpHandlerFactory', () => {
@@ -108,18 +122,27 @@ describe('McpHandlerFactory', () => {
   beforeEach(() => errors.splice(0));
 
   it('calls an enhancer-free method directly with its parameters picked from the host', async () => {
-    const handler = factory.create(wrapperOf(Tools), 'echo');
+    const handler = factory.createReader(wrapperOf(Tools), 'echo', 'prompt');
     expect(await handler(hostWith({ text: 'hi' }))).toBe('hi');
   });
 
-  it("turns an HttpException into a tool error result for a tool's handler only", async () => {
+  it('turns an HttpException into a tool error result for a tool, and into the fitting protocol error for a resource or prompt', async () => {
     const asTool = factory.createTool(wrapperOf(Tools), 'refuse');
     expect(await asTool(hostWith({}))).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'Error: not for you' }],
     });
-    const plain = factory.create(wrapperOf(Tools), 'refuse');
-    await expect(plain(hostWith({}))).rejects.toBeInstanceOf(ForbiddenException);
+    const asPrompt = factory.createReader(wrapperOf(Tools), 'refuse', 'prompt');
+    await expect(asPrompt(hostWith({}))).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'Error: not for you',
+    });
+    const missing = factory.createReader(wrapperOf(Tools), 'missing', 'resource');
+    await expect(missing(hostWith({}, {}, 'orders://7'))).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'Resource not found: orders://7',
+      data: { uri: 'orders://7' },
+    });
   });
 
   it('reports which methods have guards', () => {
@@ -128,7 +151,7 @@ describe('McpHandlerFactory', () => {
   });
 
   it('guard check: a denying guard hides quietly, a throwing HttpException hides quietly, any other error hides and is logged', async () => {
-    const context = hostWith(undefined)[1];
+    const context = hostWith(undefined)[5];
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'denied', 'denied')(context)).toBe(false);
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'forbidden', 'forbidden')(context)).toBe(false);
     expect(errors).toHaveLength(0);
@@ -139,8 +162,8 @@ describe('McpHandlerFactory', () => {
   });
 
   it('resolves a request-scoped provider per call within its own module, not another module with the same class', async () => {
-    const first = factory.create(wrapperOf(Labelled, FirstModule), 'which');
-    const second = factory.create(wrapperOf(Labelled, SecondModule), 'which');
+    const first = factory.createReader(wrapperOf(Labelled, FirstModule), 'which', 'prompt');
+    const second = factory.createReader(wrapperOf(Labelled, SecondModule), 'which', 'prompt');
     expect(await first(hostWith({}, {}))).toBe('first');
     expect(await second(hostWith({}, {}))).toBe('second');
   });

@@ -49,6 +49,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpStdioApplication',
       'McpStdioBootstrapOptions',
       'McpToolRegistration',
+      'McpTransportKind',
       'PromptHandler',
       'PromptOptions',
       'PromptRegistration',

@@ -41,7 +41,7 @@ export class ResourceMethods {
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
     const match = this.resources.match(uri);
     if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, `resource "${uri}"`)) {
-      throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+      throw McpError.resourceNotFound(uri);
     }
     const binding = this.round.binding(request.method, uri, {}, transport, caller);
     const context = await this.round.context(request, transport, binding);

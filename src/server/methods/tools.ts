@@ -16,9 +16,8 @@ import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js
 import type { ScopeGate } from '../access/scope-gate.js';
 import type { ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { SchemaCheck } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
-
-type ToolOutput = { validate(value: unknown): string | null } | undefined;
 
 /** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
 export function toolError(text: string): CallToolResult {
@@ -83,17 +82,19 @@ export class ToolMethods {
 
     const binding = this.round.binding(request.method, params.name, args, transport, caller);
     const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
-    const invalid = entry.input.validate(args);
-    if (invalid) return toolError(invalid);
+    // The binding above is of the arguments as sent (a client resends them so); the handler gets them as checked.
+    const checked = await entry.input(args);
+    if (checked.error !== undefined) return toolError(checked.error);
+    const input = checked.value as Record<string, unknown>;
     if (mode === 'task')
-      return this.tasks.start(entry, args, context, caller, this.settlement(request, params.name, entry.output));
+      return this.tasks.start(entry, input, context, caller, this.settlement(request, params.name, entry.output));
 
     let value: unknown;
     try {
-      value = await entry.handler(args, context.inputResponses, context);
+      value = await entry.handler(input, context.inputResponses, context);
     } catch (error) {
       if (error instanceof StartTask && mode === 'deferred')
-        return this.tasks.start(entry, args, context, caller, this.settlement(request, params.name, entry.output));
+        return this.tasks.start(entry, input, context, caller, this.settlement(request, params.name, entry.output));
       if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
       if (error instanceof McpError) throw error;
       return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);
@@ -103,7 +104,7 @@ export class ToolMethods {
   }
 
   /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */
-  private settlement(request: JsonRpcRequest, name: string, output: ToolOutput): ToolSettlement {
+  private settlement(request: JsonRpcRequest, name: string, output: SchemaCheck | undefined): ToolSettlement {
     return {
       result: (value) => toolResult(value, output),
       failure: (error) => toolError(`Error: ${this.failure.message(error, request, name, {})}`),
@@ -111,23 +112,31 @@ export class ToolMethods {
   }
 }
 
-/** What a tool handler returned, as a `tools/call` result: checked against the tool's outputSchema if it has one. */
-function toolResult(value: unknown, output: ToolOutput): CallToolResult {
+/**
+ * What a tool handler returned, as a `tools/call` result: with an outputSchema, its `structuredContent` is the
+ * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
+ */
+async function toolResult(value: unknown, output: SchemaCheck | undefined): Promise<CallToolResult> {
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
     if (output && !result.isError) {
-      const invalid = output.validate(result.structuredContent);
-      if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
+      const checked = await output(result.structuredContent);
+      if (checked.error !== undefined) return outputMismatch(checked.error);
+      result.structuredContent = checked.value as CallToolResult['structuredContent'];
     }
     return result;
   }
   if (output) {
-    const invalid = output.validate(value);
-    if (invalid) return toolError(`Error: output does not match the tool's outputSchema: ${invalid}`);
-    return { content: [{ type: 'text', text: renderText(value) }], structuredContent: value };
+    const checked = await output(value);
+    if (checked.error !== undefined) return outputMismatch(checked.error);
+    return { content: [{ type: 'text', text: renderText(checked.value) }], structuredContent: checked.value };
   }
   if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return { content: value };
   if (isContentBlock(value)) return { content: [value] };
   if (value === undefined || value === null) return { content: [] };
   return { content: [{ type: 'text', text: renderText(value) }] };
+}
+
+function outputMismatch(reason: string): CallToolResult {
+  return toolError(`Error: output does not match the tool's outputSchema: ${reason}`);
 }

@@ -1,7 +1,8 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { convertSchema } from '../schema/schema-converter.js';
 import type { InferSchemaInput, McpSchema } from '../schema/mcp-schema.js';
-import type { ToolHandler, ToolRegistration } from './tool-registry.js';
+import { isStandardSchema, standardSchemaCheck } from '../schema/schema-check.js';
+import type { ToolHandler, ToolRegistration, ToolSchemaChecks } from './tool-registry.js';
 
 /** A tool without an `inputSchema` takes no arguments. */
 const NO_ARGUMENTS = { type: 'object', additionalProperties: false } as const;
@@ -21,15 +22,23 @@ export interface McpToolRegistration<S extends object = JsonSchema> extends Omit
   handler: ToolHandler<InferSchemaInput<S>>;
 }
 
-/** The registry's form of a tool: both schemas as JSON Schema. */
-export function toToolRegistration({
-  inputSchema,
-  outputSchema,
-  ...rest
-}: McpToolRegistration<object>): ToolRegistration {
+/**
+ * The registry's form of a tool: both schemas as JSON Schema, plus the checks of those given as a Standard
+ * Schema (zod and others), which validate and shape values themselves.
+ */
+export function toToolRegistration({ inputSchema, outputSchema, ...rest }: McpToolRegistration<object>): {
+  registration: ToolRegistration;
+  checks: ToolSchemaChecks;
+} {
   return {
-    ...rest,
-    inputSchema: inputSchema === undefined ? { ...NO_ARGUMENTS } : convertSchema(inputSchema as McpSchema, 'input'),
-    outputSchema: outputSchema === undefined ? undefined : convertSchema(outputSchema, 'output'),
+    registration: {
+      ...rest,
+      inputSchema: inputSchema === undefined ? { ...NO_ARGUMENTS } : convertSchema(inputSchema as McpSchema, 'input'),
+      outputSchema: outputSchema === undefined ? undefined : convertSchema(outputSchema, 'output'),
+    },
+    checks: {
+      input: isStandardSchema(inputSchema) ? standardSchemaCheck(inputSchema) : undefined,
+      output: isStandardSchema(outputSchema) ? standardSchemaCheck(outputSchema) : undefined,
+    },
   };
 }

@@ -9,6 +9,7 @@ import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { jsonSchemaCheck, type SchemaCheck } from '../schema/schema-check.js';
 
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
 
@@ -52,8 +53,10 @@ export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>
 export interface ToolEntry {
   readonly definition: ToolDefinition;
   readonly handler: ToolHandler;
-  readonly input: CompiledSchema;
-  readonly output?: CompiledSchema;
+  /** The arguments as the handler receives them, or why they are refused. */
+  readonly input: SchemaCheck;
+  /** The result's `structuredContent`, when the tool has an outputSchema. */
+  readonly output?: SchemaCheck;
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
   readonly singleUseState?: boolean;
@@ -117,7 +120,11 @@ export class ToolRegistry {
     return this.entries.has(name);
   }
 
-  add(registration: ToolRegistration): void {
+  /**
+   * `checks` replace the JSON Schema validation of a schema that validates itself (a Standard Schema): its
+   * JSON Schema is still compiled, which refuses one ajv cannot use at registration rather than on a call.
+   */
+  add(registration: ToolRegistration, checks: ToolSchemaChecks = {}): void {
     const {
       handler,
       requiredCapabilities,
@@ -158,9 +165,9 @@ export class ToolRegistry {
     const entry: ToolEntry = {
       definition: stripUndefined(definition),
       handler,
-      input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
+      input: checkOf(this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`), checks.input),
       output: definition.outputSchema
-        ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`)
+        ? checkOf(this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`), checks.output)
         : undefined,
       paramHeaders,
       requiredCapabilities,
@@ -193,6 +200,16 @@ export class ToolRegistry {
     this.listing.invalidate();
     this.onChange(requiredScopes);
   }
+}
+
+/** The checks of schemas given in a style that validates itself, by direction. */
+export interface ToolSchemaChecks {
+  input?: SchemaCheck;
+  output?: SchemaCheck;
+}
+
+function checkOf(compiled: CompiledSchema, own: SchemaCheck | undefined): SchemaCheck {
+  return own ?? jsonSchemaCheck(compiled);
 }
 
 /** Drops keys whose value is undefined so published definitions carry only what was declared. */

@@ -25,13 +25,13 @@ export type DtoClass<T = unknown> = abstract new (...args: any[]) => T;
 export type McpSchema = JsonSchema | StandardJsonSchemaSource | ZodSchemaSource | DtoClass;
 
 /**
- * The arguments a handler receives for an input schema: the schema's input type for zod and Standard Schema
- * (arguments are validated, not transformed), the DTO's properties for a class, and `any` for plain JSON
- * Schema, which TypeScript cannot read.
+ * The arguments a handler receives for an input schema: the schema's output type for zod and Standard Schema
+ * (the handler gets what the schema's own validation returns), the DTO's properties for a class, and `any`
+ * for plain JSON Schema, which TypeScript cannot read.
  */
 export type InferSchemaInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? NonNullable<T> extends { readonly input: infer I }
-    ? I
+  ? NonNullable<T> extends { readonly output: infer O }
+    ? O
     : any
   : S extends DtoClass<infer T>
     ? T
