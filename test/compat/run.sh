@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and packs the package, then installs the tarball into the two apps `nest new` generates: Nest 11
+# Packs the package (which builds it), then installs the tarball into the two apps `nest new` generates: Nest 11
 # (CommonJS, jest + ts-jest) and Nest 12 (ESM, vitest). Each app is a scratch copy (no node_modules land in the
 # repo) with shared/mcp-cases.ts added to its test/ folder, and runs its own generated test scripts, configs
 # untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify).
@@ -12,8 +12,8 @@ scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 
 cd "$root"
-timeout 300 npm run build --silent
-tarball="$scratch/$(timeout 120 npm pack --silent --pack-destination "$scratch" | tail -n 1)"
+# npm pack builds first (prepack).
+tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"
 
 failed=0
 # Runs one test command, echoing its output, then prints the TAP-like counts from jest's or vitest's summary.
