@@ -230,6 +230,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'HandlerErrorReport',
       'HostOriginOptions',
       'HttpAuthentication',
+      'HttpAuthenticationRefusal',
       'HttpRejection',
       'Icon',
       'ImageContent',
