@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { json, login, mcpClient, MCP_PATH, startBackend, TIMEOUT } from './backend';
+import { login, mcpClient, MCP_PATH, startBackend, TIMEOUT } from './backend';
 
 describe("nestjs-mcp and the Express backend's enhancers", () => {
   let app: INestApplication;
