@@ -13,8 +13,9 @@ scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 
 cd "$root"
-# npm pack builds first (prepack).
-tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"
+# npm pack builds first (prepack); COMPAT_TARBALL names one already packed (CI packs once for every Node version).
+tarball="${COMPAT_TARBALL:-}"
+if [ -z "$tarball" ]; then tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"; fi
 
 failed=0
 # Runs one test command, echoing its output, then prints the TAP-like counts from jest's or vitest's summary.
