@@ -9,8 +9,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
-trap 'rm -rf "$scratch"' EXIT
+# COMPAT_WORKDIR keeps the apps and their node_modules for the next run (CI runs them on three Node versions);
+# the dependencies are the same on each, so only the tarball is installed again.
+if [ -n "${COMPAT_WORKDIR:-}" ]; then
+  scratch="$COMPAT_WORKDIR"
+  mkdir -p "$scratch"
+else
+  scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
+  trap 'rm -rf "$scratch"' EXIT
+fi
 
 cd "$root"
 # npm pack builds first (prepack); COMPAT_TARBALL names one already packed (CI packs once for every Node version).
@@ -39,7 +46,8 @@ run() {
 
 for app in nest11-cjs nest12-esm; do
   echo "== compat: $app"
-  cp -r "$here/$app" "$scratch/$app"
+  mkdir -p "$scratch/$app"
+  cp -r "$here/$app/." "$scratch/$app"
   cp "$here/shared/mcp-cases.ts" "$scratch/$app/test/"
   (
     cd "$scratch/$app"
@@ -64,7 +72,8 @@ done
 # filters, versioning and stdio around tools), run and counted apart.
 for app in nest11-express-backend nest11-fastify-backend; do
   echo "== compat: $app"
-  cp -r "$here/$app" "$scratch/$app"
+  mkdir -p "$scratch/$app"
+  cp -r "$here/$app/." "$scratch/$app"
   (
     cd "$scratch/$app"
     timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error "$tarball"
