@@ -1,15 +1,31 @@
 import type { McpCallerOptions } from '../server/access/caller-identity.js';
 import type { JSONWebKeySet } from 'jose';
 
-/** Verifies JWT access tokens (RFC 9068) locally, against the authorization server's keys. */
+/**
+ * Verifies JWT access tokens (RFC 9068) locally: against the authorization server's keys (`jwksUri` or `jwks`),
+ * or, for tokens the app issues itself, against its own HMAC `secret`.
+ */
 export interface JwtVerifierOptions {
-  /** The accepted `iss` value(s): the authorization server's issuer identifier. */
-  issuer: string | string[];
+  /**
+   * The accepted `iss` value(s): the authorization server's issuer identifier. Required with `jwksUri` or `jwks`;
+   * with `secret`, checked only when given (tokens signed with the app's own secret are the app's own).
+   */
+  issuer?: string | string[];
   /** Where the authorization server publishes its keys; fetched on first use and cached. */
   jwksUri?: string;
   /** A fixed key set instead of `jwksUri` (tests, or keys distributed out of band). */
   jwks?: JSONWebKeySet;
-  /** Accepted signature algorithms. Default: the asymmetric JWS algorithms (never `none` or HMAC). */
+  /**
+   * The shared secret of tokens the app signs itself (`JwtModule.register({ secret })` of @nestjs/jwt, or a
+   * passport-jwt `secretOrKey`): the only way HMAC algorithms (HS256, HS384, HS512) are accepted, never with
+   * `jwksUri` or `jwks`, and never inferred from a key. At least as many bytes as the algorithm's hash (32 for
+   * HS256, RFC 7518 §3.2).
+   */
+  secret?: string | Uint8Array;
+  /**
+   * Accepted signature algorithms. Default: the asymmetric JWS algorithms (never `none` or HMAC); with `secret`,
+   * `['HS256']` (what @nestjs/jwt signs with), and only HS256, HS384 and HS512 may be named.
+   */
   algorithms?: string[];
   /** Accepted `aud` values. Default: the canonical `resource` URI, and nothing else. */
   audience?: string | string[];
@@ -88,8 +104,12 @@ export function isResourceServer(auth: McpAuthOptions | McpCallerOptions | undef
 export interface McpAuthOptions extends McpCallerOptions {
   /** The canonical URI of this MCP server (RFC 8707), e.g. `https://mcp.example.com/mcp`; tokens must name it as audience. */
   resource: string;
-  /** Issuer URLs of the authorization servers that issue tokens for this resource (at least one). */
-  authorizationServers: string[];
+  /**
+   * Issuer URLs of the authorization servers that issue tokens for this resource, published in the metadata so
+   * clients can get a token. Required with `jwt.jwksUri`, `jwt.jwks` and `introspection`. Optional when the app
+   * issues its own tokens (`jwt.secret`, `verify`, `fromRequest`): without it the metadata names no server.
+   */
+  authorizationServers?: string[];
   /** Scopes this resource understands, published in the metadata and asked for in a 401 challenge. */
   scopesSupported?: string[];
   /**

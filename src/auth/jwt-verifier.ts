@@ -22,14 +22,17 @@ const ASYMMETRIC_ALGORITHMS = [
   'EdDSA',
   'Ed25519',
 ];
+// RFC 7518 §3.2: an HMAC key is at least as long as the hash output.
+const HMAC_KEY_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 };
 
 /**
- * Verifies JWT access tokens with `jose`: signature against the JWKS, an allowed algorithm, `iss`, `aud` (this
- * resource, so tokens minted for another service are refused), `exp`, which must be present, and the `typ`
- * header (RFC 9068 §4).
+ * Verifies JWT access tokens with `jose`: signature against the JWKS (or the app's own HMAC secret), an allowed
+ * algorithm, `iss`, `aud` (this resource, so tokens minted for another service are refused), `exp`, which must
+ * be present, and the `typ` header (RFC 9068 §4).
  */
 export class JwtVerifier implements TokenVerifier {
-  private readonly loaded: Promise<{ jose: Jose; keys: JWTVerifyGetKey }>;
+  private readonly loaded: Promise<{ jose: Jose; keys: JWTVerifyGetKey | Uint8Array }>;
+  private readonly algorithms: string[];
   /** Accepted `typ` header values, lower-case without `application/`; undefined when not checked. */
   private readonly types: ReadonlySet<string> | undefined;
 
@@ -37,19 +40,28 @@ export class JwtVerifier implements TokenVerifier {
     private readonly options: JwtVerifierOptions,
     private readonly audience: string | string[],
   ) {
-    if (!options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0))
-      throw new McpConfigurationError('auth.jwt.issuer is required');
-    if ((options.jwksUri === undefined) === (options.jwks === undefined))
-      throw new McpConfigurationError('auth.jwt needs exactly one of jwksUri and jwks');
+    const sources = (['jwksUri', 'jwks', 'secret'] as const).filter((key) => options[key] !== undefined);
+    if (sources.length !== 1)
+      throw new McpConfigurationError(
+        `auth.jwt needs exactly one of jwksUri, jwks and secret; got ${sources.length === 0 ? 'none' : sources.join(', ')}`,
+      );
+    const noIssuer = !options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0);
+    if (noIssuer && options.secret === undefined)
+      throw new McpConfigurationError('auth.jwt.issuer is required with jwksUri or jwks (it is optional with secret)');
+    this.algorithms = options.secret === undefined ? keyAlgorithms(options.algorithms) : hmacAlgorithms(options);
     // Checked now, so a plain-http JWKS URL fails start-up even before jose has loaded.
-    const jwksUrl = options.jwks
-      ? undefined
-      : trustedEndpointUrl('auth.jwt.jwksUri', options.jwksUri!, options.allowInsecureHttp);
+    const jwksUrl =
+      options.jwksUri === undefined
+        ? undefined
+        : trustedEndpointUrl('auth.jwt.jwksUri', options.jwksUri, options.allowInsecureHttp);
+    const secret = options.secret === undefined ? undefined : secretBytes(options.secret, this.algorithms);
     this.loaded = loadJose().then((jose) => ({
       jose,
-      keys: jwksUrl
-        ? jose.createRemoteJWKSet(jwksUrl, { timeoutDuration: options.jwksTimeoutMs ?? 5000 })
-        : jose.createLocalJWKSet(options.jwks!),
+      keys:
+        secret ??
+        (jwksUrl
+          ? jose.createRemoteJWKSet(jwksUrl, { timeoutDuration: options.jwksTimeoutMs ?? 5000 })
+          : jose.createLocalJWKSet(options.jwks!)),
     }));
     // Reported by ready() at start-up; this keeps the rejection from also surfacing as unhandled.
     this.loaded.catch(() => undefined);
@@ -68,10 +80,10 @@ export class JwtVerifier implements TokenVerifier {
     const { jose, keys } = await this.loaded;
     let verified: JWTVerifyResult;
     try {
-      verified = await jose.jwtVerify(token, keys, {
+      verified = await jose.jwtVerify(token, keys as JWTVerifyGetKey, {
         issuer: this.options.issuer,
         audience: this.audience,
-        algorithms: this.options.algorithms ?? ASYMMETRIC_ALGORITHMS,
+        algorithms: this.algorithms,
         clockTolerance: this.options.clockToleranceSec ?? 5,
         requiredClaims: ['exp'],
       });
@@ -84,6 +96,33 @@ export class JwtVerifier implements TokenVerifier {
     }
     return new McpPrincipal(verified.payload);
   }
+}
+
+/** With keys, HMAC is refused: a public key taken for an HMAC secret would let anyone sign (algorithm confusion). */
+function keyAlgorithms(algorithms: string[] | undefined): string[] {
+  const hmac = algorithms?.filter((algorithm) => algorithm in HMAC_KEY_BYTES) ?? [];
+  if (hmac.length > 0)
+    throw new McpConfigurationError(`auth.jwt.algorithms names ${hmac.join(', ')}: HMAC needs auth.jwt.secret, not a key set`);
+  return algorithms ?? ASYMMETRIC_ALGORITHMS;
+}
+
+function hmacAlgorithms({ algorithms = ['HS256'] }: JwtVerifierOptions): string[] {
+  const other = algorithms.filter((algorithm) => !(algorithm in HMAC_KEY_BYTES));
+  if (algorithms.length === 0 || other.length > 0)
+    throw new McpConfigurationError(
+      `auth.jwt.algorithms with a secret takes HS256, HS384 and HS512 only; got ${JSON.stringify(algorithms)}`,
+    );
+  return algorithms;
+}
+
+function secretBytes(secret: string | Uint8Array, algorithms: string[]): Uint8Array {
+  const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
+  const needed = Math.max(...algorithms.map((algorithm) => HMAC_KEY_BYTES[algorithm]));
+  if (bytes.byteLength < needed)
+    throw new McpConfigurationError(
+      `auth.jwt.secret has ${bytes.byteLength} bytes; ${algorithms.join(', ')} needs at least ${needed} (RFC 7518 §3.2): use a longer random secret`,
+    );
+  return bytes;
 }
 
 /** `typ` compared as RFC 7515 §4.1.9 says: case-insensitively, with `application/` optional. */

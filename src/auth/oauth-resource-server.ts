@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http-options.js';
+import type { HttpAuthentication, HttpAuthenticationRefusal, McpHttpAuthenticator } from '../http/mcp-http-options.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { checkRequiredScopes } from '../server/access/required-scopes.js';
 import type { McpAuthOptions } from './auth-options.js';
@@ -14,6 +14,7 @@ import {
 } from './protected-resource-metadata.js';
 import { ScopeHierarchy } from './scope-hierarchy.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
+import { readsAsExpired } from './unverified-expiry.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
 
@@ -38,10 +39,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
 
   constructor(options: McpAuthOptions) {
     this.resource = canonicalResourceUri(options.resource);
-    const servers = options.authorizationServers;
-    if (!Array.isArray(servers) || servers.length === 0)
-      throw new McpConfigurationError('auth.authorizationServers needs at least one issuer URL');
-    for (const server of servers) new URL(server);
+    const servers = authorizationServers(options);
     const scopesSupported = scopeList('auth.scopesSupported', options.scopesSupported);
     this.hierarchy = new ScopeHierarchy(options.scopeHierarchy);
     this.challengeScopes =
@@ -50,7 +48,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     this.metadata = {
       ...options.resourceMetadata,
       resource: this.resource,
-      authorization_servers: [...servers],
+      ...(servers ? { authorization_servers: servers } : {}),
       ...(scopesSupported ? { scopes_supported: [...scopesSupported] } : {}),
       bearer_methods_supported: ['header'],
     };
@@ -119,6 +117,30 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     return this.authenticated(principal);
   }
 
+  /**
+   * The MCP 401 challenge for a request the app's own guard refused before this server saw it, as this server
+   * would have worded it: no `error` without a token (RFC 6750 §3.1), `invalid_token` with one, and an expired
+   * token told apart from a bad one, so a client knows whether refreshing will help. With a verifier the token
+   * is checked to say why; without one (`fromRequest`) its unverified `exp` is read for that only.
+   */
+  async refusal(req: IncomingMessage): Promise<HttpAuthenticationRefusal> {
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined) return this.unauthorized();
+    if (token === null)
+      return this.unauthorized({ error: 'invalid_token', errorDescription: 'The Bearer token is malformed' });
+    if (!this.verifier) {
+      const errorDescription = readsAsExpired(token) ? 'The access token expired' : 'The access token is invalid';
+      return this.unauthorized({ error: 'invalid_token', errorDescription });
+    }
+    try {
+      await this.verifier.verify(token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError)
+        return this.unauthorized({ error: 'invalid_token', errorDescription: error.message });
+    }
+    return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token was refused' });
+  }
+
   insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string> {
     return this.challenge({
       error: 'insufficient_scope',
@@ -136,7 +158,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     };
   }
 
-  private unauthorized(details: Pick<BearerChallenge, 'error' | 'errorDescription'> = {}): HttpAuthentication {
+  private unauthorized(details: Pick<BearerChallenge, 'error' | 'errorDescription'> = {}): HttpAuthenticationRefusal {
     return {
       ok: false,
       status: 401,
@@ -149,6 +171,23 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   private challenge(challenge: Omit<BearerChallenge, 'resourceMetadata'>): Record<string, string> {
     return { 'www-authenticate': bearerChallenge({ ...challenge, resourceMetadata: this.resourceMetadataUrl }) };
   }
+}
+
+/**
+ * Required where tokens come from elsewhere (a JWKS, an introspection endpoint): clients must learn where to get
+ * one. An app that issues its own (an HMAC secret, its own `verify` or guard) may name none.
+ */
+function authorizationServers(options: McpAuthOptions): string[] | undefined {
+  const servers = options.authorizationServers;
+  const external =
+    options.introspection !== undefined || (options.jwt !== undefined && options.jwt.secret === undefined);
+  if (servers === undefined && !external) return undefined;
+  if (!Array.isArray(servers) || servers.length === 0)
+    throw new McpConfigurationError(
+      'auth.authorizationServers needs at least one issuer URL with jwt.jwksUri, jwt.jwks or introspection',
+    );
+  for (const server of servers) new URL(server);
+  return [...servers];
 }
 
 function scopeList(name: string, scopes: string[] | undefined): string[] | undefined {

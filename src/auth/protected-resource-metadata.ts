@@ -5,7 +5,8 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
 /** The RFC 9728 document: what a client needs to find the authorization server for this resource. */
 export interface ProtectedResourceMetadata {
   resource: string;
-  authorization_servers: string[];
+  /** Absent when the app issues its own tokens and no authorization server hands them out. */
+  authorization_servers?: string[];
   scopes_supported?: string[];
   bearer_methods_supported: string[];
   [member: string]: unknown;

@@ -109,6 +109,7 @@ export type {
   McpHttpOptions,
   McpHttpAuthenticator,
   HttpAuthentication,
+  HttpAuthenticationRefusal,
   HttpRejection,
   PreparedBody,
 } from '../http/mcp-http-options.js';

@@ -21,6 +21,7 @@ import { checkMediaType } from './media-type.js';
 import type {
   HttpAuthentication,
   HttpRejection,
+  HttpAuthenticationRefusal,
   McpHttpAuthenticator,
   McpHttpOptions,
   PreparedBody,
@@ -237,6 +238,21 @@ export class McpHttpDriver {
     if (!response) return;
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
     this.writer.write(res, status, response, this.scopeChallenge(response));
+  }
+
+  /**
+   * Answers a request that the app's own guard refused as unauthenticated before it reached `handle`: with an
+   * authenticator, the challenge it would have sent (clients need it to get or refresh a token); without one,
+   * the JSON-RPC 401 that the endpoint answers everything with.
+   */
+  async refuseUnauthenticated(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal: HttpAuthenticationRefusal = (await this.authenticator?.refusal?.(req)) ?? {
+      ok: false,
+      status: 401,
+      code: ErrorCode.Unauthorized,
+      message: 'Unauthorized',
+    };
+    this.writer.write(res, refusal.status, errorResponse(null, refusal.code, refusal.message), refusal.headers);
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {

@@ -21,13 +21,23 @@ export interface McpHttpOptions extends HostOriginOptions {
  * The caller a request was authenticated as (and when its credential expires, in epoch ms: its listen streams
  * end then), or the refusal to send instead of processing it.
  */
+/** An authentication that failed: the status, JSON-RPC error and headers (the challenge) of the answer. */
+export interface HttpAuthenticationRefusal {
+  ok: false;
+  status: number;
+  code: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
 export type HttpAuthentication =
-  | { ok: true; principal: unknown; scopes: readonly string[]; credentialExpiresAt?: number }
-  | { ok: false; status: number; code: number; message: string; headers?: Record<string, string> };
+  { ok: true; principal: unknown; scopes: readonly string[]; credentialExpiresAt?: number } | HttpAuthenticationRefusal;
 
 /** The authentication step of the driver (an OAuth resource server, for one). */
 export interface McpHttpAuthenticator {
   authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
+  /** The answer to a request something upstream (the app's own guard) refused as unauthenticated. */
+  refusal?(req: IncomingMessage): Promise<HttpAuthenticationRefusal>;
   /** The headers of a 403 for a request that lacks scopes: the step-up challenge. */
   insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string>;
 }

@@ -1,8 +1,9 @@
-import { All, Controller, Inject, Req, Res, type Type } from '@nestjs/common';
+import { All, Controller, Inject, Req, Res, UseFilters, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpDriver } from '../http/mcp-http-driver.js';
 import type { PreparedBody } from '../http/mcp-http-options.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
+import { McpUnauthorizedFilter } from './mcp-unauthorized.filter.js';
 
 type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };
 /** Express hands over Node's objects themselves; Fastify wraps them and exposes them as `raw`. */
@@ -17,6 +18,7 @@ type FrameworkResponse = ServerResponse & { raw?: ServerResponse };
  */
 export function createMcpController(path: string): Type<unknown> {
   @Controller(path)
+  @UseFilters(McpUnauthorizedFilter)
   class McpController {
     constructor(@Inject(McpHttpDriver) private readonly driver: McpHttpDriver) {}
 

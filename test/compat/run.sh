@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# Builds and packs the package, then installs the tarball into the two apps `nest new` generates: Nest 11
+# Packs the package (which builds it), then installs the tarball into the two apps `nest new` generates: Nest 11
 # (CommonJS, jest + ts-jest) and Nest 12 (ESM, vitest). Each app is a scratch copy (no node_modules land in the
 # repo) with shared/mcp-cases.ts added to its test/ folder, and runs its own generated test scripts, configs
-# untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify).
+# untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify). Then
+# the two backend apps, each with its own e2e specs.
 # Prints `# pass N` / `# fail N` per run for .ci/run to add up. Every step is bounded by a timeout, and the
 # scratch folder is removed however the script ends.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
-trap 'rm -rf "$scratch"' EXIT
+# COMPAT_WORKDIR keeps the apps and their node_modules for the next run (CI runs them on three Node versions);
+# the dependencies are the same on each, so only the tarball is installed again.
+if [ -n "${COMPAT_WORKDIR:-}" ]; then
+  scratch="$COMPAT_WORKDIR"
+  mkdir -p "$scratch"
+else
+  scratch="$(mktemp -d -t nestjs-mcp-compat.XXXXXX)"
+  trap 'rm -rf "$scratch"' EXIT
+fi
 
 cd "$root"
-timeout 300 npm run build --silent
-tarball="$scratch/$(timeout 120 npm pack --silent --pack-destination "$scratch" | tail -n 1)"
+# npm pack builds first (prepack); COMPAT_TARBALL names one already packed (CI packs once for every Node version).
+tarball="${COMPAT_TARBALL:-}"
+if [ -z "$tarball" ]; then tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"; fi
 
 failed=0
 # Runs one test command, echoing its output, then prints the TAP-like counts from jest's or vitest's summary.
@@ -37,7 +46,8 @@ run() {
 
 for app in nest11-cjs nest12-esm; do
   echo "== compat: $app"
-  cp -r "$here/$app" "$scratch/$app"
+  mkdir -p "$scratch/$app"
+  cp -r "$here/$app/." "$scratch/$app"
   cp "$here/shared/mcp-cases.ts" "$scratch/$app/test/"
   (
     cd "$scratch/$app"
@@ -54,6 +64,27 @@ for app in nest11-cjs nest12-esm; do
     # What the start-up error tells a jest CommonJS user with auth.jwt to do: the same config, one flag.
     NODE_OPTIONS=--experimental-vm-modules run "$app jwt with --experimental-vm-modules" npx jest --config ./test/jest-e2e.json -t 'auth.jwt'
   fi
+  cd "$root"
+done
+
+# Two realistic backends (Express with TypeORM on the machine's PostgreSQL, and Fastify), each with its own jest
+# e2e: mcp.e2e-spec.ts (the endpoint inside the app) and mcp-enhancers.e2e-spec.ts (the app's own guards,
+# filters, versioning and stdio around tools), run and counted apart.
+for app in nest11-express-backend nest11-fastify-backend; do
+  echo "== compat: $app"
+  mkdir -p "$scratch/$app"
+  cp -r "$here/$app/." "$scratch/$app"
+  (
+    cd "$scratch/$app"
+    timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error "$tarball"
+  )
+  cd "$scratch/$app"
+  started=$(date +%s)
+  timeout 300 npx tsc --noEmit -p tsconfig.json || failed=1
+  echo "# $app tsc --noEmit: done in $(($(date +%s) - started))s"
+  for spec in mcp mcp-enhancers; do
+    run "$app $spec.e2e-spec.ts" npm run test:e2e -- "test/$spec.e2e-spec.ts"
+  done
   cd "$root"
 done
 exit "$failed"

@@ -108,10 +108,19 @@ describe('An existing Nest guard protects the MCP endpoint (APP_GUARD)', () => {
     expect((await call(app, 'write_report', 'bob-token')).status).toBe(200);
   });
 
-  it('leaves a refused request to the guard', async () => {
+  it("answers the guard's refusal with the MCP 401 challenge, which the guard's bare 401 lacks", async () => {
     const res = await call(app, 'whoami', 'forged');
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ statusCode: 401, message: 'Unauthorized' });
+    expect(res.body.error).toEqual({
+      code: ErrorCode.Unauthorized,
+      message: 'Unauthorized: The access token is invalid',
+    });
+    expect(challengeParams(res.headers['www-authenticate'])).toEqual({
+      error: 'invalid_token',
+      scope: 'reports:read reports:write',
+      resource_metadata: RESOURCE_METADATA_URL,
+      error_description: 'The access token is invalid',
+    });
   });
 
   it('keeps the metadata document reachable though a global guard refuses anonymous requests', async () => {

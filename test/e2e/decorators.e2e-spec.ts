@@ -301,6 +301,28 @@ describe('Decorated tools, resources and prompts', () => {
     expect(text(mismatch)).toContain('outputSchema');
   });
 
+  it('leaves out a $schema naming 2020-12, the default dialect, and keeps a draft-07 one', async () => {
+    const server = app.get(MCPServer);
+    const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' };
+    const draft07 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' };
+    server.registerTool('in2020', 'Declares 2020-12', draft2020, () => '2020');
+    server.registerTool('in07', 'Declares draft-07', draft07, () => '07');
+    try {
+      const list = await mcp.post(mcpMessage('tools/list'));
+      expect(list.status).toBe(200);
+      const tool = (name: string) => list.body.result.tools.find((t: { name: string }) => t.name === name);
+      // zod publishes `$schema` 2020-12 on both views; a client never sees it.
+      expect(Object.keys(tool('locate').inputSchema)).not.toContain('$schema');
+      expect(Object.keys(tool('locate').outputSchema)).not.toContain('$schema');
+      expect(tool('in2020').inputSchema).toEqual({ type: 'object' });
+      expect(tool('in07').inputSchema).toEqual(draft07);
+      expect(draft2020.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    } finally {
+      server.removeTool('in2020');
+      server.removeTool('in07');
+    }
+  });
+
   it('checks a JSON Schema outputSchema: success and mismatch', async () => {
     const ok = await mcp.post(mcpMessage('tools/call', { name: 'stats', arguments: {} }));
     expect(ok.status).toBe(200);

@@ -90,7 +90,7 @@ describe('OAuthResourceServer configuration', () => {
 
   it('needs a JWKS for JWTs', () => {
     expect(() => new OAuthResourceServer({ ...base, jwt: { issuer: 'https://auth.example.com' } })).toThrow(
-      /jwksUri and jwks/,
+      /exactly one of jwksUri, jwks and secret; got none/,
     );
   });
 

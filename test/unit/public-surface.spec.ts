@@ -163,6 +163,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'HandlerErrorReport',
       'HostOriginOptions',
       'HttpAuthentication',
+      'HttpAuthenticationRefusal',
       'HttpRejection',
       'Icon',
       'ImageContent',

@@ -28,6 +28,11 @@ const AJV_OPTIONS: Options = {
   code: { optimize: false, regExp: safeRegExp },
 };
 
+/** Whether a schema names 2020-12, MCP's default dialect, so that `$schema` says nothing a client needs. */
+export function namesDefaultDialect(schema: JsonSchema): boolean {
+  return typeof schema.$schema === 'string' && DRAFT_2020_12.test(schema.$schema);
+}
+
 export interface CompiledSchema {
   readonly schema: JsonSchema;
   /** Returns null when the value conforms, otherwise a message naming the failing argument and rule. */
@@ -87,7 +92,7 @@ export class SchemaCompiler {
 
   private dialectFor(schema: JsonSchema, subject: string): Ajv {
     const declared = schema.$schema;
-    if (declared === undefined || (typeof declared === 'string' && DRAFT_2020_12.test(declared)))
+    if (declared === undefined || namesDefaultDialect(schema))
       return (this.draft2020 ??= addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false }) as unknown as Ajv));
     if (typeof declared === 'string' && DRAFT_07.test(declared))
       return (this.draft07 ??= addFormats(new Ajv(AJV_OPTIONS)));

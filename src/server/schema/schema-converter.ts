@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { classToJsonSchema, loadDtoConverter, type DtoConverter } from './class-validator-schema.js';
 import type { McpSchema } from './mcp-schema.js';
+import { namesDefaultDialect } from './schema-compiler.js';
 import {
   isStandardJsonSchema,
   isZodSchema,
@@ -36,14 +37,27 @@ export async function loadLegacyZodConverter(): Promise<void> {
 
 /**
  * Turns any accepted schema into the JSON Schema that is published and validated (by the kernel's ajv path, so
- * every style validates identically). Plain JSON Schema passes through unaltered. A zod >= 4.2 or Standard JSON
- * Schema converts itself; older zod needs `loadSchemaConverters()` to have run.
+ * every style validates identically). Plain JSON Schema passes through unaltered but for its `$schema` when that
+ * names 2020-12 (see `withoutDefaultDialect`). A zod >= 4.2 or Standard JSON Schema converts itself; older zod
+ * needs `loadSchemaConverters()` to have run.
  */
 export function convertSchema(schema: McpSchema, direction: SchemaDirection): JsonSchema {
   if (typeof schema === 'function') return classToJsonSchema(schema, loaded(dtoConverter(), 'A DTO schema'));
-  if (isStandardJsonSchema(schema)) return standardToJsonSchema(schema, direction, undefined);
-  if (isZodSchema(schema)) return standardToJsonSchema(schema, direction, loaded(zod, 'A zod schema'));
-  return schema as JsonSchema;
+  if (isStandardJsonSchema(schema)) return withoutDefaultDialect(standardToJsonSchema(schema, direction, undefined));
+  if (isZodSchema(schema))
+    return withoutDefaultDialect(standardToJsonSchema(schema, direction, loaded(zod, 'A zod schema')));
+  return withoutDefaultDialect(schema as JsonSchema);
+}
+
+/**
+ * 2020-12 is MCP's default dialect, so a `$schema` naming it changes nothing for a client that follows the
+ * protocol, and breaks one whose validator only knows draft-07 (Genkit's refuses every tool that carries it).
+ * Any other `$schema` (draft-07) is kept: it changes what the schema means.
+ */
+function withoutDefaultDialect(schema: JsonSchema): JsonSchema {
+  if (!namesDefaultDialect(schema)) return schema;
+  const { $schema: _default, ...rest } = schema;
+  return rest as JsonSchema;
 }
 
 /** `convertSchema` after loading the converters it may need. */

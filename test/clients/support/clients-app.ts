@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { z } from 'zod';
 import { Args, McpCtx, McpModule, Tool, type McpContext } from '../../../src/index.js';
 import type { HttpAdapterName } from '../../support/create-app.js';
 import { closeListening, listenOnLoopback } from '../../support/sse-client.js';
@@ -42,6 +43,15 @@ export class ClientsTools {
     return `The model said: ${textOf(answer.content)}`;
   }
 
+  // A zod schema: its JSON Schema is what some clients (Genkit) validate with before they call.
+  @Tool({
+    description: 'Books a meeting room',
+    inputSchema: z.object({ room: z.string().min(1), hours: z.number().int().positive() }),
+  })
+  book_room(@Args() args: { room: string; hours: number }) {
+    return `Booked ${args.room} for ${args.hours}h`;
+  }
+
   @Tool({ description: "Lists the client's roots", inputSchema: { type: 'object', properties: {} } })
   async client_roots(@McpCtx() ctx: McpContext) {
     const roots = await ctx.listRoots();
@@ -55,7 +65,7 @@ export function textOf(content: unknown): string {
   return typeof text === 'string' ? text : JSON.stringify(content);
 }
 
-export const TOOL_NAMES = ['greet', 'delete_file', 'ask_model', 'client_roots'];
+export const TOOL_NAMES = ['greet', 'delete_file', 'ask_model', 'book_room', 'client_roots'];
 
 /** What the clients' request handlers answer, so each test can tell the round trip really happened. */
 export const MODEL_REPLY = 'Paris, as ever';

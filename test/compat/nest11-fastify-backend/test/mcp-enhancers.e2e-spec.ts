@@ -1,0 +1,68 @@
+// The behaviours the app's Fastify-style HttpException filter and stdio need from nestjs-mcp: the real error
+// through the filter, a template's NotFoundException as the protocol's resource-not-found error, and the same
+// AppModule over stdio.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { login, mcpClient, startBackend, text, TIMEOUT } from './backend';
+
+describe("nestjs-mcp and the Fastify backend's enhancers", () => {
+  let app: NestFastifyApplication;
+  let cookie: string;
+
+  beforeAll(async () => {
+    app = await startBackend();
+    cookie = await login(app);
+  }, TIMEOUT);
+  afterAll(() => app?.close());
+
+  it(
+    "shows the tool's ForbiddenException through the reply.status().send() filter, not a TypeError",
+    async () => {
+      const denied = await mcpClient(app, cookie).callTool('delete_note', { id: 'n1' });
+      expect(denied.result!.isError).toBe(true);
+      expect(text(denied.result)).not.toContain('is not a function');
+      expect(text(denied.result)).toContain('Only admins may delete note n1');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "answers a template's NotFoundException with the resource-not-found error",
+    async () => {
+      const missing = await mcpClient(app, cookie).readResource('notes://nowhere');
+      expect(missing.error?.code).toBe(-32002);
+    },
+    TIMEOUT,
+  );
+
+  describe('over stdio, the real AppModule', () => {
+    beforeAll(() => {
+      execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+        stdio: 'inherit',
+      });
+    }, 120_000);
+
+    it(
+      'lists the tools and calls one, with the session guard and the filter in place',
+      async () => {
+        const client = new Client({ name: 'compat-stdio', version: '1.0.0' });
+        await client.connect(
+          new StdioClientTransport({ command: process.execPath, args: [join('dist', 'stdio.js')], stderr: 'inherit' }),
+        );
+        try {
+          const { tools } = await client.listTools();
+          expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'tenant_count', 'delete_note']);
+          const denied = await client.callTool({ name: 'delete_note', arguments: { id: 'n2' } });
+          expect(denied.isError).toBe(true);
+          expect(JSON.stringify(denied.content)).toContain('Only admins may delete note n2');
+        } finally {
+          await client.close();
+        }
+      },
+      TIMEOUT,
+    );
+  });
+});

@@ -1,0 +1,114 @@
+import { execFileSync } from 'node:child_process';
+import { builtinModules } from 'node:module';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Peers whose code is reached through a global they install rather than an import.
+const USED_THROUGH_GLOBAL: Record<string, string> = { 'reflect-metadata': 'Reflect.getMetadata(' };
+
+interface PackageJson {
+  license: string;
+  keywords?: string[];
+  homepage?: string;
+  repository?: { url: string };
+  bugs?: { url: string };
+  exports: Record<string, string | Record<string, Record<string, string>>>;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+// The optional peers are loaded through the package's own helpers, named here with the plain loaders.
+const LOADER =
+  /\b(?:from\s*|(?:import|require|optionalImport|optionalRequire|requireFromLibrary)\)?\s*\(\s*)['"]([^'"./][^'"]*)['"]/g;
+
+/** Bare specifiers a built file imports or loads, reduced to package names. */
+function importedPackages(code: string): string[] {
+  const specifiers = [...code.matchAll(LOADER)];
+  return specifiers.map(([, specifier]) =>
+    specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0],
+  );
+}
+
+// What a user installs: `npm pack` of a checkout holding only the tracked files (no dist/, no build output).
+describe('npm pack of a clean checkout', () => {
+  let scratch: string;
+  let unpacked: string;
+  let files: string[];
+  let manifest: PackageJson;
+
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'nestjs-mcp-pack-'));
+    const checkout = join(scratch, 'checkout');
+    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+    for (const file of tracked.filter((path) => path && existsSync(join(ROOT, path)))) {
+      mkdirSync(dirname(join(checkout, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(checkout, file));
+    }
+    expect(existsSync(join(checkout, 'dist'))).toBe(false);
+    symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
+    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
+    expect(tarball).toBe('nestjs-mcp-0.1.0.tgz');
+    unpacked = join(scratch, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', join(scratch, tarball!), '-C', unpacked]);
+    files = filesUnder(join(unpacked, 'package')).sort();
+    manifest = JSON.parse(readFileSync(join(unpacked, 'package/package.json'), 'utf8')) as PackageJson;
+  }, 600_000);
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('holds the built package (every file the exports map names), LICENSE, README and package.json only', () => {
+    const named = Object.values(manifest.exports).flatMap((entry) =>
+      typeof entry === 'string' ? [entry] : Object.values(entry).flatMap((condition) => Object.values(condition)),
+    );
+    expect(named.length).toBeGreaterThan(20);
+    for (const path of named) expect(files).toContain(path.replace(/^\.\//, ''));
+    expect(files).toContain('dist/cjs/package.json');
+    expect(files.filter((path) => !path.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+  });
+
+  it('ships the MIT licence it declares, and says where the project lives', () => {
+    expect(manifest.license).toBe('MIT');
+    expect(readFileSync(join(unpacked, 'package/LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) /);
+    expect(manifest.repository?.url).toMatch(/^git\+https:\/\/github\.com\/.+\.git$/);
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.bugs?.url).toMatch(/^https:\/\/.+\/issues$/);
+    expect(manifest.keywords).toEqual(expect.arrayContaining(['nestjs', 'mcp', 'model-context-protocol']));
+  });
+
+  it('ships no source map without its sources', () => {
+    for (const path of files.filter((file) => file.endsWith('.map'))) {
+      const map = JSON.parse(readFileSync(join(unpacked, 'package', path), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: string[];
+      };
+      expect({ path, sourcesContent: map.sourcesContent?.length ?? 0 }).toEqual({
+        path,
+        sourcesContent: map.sources.length,
+      });
+    }
+  });
+
+  it('needs every peer it declares, and imports nothing it does not declare', () => {
+    const code = files
+      .filter((path) => /\.(c?js)$/.test(path))
+      .map((path) => readFileSync(join(unpacked, 'package', path), 'utf8'));
+    const imported = new Set(code.flatMap(importedPackages));
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]);
+    expect([...imported].filter((name) => !builtins.has(name) && !declared.has(name))).toEqual([]);
+    const unused = Object.keys(manifest.peerDependencies).filter((peer) =>
+      USED_THROUGH_GLOBAL[peer] ? !code.some((text) => text.includes(USED_THROUGH_GLOBAL[peer])) : !imported.has(peer),
+    );
+    expect(unused).toEqual([]);
+  });
+});
