@@ -19,6 +19,12 @@ export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
 export { Resource, type ResourceOptions } from './nest/decorators/resource.decorator.js';
 export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
 export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
+export { RouteTool } from './nest/decorators/route-tool.decorator.js';
+export type {
+  RouteToolOptions,
+  RouteArgumentSource,
+  McpRoutesOptions,
+} from './nest/routes/route-tool-options.interface.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/args.decorator.js';
 export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';

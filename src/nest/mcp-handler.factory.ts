@@ -19,6 +19,7 @@ import { McpSignalFilter } from './mcp-signal.filter.js';
 import { MCP_LOGGER } from './mcp.constants.js';
 import { VISIBILITY_GUARD_FAILED } from './mcp-messages.js';
 import { providerPrototype } from './provider-prototype.js';
+import { httpErrorText } from './http-error-text.js';
 
 /**
  * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
@@ -268,8 +269,6 @@ function paramsOf(
 
 /** An `HttpException` (a guard's ForbiddenException, a pipe's BadRequestException) is a tool error result. */
 function httpExceptionResult(error: HttpException): CallToolResult {
-  const response = error.getResponse();
-  const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
-  const text = Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
+  const text = httpErrorText(error.getResponse(), error.message);
   return { isError: true, content: [{ type: 'text', text: `Error: ${text}` }] };
 }

@@ -23,3 +23,18 @@ export const VISIBILITY_GUARD_FAILED = (tool: string) =>
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestStateSecret configured, so multi-round request state is signed with a ` +
   'random per-process key. Deployments with several instances need a shared secret (McpModule option requestStateSecret).';
+
+export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
+  `${place}: route tool argument "${name}" is declared by ${first} and by ${second}; give one another name ` +
+  `with @RouteTool({ rename: { path | query | body: { ${name}: 'other_name' } } })`;
+
+export const ROUTE_TOOL_UNSUPPORTED = (place: string, reason: string) => `${place}: cannot be a route tool: ${reason}`;
+
+export const ROUTE_TOOLS_NEED_HTTP = (place: string) =>
+  `${place}: route tools run their route through the app's HTTP adapter, and this application has none ` +
+  '(a Nest application context). Create the app with NestFactory.create, or for stdio ' +
+  'bootstrapStdio(AppModule, { http: true })';
+
+export const ROUTE_CONTROLLER_NOT_FOUND = (name: string) =>
+  `McpModule option routes.controllers: ${name} is not a controller of any module of the app; add it to a ` +
+  "module's controllers";

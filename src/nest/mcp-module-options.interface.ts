@@ -4,6 +4,7 @@ import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
 import type { McpServerOptions } from '../server/mcp-server-options.js';
+import type { McpRoutesOptions } from './routes/route-tool-options.interface.js';
 
 /** What the module adds around the kernel: logs, traces and metrics of every call. */
 export interface McpObservabilityOptions {
@@ -36,6 +37,8 @@ export interface McpModuleOptions
    * leaves the server alone (set them yourself with `applyServerTimeouts`).
    */
   serverTimeouts?: ServerTimeouts | false;
+  /** Controller routes served as tools, besides those marked `@RouteTool` (see docs/route-tools.md). */
+  routes?: McpRoutesOptions;
 }
 
 /** Options that shape the module itself and so cannot come from an async factory. */

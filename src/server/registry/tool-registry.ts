@@ -20,6 +20,11 @@ export interface ToolRegistration extends ToolDefinition {
   visible?: ToolVisibility;
   /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
   requiredScopes?: string[];
+  /**
+   * `false`: the handler validates its arguments itself and the inputSchema only describes them (a route tool,
+   * whose route's pipes answer with the route's own messages). Default true.
+   */
+  validateArguments?: boolean;
   /** Run calls from clients that declared the tasks extension as tasks; see `TaskSupport`. */
   taskSupport?: TaskSupport;
   /**
@@ -106,6 +111,7 @@ export class ToolRegistry {
       requiredScopes,
       taskSupport,
       deferTask,
+      validateArguments,
       ...definition
     } = registration;
     const name = definition.name;
@@ -131,7 +137,10 @@ export class ToolRegistry {
     const entry: ToolEntry = {
       definition: stripUndefined(definition),
       handler,
-      input: this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
+      input:
+        validateArguments === false
+          ? describedOnly(inputSchema)
+          : this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`),
       output: definition.outputSchema
         ? this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`)
         : undefined,
@@ -163,6 +172,11 @@ export class ToolRegistry {
     this.listing.invalidate();
     this.onChange(requiredScopes);
   }
+}
+
+/** A published inputSchema the handler enforces itself: every argument object passes. */
+function describedOnly(schema: JsonSchema): CompiledSchema {
+  return { schema, validate: () => null };
 }
 
 /** Drops keys whose value is undefined so published definitions carry only what was declared. */
