@@ -1,5 +1,7 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { VersioningType, type INestApplication, type VersioningOptions } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
 import { McpConfigurationError, McpModule, type CallToolResult, type ToolDefinition } from '../../src/index.js';
 import { sendInProcess } from '../../src/http/in-process-request.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';
@@ -8,8 +10,10 @@ import { legacyPost, legacyRequest } from '../support/legacy-client.js';
 import {
   CollidingController,
   OrdersModule,
+  ItemsModule,
   RenamedController,
   StockController,
+  VersionedController,
   seen,
 } from '../support/route-tools-app.js';
 
@@ -264,6 +268,67 @@ describe.each(HTTP_ADAPTERS)('route tools: naming rules and module options (%s)'
     expect(listed.result!.tools.map((tool) => tool.name).sort()).toEqual(['stock_level', 'stock_reserve']);
     const { result } = await client.callTool('stock_reserve', { sku: 'a-1', count: 2 });
     expect(result!.structuredContent).toEqual({ sku: 'a-1', reserved: 2 });
+    await client.close();
+    await app.close();
+  });
+
+  it('serves only the route tools of the modules in include', async () => {
+    const app = await createApp(
+      [OrdersModule, ItemsModule, McpModule.forRoot({ name: 'items', version: '1.0.0', include: [ItemsModule] })],
+      [],
+      adapter,
+    );
+    const client = createMcpTestClient(app);
+    const listed = await client.listTools();
+    expect(listed.result!.tools.map((tool) => tool.name)).toEqual(['renamed_replace']);
+    await client.close();
+    await app.close();
+  });
+
+  it('refuses an answer longer than routes.maxResponseBytes', async () => {
+    const app = await createApp(
+      [
+        McpModule.forRoot({
+          name: 'stock',
+          version: '1.0.0',
+          routes: { controllers: [StockController], maxResponseBytes: 10 },
+        }),
+      ],
+      [],
+      adapter,
+      [StockController],
+    );
+    const client = createMcpTestClient(app);
+    const { result } = await client.callTool('stock_level', { sku: 'a-1' });
+    expect(bare(result)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: "Error: the route's answer exceeds 10 bytes" }],
+    });
+    await client.close();
+    await app.close();
+  });
+
+  it.each<[string, VersioningOptions]>([
+    ['URI', { type: VersioningType.URI }],
+    ['header', { type: VersioningType.HEADER, header: 'X-Api-Version' }],
+  ])('reaches a versioned route under the global prefix (%s versioning)', async (_kind, versioning) => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'levels', version: '1.0.0' })],
+      controllers: [VersionedController],
+    }).compile();
+    const app =
+      adapter === 'express'
+        ? moduleRef.createNestApplication({ logger: false })
+        : moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+    app.setGlobalPrefix('api', { exclude: ['mcp'] });
+    app.enableVersioning(versioning);
+    await app.init();
+    const client = createMcpTestClient(app);
+    const listed = await client.listTools();
+    const expectedPath = versioning.type === VersioningType.URI ? '/api/v2/levels/:sku' : '/api/levels/:sku';
+    expect(listed.result!.tools[0].description).toBe(`GET ${expectedPath}`);
+    const { result } = await client.callTool('level_v2', { sku: 'k-1' });
+    expect(result!.structuredContent).toEqual({ sku: 'k-1', version: '2' });
     await client.close();
     await app.close();
   });

@@ -233,3 +233,16 @@ export class StockController {
     return { sku, reserved: count };
   }
 }
+
+@Module({ controllers: [RenamedController] })
+export class ItemsModule {}
+
+/** A versioned controller: URI versioning puts `v2` in its path, header versioning a header on its request. */
+@Controller({ path: 'levels', version: '2' })
+export class VersionedController {
+  @Get(':sku')
+  @RouteTool({ name: 'level_v2' })
+  level(@Param('sku') sku: string): { sku: string; version: string } {
+    return { sku, version: '2' };
+  }
+}
