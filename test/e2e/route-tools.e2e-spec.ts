@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { VersioningType, type INestApplication, type VersioningOptions } from '@nestjs/common';
+import { ValidationPipe, VersioningType, type INestApplication, type VersioningOptions } from '@nestjs/common';
+import { APP_PIPE } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { McpConfigurationError, McpModule, type CallToolResult, type ToolDefinition } from '../../src/index.js';
@@ -11,6 +12,7 @@ import {
   CollidingController,
   OrdersModule,
   ItemsModule,
+  NotesController,
   RenamedController,
   StockController,
   VersionedController,
@@ -268,6 +270,25 @@ describe.each(HTTP_ADAPTERS)('route tools: naming rules and module options (%s)'
     expect(listed.result!.tools.map((tool) => tool.name).sort()).toEqual(['stock_level', 'stock_reserve']);
     const { result } = await client.callTool('stock_reserve', { sku: 'a-1', count: 2 });
     expect(result!.structuredContent).toEqual({ sku: 'a-1', reserved: 2 });
+    await client.close();
+    await app.close();
+  });
+
+  it('spreads a whole-DTO query into arguments, and sends undeclared ones into an untyped body', async () => {
+    const app = await createApp(
+      [McpModule.forRoot({ name: 'notes', version: '1.0.0' })],
+      [{ provide: APP_PIPE, useValue: new ValidationPipe({ transform: true }) }],
+      adapter,
+      [NotesController],
+    );
+    const client = createMcpTestClient(app);
+    const listed = await client.listTools();
+    const search = listed.result!.tools.find((tool) => tool.name === 'notes_search')!;
+    expect(Object.keys((search.inputSchema as { properties: object }).properties).sort()).toEqual(['limit', 'term']);
+    const found = await client.callTool('notes_search', { term: 'tea', limit: 5, stray: 'dropped' });
+    expect(found.result!.structuredContent).toEqual({ term: 'tea', limit: 5, limitType: 'number' });
+    const added = await client.callTool('notes_add', { title: 'Buy tea', tags: ['shop'] });
+    expect(added.result!.structuredContent).toEqual({ stored: { title: 'Buy tea', tags: ['shop'] } });
     await client.close();
     await app.close();
   });

@@ -28,8 +28,9 @@ import {
 } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { PassThrough } from 'node:stream';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiQuery } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
+import { Type } from 'class-transformer';
 import { map, type Observable } from 'rxjs';
 import { RequireScopes, RouteTool, Tool } from '../../src/index.js';
 
@@ -231,6 +232,40 @@ export class StockController {
   @Post(':sku/reserve')
   reserve(@Param('sku') sku: string, @Body('count') count: number): { sku: string; reserved: number } {
     return { sku, reserved: count };
+  }
+
+  /** Hidden from the API's documentation, so not listed either. */
+  @Get('internal/recount')
+  @ApiExcludeEndpoint()
+  recount(): { recounted: boolean } {
+    return { recounted: true };
+  }
+}
+
+export class SearchQueryDto {
+  @IsOptional()
+  @IsString()
+  term?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  limit?: number;
+}
+
+/** A whole-DTO query and an untyped body. */
+@Controller('notes')
+export class NotesController {
+  @Get()
+  @RouteTool()
+  search(@Query() query: SearchQueryDto): Record<string, unknown> {
+    return { term: query.term ?? null, limit: query.limit ?? null, limitType: typeof query.limit };
+  }
+
+  @Post()
+  @RouteTool()
+  add(@Body() note: Record<string, unknown>): Record<string, unknown> {
+    return { stored: note };
   }
 }
 

@@ -9,8 +9,10 @@ export type RouteArgumentSource = 'path' | 'query' | 'body';
  * declare. `name` defaults to `@ApiOperation`'s `operationId`, else snake_case of the controller and handler
  * (`OrdersController.findOne` is `orders_find_one`); `description` to `@ApiOperation`'s summary and description,
  * else the method and path; `outputSchema` to the type of the route's `@ApiOkResponse` (or other 2xx response).
+ * `hideWhenDenied` is not offered: a route's guards judge an HTTP request, which a `tools/list` does not make;
+ * `@RequireScopes` hides the tool from callers without its scopes.
  */
-export interface RouteToolOptions extends Omit<ToolOptions, 'inputSchema'> {
+export interface RouteToolOptions extends Omit<ToolOptions, 'inputSchema' | 'hideWhenDenied'> {
   /**
    * New argument names for route keys, by where the route reads them: a key that two places declare (a path
    * `id` and a body `id`) fails start-up until one is renamed, e.g. `{ body: { id: 'item_id' } }`.

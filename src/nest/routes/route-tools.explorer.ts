@@ -23,7 +23,7 @@ import { getRequiredScopes } from '../require-scopes.decorator.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan } from './route-tool-call.js';
 import type { RouteToolOptions } from './route-tool-options.interface.js';
-import { apiOperationOf, apiResponseTypeOf } from './swagger-metadata.js';
+import { API_EXCLUDE_ENDPOINT, apiOperationOf, apiResponseTypeOf } from './swagger-metadata.js';
 
 /** A route tool ready to register, and where it was declared (`OrdersController.findOne`). */
 export interface RouteToolDeclaration {
@@ -73,7 +73,7 @@ export class RouteToolsExplorer {
     const pathFactory = new RoutePathFactory(this.applicationConfig);
     for (const wrapper of this.discovery.getControllers()) {
       const controller = wrapper.metatype as Type<unknown> | null;
-      if (!controller || !wrapper.instance) continue;
+      if (!controller) continue;
       const all = listed.has(controller);
       if (all) found.add(controller);
       if (!all && !inReach.has(wrapper)) continue;
@@ -81,7 +81,7 @@ export class RouteToolsExplorer {
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const method = prototype[methodName];
         const options = Reflect.getMetadata(MCP_ROUTE_TOOL_METADATA, method) as RouteToolOptions | undefined;
-        if (!options && !all) continue;
+        if (!options && (!all || excludedFromDocs(method))) continue;
         const place = `${controller.name}.${methodName}`;
         const unsupported = unsupportedRoute(method);
         if (unsupported) {
@@ -210,6 +210,11 @@ function unsupportedRoute(method: Function): string | undefined {
   const path = [Reflect.getMetadata(PATH_METADATA, method)].flat().join(',');
   if (/[*{]/.test(path)) return `its path "${path}" has a wildcard or optional part, which a tool argument cannot fill`;
   return undefined;
+}
+
+/** `@ApiExcludeEndpoint()`: a route the API's own documentation hides is not listed by `routes.controllers` either. */
+function excludedFromDocs(method: Function): boolean {
+  return (Reflect.getMetadata(API_EXCLUDE_ENDPOINT, method) as { disable?: boolean } | undefined)?.disable === true;
 }
 
 function first(path: string | string[] | undefined): string | undefined {

@@ -7,6 +7,7 @@ const API_RESPONSE = 'swagger/apiResponse';
 const API_PARAMETERS = 'swagger/apiParameters';
 const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
 const API_MODEL_PROPERTIES_ARRAY = 'swagger/apiModelPropertiesArray';
+export const API_EXCLUDE_ENDPOINT = 'swagger/apiExcludeEndpoint';
 
 export interface ApiOperationMetadata {
   summary?: string;
