@@ -8,12 +8,14 @@ import { sendInProcess } from '../../src/http/in-process-request.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { legacyPost, legacyRequest } from '../support/legacy-client.js';
+import { createTask, waitForStatus } from '../support/task-requests.js';
 import {
   CollidingController,
   OrdersModule,
   ItemsModule,
   NotesController,
   RenamedController,
+  ReportsController,
   StockController,
   VersionedController,
   seen,
@@ -290,6 +292,16 @@ describe.each(HTTP_ADAPTERS)('route tools: naming rules and module options (%s)'
     const added = await client.callTool('notes_add', { title: 'Buy tea', tags: ['shop'] });
     expect(added.result!.structuredContent).toEqual({ stored: { title: 'Buy tea', tags: ['shop'] } });
     await client.close();
+    await app.close();
+  });
+
+  it('runs a route tool as a task for a client that declared the tasks extension', async () => {
+    const app = await createApp([McpModule.forRoot({ name: 'reports', version: '1.0.0' })], [], adapter, [
+      ReportsController,
+    ]);
+    const { taskId } = await createTask(app, 'build_report', { rows: 3 });
+    const done = await waitForStatus(app, taskId, 'completed');
+    expect(done.result.structuredContent).toEqual({ rows: 3, built: true });
     await app.close();
   });
 

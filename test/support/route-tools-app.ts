@@ -281,3 +281,13 @@ export class VersionedController {
     return { sku, version: '2' };
   }
 }
+
+/** A slow report, run as a task for clients that declare the tasks extension. */
+@Controller('reports')
+export class ReportsController {
+  @Post()
+  @RouteTool({ name: 'build_report', taskSupport: 'optional' })
+  build(@Body('rows') rows: number): { rows: number; built: boolean } {
+    return { rows, built: true };
+  }
+}
