@@ -12,6 +12,7 @@ import { createTask, waitForStatus } from '../support/task-requests.js';
 import {
   CollidingController,
   OrdersModule,
+  HangingController,
   ItemsModule,
   NotesController,
   RenamedController,
@@ -362,6 +363,25 @@ describe.each(HTTP_ADAPTERS)('route tools: naming rules and module options (%s)'
     expect(listed.result!.tools[0].description).toBe(`GET ${expectedPath}`);
     const { result } = await client.callTool('level_v2', { sku: 'k-1' });
     expect(result!.structuredContent).toEqual({ sku: 'k-1', version: '2' });
+    await client.close();
+    await app.close();
+  });
+
+  it("closes the route's connection when the call's deadline passes", async () => {
+    HangingController.reset();
+    const app = await createApp(
+      [McpModule.forRoot({ name: 'slow', version: '1.0.0', callTimeoutMs: 200 })],
+      [],
+      adapter,
+      [HangingController],
+    );
+    const client = createMcpTestClient(app);
+    const exchange = await client.callTool('hang');
+    expect(bare(exchange.result)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: Request timed out: no result within 200 ms' }],
+    });
+    await HangingController.closed;
     await client.close();
     await app.close();
   });

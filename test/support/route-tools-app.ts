@@ -14,6 +14,7 @@ import {
   Post,
   Put,
   Query,
+  Req,
   StreamableFile,
   UnauthorizedException,
   UseGuards,
@@ -27,6 +28,7 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
@@ -289,5 +291,26 @@ export class ReportsController {
   @RouteTool({ name: 'build_report', taskSupport: 'optional' })
   build(@Body('rows') rows: number): { rows: number; built: boolean } {
     return { rows, built: true };
+  }
+}
+
+/** A route that answers only when its connection closes: what a call's deadline must end. */
+@Controller('slow')
+export class HangingController {
+  static closed: Promise<void>;
+  private static markClosed: () => void;
+  static reset(): void {
+    HangingController.closed = new Promise((resolve) => (HangingController.markClosed = resolve));
+  }
+
+  @Get()
+  @RouteTool({ name: 'hang' })
+  hang(@Req() req: { raw?: IncomingMessage } & IncomingMessage): Promise<unknown> {
+    return new Promise((resolve) =>
+      (req.raw ?? req).socket.once('close', () => {
+        HangingController.markClosed();
+        resolve({});
+      }),
+    );
   }
 }
