@@ -33,6 +33,7 @@ const IN_PROCESS_LOOP: HttpRejection = {
   message: 'Loop Detected: a route tool cannot call the MCP endpoint',
   code: ErrorCode.InvalidRequest,
 };
+
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
  * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), authentication (401), message

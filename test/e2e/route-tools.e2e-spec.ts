@@ -17,7 +17,9 @@ import {
   NotesController,
   RenamedController,
   ReportsController,
+  PlainTools,
   StockController,
+  TwinController,
   VersionedController,
   seen,
 } from '../support/route-tools-app.js';
@@ -247,6 +249,16 @@ describe.each(HTTP_ADAPTERS)('route tools: naming rules and module options (%s)'
       'CollidingController.replace: route tool argument "id" is declared by @Param(\'id\') and by ' +
         'ItemWithIdDto.id (@Body()); give one another name with @RouteTool({ rename: { path | query | body: ' +
         "{ id: 'other_name' } } })",
+    );
+  });
+
+  it('refuses at start-up a route tool named as another tool, naming both places', async () => {
+    const error = await createApp([McpModule.forRoot({ name: 'twins', version: '1.0.0' })], [PlainTools], adapter, [
+      TwinController,
+    ]).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toBe(
+      'Duplicate MCP tool "plain_find_one": declared by PlainTools.findOne and by TwinController.findOne',
     );
   });
 

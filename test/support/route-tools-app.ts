@@ -314,3 +314,13 @@ export class HangingController {
     );
   }
 }
+
+/** A route tool named as the @Tool of PlainTools. */
+@Controller('twins')
+export class TwinController {
+  @Get(':id')
+  @RouteTool({ name: 'plain_find_one' })
+  findOne(@Param('id') id: string): { id: string } {
+    return { id };
+  }
+}
