@@ -19,6 +19,7 @@ import { measureKernel } from './kernel.js';
 import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
+import { measureRouteTools } from './route-tools.js';
 
 /**
  * `npm run bench`: starts each server in its own process on 127.0.0.1, one at a time, checks that it answers
@@ -357,6 +358,23 @@ async function main(): Promise<void> {
       `in process ${fmt(inProcess.task, 2)} µs vs ${fmt(inProcess.plain, 2)} µs (${fmt(inProcess.task / inProcess.plain, 1)}×, ${fmt(inProcess.gets, 2)} gets); ` +
       `over HTTP on Nest + Fastify, one request at a time, ${fmt(overHttp.task, 2)} ms vs ${fmt(overHttp.plain, 2)} ms (${fmt(overHttp.task / overHttp.plain, 1)}×, ${fmt(overHttp.gets, 2)} gets)`,
   );
+
+  console.log(
+    '\nRoute tools (GET /orders/:id with ParseIntPipe and a query key: as a route tool over /mcp, the same route ' +
+      'over HTTP, and a plain @Tool doing the same work over /mcp; one request at a time, interleaved, the fetch ' +
+      'client in the bench process, whose CPU time per request is shown):\n',
+  );
+  console.log(
+    '| adapter | route tool ms (CPU µs) | route over HTTP ms (CPU µs) | plain @Tool ms (CPU µs) | route tool − plain @Tool CPU µs |',
+  );
+  console.log('|---|---:|---:|---:|---:|');
+  for (const adapter of ['express', 'fastify'] as const) {
+    const r = await measureRouteTools(adapter, SMOKE);
+    console.log(
+      `| ${adapter} | ${fmt(r.routeToolMs, 3)} (${fmt(r.routeToolCpuUs)}) | ${fmt(r.httpRouteMs, 3)} (${fmt(r.httpRouteCpuUs)}) | ` +
+        `${fmt(r.plainToolMs, 3)} (${fmt(r.plainToolCpuUs)}) | ${fmt(r.routeToolCpuUs - r.plainToolCpuUs)} |`,
+    );
+  }
 
   const inputRounds = await measureInputRounds(SMOKE);
   console.log(

@@ -22,6 +22,12 @@ export { Resource, type ResourceOptions } from './nest/decorators/resource.decor
 export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorators/resource-template.decorator.js';
 export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
 export { UiResource, type UiResourceOptions } from './nest/decorators/ui-resource.decorator.js';
+export { RouteTool } from './nest/decorators/route-tool.decorator.js';
+export type {
+  RouteToolOptions,
+  RouteArgumentSource,
+  McpRoutesOptions,
+} from './nest/routes/route-tool-options.interface.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/args.decorator.js';
 export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';

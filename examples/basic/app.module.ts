@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '../../src/index.js';
+import { ForecastController } from './forecast.controller.js';
 import { WeatherCatalog } from './weather.catalog.js';
 import { WeatherService } from './weather.service.js';
 import { WeatherTools } from './weather.tools.js';
@@ -8,6 +9,7 @@ import { WeatherTools } from './weather.tools.js';
   imports: [
     McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' }),
   ],
+  controllers: [ForecastController],
   providers: [WeatherService, WeatherTools, WeatherCatalog],
 })
 export class AppModule {}

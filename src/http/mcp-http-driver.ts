@@ -15,6 +15,7 @@ import { discardBody, readBody } from './body-reader.js';
 import { CorsPolicy } from './cors-policy.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
+import { isInProcessRequest } from './in-process-request.js';
 import { JsonWriter } from './json-writer.js';
 import { LegacyHttp } from './legacy-http.js';
 import { checkMediaType } from './media-type.js';
@@ -30,6 +31,12 @@ import type {
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
 const DISCARD_FACTOR = 8;
 const DISCARD_DEADLINE_MS = 5_000;
+/** A route tool's in-process request that reached the MCP endpoint: a call must never loop back into MCP. */
+const IN_PROCESS_LOOP: HttpRejection = {
+  status: 508,
+  message: 'Loop Detected: a route tool cannot call the MCP endpoint',
+  code: ErrorCode.InvalidRequest,
+};
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
@@ -101,6 +108,7 @@ export class McpHttpDriver {
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
   preflight(req: IncomingMessage): HttpRejection | null {
     if (this.inFlight.isClosing) return SHUTTING_DOWN;
+    if (isInProcessRequest(req)) return IN_PROCESS_LOOP;
     const origin = req.headers.origin;
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };

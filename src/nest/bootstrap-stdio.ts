@@ -1,12 +1,14 @@
 import {
   ConsoleLogger,
   type DynamicModule,
+  type INestApplication,
   type INestApplicationContext,
+  type NestApplicationOptions,
   type LoggerService,
   type LogLevel,
   type Type,
 } from '@nestjs/common';
-import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory, type AbstractHttpAdapter } from '@nestjs/core';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio-driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
@@ -29,6 +31,12 @@ export interface McpStdioBootstrapOptions extends McpStdioOptions {
   logger?: LoggerService | LogLevel[] | false;
   /** End the process once the app is closed (stdin ended, SIGINT, SIGTERM). Default true. */
   exitOnClose?: boolean;
+  /**
+   * Create the app with an HTTP adapter that never listens, for route tools (`@RouteTool`), whose calls run
+   * their route through it: `true` for Nest's default (Express), or an adapter (`new FastifyAdapter()`).
+   * Default: a Nest application context, with no HTTP adapter.
+   */
+  http?: boolean | AbstractHttpAdapter;
 }
 
 /** A Nest app serving MCP on stdin/stdout. */
@@ -65,10 +73,10 @@ export async function bootstrapStdio(
   const stdout = guardStdout();
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(module, {
-      logger: options.logger ?? defaultLogger(),
-      abortOnError: false,
-    });
+    const nestOptions = { logger: options.logger ?? defaultLogger(), abortOnError: false };
+    app = options.http
+      ? await createHttpApp(module, options.http, nestOptions)
+      : await NestFactory.createApplicationContext(module, nestOptions);
   } catch (error) {
     stdout.restore();
     throw error;
@@ -131,6 +139,17 @@ function serverOf(app: INestApplicationContext, name: string | undefined): McpTr
       { cause: error },
     );
   }
+}
+
+/** An app whose HTTP adapter routes in-process requests and never listens: stdout stays MCP's. */
+async function createHttpApp(
+  module: Type<unknown> | DynamicModule,
+  http: true | AbstractHttpAdapter,
+  nestOptions: NestApplicationOptions,
+): Promise<INestApplication> {
+  const app =
+    http === true ? await NestFactory.create(module, nestOptions) : await NestFactory.create(module, http, nestOptions);
+  return app.init();
 }
 
 function defaultLogger(): LoggerService {

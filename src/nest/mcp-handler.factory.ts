@@ -29,6 +29,7 @@ import { McpSignalFilter } from './mcp-signal.filter.js';
 import { MCP_LOGGER } from './mcp.constants.js';
 import { VISIBILITY_GUARD_FAILED } from './mcp-messages.js';
 import { providerPrototype } from './provider-prototype.js';
+import { httpErrorText } from './http-error-text.js';
 
 /**
  * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
@@ -390,7 +391,5 @@ function refusalOf(error: unknown): { status: number; message: string } | undefi
 }
 
 function httpExceptionMessage(error: HttpException): string {
-  const response = error.getResponse();
-  const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
-  return Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
+  return httpErrorText(error.getResponse(), error.message);
 }

@@ -6,6 +6,7 @@ import type { McpCallEvent } from '../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
 import type { McpErrorReportingOptions, McpServerOptions } from '../server/mcp-server-options.js';
+import type { McpRoutesOptions } from './routes/route-tool-options.interface.js';
 
 /** The `observability` group: what the kernel reports of handler errors, plus the logs, traces and metrics of every call. */
 export interface McpObservabilityOptions extends McpErrorReportingOptions {
@@ -59,6 +60,8 @@ export interface McpModuleOptions extends Omit<McpServerOptions, 'logger' | 'obs
   include?: Function[];
   http?: McpModuleHttpOptions;
   observability?: McpObservabilityOptions;
+  /** Controller routes served as tools, besides those marked `@RouteTool` (see docs/route-tools.md). */
+  routes?: McpRoutesOptions;
 }
 
 /** Options that shape the module itself and so cannot come from an async factory. */

@@ -18,6 +18,7 @@ import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
 import { providerPrototype } from './provider-prototype.js';
+import { RouteToolsExplorer } from './routes/route-tools.explorer.js';
 
 type ResourceResult = ResourceReadValue | InputRequired;
 type PromptResult = PromptValue | InputRequired;
@@ -46,6 +47,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly handlers: McpHandlerFactory,
     @Inject(MCP_SERVER) private readonly server: MCPServer,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly routeTools: RouteToolsExplorer,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -58,6 +60,16 @@ export class McpExplorer implements OnModuleInit {
       places.set(`${metadata.kind}:${key}`, place);
       try {
         await this.register(method);
+      } catch (error) {
+        throw new McpRegistrationError(place, { cause: error });
+      }
+    }
+    for (const { name, place, registration } of this.routeTools.explore()) {
+      const claimed = places.get(`tool:${name}`);
+      if (claimed) throw new McpConfigurationError(DUPLICATE_PRIMITIVE('tool', name, claimed, place));
+      places.set(`tool:${name}`, place);
+      try {
+        this.server.addTool(registration);
       } catch (error) {
         throw new McpRegistrationError(place, { cause: error });
       }

@@ -41,6 +41,7 @@ import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from '../server/errors/config
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
+import { RouteToolsExplorer } from './routes/route-tools.explorer.js';
 import { MCPServer } from './mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-routes.js';
@@ -62,6 +63,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
+    RouteToolsExplorer,
     ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,

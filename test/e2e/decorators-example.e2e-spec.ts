@@ -14,10 +14,15 @@ describe('The example app (decorator style)', () => {
   });
   afterAll(() => app.close());
 
-  it('lists its three decorated tools', async () => {
+  it('lists its three decorated tools and its route tool', async () => {
     const res = await mcp.post(mcpMessage('tools/list'));
     expect(res.status).toBe(200);
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['get_weather', 'add', 'countdown']);
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'get_weather',
+      'add',
+      'countdown',
+      'get_forecast',
+    ]);
   });
 
   it('answers get_weather and add', async () => {

@@ -48,7 +48,12 @@ describe('README curl examples, run with curl against the example app', () => {
   it('each answers with a result, and tools/call with the text the README prints', async () => {
     const [discover, list, call, read, prompt] = await Promise.all(commands.map(run));
     expect(discover.result.supportedVersions).toEqual(['2026-07-28']);
-    expect(list.result.tools.map((t: { name: string }) => t.name)).toEqual(['get_weather', 'add', 'countdown']);
+    expect(list.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'get_weather',
+      'add',
+      'countdown',
+      'get_forecast',
+    ]);
     const printed = /The `tools\/call` answers\n`(.*)`\./.exec(readFileSync('README.md', 'utf8'))?.[1];
     expect(call).toEqual(JSON.parse(printed!));
     expect(read.result.contents).toEqual([

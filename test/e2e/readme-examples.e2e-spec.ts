@@ -101,7 +101,7 @@ describe('README quick start: the official client with its defaults', () => {
       console.log(weather.content); // [{ type: 'text', text: '{"city":"Paris","temperatureC":13,"conditions":"windy"}' }]
       await client.close();
 
-      expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'add', 'countdown']);
+      expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'add', 'countdown', 'get_forecast']);
     } finally {
       log.mockRestore();
     }

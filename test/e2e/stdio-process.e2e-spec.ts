@@ -203,7 +203,12 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     const weather = await basic.response('w');
     expect(weather.result.resultType).toBe('complete');
     expect(JSON.parse(weather.result.content[0].text)).toMatchObject({ city: 'Paris' });
+    // A route tool over stdio: its REST route runs through the app's HTTP adapter, which never listens.
+    basic.send(mcpMessage('tools/call', { name: 'get_forecast', arguments: { city: 'Paris' } }, { id: 'f' }));
+    const forecast = await basic.response('f');
+    expect(forecast.result.structuredContent).toEqual(JSON.parse(weather.result.content[0].text));
     expect(basic.stderr).toContain('LOG [NestFactory] Starting Nest application...');
+    expect(basic.stderr).not.toContain('listening');
     for (const client of [conformance, basic]) client.child.stdin.end();
     expect((await conformance.exit(Date.now())).code).toBe(0);
     expect((await basic.exit(Date.now())).code).toBe(0);

@@ -10,8 +10,9 @@ export async function createApp(
   imports: Array<Type<unknown> | DynamicModule>,
   providers: Provider[] = [],
   adapter: HttpAdapterName = 'express',
+  controllers: Type<unknown>[] = [],
 ): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({ imports, providers }).compile();
+  const moduleRef = await Test.createTestingModule({ imports, providers, controllers }).compile();
   if (adapter === 'express') {
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();

@@ -1,3 +1,4 @@
+import { RouteToolsExplorer } from '../../src/nest/routes/route-tools.explorer.js';
 import 'reflect-metadata';
 import { Injectable, Module, Scope, type LoggerService } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -38,6 +39,7 @@ async function explore(providers: Function[], options: Partial<McpModuleOptions>
     providers: [
       ...(providers as never[]),
       McpExplorer,
+      RouteToolsExplorer,
       McpMetadataAccessor,
       McpHandlerFactory,
       { provide: MCP_SERVER, useValue: server },
@@ -127,6 +129,7 @@ describe('McpExplorer', () => {
       imports: [DiscoveryModule, CatalogueModule, Elsewhere],
       providers: [
         McpExplorer,
+        RouteToolsExplorer,
         McpMetadataAccessor,
         McpHandlerFactory,
         { provide: MCP_SERVER, useValue: server },

@@ -57,3 +57,18 @@ export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly s
 /** Tools naming UI resources that do not exist, found once every module has registered its own. */
 export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
   `MCP server "${server}": ${problems.join('; ')}`;
+
+export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
+  `${place}: route tool argument "${name}" is declared by ${first} and by ${second}; give one another name ` +
+  `with @RouteTool({ rename: { path | query | body: { ${name}: 'other_name' } } })`;
+
+export const ROUTE_TOOL_UNSUPPORTED = (place: string, reason: string) => `${place}: cannot be a route tool: ${reason}`;
+
+export const ROUTE_TOOLS_NEED_HTTP = (place: string) =>
+  `${place}: route tools run their route through the app's HTTP adapter, and this application has none ` +
+  '(a Nest application context). Create the app with NestFactory.create, or for stdio ' +
+  'bootstrapStdio(AppModule, { http: true })';
+
+export const ROUTE_CONTROLLER_NOT_FOUND = (name: string) =>
+  `McpModule option routes.controllers: ${name} is not a controller of any module of the app; add it to a ` +
+  "module's controllers";

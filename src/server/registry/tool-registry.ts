@@ -24,6 +24,11 @@ export interface ToolRegistration extends ToolDefinition {
   visible?: ToolVisibility;
   /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
   requiredScopes?: string[];
+  /**
+   * `false`: the handler validates its arguments itself and the inputSchema only describes them (a route tool,
+   * whose route's pipes answer with the route's own messages). Default true.
+   */
+  validateArguments?: boolean;
   /** Run calls from clients that declared the tasks extension as tasks; see `TaskSupport`. */
   taskSupport?: TaskSupport;
   /**
@@ -134,6 +139,7 @@ export class ToolRegistry {
       taskSupport,
       deferTask,
       ui,
+      validateArguments,
       ...definition
     } = registration;
     const name = definition.name;
@@ -165,7 +171,10 @@ export class ToolRegistry {
     const entry: ToolEntry = {
       definition: stripUndefined(definition),
       handler,
-      input: checkOf(this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`), checks.input),
+      input:
+        validateArguments === false
+          ? (value: unknown) => ({ value })
+          : checkOf(this.schemas.compile(inputSchema, `Tool "${name}" inputSchema`), checks.input),
       output: definition.outputSchema
         ? checkOf(this.schemas.compile(definition.outputSchema, `Tool "${name}" outputSchema`), checks.output)
         : undefined,

@@ -1,0 +1,196 @@
+import { ParseArrayPipe, ParseBoolPipe, ParseFloatPipe, ParseIntPipe, ParseUUIDPipe } from '@nestjs/common';
+import { CUSTOM_ROUTE_ARGS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import type { JsonSchema } from '../../protocol/mcp-types.js';
+import { convertSchema } from '../../server/schema/schema-converter.js';
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
+import { ARGUMENT_COLLISION } from '../../server/errors/configuration-messages.js';
+import type { RouteArgumentSource, RouteToolOptions } from './route-tool-options.interface.js';
+import {
+  apiParameterOf,
+  apiPropertiesOf,
+  isPrimitiveType,
+  jsonTypeOf,
+  withApiValue,
+  type ApiValueMetadata,
+} from './swagger-metadata.js';
+
+/** One tool argument and where the route reads it; `key` undefined: it is the whole body. */
+export interface RouteArgument {
+  name: string;
+  source: RouteArgumentSource;
+  key: string | undefined;
+  /** How the route declares it, for start-up errors: `@Param('id')`, `CreateOrderDto.name (@Body())`. */
+  declaredBy: string;
+}
+
+/** How a tool's flat arguments become the route's path, query and body: worked out once, at start-up. */
+export interface RouteArguments {
+  inputSchema: JsonSchema;
+  byName: ReadonlyMap<string, RouteArgument>;
+  /** Where arguments the schema does not name go: a route taking an untyped `@Body()` or `@Query()`. */
+  rest?: 'body' | 'query';
+  /** Whether the route reads a body at all (a GET without `@Body` is sent none). */
+  hasBody: boolean;
+}
+
+interface ParamMetadata {
+  index: number;
+  data?: unknown;
+  pipes?: unknown[];
+}
+
+const PATH_TOKEN = /:([A-Za-z0-9_]+)/g;
+
+/**
+ * The flat arguments of a route: its path parameters, query keys and body keys side by side, from `@Param`,
+ * `@Query` and `@Body` (single keys or a whole DTO, whose class-validator and `@ApiProperty` metadata give the
+ * keys' schemas) and the path's own `:tokens`. A key two places declare fails start-up naming both, unless
+ * `rename` gives one of them another name. Other parameters (`@Req`, `@Headers`, custom decorators) are the
+ * route's business and take no argument.
+ */
+export function routeArguments(
+  controller: Function,
+  methodName: string,
+  path: string,
+  place: string,
+  rename: RouteToolOptions['rename'],
+): RouteArguments {
+  const method = (controller.prototype as Record<string, Function>)[methodName];
+  const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<
+    string,
+    ParamMetadata
+  >;
+  const designTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, methodName) ?? []) as unknown[];
+  const byName = new Map<string, RouteArgument>();
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  let defs: Record<string, JsonSchema> | undefined;
+  let rest: RouteArguments['rest'];
+  let hasBody = false;
+  const pathKeys = new Set<string>();
+
+  const add = (argument: Omit<RouteArgument, 'name'>, schema: JsonSchema, isRequired: boolean) => {
+    const name = (argument.key !== undefined && rename?.[argument.source]?.[argument.key]) || argument.key || 'body';
+    const claimed = byName.get(name);
+    if (claimed)
+      throw new McpConfigurationError(ARGUMENT_COLLISION(place, name, claimed.declaredBy, argument.declaredBy));
+    byName.set(name, { ...argument, name });
+    if (argument.source === 'path') pathKeys.add(argument.key!);
+    properties[name] = schema;
+    if (isRequired) required.push(name);
+  };
+  const addDto = (source: RouteArgumentSource, dto: Function, decorator: string) => {
+    const schema = dtoSchema(dto);
+    if (schema.$defs) defs = { ...defs, ...(schema.$defs as Record<string, JsonSchema>) };
+    const dtoRequired = new Set((schema.required ?? []) as string[]);
+    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      const declaredBy = `${dto.name}.${key} (${decorator})`;
+      add({ source, key, declaredBy }, property, source === 'path' || dtoRequired.has(key));
+    }
+  };
+
+  const entries = Object.entries(declared)
+    .filter(([key]) => !key.includes(CUSTOM_ROUTE_ARGS_METADATA))
+    .sort(([, a], [, b]) => a.index - b.index);
+  for (const [key, param] of entries) {
+    const type = Number(key.split(':')[0]);
+    const designType = designTypes[param.index];
+    const data = typeof param.data === 'string' ? param.data : undefined;
+    switch (type) {
+      case RouteParamtypes.PARAM: {
+        if (data !== undefined) {
+          const schema = apiValueSchema(scalarSchema(designType, param.pipes), apiParameterOf(method, 'path', data));
+          add({ source: 'path', key: data, declaredBy: `@Param('${data}')` }, schema, true);
+        } else if (isDto(designType)) addDto('path', designType as Function, '@Param()');
+        break;
+      }
+      case RouteParamtypes.QUERY: {
+        if (data !== undefined) {
+          const api = apiParameterOf(method, 'query', data);
+          const schema = apiValueSchema(scalarSchema(designType, param.pipes), api);
+          add({ source: 'query', key: data, declaredBy: `@Query('${data}')` }, schema, api?.required ?? false);
+        } else if (isDto(designType)) addDto('query', designType as Function, '@Query()');
+        else rest ??= 'query';
+        break;
+      }
+      case RouteParamtypes.BODY: {
+        hasBody = true;
+        if (data !== undefined) {
+          add(
+            { source: 'body', key: data, declaredBy: `@Body('${data}')` },
+            scalarSchema(designType, param.pipes),
+            false,
+          );
+        } else if (isDto(designType)) addDto('body', designType as Function, '@Body()');
+        else if (designType === Object || designType === undefined) rest = 'body';
+        else
+          add({ source: 'body', key: undefined, declaredBy: '@Body()' }, scalarSchema(designType, param.pipes), true);
+        break;
+      }
+    }
+  }
+  for (const [, token] of path.matchAll(PATH_TOKEN)) {
+    if (pathKeys.has(token)) continue;
+    add({ source: 'path', key: token, declaredBy: `the path "${path}"` }, { type: 'string' }, true);
+  }
+
+  const inputSchema: JsonSchema = { type: 'object', properties };
+  if (required.length > 0) inputSchema.required = required;
+  if (defs) inputSchema.$defs = defs;
+  return { inputSchema, byName, rest, hasBody };
+}
+
+/** A DTO class's JSON Schema: its class-validator rules (the converter `@Tool` uses) plus its `@ApiProperty` ones. */
+export function dtoSchema(dto: Function): JsonSchema {
+  const api = apiPropertiesOf(dto);
+  let schema: JsonSchema;
+  try {
+    schema = convertSchema(dto as new () => unknown, 'input');
+  } catch (error) {
+    // A DTO described by `@ApiProperty` alone needs no class-validator converter.
+    if (api.size === 0) throw error;
+    schema = { type: 'object', properties: {} };
+  }
+  if (api.size === 0) return schema;
+  const properties = { ...((schema.properties ?? {}) as Record<string, JsonSchema>) };
+  const required = new Set((schema.required ?? []) as string[]);
+  for (const [key, value] of api) {
+    properties[key] = withApiValue(properties[key] ?? apiTypeSchema(value), value);
+    if (value.required === false) required.delete(key);
+    else required.add(key);
+  }
+  const out: JsonSchema = { ...schema, properties };
+  if (required.size > 0) out.required = [...required];
+  else delete out.required;
+  return out;
+}
+
+/** An `@ApiProperty` whose class-validator rules are absent: its type, or the nested DTO's schema. */
+function apiTypeSchema(api: ApiValueMetadata): JsonSchema {
+  if (typeof api.type === 'function' && !isPrimitiveType(api.type)) {
+    const nested = dtoSchema(api.type);
+    return api.isArray ? { type: 'array', items: nested } : nested;
+  }
+  return {};
+}
+
+function apiValueSchema(schema: JsonSchema, api: ApiValueMetadata | undefined): JsonSchema {
+  return api ? withApiValue(schema, api) : schema;
+}
+
+/** A single path, query or body key: typed by the pipe that parses it, else by its TypeScript type. */
+function scalarSchema(designType: unknown, pipes: unknown[] = []): JsonSchema {
+  const pipe = (kind: Function) => pipes.some((p) => p === kind || p instanceof kind);
+  if (pipe(ParseIntPipe)) return { type: 'integer' };
+  if (pipe(ParseFloatPipe)) return { type: 'number' };
+  if (pipe(ParseBoolPipe)) return { type: 'boolean' };
+  if (pipe(ParseUUIDPipe)) return { type: 'string', format: 'uuid' };
+  if (pipe(ParseArrayPipe)) return { type: 'array' };
+  const type = jsonTypeOf(designType);
+  return type ? { type } : {};
+}
+
+function isDto(type: unknown): boolean {
+  return typeof type === 'function' && !isPrimitiveType(type);
+}
