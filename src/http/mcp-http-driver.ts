@@ -7,7 +7,7 @@ import {
   unsupportedVersionError,
 } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { echoableId, errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -198,7 +198,12 @@ export class McpHttpDriver {
     if (auth && !auth.ok) {
       const refusal = await this.kernel.observeRefusal(
         message,
-        errorResponse(echoableId(message), auth.code, auth.message),
+        // A reply's id is the server's own (`srv-…`): an error about a reply is addressed to no request (null).
+        errorResponse(
+          isPlainObject(message) && 'method' in message ? echoableId(message) : null,
+          auth.code,
+          auth.message,
+        ),
         httpRequest,
       );
       this.writer.write(res, auth.status, refusal, auth.headers);

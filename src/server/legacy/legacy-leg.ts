@@ -93,6 +93,13 @@ export class LegacyLeg {
   async handle(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
     switch (request.method) {
       case 'initialize':
+        // The 2025 schema requires params with a protocolVersion: without one there is nothing to negotiate.
+        if (typeof request.params?.protocolVersion !== 'string')
+          return errorResponse(
+            request.id,
+            ErrorCode.InvalidParams,
+            'Invalid params: initialize needs params with a "protocolVersion" string',
+          );
         return successResponse(request.id, this.initialize(request));
       case 'ping':
         return successResponse(request.id, {});

@@ -10,6 +10,7 @@ import { isContentBlock, renderText } from '../content.js';
 import type { HandlerFailure } from '../errors/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
 import { InputRequired } from '../input/input-required.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/json-depth.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
@@ -64,6 +65,7 @@ export class ToolMethods {
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
+    if (nestsDeeperThan(args)) throw McpError.invalidParams(TOO_DEEP);
     const entry = this.tools.get(params.name);
     if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`))
       return toolError('Tool not found');
@@ -111,6 +113,9 @@ export class ToolMethods {
     };
   }
 }
+
+// Arguments are walked before they are bound, hashed or validated (prompt arguments are flat strings already).
+const TOO_DEEP = `Invalid params: "arguments" nest deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
  * What a tool handler returned, as a `tools/call` result: with an outputSchema, its `structuredContent` is the
