@@ -58,7 +58,7 @@ const BAD: Array<[what: string, options: Partial<McpModuleOptions>, message: Reg
   [
     'auth.jwt without keys',
     { auth: { ...auth, jwt: { issuer: 'https://auth.example.com' } } },
-    /^auth\.jwt needs exactly one of jwksUri and jwks/,
+    /^auth\.jwt needs exactly one of jwksUri, jwks and secret/,
   ],
 ];
 

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { Throttle } from '@nestjs/throttler';
+import { Injectable, UseGuards } from '@nestjs/common';
+import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import { Args, McpContext, McpCtx, Tool } from 'nestjs-mcp';
 import { z } from 'zod';
 import { OrdersService } from './orders.service';
@@ -10,7 +10,10 @@ const CreateOrder = z.object({
   quantity: z.number().int().positive(),
 });
 
+// The app's global ThrottlerGuard counts MCP requests at the route; on the tools' class it counts each tool, as
+// for a REST route with the same decorators.
 @Injectable()
+@UseGuards(ThrottlerGuard)
 export class OrdersTools {
   constructor(private readonly orders: OrdersService) {}
 

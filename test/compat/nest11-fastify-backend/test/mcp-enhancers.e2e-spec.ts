@@ -33,7 +33,12 @@ describe("nestjs-mcp and the Fastify backend's enhancers", () => {
     "answers a template's NotFoundException with the resource-not-found error",
     async () => {
       const missing = await mcpClient(app, cookie).readResource('notes://nowhere');
-      expect(missing.error?.code).toBe(-32002);
+      // 2026-07-28 answers an unknown resource with invalid params naming the URI.
+      expect(missing.error).toMatchObject({
+        code: -32602,
+        message: 'Resource not found: notes://nowhere',
+        data: { uri: 'notes://nowhere' },
+      });
     },
     TIMEOUT,
   );
