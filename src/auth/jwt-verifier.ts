@@ -102,7 +102,9 @@ export class JwtVerifier implements TokenVerifier {
 function keyAlgorithms(algorithms: string[] | undefined): string[] {
   const hmac = algorithms?.filter((algorithm) => algorithm in HMAC_KEY_BYTES) ?? [];
   if (hmac.length > 0)
-    throw new McpConfigurationError(`auth.jwt.algorithms names ${hmac.join(', ')}: HMAC needs auth.jwt.secret, not a key set`);
+    throw new McpConfigurationError(
+      `auth.jwt.algorithms names ${hmac.join(', ')}: HMAC needs auth.jwt.secret, not a key set`,
+    );
   return algorithms ?? ASYMMETRIC_ALGORITHMS;
 }
 

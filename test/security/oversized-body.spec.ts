@@ -21,7 +21,11 @@ describe.each(HTTP_ADAPTERS)('security round 2: a 413 a client still writing can
   let url: string;
 
   beforeAll(async () => {
-    app = await createApp([McpModule.forRoot({ name: 'big', version: '1.0.0', http: { maxBodyBytes: LIMIT } })], [], adapter);
+    app = await createApp(
+      [McpModule.forRoot({ name: 'big', version: '1.0.0', http: { maxBodyBytes: LIMIT } })],
+      [],
+      adapter,
+    );
     await app.listen(0, '127.0.0.1');
     url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
   });

@@ -7,7 +7,8 @@ const VISIBILITIES: readonly string[] = ['model', 'app'];
 /** Checks a tool's `ui` option; throws naming the tool and what is wrong. */
 export function checkToolUi(tool: string, ui: UiToolMeta): void {
   const owner = `Tool "${tool}": ui`;
-  if (typeof ui !== 'object' || ui === null) throw new McpConfigurationError(`${owner} must be an object with a resourceUri`);
+  if (typeof ui !== 'object' || ui === null)
+    throw new McpConfigurationError(`${owner} must be an object with a resourceUri`);
   const { resourceUri, visibility } = ui;
   if (typeof resourceUri !== 'string' || !resourceUri.startsWith(UI_URI_SCHEME) || resourceUri === UI_URI_SCHEME) {
     throw new McpConfigurationError(
@@ -21,7 +22,9 @@ export function checkToolUi(tool: string, ui: UiToolMeta): void {
     visibility.some((v) => !VISIBILITIES.includes(v)) ||
     new Set(visibility).size !== visibility.length
   ) {
-    throw new McpConfigurationError(`${owner}.visibility must list "model" and/or "app" once each, got ${JSON.stringify(visibility)}`);
+    throw new McpConfigurationError(
+      `${owner}.visibility must list "model" and/or "app" once each, got ${JSON.stringify(visibility)}`,
+    );
   }
 }
 

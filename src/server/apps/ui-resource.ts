@@ -47,10 +47,13 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
     throw new McpConfigurationError(`${owner}: the uri must start with ui:// (like "ui://weather/card.html")`);
   }
   if (mimeType !== undefined && mimeType !== UI_MIME_TYPE) {
-    throw new McpConfigurationError(`${owner}: mimeType must be "${UI_MIME_TYPE}" (the default), got ${JSON.stringify(mimeType)}`);
+    throw new McpConfigurationError(
+      `${owner}: mimeType must be "${UI_MIME_TYPE}" (the default), got ${JSON.stringify(mimeType)}`,
+    );
   }
   const sources = [html, file, handler].filter((s) => s !== undefined).length;
-  if (sources !== 1) throw new McpConfigurationError(`${owner}: give exactly one of html, file or handler (got ${sources})`);
+  if (sources !== 1)
+    throw new McpConfigurationError(`${owner}: give exactly one of html, file or handler (got ${sources})`);
   const meta = uiMeta(owner, { csp, permissions, domain, prefersBorder });
   const item = (text: string): TextResourceContents => {
     const contents: TextResourceContents = { uri, mimeType: UI_MIME_TYPE, text };
@@ -80,7 +83,8 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
 }
 
 function checkedHtml(owner: string, html: unknown): string {
-  if (typeof html !== 'string' || html.length === 0) throw new McpConfigurationError(`${owner}: html must be a non-empty string`);
+  if (typeof html !== 'string' || html.length === 0)
+    throw new McpConfigurationError(`${owner}: html must be a non-empty string`);
   return html;
 }
 
@@ -92,7 +96,9 @@ function readHtml(owner: string, file: unknown): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!code) throw error;
-    throw new McpConfigurationError(`${owner}: cannot read ${path} (${code}); build the UI first or fix the path`, { cause: error });
+    throw new McpConfigurationError(`${owner}: cannot read ${path} (${code}); build the UI first or fix the path`, {
+      cause: error,
+    });
   }
 }
 
@@ -108,7 +114,9 @@ function uiMeta(owner: string, given: UiResourceMeta): UiResourceMeta | undefine
       }
       if (value === undefined) continue;
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CSP_SOURCE.test(v))) {
-        throw new McpConfigurationError(`${owner}: csp.${key} must be a list of origins like "https://api.example.com"`);
+        throw new McpConfigurationError(
+          `${owner}: csp.${key} must be a list of origins like "https://api.example.com"`,
+        );
       }
       meta.csp[key as keyof typeof meta.csp] = [...value];
     }
@@ -118,10 +126,13 @@ function uiMeta(owner: string, given: UiResourceMeta): UiResourceMeta | undefine
     meta.permissions = {};
     for (const [key, value] of Object.entries(given.permissions)) {
       if (!(UI_PERMISSION_KEYS as readonly string[]).includes(key)) {
-        throw new McpConfigurationError(`${owner}: permissions.${key} is not a permission (use ${UI_PERMISSION_KEYS.join(', ')})`);
+        throw new McpConfigurationError(
+          `${owner}: permissions.${key} is not a permission (use ${UI_PERMISSION_KEYS.join(', ')})`,
+        );
       }
       if (value === undefined) continue;
-      if (!isPlainObject(value)) throw new McpConfigurationError(`${owner}: permissions.${key} must be {} to ask for it`);
+      if (!isPlainObject(value))
+        throw new McpConfigurationError(`${owner}: permissions.${key} must be {} to ask for it`);
       meta.permissions[key as keyof typeof meta.permissions] = {};
     }
   }
@@ -131,7 +142,8 @@ function uiMeta(owner: string, given: UiResourceMeta): UiResourceMeta | undefine
     meta.domain = given.domain;
   }
   if (given.prefersBorder !== undefined) {
-    if (typeof given.prefersBorder !== 'boolean') throw new McpConfigurationError(`${owner}: prefersBorder must be a boolean`);
+    if (typeof given.prefersBorder !== 'boolean')
+      throw new McpConfigurationError(`${owner}: prefersBorder must be a boolean`);
     meta.prefersBorder = given.prefersBorder;
   }
   return Object.keys(meta).length > 0 ? meta : undefined;

@@ -49,8 +49,7 @@ export class ListenSlots {
    * Anonymous callers share the global cap alone; callers whose principal identifies nobody share one share.
    */
   take(caller: Caller): () => void {
-    if (this.open >= this.limits.maxStreams)
-      throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
+    if (this.open >= this.limits.maxStreams) throw new McpError(ErrorCode.InternalError, 'Subscription limit reached');
     const bucket = caller === undefined ? undefined : (caller ?? '');
     const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
     if (bucket !== undefined && mine >= this.limits.maxStreamsPerCaller) {

@@ -99,9 +99,7 @@ describe('nestjs-mcp inside a Nest 11 Express backend', () => {
   it(
     'publishes the protected-resource metadata without authorization servers: the app issues its own tokens',
     async () => {
-      const res = await request(app.getHttpServer())
-        .get('/.well-known/oauth-protected-resource/api/mcp')
-        .expect(200);
+      const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/api/mcp').expect(200);
       expect(res.body).toEqual({ resource: MCP_RESOURCE, bearer_methods_supported: ['header'] });
       expect(MCP_PATH).toBe(new URL(MCP_RESOURCE).pathname);
     },
