@@ -37,16 +37,17 @@ export async function loadLegacyZodConverter(): Promise<void> {
 
 /**
  * Turns any accepted schema into the JSON Schema that is published and validated (by the kernel's ajv path, so
- * every style validates identically). Plain JSON Schema passes through unaltered but for its `$schema` when that
- * names 2020-12 (see `withoutDefaultDialect`). A zod >= 4.2 or Standard JSON Schema converts itself; older zod
- * needs `loadSchemaConverters()` to have run.
+ * every style validates identically). Plain JSON Schema passes through unaltered, `$schema` included: the author
+ * wrote it, and clients may rely on it. A converted schema leaves out the 2020-12 `$schema` the converter adds (see
+ * `withoutDefaultDialect`). A zod >= 4.2 or Standard JSON Schema converts itself; older zod needs
+ * `loadSchemaConverters()` to have run.
  */
 export function convertSchema(schema: McpSchema, direction: SchemaDirection): JsonSchema {
   if (typeof schema === 'function') return classToJsonSchema(schema, loaded(dtoConverter(), 'A DTO schema'));
   if (isStandardJsonSchema(schema)) return withoutDefaultDialect(standardToJsonSchema(schema, direction, undefined));
   if (isZodSchema(schema))
     return withoutDefaultDialect(standardToJsonSchema(schema, direction, loaded(zod, 'A zod schema')));
-  return withoutDefaultDialect(schema as JsonSchema);
+  return schema as JsonSchema;
 }
 
 /**
