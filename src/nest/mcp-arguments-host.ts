@@ -12,8 +12,8 @@ import type { McpCapturedResponse } from './mcp-captured-response.js';
 export type McpArgumentsHost = [
   httpRequest: unknown,
   httpResponse: McpCapturedResponse | undefined,
-  inputResponses: InputResponses,
+  context: McpContext,
   args: unknown,
   uri: string | undefined,
-  context: McpContext,
+  inputResponses: InputResponses,
 ];

@@ -154,10 +154,10 @@ export class McpHandlerFactory {
       const host: McpArgumentsHost = [
         context.httpRequest ?? stdioRequest(context),
         new McpCapturedResponse(),
-        context.inputResponses,
-        undefined,
-        undefined,
         context,
+        undefined,
+        undefined,
+        context.inputResponses,
       ];
       try {
         if (staticCheck) return (await staticCheck(...host)) === true;
@@ -294,7 +294,7 @@ function withoutGlobalGuardsAndInterceptors(
  */
 function pipelineHost(host: McpArgumentsHost): McpArgumentsHost {
   const context = host[McpParamtype.CONTEXT];
-  return [host[0] ?? stdioRequest(context), new McpCapturedResponse(), host[2], host[3], host[4], context];
+  return [host[0] ?? stdioRequest(context), new McpCapturedResponse(), context, host[3], host[4], host[5]];
 }
 
 /**

@@ -175,7 +175,7 @@ export class McpExplorer implements OnModuleInit {
 }
 
 function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
-  return [ctx.httpRequest, undefined, ctx.inputResponses, args, uri, ctx];
+  return [ctx.httpRequest, undefined, ctx, args, uri, ctx.inputResponses];
 }
 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {

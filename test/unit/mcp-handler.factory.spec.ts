@@ -89,10 +89,10 @@ class SecondModule {}
 const hostWith = (args: unknown, httpRequest: object = {}, uri?: string): McpArgumentsHost => [
   httpRequest,
   undefined,
-  {},
+  { httpRequest, inputResponses: {} } as unknown as McpContext,
   args,
   uri,
-  { httpRequest, inputResponses: {} } as unknown as McpContext,
+  {},
 ];
 
 describe('McpHandlerFactory', () => {
@@ -151,7 +151,7 @@ describe('McpHandlerFactory', () => {
   });
 
   it('guard check: a denying guard hides quietly, a throwing HttpException hides quietly, any other error hides and is logged', async () => {
-    const context = hostWith(undefined)[5];
+    const context = hostWith(undefined)[2];
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'denied', 'denied')(context)).toBe(false);
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'forbidden', 'forbidden')(context)).toBe(false);
     expect(errors).toHaveLength(0);
