@@ -33,7 +33,9 @@ describe.each(HTTP_ADAPTERS)('a global ValidationPipe and a tool that declares M
   it('hands the tool its context untouched by the pipe', async () => {
     const { result } = await mcp.callTool('caller_host');
     expect(result?.isError).toBeFalsy();
-    expect(result?.structuredContent ?? JSON.parse(String(result?.content[0].text))).toEqual({
+    expect(
+      result?.structuredContent ?? JSON.parse(String((result?.content[0] as { text?: string } | undefined)?.text)),
+    ).toEqual({
       host: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
     });
   });
