@@ -13,7 +13,8 @@ const kind = process.argv[2];
 if (kind === 'mcp') {
   const { bootstrapStdio } = await import('../src/index.js');
   const { AppModule } = await import('../examples/basic/app.module.js');
-  await bootstrapStdio(AppModule, { logger: false });
+  // As examples/basic/stdio.ts: the example serves one of its REST routes as a tool, which needs an HTTP adapter.
+  await bootstrapStdio(AppModule, { logger: false, http: true });
 } else if (kind === 'bare') {
   const { Module } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
