@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { URL_INSECURE_HTTP, URL_NOT_ABSOLUTE, URL_NOT_HTTPS } from '../server/errors/configuration-messages.js';
 /**
  * Checks the URL of an endpoint the resource server trusts (JWKS, introspection) once, at start-up. Keys or
  * token verdicts fetched over plain HTTP can be swapped by anyone on the path, so `http:` is refused unless the
@@ -9,17 +10,12 @@ export function trustedEndpointUrl(option: string, value: string, allowInsecureH
   try {
     url = new URL(value);
   } catch (error) {
-    throw new McpConfigurationError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`, {
-      cause: error,
-    });
+    throw new McpConfigurationError(URL_NOT_ABSOLUTE(option, value), { cause: error });
   }
   if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:') throw new McpConfigurationError(`${option} must be an https URL, got ${url.protocol}`);
+  if (url.protocol !== 'http:') throw new McpConfigurationError(URL_NOT_HTTPS(option, url.protocol));
   if (!allowInsecureHttp && !isLoopback(url.hostname)) {
-    throw new McpConfigurationError(
-      `${option} is plain http on a non-loopback host (${url.host}): keys and token verdicts could be tampered with in transit. ` +
-        'Use https, or set allowInsecureHttp: true if the network to it is trusted.',
-    );
+    throw new McpConfigurationError(URL_INSECURE_HTTP(option, url.host));
   }
   return url;
 }

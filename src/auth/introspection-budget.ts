@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { INTROSPECTION_RATE, NOT_POSITIVE_INTEGER } from '../server/errors/configuration-messages.js';
 /**
  * How many introspection calls may start: at most `maxConcurrent` in flight, and at most `perSecond` started per
  * second on average (a token bucket that holds `perSecond`, so a quiet server can absorb a burst that size).
@@ -16,11 +17,8 @@ export class IntrospectionBudget {
     private readonly now: () => number,
   ) {
     if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)
-      throw new McpConfigurationError('auth.introspection.maxConcurrentCalls must be a positive integer');
-    if (!(perSecond > 0))
-      throw new McpConfigurationError(
-        'auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it)',
-      );
+      throw new McpConfigurationError(NOT_POSITIVE_INTEGER('auth.introspection.maxConcurrentCalls', maxConcurrent));
+    if (!(perSecond > 0)) throw new McpConfigurationError(INTROSPECTION_RATE(perSecond));
     this.tokens = perSecond;
     this.refilledAt = now();
   }

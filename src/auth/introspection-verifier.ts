@@ -5,6 +5,7 @@ import { IntrospectionCache } from './introspection-cache.js';
 import { McpPrincipal } from './principal.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { NOT_MILLISECONDS, NOT_POSITIVE_INTEGER } from '../server/errors/configuration-messages.js';
 
 // RFC 7662 §2.2 `token_type` is the OAuth token type (RFC 6749 §7.1, `Bearer`); some servers put the kind of
 // token there instead. Either way only an access token may be used here: never a refresh or ID token.
@@ -70,13 +71,15 @@ export class IntrospectionVerifier implements TokenVerifier {
     );
     const maxEntries = options.cacheMaxEntries ?? 10_000;
     if (!Number.isSafeInteger(maxEntries) || maxEntries < 1)
-      throw new McpConfigurationError('auth.introspection.cacheMaxEntries must be a positive integer');
+      throw new McpConfigurationError(NOT_POSITIVE_INTEGER('auth.introspection.cacheMaxEntries', maxEntries));
     this.accepted = new IntrospectionCache(maxEntries);
     this.refused = new IntrospectionCache(maxEntries);
     this.budget = new IntrospectionBudget(options.maxConcurrentCalls ?? 16, options.maxCallsPerSecond ?? 50, this.now);
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
     if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1)
-      throw new McpConfigurationError('auth.introspection.maxResponseBytes must be a positive integer');
+      throw new McpConfigurationError(
+        NOT_POSITIVE_INTEGER('auth.introspection.maxResponseBytes', this.maxResponseBytes),
+      );
     this.requireAudience = options.requireAudience ?? true;
   }
 
@@ -206,6 +209,6 @@ function isEpochSeconds(value: unknown): value is number {
 
 function nonNegative(name: string, value: number): number {
   if (!(Number.isFinite(value) && value >= 0))
-    throw new McpConfigurationError(`auth.introspection.${name} must be a number of milliseconds, 0 or more`);
+    throw new McpConfigurationError(NOT_MILLISECONDS(`auth.introspection.${name}`, value));
   return value;
 }

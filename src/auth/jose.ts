@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { JOSE_UNAVAILABLE } from '../server/errors/configuration-messages.js';
 export type Jose = typeof import('jose');
 
 /**
@@ -12,11 +13,6 @@ export async function loadJose(): Promise<Jose> {
     const { importJose } = await import('./jose-loader.cjs');
     return await importJose();
   } catch (error) {
-    throw new McpConfigurationError(
-      'auth.jwt verifies tokens with the ESM-only package "jose", which this runtime could not import ' +
-        `(${(error as Error).message}). Under jest's CommonJS runtime, run jest with NODE_OPTIONS=--experimental-vm-modules ` +
-        '(the jest config stays as it is), or verify tokens yourself with auth.verify or auth.introspection.',
-      { cause: error },
-    );
+    throw new McpConfigurationError(JOSE_UNAVAILABLE((error as Error).message), { cause: error });
   }
 }

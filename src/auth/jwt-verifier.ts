@@ -5,6 +5,14 @@ import { loadJose, type Jose } from './jose.js';
 import { McpPrincipal } from './principal.js';
 import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import {
+  JWT_HMAC_WITHOUT_SECRET,
+  JWT_ISSUER_REQUIRED,
+  JWT_ONE_KEY_SOURCE,
+  JWT_SECRET_ALGORITHMS,
+  JWT_SECRET_SHORT,
+  JWT_TYP_EMPTY,
+} from '../server/errors/configuration-messages.js';
 
 // RFC 9068 §2.1: access tokens are typed `at+jwt` (media type application/at+jwt), so an ID token or any other
 // JWT signed by the same keys is not taken for one.
@@ -41,13 +49,9 @@ export class JwtVerifier implements TokenVerifier {
     private readonly audience: string | string[],
   ) {
     const sources = (['jwksUri', 'jwks', 'secret'] as const).filter((key) => options[key] !== undefined);
-    if (sources.length !== 1)
-      throw new McpConfigurationError(
-        `auth.jwt needs exactly one of jwksUri, jwks and secret; got ${sources.length === 0 ? 'none' : sources.join(', ')}`,
-      );
+    if (sources.length !== 1) throw new McpConfigurationError(JWT_ONE_KEY_SOURCE(sources));
     const noIssuer = !options.issuer || (Array.isArray(options.issuer) && options.issuer.length === 0);
-    if (noIssuer && options.secret === undefined)
-      throw new McpConfigurationError('auth.jwt.issuer is required with jwksUri or jwks (it is optional with secret)');
+    if (noIssuer && options.secret === undefined) throw new McpConfigurationError(JWT_ISSUER_REQUIRED);
     this.algorithms = options.secret === undefined ? keyAlgorithms(options.algorithms) : hmacAlgorithms(options);
     // Checked now, so a plain-http JWKS URL fails start-up even before jose has loaded.
     const jwksUrl =
@@ -66,8 +70,7 @@ export class JwtVerifier implements TokenVerifier {
     // Reported by ready() at start-up; this keeps the rejection from also surfacing as unhandled.
     this.loaded.catch(() => undefined);
     const typ = options.typ ?? ACCESS_TOKEN_TYPE;
-    if (typ !== false && [typ].flat().length === 0)
-      throw new McpConfigurationError('auth.jwt.typ needs at least one type, or false to accept any');
+    if (typ !== false && [typ].flat().length === 0) throw new McpConfigurationError(JWT_TYP_EMPTY);
     this.types = typ === false ? undefined : new Set([typ].flat().map(mediaType));
   }
 
@@ -101,19 +104,13 @@ export class JwtVerifier implements TokenVerifier {
 /** With keys, HMAC is refused: a public key taken for an HMAC secret would let anyone sign (algorithm confusion). */
 function keyAlgorithms(algorithms: string[] | undefined): string[] {
   const hmac = algorithms?.filter((algorithm) => algorithm in HMAC_KEY_BYTES) ?? [];
-  if (hmac.length > 0)
-    throw new McpConfigurationError(
-      `auth.jwt.algorithms names ${hmac.join(', ')}: HMAC needs auth.jwt.secret, not a key set`,
-    );
+  if (hmac.length > 0) throw new McpConfigurationError(JWT_HMAC_WITHOUT_SECRET(hmac));
   return algorithms ?? ASYMMETRIC_ALGORITHMS;
 }
 
 function hmacAlgorithms({ algorithms = ['HS256'] }: JwtVerifierOptions): string[] {
   const other = algorithms.filter((algorithm) => !(algorithm in HMAC_KEY_BYTES));
-  if (algorithms.length === 0 || other.length > 0)
-    throw new McpConfigurationError(
-      `auth.jwt.algorithms with a secret takes HS256, HS384 and HS512 only; got ${JSON.stringify(algorithms)}`,
-    );
+  if (algorithms.length === 0 || other.length > 0) throw new McpConfigurationError(JWT_SECRET_ALGORITHMS(algorithms));
   return algorithms;
 }
 
@@ -121,9 +118,7 @@ function secretBytes(secret: string | Uint8Array, algorithms: string[]): Uint8Ar
   const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
   const needed = Math.max(...algorithms.map((algorithm) => HMAC_KEY_BYTES[algorithm]));
   if (bytes.byteLength < needed)
-    throw new McpConfigurationError(
-      `auth.jwt.secret has ${bytes.byteLength} bytes; ${algorithms.join(', ')} needs at least ${needed} (RFC 7518 §3.2): use a longer random secret`,
-    );
+    throw new McpConfigurationError(JWT_SECRET_SHORT(bytes.byteLength, algorithms, needed));
   return bytes;
 }
 

@@ -17,6 +17,7 @@ import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 import { readsAsExpired } from './unverified-expiry.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import { AUTH_ONE_WAY, AUTH_SERVERS_REQUIRED, URL_NOT_ABSOLUTE } from '../server/errors/configuration-messages.js';
 
 // MCP authorization: servers SHOULD NOT advertise or challenge for offline_access; refresh is the client's business.
 const OFFLINE_ACCESS = 'offline_access';
@@ -56,9 +57,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
 
     const ways = (['jwt', 'introspection', 'verify', 'fromRequest'] as const).filter((k) => options[k] !== undefined);
     if (ways.length !== 1) {
-      throw new McpConfigurationError(
-        `auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`,
-      );
+      throw new McpConfigurationError(AUTH_ONE_WAY(ways));
     }
     if (options.jwt) this.verifier = new JwtVerifier(options.jwt, options.jwt.audience ?? this.resource);
     else if (options.introspection)
@@ -182,11 +181,11 @@ function authorizationServers(options: McpAuthOptions): string[] | undefined {
   const external =
     options.introspection !== undefined || (options.jwt !== undefined && options.jwt.secret === undefined);
   if (servers === undefined && !external) return undefined;
-  if (!Array.isArray(servers) || servers.length === 0)
-    throw new McpConfigurationError(
-      'auth.authorizationServers needs at least one issuer URL with jwt.jwksUri, jwt.jwks or introspection',
-    );
-  for (const server of servers) new URL(server);
+  if (!Array.isArray(servers) || servers.length === 0) throw new McpConfigurationError(AUTH_SERVERS_REQUIRED);
+  for (const server of servers) {
+    if (typeof server !== 'string' || !URL.canParse(server))
+      throw new McpConfigurationError(URL_NOT_ABSOLUTE('auth.authorizationServers', server));
+  }
   return [...servers];
 }
 

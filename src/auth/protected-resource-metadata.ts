@@ -1,4 +1,9 @@
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
+import {
+  RESOURCE_NOT_HTTP,
+  RESOURCE_WITH_FRAGMENT,
+  RESOURCE_NOT_ABSOLUTE,
+} from '../server/errors/configuration-messages.js';
 /** The well-known path of Protected Resource Metadata (RFC 9728 §3). */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -21,13 +26,10 @@ export function canonicalResourceUri(uri: string): string {
   try {
     url = new URL(uri);
   } catch (error) {
-    throw new McpConfigurationError(`auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`, {
-      cause: error,
-    });
+    throw new McpConfigurationError(RESOURCE_NOT_ABSOLUTE(uri), { cause: error });
   }
-  if (url.hash || uri.includes('#')) throw new McpConfigurationError('auth.resource must not contain a fragment');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new McpConfigurationError('auth.resource must be an http(s) URI');
+  if (url.hash || uri.includes('#')) throw new McpConfigurationError(RESOURCE_WITH_FRAGMENT);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new McpConfigurationError(RESOURCE_NOT_HTTP);
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}${url.search}`;
 }

@@ -14,7 +14,7 @@ import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/eve
 import { HandlerErrorPolicy, type HandlerErrorLogger } from './errors/handler-error-policy.js';
 import { HandlerFailure } from './errors/handler-failure.js';
 import { McpConfigurationError } from './errors/configuration-error.js';
-import { INVALID_LEGACY_MODE, MISSING_IDENTITY } from './errors/configuration-messages.js';
+import { INVALID_LEGACY_MODE, MISSING_IDENTITY, REGISTRATION_FAILED } from './errors/configuration-messages.js';
 import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from './errors/moved-options.js';
 import { InputRound } from './input/input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
@@ -237,7 +237,7 @@ export class McpKernel {
       (r) => {
         const { registration: tool, checks } = toToolRegistration(r as McpToolRegistration<object>);
         const problem = this.uiLinksChecked ? this.uiLinkProblem(tool.name, tool.ui?.resourceUri) : undefined;
-        if (problem) throw new McpConfigurationError(`Tool "${tool.name}": ${problem}`);
+        if (problem) throw new McpConfigurationError(REGISTRATION_FAILED(`Tool "${tool.name}"`, problem));
         this.tools.add(tool, checks);
       },
       (r) => this.tools.remove(r.name),

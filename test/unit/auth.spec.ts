@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { RequireScopes, McpPrincipal } from '../../src/index.js';
+import { RequireScopes, McpPrincipal, McpConfigurationError } from '../../src/index.js';
 import { bearerToken } from '../../src/auth/bearer-token.js';
 import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth/protected-resource-metadata.js';
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
@@ -86,6 +86,17 @@ describe('OAuthResourceServer configuration', () => {
     expect(() => new OAuthResourceServer({ ...base, authorizationServers: [], verify: () => null })).toThrow(
       /at least one/,
     );
+  });
+
+  it('refuses an authorization server that is not a URL, as a configuration error naming the option', () => {
+    let thrown: unknown;
+    try {
+      new OAuthResourceServer({ ...base, authorizationServers: ['auth.example.com'], verify: () => null });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(McpConfigurationError);
+    expect((thrown as Error).message).toBe('auth.authorizationServers must be an absolute URL, got "auth.example.com"');
   });
 
   it('needs a JWKS for JWTs', () => {

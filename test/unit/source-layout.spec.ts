@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
@@ -42,6 +42,16 @@ describe('source layout', () => {
       return !(plain.test(name) || (isNestLayer(file) && nestKind.test(name)));
     });
     expect(misnamed).toEqual([]);
+  });
+
+  it('keeps every start-up message in the one messages file', () => {
+    const messages = 'server/errors/configuration-messages.ts';
+    const inline = filesUnder(src).flatMap((file) => {
+      if (file === messages || !file.endsWith('.ts')) return [];
+      const text = readFileSync(join(src, file), 'utf8');
+      return [...text.matchAll(/new McpConfigurationError\(\s*[`'"]/g)].map(() => file);
+    });
+    expect(inline).toEqual([]);
   });
 
   it('keeps at most 12 loose files at the top of src/server', () => {

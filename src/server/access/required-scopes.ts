@@ -1,6 +1,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { INVALID_SCOPES } from '../errors/configuration-messages.js';
 
 // RFC 6749 §3.3 scope-token: printable ASCII except space, `"` and `\`, so a scope is always safe inside a
 // quoted WWW-Authenticate parameter.
@@ -10,9 +11,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 export function checkRequiredScopes(owner: string, scopes: unknown): string[] | undefined {
   if (scopes === undefined) return undefined;
   if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s))) {
-    throw new McpConfigurationError(
-      `${owner}: scopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`,
-    );
+    throw new McpConfigurationError(INVALID_SCOPES(owner));
   }
   return scopes.length === 0 ? undefined : [...new Set(scopes as string[])];
 }

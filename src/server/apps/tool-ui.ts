@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { TOOL_UI_NOT_AN_OBJECT, TOOL_UI_RESOURCE_URI, TOOL_UI_VISIBILITY } from '../errors/configuration-messages.js';
 import { UI_RESOURCE_URI_META_KEY, UI_URI_SCHEME, type UiToolMeta } from '../../protocol/apps.js';
 import type { MetaObject } from '../../protocol/mcp-types.js';
 
@@ -7,13 +8,10 @@ const VISIBILITIES: readonly string[] = ['model', 'app'];
 /** Checks a tool's `ui` option; throws naming the tool and what is wrong. */
 export function checkToolUi(tool: string, ui: UiToolMeta): void {
   const owner = `Tool "${tool}": ui`;
-  if (typeof ui !== 'object' || ui === null)
-    throw new McpConfigurationError(`${owner} must be an object with a resourceUri`);
+  if (typeof ui !== 'object' || ui === null) throw new McpConfigurationError(TOOL_UI_NOT_AN_OBJECT(owner));
   const { resourceUri, visibility } = ui;
   if (typeof resourceUri !== 'string' || !resourceUri.startsWith(UI_URI_SCHEME) || resourceUri === UI_URI_SCHEME) {
-    throw new McpConfigurationError(
-      `${owner}.resourceUri must be a ui:// URI (like "ui://weather/card.html"), got ${JSON.stringify(resourceUri)}`,
-    );
+    throw new McpConfigurationError(TOOL_UI_RESOURCE_URI(owner, resourceUri));
   }
   if (visibility === undefined) return;
   if (
@@ -22,9 +20,7 @@ export function checkToolUi(tool: string, ui: UiToolMeta): void {
     visibility.some((v) => !VISIBILITIES.includes(v)) ||
     new Set(visibility).size !== visibility.length
   ) {
-    throw new McpConfigurationError(
-      `${owner}.visibility must list "model" and/or "app" once each, got ${JSON.stringify(visibility)}`,
-    );
+    throw new McpConfigurationError(TOOL_UI_VISIBILITY(owner, visibility));
   }
 }
 

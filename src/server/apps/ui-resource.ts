@@ -1,4 +1,20 @@
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import {
+  HANDLER_NOT_A_FUNCTION,
+  NOT_AN_OBJECT,
+  UI_CSP_NOT_ORIGINS,
+  UI_DOMAIN_NOT_A_HOST,
+  UI_FILE_NOT_A_PATH,
+  UI_FILE_UNREADABLE,
+  UI_HTML_EMPTY,
+  UI_ONE_SOURCE,
+  UI_PERMISSION_NOT_EMPTY,
+  UI_PREFERS_BORDER_NOT_BOOLEAN,
+  UI_UNKNOWN_CSP_LIST,
+  UI_UNKNOWN_PERMISSION,
+  UI_URI_WITHOUT_SCHEME,
+  UI_WRONG_MIME_TYPE,
+} from '../errors/configuration-messages.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -44,16 +60,13 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
   const uri = registration.uri;
   const owner = `UI resource ${JSON.stringify(uri)}`;
   if (typeof uri !== 'string' || !uri.startsWith(UI_URI_SCHEME) || uri === UI_URI_SCHEME) {
-    throw new McpConfigurationError(`${owner}: the uri must start with ui:// (like "ui://weather/card.html")`);
+    throw new McpConfigurationError(UI_URI_WITHOUT_SCHEME(owner));
   }
   if (mimeType !== undefined && mimeType !== UI_MIME_TYPE) {
-    throw new McpConfigurationError(
-      `${owner}: mimeType must be "${UI_MIME_TYPE}" (the default), got ${JSON.stringify(mimeType)}`,
-    );
+    throw new McpConfigurationError(UI_WRONG_MIME_TYPE(owner, UI_MIME_TYPE, mimeType));
   }
   const sources = [html, file, handler].filter((s) => s !== undefined).length;
-  if (sources !== 1)
-    throw new McpConfigurationError(`${owner}: give exactly one of html, file or handler (got ${sources})`);
+  if (sources !== 1) throw new McpConfigurationError(UI_ONE_SOURCE(owner, sources));
   const meta = uiMeta(owner, { csp, permissions, domain, prefersBorder });
   const item = (text: string): TextResourceContents => {
     const contents: TextResourceContents = { uri, mimeType: UI_MIME_TYPE, text };
@@ -62,7 +75,7 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
   };
   let read: ResourceRegistration['handler'];
   if (handler !== undefined) {
-    if (typeof handler !== 'function') throw new McpConfigurationError(`${owner}: handler must be a function`);
+    if (typeof handler !== 'function') throw new McpConfigurationError(HANDLER_NOT_A_FUNCTION(owner));
     read = async (requested, _variables, context): Promise<ReadResourceResult> => {
       const text = await handler(requested, context);
       if (typeof text !== 'string')
@@ -83,22 +96,19 @@ export function toUiResourceRegistration(registration: UiResourceRegistration): 
 }
 
 function checkedHtml(owner: string, html: unknown): string {
-  if (typeof html !== 'string' || html.length === 0)
-    throw new McpConfigurationError(`${owner}: html must be a non-empty string`);
+  if (typeof html !== 'string' || html.length === 0) throw new McpConfigurationError(UI_HTML_EMPTY(owner));
   return html;
 }
 
 function readHtml(owner: string, file: unknown): string {
-  if (typeof file !== 'string' || file.length === 0) throw new McpConfigurationError(`${owner}: file must be a path`);
+  if (typeof file !== 'string' || file.length === 0) throw new McpConfigurationError(UI_FILE_NOT_A_PATH(owner));
   const path = resolve(file);
   try {
     return checkedHtml(owner, readFileSync(path, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!code) throw error;
-    throw new McpConfigurationError(`${owner}: cannot read ${path} (${code}); build the UI first or fix the path`, {
-      cause: error,
-    });
+    throw new McpConfigurationError(UI_FILE_UNREADABLE(owner, path, code), { cause: error });
   }
 }
 
@@ -106,44 +116,38 @@ function readHtml(owner: string, file: unknown): string {
 function uiMeta(owner: string, given: UiResourceMeta): UiResourceMeta | undefined {
   const meta: UiResourceMeta = {};
   if (given.csp !== undefined) {
-    if (!isPlainObject(given.csp)) throw new McpConfigurationError(`${owner}: csp must be an object`);
+    if (!isPlainObject(given.csp)) throw new McpConfigurationError(NOT_AN_OBJECT(owner, 'csp'));
     meta.csp = {};
     for (const [key, value] of Object.entries(given.csp)) {
       if (!(UI_CSP_KEYS as readonly string[]).includes(key)) {
-        throw new McpConfigurationError(`${owner}: csp.${key} is not a CSP list (use ${UI_CSP_KEYS.join(', ')})`);
+        throw new McpConfigurationError(UI_UNKNOWN_CSP_LIST(owner, key, UI_CSP_KEYS));
       }
       if (value === undefined) continue;
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CSP_SOURCE.test(v))) {
-        throw new McpConfigurationError(
-          `${owner}: csp.${key} must be a list of origins like "https://api.example.com"`,
-        );
+        throw new McpConfigurationError(UI_CSP_NOT_ORIGINS(owner, key));
       }
       meta.csp[key as keyof typeof meta.csp] = [...value];
     }
   }
   if (given.permissions !== undefined) {
-    if (!isPlainObject(given.permissions)) throw new McpConfigurationError(`${owner}: permissions must be an object`);
+    if (!isPlainObject(given.permissions)) throw new McpConfigurationError(NOT_AN_OBJECT(owner, 'permissions'));
     meta.permissions = {};
     for (const [key, value] of Object.entries(given.permissions)) {
       if (!(UI_PERMISSION_KEYS as readonly string[]).includes(key)) {
-        throw new McpConfigurationError(
-          `${owner}: permissions.${key} is not a permission (use ${UI_PERMISSION_KEYS.join(', ')})`,
-        );
+        throw new McpConfigurationError(UI_UNKNOWN_PERMISSION(owner, key, UI_PERMISSION_KEYS));
       }
       if (value === undefined) continue;
-      if (!isPlainObject(value))
-        throw new McpConfigurationError(`${owner}: permissions.${key} must be {} to ask for it`);
+      if (!isPlainObject(value)) throw new McpConfigurationError(UI_PERMISSION_NOT_EMPTY(owner, key));
       meta.permissions[key as keyof typeof meta.permissions] = {};
     }
   }
   if (given.domain !== undefined) {
     if (typeof given.domain !== 'string' || !CSP_SOURCE.test(given.domain))
-      throw new McpConfigurationError(`${owner}: domain must be a host name`);
+      throw new McpConfigurationError(UI_DOMAIN_NOT_A_HOST(owner));
     meta.domain = given.domain;
   }
   if (given.prefersBorder !== undefined) {
-    if (typeof given.prefersBorder !== 'boolean')
-      throw new McpConfigurationError(`${owner}: prefersBorder must be a boolean`);
+    if (typeof given.prefersBorder !== 'boolean') throw new McpConfigurationError(UI_PREFERS_BORDER_NOT_BOOLEAN(owner));
     meta.prefersBorder = given.prefersBorder;
   }
   return Object.keys(meta).length > 0 ? meta : undefined;

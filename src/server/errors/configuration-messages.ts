@@ -72,3 +72,151 @@ export const ROUTE_TOOLS_NEED_HTTP = (place: string) =>
 export const ROUTE_CONTROLLER_NOT_FOUND = (name: string) =>
   `McpModule option routes.controllers: ${name} is not a controller of any module of the app; add it to a ` +
   "module's controllers";
+
+// Registrations: tools, resources, prompts and their completers, whichever layer declares them.
+
+export const INVALID_NAME = (kind: string, name: unknown) =>
+  `Invalid ${kind} name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`;
+
+export const DUPLICATE_NAME = (kind: 'Tool' | 'Prompt', name: string) =>
+  `${kind} "${name}" is already registered; ${kind.toLowerCase()} names must be unique`;
+
+export const NAME_REQUIRED = (owner: string) => `${owner}: name is required`;
+
+export const HANDLER_NOT_A_FUNCTION = (owner: string) => `${owner}: handler must be a function`;
+
+export const NOTHING_TO_COMPLETE = (owner: string, what: string, key: string) =>
+  `${owner}: no ${what} "${key}" to complete`;
+
+export const INVALID_SCOPES = (owner: string) =>
+  `${owner}: scopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`;
+
+export const INVALID_TASK_SUPPORT = (tool: string, taskSupport: unknown) =>
+  `Tool "${tool}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`;
+
+export const DEFER_TASK_WITHOUT_SUPPORT = (tool: string) => `Tool "${tool}": deferTask needs a taskSupport`;
+
+export const INPUT_SCHEMA_NOT_OBJECT = (tool: string) =>
+  `Tool "${tool}": inputSchema must be a JSON Schema object with "type": "object"`;
+
+export const RESOURCE_URI_NOT_ABSOLUTE = (uri: unknown) =>
+  `Resource ${JSON.stringify(uri)}: uri must be an absolute URI`;
+
+export const DUPLICATE_RESOURCE = (uri: string, registered: string) =>
+  `Resource "${uri}" is already registered (as "${registered}")`;
+
+export const DUPLICATE_RESOURCE_TEMPLATE = (template: string) =>
+  `Resource template "${template}" is already registered`;
+
+export const URI_TEMPLATE_WITHOUT_VARIABLE = (template: string) =>
+  `Invalid URI template "${template}": expected at least one {variable}`;
+
+// Schemas.
+
+export const INVALID_JSON_SCHEMA = (subject: string, reason: string) => `${subject}: invalid JSON Schema: ${reason}`;
+
+export const UNSUPPORTED_SCHEMA_DIALECT = (subject: string, declared: unknown) =>
+  `${subject}: unsupported JSON Schema dialect ${JSON.stringify(declared)} (2020-12 and draft-07 are supported)`;
+
+export const INVALID_SCHEMA = (errors: string) => `schema is invalid: ${errors}`;
+
+export const CONVERTERS_NOT_LOADED = (purpose: string) =>
+  `${purpose} needs the converters loaded first: await loadSchemaConverters()`;
+
+export const OLD_ZOD_NEEDS_CONVERTERS = CONVERTERS_NOT_LOADED('A zod schema older than zod 4.2');
+
+// MCP Apps: UI resources and the tools that show them.
+
+export const NOT_AN_OBJECT = (owner: string, key: string) => `${owner}: ${key} must be an object`;
+
+export const UI_URI_WITHOUT_SCHEME = (owner: string) =>
+  `${owner}: the uri must start with ui:// (like "ui://weather/card.html")`;
+
+export const UI_WRONG_MIME_TYPE = (owner: string, expected: string, mimeType: unknown) =>
+  `${owner}: mimeType must be "${expected}" (the default), got ${JSON.stringify(mimeType)}`;
+
+export const UI_ONE_SOURCE = (owner: string, given: number) =>
+  `${owner}: give exactly one of html, file or handler (got ${given})`;
+
+export const UI_HTML_EMPTY = (owner: string) => `${owner}: html must be a non-empty string`;
+
+export const UI_FILE_NOT_A_PATH = (owner: string) => `${owner}: file must be a path`;
+
+export const UI_FILE_UNREADABLE = (owner: string, path: string, code: unknown) =>
+  `${owner}: cannot read ${path} (${String(code)}); build the UI first or fix the path`;
+
+export const UI_UNKNOWN_CSP_LIST = (owner: string, key: string, known: readonly string[]) =>
+  `${owner}: csp.${key} is not a CSP list (use ${known.join(', ')})`;
+
+export const UI_CSP_NOT_ORIGINS = (owner: string, key: string) =>
+  `${owner}: csp.${key} must be a list of origins like "https://api.example.com"`;
+
+export const UI_UNKNOWN_PERMISSION = (owner: string, key: string, known: readonly string[]) =>
+  `${owner}: permissions.${key} is not a permission (use ${known.join(', ')})`;
+
+export const UI_PERMISSION_NOT_EMPTY = (owner: string, key: string) =>
+  `${owner}: permissions.${key} must be {} to ask for it`;
+
+export const UI_DOMAIN_NOT_A_HOST = (owner: string) => `${owner}: domain must be a host name`;
+
+export const UI_PREFERS_BORDER_NOT_BOOLEAN = (owner: string) => `${owner}: prefersBorder must be a boolean`;
+
+export const TOOL_UI_NOT_AN_OBJECT = (owner: string) => `${owner} must be an object with a resourceUri`;
+
+export const TOOL_UI_RESOURCE_URI = (owner: string, resourceUri: unknown) =>
+  `${owner}.resourceUri must be a ui:// URI (like "ui://weather/card.html"), got ${JSON.stringify(resourceUri)}`;
+
+export const TOOL_UI_VISIBILITY = (owner: string, visibility: unknown) =>
+  `${owner}.visibility must list "model" and/or "app" once each, got ${JSON.stringify(visibility)}`;
+
+// Authorization (`auth`).
+
+export const AUTH_ONE_WAY = (ways: readonly string[]) =>
+  `auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`;
+
+export const AUTH_SERVERS_REQUIRED =
+  'auth.authorizationServers needs at least one issuer URL with jwt.jwksUri, jwt.jwks or introspection';
+
+export const NOT_MILLISECONDS = (option: string, value: unknown) =>
+  `${option} must be a number of milliseconds, 0 or more, got ${String(value)}`;
+
+export const INTROSPECTION_RATE = (perSecond: unknown) =>
+  `auth.introspection.maxCallsPerSecond must be a positive number (Infinity disables it), got ${String(perSecond)}`;
+
+export const JWT_ONE_KEY_SOURCE = (sources: readonly string[]) =>
+  `auth.jwt needs exactly one of jwksUri, jwks and secret; got ${sources.length === 0 ? 'none' : sources.join(', ')}`;
+
+export const JWT_ISSUER_REQUIRED = 'auth.jwt.issuer is required with jwksUri or jwks (it is optional with secret)';
+
+export const JWT_TYP_EMPTY = 'auth.jwt.typ needs at least one type, or false to accept any';
+
+export const JWT_HMAC_WITHOUT_SECRET = (hmac: readonly string[]) =>
+  `auth.jwt.algorithms names ${hmac.join(', ')}: HMAC needs auth.jwt.secret, not a key set`;
+
+export const JWT_SECRET_ALGORITHMS = (algorithms: unknown) =>
+  `auth.jwt.algorithms with a secret takes HS256, HS384 and HS512 only; got ${JSON.stringify(algorithms)}`;
+
+export const JWT_SECRET_SHORT = (bytes: number, algorithms: readonly string[], needed: number) =>
+  `auth.jwt.secret has ${bytes} bytes; ${algorithms.join(', ')} needs at least ${needed} (RFC 7518 §3.2): use a ` +
+  'longer random secret';
+
+export const JOSE_UNAVAILABLE = (reason: string) =>
+  `auth.jwt verifies tokens with the ESM-only package "jose", which this runtime could not import (${reason}). ` +
+  "Under jest's CommonJS runtime, run jest with NODE_OPTIONS=--experimental-vm-modules (the jest config stays as " +
+  'it is), or verify tokens yourself with auth.verify or auth.introspection.';
+
+export const URL_NOT_ABSOLUTE = (option: string, value: unknown) =>
+  `${option} must be an absolute URL, got ${JSON.stringify(value)}`;
+
+export const URL_NOT_HTTPS = (option: string, protocol: string) => `${option} must be an https URL, got ${protocol}`;
+
+export const URL_INSECURE_HTTP = (option: string, host: string) =>
+  `${option} is plain http on a non-loopback host (${host}): keys and token verdicts could be tampered with in ` +
+  'transit. Use https, or set allowInsecureHttp: true if the network to it is trusted.';
+
+export const RESOURCE_NOT_ABSOLUTE = (uri: unknown) =>
+  `auth.resource must be an absolute URI, got ${JSON.stringify(uri)}`;
+
+export const RESOURCE_WITH_FRAGMENT = 'auth.resource must not contain a fragment';
+
+export const RESOURCE_NOT_HTTP = 'auth.resource must be an http(s) URI';

@@ -8,6 +8,7 @@ import { checkRequiredScopes } from '../access/required-scopes.js';
 import type { Completer } from './resource-registry.js';
 import { stripUndefined } from './tool-registry.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { DUPLICATE_NAME, HANDLER_NOT_A_FUNCTION } from '../errors/configuration-messages.js';
 
 /** What a prompt handler may return: one text, messages, or a full get result. */
 export type PromptValue = string | PromptMessage[] | GetPromptResult;
@@ -56,10 +57,9 @@ export class PromptRegistry {
   add(registration: PromptRegistration): void {
     const { name } = registration;
     checkPrimitiveName('prompt', name);
-    if (this.entries.has(name))
-      throw new McpConfigurationError(`Prompt "${name}" is already registered; prompt names must be unique`);
+    if (this.entries.has(name)) throw new McpConfigurationError(DUPLICATE_NAME('Prompt', name));
     if (typeof registration.handler !== 'function')
-      throw new McpConfigurationError(`Prompt "${name}": handler must be a function`);
+      throw new McpConfigurationError(HANDLER_NOT_A_FUNCTION(`Prompt "${name}"`));
     const declared = (registration.arguments ?? []).map((a) => a.name);
     checkCompleters(`Prompt "${name}"`, registration.complete, declared, 'argument');
     const requiredScopes = checkRequiredScopes(`Prompt "${name}"`, registration.requiredScopes);

@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { INVALID_NAME, NOTHING_TO_COMPLETE } from '../errors/configuration-messages.js';
 /** The rules every registry applies to what it is given, written once. */
 
 /** Tool and prompt names: 1-128 characters from [A-Za-z0-9_.-]. */
@@ -6,9 +7,7 @@ const PRIMITIVE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export function checkPrimitiveName(kind: 'tool' | 'prompt', name: unknown): asserts name is string {
   if (typeof name !== 'string' || !PRIMITIVE_NAME.test(name)) {
-    throw new McpConfigurationError(
-      `Invalid ${kind} name ${JSON.stringify(name)}: use 1-128 characters from [A-Za-z0-9_.-]`,
-    );
+    throw new McpConfigurationError(INVALID_NAME(kind, name));
   }
 }
 
@@ -20,7 +19,7 @@ export function checkCompleters(
   what: string,
 ): void {
   for (const key of Object.keys(complete ?? {})) {
-    if (!declared.includes(key)) throw new McpConfigurationError(`${owner}: no ${what} "${key}" to complete`);
+    if (!declared.includes(key)) throw new McpConfigurationError(NOTHING_TO_COMPLETE(owner, what, key));
   }
 }
 

@@ -15,6 +15,13 @@ import { stripUndefined } from './tool-registry.js';
 import { UriTemplate } from '../uri/uri-template.js';
 import { escapesTemplate, looseUriKey, normalizeUri } from '../uri/uri-normalization.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import {
+  DUPLICATE_RESOURCE,
+  DUPLICATE_RESOURCE_TEMPLATE,
+  HANDLER_NOT_A_FUNCTION,
+  NAME_REQUIRED,
+  RESOURCE_URI_NOT_ABSOLUTE,
+} from '../errors/configuration-messages.js';
 
 /** What a resource handler may return: text, bytes, contents, or a full read result. */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult;
@@ -109,15 +116,13 @@ export class ResourceRegistry {
 
   addResource(registration: ResourceRegistration): void {
     const { uri, name } = registration;
-    if (typeof uri !== 'string' || !isAbsoluteUri(uri))
-      throw new McpConfigurationError(`Resource ${JSON.stringify(uri)}: uri must be an absolute URI`);
+    if (typeof uri !== 'string' || !isAbsoluteUri(uri)) throw new McpConfigurationError(RESOURCE_URI_NOT_ABSOLUTE(uri));
     if (typeof name !== 'string' || name.length === 0)
-      throw new McpConfigurationError(`Resource "${uri}": name is required`);
+      throw new McpConfigurationError(NAME_REQUIRED(`Resource "${uri}"`));
     if (typeof registration.handler !== 'function')
-      throw new McpConfigurationError(`Resource "${uri}": handler must be a function`);
+      throw new McpConfigurationError(HANDLER_NOT_A_FUNCTION(`Resource "${uri}"`));
     const key = normalizeUri(uri);
-    if (this.resources.has(key))
-      throw new McpConfigurationError(`Resource "${uri}" is already registered (as "${this.resources.get(key)!.uri}")`);
+    if (this.resources.has(key)) throw new McpConfigurationError(DUPLICATE_RESOURCE(uri, this.resources.get(key)!.uri));
     const entry = {
       ...registration,
       requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes),
@@ -133,11 +138,10 @@ export class ResourceRegistry {
   addTemplate(registration: ResourceTemplateRegistration): void {
     const { uriTemplate, name } = registration;
     if (typeof name !== 'string' || name.length === 0)
-      throw new McpConfigurationError(`Resource template "${uriTemplate}": name is required`);
+      throw new McpConfigurationError(NAME_REQUIRED(`Resource template "${uriTemplate}"`));
     if (typeof registration.handler !== 'function')
-      throw new McpConfigurationError(`Resource template "${uriTemplate}": handler must be a function`);
-    if (this.templates.has(uriTemplate))
-      throw new McpConfigurationError(`Resource template "${uriTemplate}" is already registered`);
+      throw new McpConfigurationError(HANDLER_NOT_A_FUNCTION(`Resource template "${uriTemplate}"`));
+    if (this.templates.has(uriTemplate)) throw new McpConfigurationError(DUPLICATE_RESOURCE_TEMPLATE(uriTemplate));
     const matcher = new UriTemplate(uriTemplate);
     checkCompleters(`Resource template "${uriTemplate}"`, registration.complete, matcher.variables, 'variable');
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);

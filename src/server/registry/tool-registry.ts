@@ -9,6 +9,14 @@ import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
 import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import {
+  DEFER_TASK_WITHOUT_SUPPORT,
+  DUPLICATE_NAME,
+  HANDLER_NOT_A_FUNCTION,
+  INPUT_SCHEMA_NOT_OBJECT,
+  INVALID_TASK_SUPPORT,
+  REGISTRATION_FAILED,
+} from '../errors/configuration-messages.js';
 import { jsonSchemaCheck, type SchemaCheck } from '../schema/schema-check.js';
 
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
@@ -144,29 +152,27 @@ export class ToolRegistry {
     } = registration;
     const name = definition.name;
     checkPrimitiveName('tool', name);
-    if (this.entries.has(name))
-      throw new McpConfigurationError(`Tool "${name}" is already registered; tool names must be unique`);
-    if (typeof handler !== 'function') throw new McpConfigurationError(`Tool "${name}": handler must be a function`);
+    if (this.entries.has(name)) throw new McpConfigurationError(DUPLICATE_NAME('Tool', name));
+    if (typeof handler !== 'function') throw new McpConfigurationError(HANDLER_NOT_A_FUNCTION(`Tool "${name}"`));
     if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
-      throw new McpConfigurationError(
-        `Tool "${name}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`,
-      );
+      throw new McpConfigurationError(INVALID_TASK_SUPPORT(name, taskSupport));
     }
-    if (deferTask && taskSupport === undefined)
-      throw new McpConfigurationError(`Tool "${name}": deferTask needs a taskSupport`);
+    if (deferTask && taskSupport === undefined) throw new McpConfigurationError(DEFER_TASK_WITHOUT_SUPPORT(name));
     if (ui !== undefined) {
       checkToolUi(name, ui);
       definition._meta = withToolUi(definition._meta, ui);
     }
     const inputSchema = definition.inputSchema as JsonSchema;
     if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
-      throw new McpConfigurationError(`Tool "${name}": inputSchema must be a JSON Schema object with "type": "object"`);
+      throw new McpConfigurationError(INPUT_SCHEMA_NOT_OBJECT(name));
     }
     let paramHeaders: ParamHeaderRule[];
     try {
       paramHeaders = extractParamHeaderRules(inputSchema);
     } catch (error) {
-      throw new McpConfigurationError(`Tool "${name}": ${(error as Error).message}`, { cause: error });
+      throw new McpConfigurationError(REGISTRATION_FAILED(`Tool "${name}"`, (error as Error).message), {
+        cause: error,
+      });
     }
     const entry: ToolEntry = {
       definition: stripUndefined(definition),

@@ -5,6 +5,7 @@ import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { safeRegExp } from '../uri/safe-regexp.js';
 import validateMetaSchema2020 from './json-schema-2020-meta-validator.cjs';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { INVALID_JSON_SCHEMA, INVALID_SCHEMA, UNSUPPORTED_SCHEMA_DIALECT } from '../errors/configuration-messages.js';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -61,7 +62,7 @@ export class SchemaCompiler {
       if (ajv === this.draft2020) checkMetaSchema2020(ajv, schema);
       fn = ajv.compile(schema as AnySchema);
     } catch (error) {
-      throw new McpConfigurationError(`${subject}: invalid JSON Schema: ${(error as Error).message}`, { cause: error });
+      throw new McpConfigurationError(INVALID_JSON_SCHEMA(subject, (error as Error).message), { cause: error });
     }
     const compiled: CompiledSchema = {
       schema,
@@ -96,9 +97,7 @@ export class SchemaCompiler {
       return (this.draft2020 ??= addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false }) as unknown as Ajv));
     if (typeof declared === 'string' && DRAFT_07.test(declared))
       return (this.draft07 ??= addFormats(new Ajv(AJV_OPTIONS)));
-    throw new McpConfigurationError(
-      `${subject}: unsupported JSON Schema dialect ${JSON.stringify(declared)} (2020-12 and draft-07 are supported)`,
-    );
+    throw new McpConfigurationError(UNSUPPORTED_SCHEMA_DIALECT(subject, declared));
   }
 }
 
@@ -112,7 +111,7 @@ function checkMetaSchema2020(ajv: Ajv, schema: JsonSchema): void {
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12_ID) {
     ajv.validateSchema(schema as AnySchema, true);
   } else if (!validateMetaSchema2020(schema)) {
-    throw new McpConfigurationError(`schema is invalid: ${ajv.errorsText(validateMetaSchema2020.errors)}`);
+    throw new McpConfigurationError(INVALID_SCHEMA(ajv.errorsText(validateMetaSchema2020.errors)));
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type ZodConverter,
 } from './zod-schema.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { CONVERTERS_NOT_LOADED } from '../errors/configuration-messages.js';
 
 /**
  * The optional converters, each loaded once. Registration is synchronous: the DTO converter (CommonJS) loads on
@@ -80,7 +81,6 @@ function dtoConverter(): DtoConverter | Error {
 
 function loaded<T>(converter: T | Error | undefined, purpose: string): T {
   if (converter instanceof Error) throw converter;
-  if (converter === undefined)
-    throw new McpConfigurationError(`${purpose} needs the converters loaded first: await loadSchemaConverters()`);
+  if (converter === undefined) throw new McpConfigurationError(CONVERTERS_NOT_LOADED(purpose));
   return converter;
 }

@@ -3,6 +3,7 @@ import type { StandardJsonSchemaSource, ZodSchemaSource } from './mcp-schema.js'
 import { requireFromLibrary } from '../util/library-require.cjs';
 import { optionalImport } from './optional-import.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { OLD_ZOD_NEEDS_CONVERTERS } from '../errors/configuration-messages.js';
 
 /** The published direction: a tool's arguments are the schema's input, its result the schema's output. */
 export type SchemaDirection = 'input' | 'output';
@@ -43,9 +44,6 @@ export function standardToJsonSchema(
 ): JsonSchema {
   if (isStandardJsonSchema(schema))
     return schema['~standard'].jsonSchema[direction]({ target: 'draft-2020-12' }) as JsonSchema;
-  if (!zod)
-    throw new McpConfigurationError(
-      'A zod schema older than zod 4.2 needs the converters loaded first: await loadSchemaConverters()',
-    );
+  if (!zod) throw new McpConfigurationError(OLD_ZOD_NEEDS_CONVERTERS);
   return zod(schema, { io: direction, target: 'draft-2020-12' });
 }

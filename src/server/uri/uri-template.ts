@@ -1,6 +1,7 @@
 import type { RE2 } from 're2-wasm';
 import { loadRE2 } from './re2-loader.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
+import { URI_TEMPLATE_WITHOUT_VARIABLE } from '../errors/configuration-messages.js';
 
 /**
  * RFC 6570 matching for resource templates: simple `{var}` expressions (level 1) match one path segment,
@@ -36,7 +37,7 @@ export class UriTemplate {
     }
     source += escapeRegExp(template.slice(last));
     if (/[{}]/.test(template.slice(last)) || variables.length + queryNames.length === 0) {
-      throw new McpConfigurationError(`Invalid URI template "${template}": expected at least one {variable}`);
+      throw new McpConfigurationError(URI_TEMPLATE_WITHOUT_VARIABLE(template));
     }
     this.source = `^${source}$`;
     this.variables = variables;
