@@ -37,6 +37,14 @@ export class FixtureProcess {
     return new FixtureProcess(child, `http://127.0.0.1:${port}`);
   }
 
+  /** Kills it with SIGKILL, as a crash or an OOM kill would: no shutdown hook runs. Resolves once it is gone. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
