@@ -2,7 +2,7 @@ import { isTerminalStatus } from '../protocol/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
-  lapsed,
+  lapsedTask,
   TaskResultsFull,
   type StoredTask,
   type TaskCreateOutcome,
@@ -126,7 +126,7 @@ export class RedisTaskStore implements TaskStore {
       const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const task = this.live(raw);
       if (!task || task.owner !== owner) return undefined;
-      const failed = lapsed(task, this.now());
+      const failed = lapsedTask(task, this.now());
       if (!failed) return task;
       if (await this.storeLapse(key, raw!, failed)) return failed;
     }
@@ -144,7 +144,7 @@ export class RedisTaskStore implements TaskStore {
       const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const current = this.live(raw);
       if (!current) return undefined;
-      const failed = lapsed(current, this.now());
+      const failed = lapsedTask(current, this.now());
       if (failed) {
         if (await this.storeLapse(key, raw!, failed)) return undefined;
         continue;

@@ -20,7 +20,11 @@ export class FixtureProcess {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the fixture did not start within 60 s')), 60_000);
+      const timer = setTimeout(() => {
+        // A fixture left running would hold the test process open after the suite.
+        child.kill('SIGKILL');
+        reject(new Error('the fixture did not start within 60 s'));
+      }, 60_000);
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();

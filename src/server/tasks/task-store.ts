@@ -30,7 +30,7 @@ export interface StoredTask {
   error?: TaskError;
   /**
    * Until when the instance running the task holds it (epoch ms); that instance renews it while the handler
-   * runs. Once it has passed on a task that has not ended, the task is `failed` (see `lapsed`). Absent: the
+   * runs. Once it has passed on a task that has not ended, the task is `failed` (see `lapsedTask`). Absent: the
    * task never lapses.
    */
   leaseExpiresAt?: number;
@@ -45,7 +45,7 @@ export const INSTANCE_LOST =
  * instance noticing it computes the same record. Undefined while the lease holds, for a task without one, and
  * for a task that has ended.
  */
-export function lapsed(task: StoredTask, now: number): StoredTask | undefined {
+export function lapsedTask(task: StoredTask, now: number): StoredTask | undefined {
   const expiresAt = task.leaseExpiresAt;
   if (expiresAt === undefined || expiresAt > now || isTerminalStatus(task.status)) return undefined;
   return {
@@ -90,7 +90,7 @@ export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
  * - `create` resolves only once `get` on every instance finds the task (the creating answer waits for it).
  * - A task is gone once `createdAt + ttlMs` has passed: `get` and `update` no longer find it.
  * - `update` is an atomic read-modify-write; a task in a terminal status is never changed again.
- * - A task whose `leaseExpiresAt` has passed before it ended is `failed` (`lapsed`) for `get` and `update`,
+ * - A task whose `leaseExpiresAt` has passed before it ended is `failed` (`lapsedTask`) for `get` and `update`,
  *   and is stored so, atomically: a renewal racing the lapse either lands first (the task runs on) or finds
  *   the task failed; nothing written after the lapse (a late result) changes it.
  * - `signal` reaches the listeners that `subscribe` registered for the task, on whichever instance they are.
@@ -115,8 +115,9 @@ export interface TaskStore {
    * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
    * is. `taskId`, `server`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
-   * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record that gains `resultBytes` is stored only while the owner's
-   * live tasks' `resultBytes` stay within `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
+   * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record that
+   * gains `resultBytes` is stored only while the owner's live tasks' `resultBytes` stay within
+   * `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
    */
   update(
     server: string,
@@ -240,7 +241,7 @@ export class InMemoryTaskStore implements TaskStore {
       this.delete(task);
       return undefined;
     }
-    const failed = lapsed(task, this.now());
+    const failed = lapsedTask(task, this.now());
     if (failed) this.tasks.set(key, failed);
     return failed ?? task;
   }
