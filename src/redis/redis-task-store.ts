@@ -77,7 +77,8 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
  * each task a JSON record expiring at `createdAt + ttlMs`, written before `create` resolves, so `tasks/get` on
  * any instance finds it before the creating answer is sent; updates are compare-and-set, so a terminal status
  * is never overwritten; signals (answers, cancel) travel on one channel that every instance listens to, and
- * reach the listeners of the instance running the task.
+ * reach the listeners of the instance running the task. A running task's lease is a field of its record, renewed
+ * by an ordinary update; whichever instance first reads the record past it stores it failed (STORE_LAPSE).
  */
 export class RedisTaskStore implements TaskStore {
   // Signals arriving from the channel reach this instance's listeners through the in-memory store's relay (a copy
