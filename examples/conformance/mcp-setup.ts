@@ -5,11 +5,18 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 /**
  * The fixture's MCP server, alone by default. With `REDIS_URL` it is one instance of a fleet: listen-stream
  * events and single-use request states go through Redis (under `REDIS_KEY_PREFIX`), and `MCP_STATE_SECRET`
- * signs request state the same way on every instance, so any of them can serve any round.
+ * signs request state the same way on every instance, so any of them can serve any round. `MCP_TASK_LEASE_MS`
+ * sets `tasks.leaseMs` (how soon the others see a task of a dead instance failed).
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
-  const options: McpModuleOptions = { name: 'nestjs-mcp-conformance', version: '1.0.0', requestState: { secret } };
+  const tasks = env.MCP_TASK_LEASE_MS ? { leaseMs: Number(env.MCP_TASK_LEASE_MS) } : {};
+  const options: McpModuleOptions = {
+    name: 'nestjs-mcp-conformance',
+    version: '1.0.0',
+    requestState: { secret },
+    tasks,
+  };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   return [
     McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
@@ -19,6 +26,7 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
         ...options,
         ...redis,
         requestState: { ...redis.requestState, secret },
+        tasks: { ...redis.tasks, ...tasks },
       }),
     }),
   ];

@@ -63,6 +63,7 @@ export {
   type TaskStore,
   type StoredTask,
   TaskResultsFull,
+  lapsedTask,
   type TaskSignal,
   type TaskLimits,
   type TaskCreateOutcome,

@@ -2,6 +2,7 @@ import { isTerminalStatus } from '../protocol/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
+  lapsedTask,
   TaskResultsFull,
   type StoredTask,
   type TaskCreateOutcome,
@@ -56,6 +57,16 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 `;
 
+// KEYS: the task. ARGV: the record as read, its failed record (a lapsed lease). Compare-and-set, keeping the TTL:
+// the lapse and a late renewal both write against the record they read, so whichever lands second finds it
+// changed and reads again, and a record is never a mix of the two. Apart from REPLACE, which also keeps the
+// result byte shares: a lapse adds no result.
+const STORE_LAPSE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+`;
+
 // Concurrent updates of one task are rare (the runner, a tasks/update, a tasks/cancel): a few retries settle them.
 const MAX_UPDATE_ATTEMPTS = 16;
 // "Unlimited" (ttlMs null) still ends: nothing this store writes lives for ever.
@@ -66,7 +77,8 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
  * each task a JSON record expiring at `createdAt + ttlMs`, written before `create` resolves, so `tasks/get` on
  * any instance finds it before the creating answer is sent; updates are compare-and-set, so a terminal status
  * is never overwritten; signals (answers, cancel) travel on one channel that every instance listens to, and
- * reach the listeners of the instance running the task.
+ * reach the listeners of the instance running the task. A running task's lease is a field of its record, renewed
+ * by an ordinary update; whichever instance first reads the record past it stores it failed (STORE_LAPSE).
  */
 export class RedisTaskStore implements TaskStore {
   // Signals arriving from the channel reach this instance's listeners through the in-memory store's relay (a copy
@@ -110,8 +122,16 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
-    const task = await this.read(server, taskId);
-    return task && task.owner === owner ? task : undefined;
+    const key = this.taskKey(server, taskId);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
+      const task = this.live(raw);
+      if (!task || task.owner !== owner) return undefined;
+      const failed = lapsedTask(task, this.now());
+      if (!failed) return task;
+      if (await this.storeLapse(key, raw!, failed)) return failed;
+    }
+    throw this.keptChanging('read a task', taskId);
   }
 
   async update(
@@ -124,7 +144,13 @@ export class RedisTaskStore implements TaskStore {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const current = this.live(raw);
-      if (!current || isTerminalStatus(current.status)) return undefined;
+      if (!current) return undefined;
+      const failed = lapsedTask(current, this.now());
+      if (failed) {
+        if (await this.storeLapse(key, raw!, failed)) return undefined;
+        continue;
+      }
+      if (isTerminalStatus(current.status)) return undefined;
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
       if (!next) return undefined;
@@ -148,9 +174,7 @@ export class RedisTaskStore implements TaskStore {
       if (replaced === -1) throw new TaskResultsFull();
       if (replaced === 1) return stored;
     }
-    throw new McpRedisUnavailableError(
-      `Redis is unavailable (update a task): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`,
-    );
+    throw this.keptChanging('update a task', taskId);
   }
 
   async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
@@ -175,8 +199,21 @@ export class RedisTaskStore implements TaskStore {
     this.channel.close();
   }
 
-  private async read(server: string, taskId: string): Promise<StoredTask | undefined> {
-    return this.live(await this.redis.run('read a task', (redis) => redis.get(this.taskKey(server, taskId))));
+  /**
+   * Stores the failed record of a lapsed lease, unless the task changed since `raw` was read (a renewal that
+   * landed first, by the clock of the instance renewing): then the caller reads it again. True once stored.
+   */
+  private async storeLapse(key: string, raw: string, failed: StoredTask): Promise<boolean> {
+    const stored = await this.redis.run('fail a lapsed task', (redis) =>
+      redis.eval(STORE_LAPSE, 1, key, raw, JSON.stringify(failed)),
+    );
+    return stored === 1;
+  }
+
+  private keptChanging(what: string, taskId: string): McpRedisUnavailableError {
+    return new McpRedisUnavailableError(
+      `Redis is unavailable (${what}): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`,
+    );
   }
 
   /** The record, unless it is missing or past its expiry (Redis drops it then too, by its own clock). */

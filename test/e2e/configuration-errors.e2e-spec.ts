@@ -35,6 +35,7 @@ const BAD: Array<[what: string, options: Partial<McpModuleOptions>, message: Reg
   ['limits.pageSize of 0', { limits: { pageSize: 0 } }, /^limits\.pageSize must be a positive integer/],
   ['listen.maxStreams of 0', { listen: { maxStreams: 0 } }, /^listen\.maxStreams must be a positive integer/],
   ['tasks.ttlMs of -1', { tasks: { ttlMs: -1 } }, /^tasks\.ttlMs must be a positive integer/],
+  ['tasks.leaseMs of 500', { tasks: { leaseMs: 500 } }, /^tasks\.leaseMs must be an integer from 1000 to \d+ /],
   [
     'legacy.mode "sessionful"',
     { legacy: { mode: 'sessionful' as 'off' } },

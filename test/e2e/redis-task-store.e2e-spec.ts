@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { McpRedisConnections, RedisTaskStore } from '../../src/redis/index.js';
 import { until } from '../support/redis-fleet.js';
 import { LIMITS, task, taskStoreContract } from '../support/task-store.contract.js';
+import { INSTANCE_LOST, type StoredTask } from '../../src/server/tasks/task-store.js';
 import { MACHINE_REDIS_URL, RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
 
 // Real Redis servers, started, killed and restarted, on a machine shared with other work.
@@ -102,6 +103,37 @@ describe('RedisTaskStore', () => {
     expect(await a.create(task('carol', { owner: 'carol' }), limits)).toBe('total-limit');
     clock = 1_000 + 60_000;
     expect(await a.create(task('carol', { owner: 'carol', createdAt: clock }), limits)).toBe('created');
+  });
+
+  // Two instances whose clocks disagree across the lapse: the renewing one (its handler alive, if slow) thinks
+  // the lease holds, the reading one that it lapsed. Whichever write lands first wins, and both agree with it.
+  it('lets a late renewal and the lapse race without a torn record: each outcome matches what is stored', async () => {
+    const renewing = await openStore(keyPrefix, () => 1_999);
+    const reading = await openStore(keyPrefix, () => 2_000);
+    opened.push(renewing, reading);
+    const ids = Array.from({ length: 30 }, (_, i) => `race${i}`);
+    for (const id of ids) await renewing.store.create(task(id, { leaseExpiresAt: 2_000 }), { perOwner: 30, total: 30 });
+    const outcomes = await Promise.all(
+      ids.map(async (id, i) => {
+        const renew = () => renewing.store.update('srv', id, (t) => ({ ...t, leaseExpiresAt: 3_000 }));
+        const read = () => reading.store.get('srv', id, 'alice');
+        // Sent in both orders, so that each side gets to be first.
+        if (i % 2) return Promise.all([renew(), read()]);
+        const [seen, renewed] = await Promise.all([read(), renew()]);
+        return [renewed, seen] as const;
+      }),
+    );
+    for (const [i, [renewed, seen]] of outcomes.entries()) {
+      const stored = JSON.parse((await inspector.get(`${keyPrefix}task:srv:${ids[i]}`))!) as StoredTask;
+      if (renewed) {
+        expect(seen).toMatchObject({ status: 'working', leaseExpiresAt: 3_000 });
+        expect(stored).toEqual(renewed);
+      } else {
+        expect(seen).toMatchObject({ status: 'failed', statusMessage: INSTANCE_LOST, lastUpdatedAt: 2_000 });
+        expect(stored).toEqual({ ...seen, leaseExpiresAt: undefined, inputRequests: undefined });
+        expect(stored).not.toHaveProperty('leaseExpiresAt');
+      }
+    }
   });
 
   it('fails with McpRedisUnavailableError while Redis is away, and works again once it is back', async () => {

@@ -20,7 +20,11 @@ export class FixtureProcess {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the fixture did not start within 60 s')), 60_000);
+      const timer = setTimeout(() => {
+        // A fixture left running would hold the test process open after the suite.
+        child.kill('SIGKILL');
+        reject(new Error('the fixture did not start within 60 s'));
+      }, 60_000);
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -35,6 +39,14 @@ export class FixtureProcess {
       });
     });
     return new FixtureProcess(child, `http://127.0.0.1:${port}`);
+  }
+
+  /** Kills it with SIGKILL, as a crash or an OOM kill would: no shutdown hook runs. Resolves once it is gone. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import type { StoredTask, TaskSignal, TaskStore } from '../../src/server/tasks/task-store.js';
+import { INSTANCE_LOST, type StoredTask, type TaskSignal, type TaskStore } from '../../src/server/tasks/task-store.js';
 
 export const LIMITS = { perOwner: 10, total: 100 };
 
@@ -179,6 +179,73 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       await eventually(() => other.length === 1, 'the signal for t2 arrived');
       expect(seen).toEqual([input, { type: 'cancel' }]);
       expect(other).toEqual([{ type: 'cancel' }]);
+    });
+
+    describe('leases', () => {
+      const lost = {
+        status: 'failed',
+        statusMessage: INSTANCE_LOST,
+        error: { code: -32603, message: INSTANCE_LOST },
+        lastUpdatedAt: 2_000,
+      };
+
+      it('fails a running task once its lease has lapsed, on every instance, and stores it failed', async () => {
+        await a.create(task('t1', { leaseExpiresAt: 2_000 }), LIMITS);
+        clock = 1_999;
+        expect((await b.get('srv', 't1', 'alice'))!.status).toBe('working');
+        clock = 2_000;
+        expect(await b.get('srv', 't1', 'alice')).toMatchObject(lost);
+        // Stored, not only shown: a reader whose clock is behind the lapse sees it failed too.
+        clock = 1_500;
+        expect(await a.get('srv', 't1', 'alice')).toMatchObject(lost);
+        expect((await a.get('srv', 't1', 'alice'))!.leaseExpiresAt).toBeUndefined();
+      });
+
+      it('fails a task waiting on input just the same, dropping its requests', async () => {
+        const inputRequests = { a: { method: 'roots/list' as const, params: {} } };
+        await a.create(task('t1', { status: 'input_required', inputRequests, leaseExpiresAt: 2_000 }), LIMITS);
+        clock = 2_500;
+        const failed = await b.get('srv', 't1', 'alice');
+        expect(failed).toMatchObject(lost);
+        expect(failed!.inputRequests).toBeUndefined();
+      });
+
+      it('keeps a task running for as long as its lease is renewed', async () => {
+        await a.create(task('t1', { leaseExpiresAt: 2_000 }), LIMITS);
+        for (clock = 1_500; clock < 10_000; clock += 500) {
+          const renewed = await a.update('srv', 't1', (t) => ({ ...t, leaseExpiresAt: clock + 1_000 }));
+          expect(renewed?.status).toBe('working');
+          expect((await b.get('srv', 't1', 'alice'))!.status).toBe('working');
+        }
+      });
+
+      it('lets nothing written after the lapse change the failed task: no renewal, no late result', async () => {
+        await a.create(task('t1', { leaseExpiresAt: 2_000 }), LIMITS);
+        clock = 2_000;
+        // No read noticed the lapse first: the late writes themselves find it and store the failure.
+        const late = jest.fn((t: StoredTask) => ({ ...t, status: 'completed' as const, result: { content: [] } }));
+        expect(await a.update('srv', 't1', late)).toBeUndefined();
+        expect(late).not.toHaveBeenCalled();
+        expect(await a.update('srv', 't1', (t) => ({ ...t, leaseExpiresAt: 5_000 }))).toBeUndefined();
+        clock = 1_500;
+        expect(await b.get('srv', 't1', 'alice')).toMatchObject(lost);
+      });
+
+      it('never fails a task that ended, nor one without a lease', async () => {
+        await a.create(task('done', { leaseExpiresAt: 2_000 }), LIMITS);
+        await a.update('srv', 'done', (t) => ({ ...t, status: 'completed', result: { content: [] } }));
+        await a.create(task('free'), LIMITS);
+        clock = 50_000;
+        expect((await b.get('srv', 'done', 'alice'))!.status).toBe('completed');
+        expect((await b.get('srv', 'free', 'alice'))!.status).toBe('working');
+      });
+
+      it('shows a lapsed task to nobody but its owner', async () => {
+        await a.create(task('t1', { leaseExpiresAt: 2_000 }), LIMITS);
+        clock = 3_000;
+        expect(await b.get('srv', 't1', 'mallory')).toBeUndefined();
+        expect(await b.get('other', 't1', 'alice')).toBeUndefined();
+      });
     });
 
     it('resolves a signal nobody listens to', async () => {

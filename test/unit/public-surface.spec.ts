@@ -131,6 +131,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'isPlainObject',
       'isTerminalStatus',
       'isValidRequestId',
+      'lapsedTask',
       'loadOpenTelemetryInterceptor',
       'loadSchemaConverters',
       'publicBindWarning',

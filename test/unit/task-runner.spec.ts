@@ -6,7 +6,12 @@ import type { DetailedTask } from '../../src/protocol/tasks.js';
 import type { TaskRun } from '../../src/server/tasks/active-task.js';
 import { taskOwner } from '../../src/server/tasks/task-owner.js';
 import { TaskRunner, type TaskOutcome } from '../../src/server/tasks/task-runner.js';
-import { InMemoryTaskStore, type TaskSignal } from '../../src/server/tasks/task-store.js';
+import {
+  INSTANCE_LOST,
+  InMemoryTaskStore,
+  type StoredTask,
+  type TaskSignal,
+} from '../../src/server/tasks/task-store.js';
 
 /** The in-memory store, counting the subscriptions still held. */
 class CountingStore extends InMemoryTaskStore {
@@ -319,6 +324,102 @@ describe('TaskRunner', () => {
     expect(() => new TaskRunner('srv', { maxTasks: 1.5 }, () => undefined)).toThrow(
       'tasks.maxTasks must be a positive integer',
     );
+  });
+
+  it('rejects a lease too short to renew safely, or no whole number of milliseconds', () => {
+    for (const leaseMs of [0, 999, 1_500.5, 2 ** 31, Number.NaN])
+      expect(() => new TaskRunner('srv', { leaseMs }, () => undefined)).toThrow(
+        `tasks.leaseMs must be an integer from 1000 to ${2 ** 31 - 1}`,
+      );
+    expect(() => new TaskRunner('srv', { leaseMs: 1_000 }, () => undefined)).not.toThrow();
+  });
+
+  describe('leases (fake timers: the clock and the heartbeat move together)', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    /** A store another instance shares, which this instance can lose contact with (its writes then fail). */
+    class PartitionedStore extends InMemoryTaskStore {
+      constructor(
+        private readonly shared: InMemoryTaskStore,
+        public cutOff = false,
+      ) {
+        super();
+      }
+      override create: InMemoryTaskStore['create'] = (...args) => this.shared.create(...args);
+      override get: InMemoryTaskStore['get'] = (...args) => this.shared.get(...args);
+      override subscribe: InMemoryTaskStore['subscribe'] = (...args) => this.shared.subscribe(...args);
+      override update: InMemoryTaskStore['update'] = (...args) =>
+        this.cutOff ? Promise.reject(new Error('store unreachable')) : this.shared.update(...args);
+    }
+
+    const stored = (store: InMemoryTaskStore, taskId: string): Promise<StoredTask | undefined> =>
+      store.get('srv', taskId, taskOwner('srv', 'alice')!);
+
+    it('keeps a healthy task running through many leases, renewing it a third of the way into each', async () => {
+      const store = new InMemoryTaskStore();
+      const leased = new TaskRunner('srv', { store, leaseMs: 1_000 }, () => undefined);
+      const job = controlled();
+      const { taskId } = (await leased.start('alice', {}, job.work)) as { taskId: string };
+      const createdAt = Date.now();
+      expect((await stored(store, taskId))!.leaseExpiresAt).toBe(createdAt + 1_000);
+      for (let step = 1; step <= 20; step++) {
+        await jest.advanceTimersByTimeAsync(500);
+        expect((await leased.get(taskId, 'alice')).status).toBe('working');
+      }
+      // The last renewal, the 30th (one every 333 ms), holds it a lease beyond 9 990 ms.
+      expect((await stored(store, taskId))!.leaseExpiresAt).toBe(createdAt + 9_990 + 1_000);
+      expect(job.run().signal.aborted).toBe(false);
+      job.finish({ result: { content: [] } });
+      await jest.advanceTimersByTimeAsync(0);
+      expect((await leased.get(taskId, 'alice')).status).toBe('completed');
+      // Its expiry timer and heartbeat are gone with it.
+      expect(jest.getTimerCount()).toBe(1); // the store's own drop of the record at its TTL
+    });
+
+    it('fails a task whose instance lost the store, and that instance cannot complete it when it is back', async () => {
+      const shared = new InMemoryTaskStore();
+      const lost = new PartitionedStore(shared);
+      const logged: unknown[] = [];
+      const a = new TaskRunner('srv', { store: lost, leaseMs: 3_000 }, () => undefined, {
+        error: (message) => logged.push(message),
+        warn: () => undefined,
+      });
+      const b = new TaskRunner('srv', { store: shared, leaseMs: 3_000 }, () => undefined);
+      const job = controlled();
+      const { taskId } = (await a.start('alice', {}, job.work)) as { taskId: string };
+      await jest.advanceTimersByTimeAsync(2_000);
+      lost.cutOff = true;
+      await jest.advanceTimersByTimeAsync(2_999);
+      expect((await b.get(taskId, 'alice')).status).toBe('working');
+      await jest.advanceTimersByTimeAsync(1);
+      const failed = await b.get(taskId, 'alice');
+      expect(failed).toMatchObject({
+        status: 'failed',
+        statusMessage: INSTANCE_LOST,
+        error: { code: ErrorCode.InternalError, message: INSTANCE_LOST },
+      });
+      expect(logged).toContain(`MCP tasks: renewing the lease of task ${taskId} failed`);
+      // Back in contact: its next renewal finds the task failed and stops the handler, whose result is dropped.
+      lost.cutOff = false;
+      expect(job.run().signal.aborted).toBe(false);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(job.run().signal.aborted).toBe(true);
+      expect((job.run().signal.reason as Error).message).toMatch(/did not renew its lease in time/);
+      job.finish({ result: { content: [{ type: 'text', text: 'late' }] } });
+      await jest.advanceTimersByTimeAsync(0);
+      expect(await a.get(taskId, 'alice')).toEqual(failed);
+    });
+
+    it('clears every heartbeat when it closes', async () => {
+      const leased = new TaskRunner('srv', { leaseMs: 1_000 }, () => undefined);
+      const before = jest.getTimerCount();
+      for (let i = 0; i < 3; i++) await leased.start('alice', {}, controlled().work);
+      expect(jest.getTimerCount()).toBe(before + 3 * 3); // each task: its expiry, its heartbeat, the store's drop
+      leased.close();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(jest.getTimerCount()).toBe(before + 3);
+    });
   });
 
   describe('two runners sharing one store (two instances)', () => {

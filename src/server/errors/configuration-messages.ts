@@ -21,6 +21,10 @@ export const STATE_SECRET_EMPTY = 'requestState.secret: give at least one secret
 
 export const STATE_SECRET_SHORT = 'requestState.secret: every secret must be a string of at least 32 characters';
 
+export const TASK_LEASE_OUT_OF_RANGE = (min: number, max: number, leaseMs: unknown) =>
+  `tasks.leaseMs must be an integer from ${min} to ${max} (milliseconds a running task lives without a renewal ` +
+  `from its instance, renewed every third of it), got ${String(leaseMs)}`;
+
 export const TASK_TTL_TOO_LONG = (max: number, ttlMs: number) => `tasks.ttlMs must be at most ${max}, got ${ttlMs}`;
 
 export const CACHE_TTL = (ttlMs: unknown) => `cache ttlMs must be an integer >= 0, got ${String(ttlMs)}`;

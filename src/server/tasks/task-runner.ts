@@ -9,7 +9,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
 import { InMemoryTaskStore, TaskResultsFull, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { NOT_POSITIVE_INTEGER, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
+import { NOT_POSITIVE_INTEGER, TASK_LEASE_OUT_OF_RANGE, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -27,6 +27,12 @@ export interface TaskOptions {
   maxResultBytes?: number;
   /** Most bytes of results one caller's tasks may keep at once; a result past it ends its task `failed`. Default 16 MiB. */
   maxResultBytesPerCaller?: number;
+  /**
+   * How long a running task stays alive in the store without word from the instance running it, which renews
+   * it every third of this. A task whose instance dies (or stalls, or loses the store) this long ends `failed`
+   * with a message saying its instance was lost. Default 15 000 ms; at least 1 000.
+   */
+  leaseMs?: number;
 }
 
 /** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
@@ -41,6 +47,11 @@ export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
 
 const NOT_FOUND = 'Failed to retrieve task: Task not found';
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
+// Renewed at a third of the lease, so one late or failed renewal still leaves another before it lapses; under a
+// second, an event loop busy for a few hundred milliseconds would already fail healthy tasks.
+const RENEWALS_PER_LEASE = 3;
+const MIN_LEASE_MS = 1_000;
+const LEASE_LOST = 'The task was ended failed by another instance: this one did not renew its lease in time';
 
 /**
  * Runs tool calls as tasks and answers `tasks/get`, `tasks/update` and `tasks/cancel` about them, on whichever
@@ -55,7 +66,9 @@ export class TaskRunner {
   private readonly limits: TaskLimits;
   private readonly maxResultBytes: number;
   private readonly maxResultBytesPerCaller: number;
+  private readonly leaseMs: number;
   private readonly active = new Map<string, ActiveTask>();
+  private readonly renewing = new Set<string>();
 
   constructor(
     /** The server's name: its tasks are its own in a store other servers share. */
@@ -80,6 +93,9 @@ export class TaskRunner {
       options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
       'tasks.maxResultBytesPerCaller',
     );
+    this.leaseMs = options.leaseMs ?? 15_000;
+    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < MIN_LEASE_MS || this.leaseMs > MAX_TIMER_DELAY)
+      throw new McpConfigurationError(TASK_LEASE_OUT_OF_RANGE(MIN_LEASE_MS, MAX_TIMER_DELAY, options.leaseMs));
   }
 
   /**
@@ -107,6 +123,7 @@ export class TaskRunner {
       ttlMs: this.ttlMs,
       pollIntervalMs: this.pollIntervalMs,
       status: 'working',
+      leaseExpiresAt: createdAt + this.leaseMs,
     };
     const task = new ActiveTask(
       record.taskId,
@@ -133,6 +150,8 @@ export class TaskRunner {
       Math.max(createdAt + this.ttlMs - this.now(), 0),
     );
     expiry.unref();
+    const heartbeat = setInterval(() => this.renew(task), Math.floor(this.leaseMs / RENEWALS_PER_LEASE));
+    heartbeat.unref();
     let released = false;
     // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
     // keeps only its own closure alive, not this instance's subscription, timer or bookkeeping.
@@ -140,6 +159,7 @@ export class TaskRunner {
       if (released) return;
       released = true;
       clearTimeout(expiry);
+      clearInterval(heartbeat);
       this.active.delete(record.taskId);
       unsubscribe().catch((error: unknown) =>
         this.logger.error(`MCP tasks: unsubscribing from task ${record.taskId} failed`, error),
@@ -198,6 +218,7 @@ export class TaskRunner {
       status: 'cancelled',
       statusMessage: 'Cancelled by the client',
       inputRequests: undefined,
+      leaseExpiresAt: undefined,
       lastUpdatedAt: this.now(),
     }));
     if (updated) this.published(found.owner, detailedTask(updated));
@@ -216,6 +237,26 @@ export class TaskRunner {
         ),
       );
     }
+  }
+
+  /**
+   * Extends the lease of a task running here. A store that no longer has it running (it ended, expired, or
+   * another instance found its lease lapsed and failed it) stops the handler, whose result would be ignored.
+   * A renewal still under way when the next is due is not doubled: a slow store gets no pile of writes.
+   */
+  private renew(task: ActiveTask): void {
+    if (this.renewing.has(task.taskId)) return;
+    this.renewing.add(task.taskId);
+    this.store
+      .update(this.server, task.taskId, (stored) => ({ ...stored, leaseExpiresAt: this.now() + this.leaseMs }))
+      .then(
+        (renewed) => {
+          if (!renewed) task.stop(new TaskStopped(LEASE_LOST));
+        },
+        // The store is down: the next renewal tries again, and the lease lapses if none gets through.
+        (error: unknown) => this.logger.error(`MCP tasks: renewing the lease of task ${task.taskId} failed`, error),
+      )
+      .finally(() => this.renewing.delete(task.taskId));
   }
 
   private async execute(task: ActiveTask, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<void> {
@@ -273,7 +314,7 @@ export class TaskRunner {
 
 /** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
 function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
-  const next: StoredTask = { ...task, inputRequests: undefined, lastUpdatedAt: now };
+  const next: StoredTask = { ...task, inputRequests: undefined, leaseExpiresAt: undefined, lastUpdatedAt: now };
   if ('result' in outcome)
     return { ...next, status: 'completed', result: outcome.result, resultBytes: outcome.resultBytes };
   return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult, InputRequests, InputResponses } from '../../protocol/mcp-types.js';
 import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/tasks.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
@@ -27,6 +28,35 @@ export interface StoredTask {
   resultBytes?: number;
   /** The JSON-RPC error, once `failed`. */
   error?: TaskError;
+  /**
+   * Until when the instance running the task holds it (epoch ms); that instance renews it while the handler
+   * runs. Once it has passed on a task that has not ended, the task is `failed` (see `lapsedTask`). Absent: the
+   * task never lapses.
+   */
+  leaseExpiresAt?: number;
+}
+
+/** The status message and error message of a task whose lease lapsed. */
+export const INSTANCE_LOST =
+  'Task failed: the server instance running it stopped renewing its lease (it crashed, was killed, stalled or lost the task store)';
+
+/**
+ * The record a lapsed lease leaves: `failed`, saying the instance was lost, dated at the lapse so that every
+ * instance noticing it computes the same record. Undefined while the lease holds, for a task without one, and
+ * for a task that has ended.
+ */
+export function lapsedTask(task: StoredTask, now: number): StoredTask | undefined {
+  const expiresAt = task.leaseExpiresAt;
+  if (expiresAt === undefined || expiresAt > now || isTerminalStatus(task.status)) return undefined;
+  return {
+    ...task,
+    status: 'failed',
+    statusMessage: INSTANCE_LOST,
+    error: { code: ErrorCode.InternalError, message: INSTANCE_LOST },
+    inputRequests: undefined,
+    leaseExpiresAt: undefined,
+    lastUpdatedAt: expiresAt,
+  };
 }
 
 /**
@@ -60,6 +90,9 @@ export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
  * - `create` resolves only once `get` on every instance finds the task (the creating answer waits for it).
  * - A task is gone once `createdAt + ttlMs` has passed: `get` and `update` no longer find it.
  * - `update` is an atomic read-modify-write; a task in a terminal status is never changed again.
+ * - A task whose `leaseExpiresAt` has passed before it ended is `failed` (`lapsedTask`) for `get` and `update`,
+ *   and is stored so, atomically: a renewal racing the lapse either lands first (the task runs on) or finds
+ *   the task failed; nothing written after the lapse (a late result) changes it.
  * - `signal` reaches the listeners that `subscribe` registered for the task, on whichever instance they are.
  */
 export interface TaskStore {
@@ -70,7 +103,10 @@ export interface TaskStore {
    */
   create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome>;
 
-  /** The task, when the server has it, it has not expired and belongs to `owner`; otherwise undefined. */
+  /**
+   * The task, when the server has it, it has not expired and belongs to `owner`; otherwise undefined. A task
+   * whose lease has lapsed is stored `failed` and returned so.
+   */
   get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined>;
 
   /**
@@ -79,8 +115,9 @@ export interface TaskStore {
    * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
    * is. `taskId`, `server`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
-   * terminal status, or `change` declined. A record that gains `resultBytes` is stored only while the owner's
-   * live tasks' `resultBytes` stay within `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
+   * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record that
+   * gains `resultBytes` is stored only while the owner's live tasks' `resultBytes` stay within
+   * `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
    */
   update(
     server: string,
@@ -199,11 +236,14 @@ export class InMemoryTaskStore implements TaskStore {
 
   private live(key: string): StoredTask | undefined {
     const task = this.tasks.get(key);
-    if (task && this.expired(task)) {
+    if (!task) return undefined;
+    if (this.expired(task)) {
       this.delete(task);
       return undefined;
     }
-    return task;
+    const failed = lapsedTask(task, this.now());
+    if (failed) this.tasks.set(key, failed);
+    return failed ?? task;
   }
 
   private expired(task: StoredTask): boolean {
