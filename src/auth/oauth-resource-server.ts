@@ -32,6 +32,8 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   readonly resource: string;
   readonly resourceMetadataUrl: string;
   readonly metadata: ProtectedResourceMetadata;
+  /** A token is read from the Authorization header alone, unless the principal is what a guard set. */
+  readonly fromHeaders: boolean;
   private readonly verifier?: TokenVerifier;
   private readonly fromRequest?: (request: unknown) => unknown;
   private readonly scopesOf: (principal: unknown) => readonly string[];
@@ -64,6 +66,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
       this.verifier = new IntrospectionVerifier(options.introspection, options.introspection.audience ?? this.resource);
     else if (options.verify) this.verifier = functionVerifier(options.verify);
     else this.fromRequest = options.fromRequest;
+    this.fromHeaders = this.fromRequest === undefined;
   }
 
   /** Resolves when the verifier can work, so a missing library fails the start-up and not the first request. */

@@ -41,12 +41,14 @@ const IN_PROCESS_LOOP: HttpRejection = {
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
  * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), authentication (401), message
- * shape (-32600), notification (202), then the classifier's envelope and header rungs, then the kernel. A POST
+ * shape (-32600), notification (202), then the classifier's envelope and header rungs, then the kernel. An
+ * authenticator that needs only the headers (a bearer token) runs right after the media type instead, so an
+ * unauthenticated client costs no body read or inflation and gets its 401 before any 413. A POST
  * the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's request and response
  * objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
  */
 export class McpHttpDriver {
-  readonly maxBodyBytes: number;
+  private bodyLimit: number;
   private readonly drainTimeoutMs: number;
   private readonly hostOrigin: HostOriginPolicy;
   private readonly authenticator?: McpHttpAuthenticator;
@@ -60,7 +62,7 @@ export class McpHttpDriver {
     private readonly kernel: McpKernel,
     options: McpHttpOptions = {},
   ) {
-    this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.bodyLimit = options.maxBodyBytes ?? 4 * 1024 * 1024;
     const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     this.writer = new JsonWriter(maxResponseBytes);
@@ -78,6 +80,16 @@ export class McpHttpDriver {
         (origin) => this.hostOrigin.originAllowed(origin),
         options.cors === true ? {} : options.cors,
       );
+  }
+
+  /** Largest request body accepted, in bytes (after decompression). */
+  get maxBodyBytes(): number {
+    return this.bodyLimit;
+  }
+
+  /** Lowers the body limit to a framework's own where that is smaller (Fastify's `bodyLimit`); at start-up. */
+  capBodyBytes(limit: number): void {
+    this.bodyLimit = Math.min(this.bodyLimit, limit);
   }
 
   /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
@@ -107,6 +119,10 @@ export class McpHttpDriver {
 
   /** The rungs that need only the method and headers, so a refusal never reads the body. */
   preflight(req: IncomingMessage): HttpRejection | null {
+    return this.headerRungs(req) ?? this.declaredSize(req);
+  }
+
+  private headerRungs(req: IncomingMessage): HttpRejection | null {
     if (this.inFlight.isClosing) return SHUTTING_DOWN;
     if (isInProcessRequest(req)) return IN_PROCESS_LOOP;
     const origin = req.headers.origin;
@@ -121,6 +137,10 @@ export class McpHttpDriver {
     }
     const mediaError = checkMediaType(req.headers['content-type']);
     if (mediaError) return { status: 415, message: mediaError };
+    return null;
+  }
+
+  private declaredSize(req: IncomingMessage): HttpRejection | null {
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > this.maxBodyBytes) {
       return {
@@ -132,15 +152,37 @@ export class McpHttpDriver {
     return null;
   }
 
-  /** Reads the body under the preflight's rules; answers the request itself and returns null when refused. */
-  async readPrepared(req: IncomingMessage, res: ServerResponse): Promise<PreparedBody | null> {
-    const rejection = this.preflight(req);
+  /**
+   * Reads the body under the preflight's rules, authenticating first when the headers suffice for it; answers
+   * the request itself and returns null when refused. `httpRequest` is the framework's request, where an
+   * authenticator leaves the caller for guards and interceptors.
+   */
+  async readPrepared(
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown = req,
+  ): Promise<PreparedBody | null> {
+    const rejection = this.headerRungs(req);
     if (rejection) {
-      if (rejection.status === 413) await this.discardRest(req);
       this.reject(res, rejection);
       return null;
     }
-    const read = await readBody(req, this.maxBodyBytes);
+    let authentication: HttpAuthentication | undefined;
+    if (this.authenticator?.fromHeaders) {
+      authentication = await this.authenticate(this.authenticator, req, httpRequest);
+      if (!authentication.ok) {
+        await this.refuseAuthentication(authentication, undefined, res, httpRequest, req);
+        this.dropUnread(req);
+        return null;
+      }
+    }
+    const tooLarge = this.declaredSize(req);
+    if (tooLarge) {
+      await this.discardRest(req);
+      this.reject(res, tooLarge);
+      return null;
+    }
+    const read = await readBody(req, this.bodyLimit);
     if (!read.ok) {
       if (read.status === 413) await this.discardRest(req);
       this.reject(res, {
@@ -150,7 +192,18 @@ export class McpHttpDriver {
       });
       return null;
     }
-    return { raw: read.body };
+    return authentication ? { raw: read.body, authentication } : { raw: read.body };
+  }
+
+  /**
+   * After a refusal sent before the body was read: the client may still be writing it, and must get to read the
+   * answer, so the rest is read and dropped (to the same bound and deadline as before a 413; nothing is kept),
+   * and only a body past either has its connection closed.
+   */
+  private dropUnread(req: IncomingMessage): void {
+    void discardBody(req, this.bodyLimit * DISCARD_FACTOR, DISCARD_DEADLINE_MS).then((ended) => {
+      if (!ended) req.socket?.destroy();
+    });
   }
 
   /**
@@ -160,7 +213,7 @@ export class McpHttpDriver {
    * declared length is already past the bound.
    */
   private async discardRest(req: IncomingMessage): Promise<void> {
-    const bound = this.maxBodyBytes * DISCARD_FACTOR;
+    const bound = this.bodyLimit * DISCARD_FACTOR;
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > bound) return;
     await discardBody(req, bound, DISCARD_DEADLINE_MS);
@@ -173,7 +226,7 @@ export class McpHttpDriver {
     prepared?: PreparedBody,
     httpRequest: unknown = req,
   ): Promise<void> {
-    const body = prepared ?? (await this.readPrepared(req, res));
+    const body = prepared ?? (await this.readPrepared(req, res, httpRequest));
     if (!body) return;
 
     let message: unknown;
@@ -192,21 +245,13 @@ export class McpHttpDriver {
       message = body.parsed;
     }
 
-    // After the transport rungs and the body (a Nest guard that sets request.user runs after the body layer),
-    // before anything is dispatched, so every message, notifications included, needs a caller.
-    const auth = this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest));
+    // Before anything is dispatched, so every message, notifications included, needs a caller. An authenticator
+    // that reads what the app's guards set (they run after the body layer) gets here, after the body.
+    const auth =
+      ('authentication' in body ? body.authentication : undefined) ??
+      (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
     if (auth && !auth.ok) {
-      const refusal = await this.kernel.observeRefusal(
-        message,
-        // A reply's id is the server's own (`srv-…`): an error about a reply is addressed to no request (null).
-        errorResponse(
-          isPlainObject(message) && 'method' in message ? echoableId(message) : null,
-          auth.code,
-          auth.message,
-        ),
-        httpRequest,
-      );
-      this.writer.write(res, auth.status, refusal, auth.headers);
+      await this.refuseAuthentication(auth, message, res, httpRequest);
       return;
     }
 
@@ -266,6 +311,31 @@ export class McpHttpDriver {
       message: 'Unauthorized',
     };
     this.writer.write(res, refusal.status, errorResponse(null, refusal.code, refusal.message), refusal.headers);
+  }
+
+  /**
+   * A refused authentication, shown to the interceptors like any answer: the message, or for a body never read
+   * (`unread`), what the request's envelope headers say of it.
+   */
+  private async refuseAuthentication(
+    auth: HttpAuthenticationRefusal,
+    message: unknown,
+    res: ServerResponse,
+    httpRequest: unknown,
+    unread?: IncomingMessage,
+  ): Promise<void> {
+    const refusal = await this.kernel.observeRefusal(
+      message,
+      // A reply's id is the server's own (`srv-…`): an error about a reply is addressed to no request (null).
+      errorResponse(
+        isPlainObject(message) && 'method' in message ? echoableId(message) : null,
+        auth.code,
+        auth.message,
+      ),
+      httpRequest,
+      unread?.headers,
+    );
+    this.writer.write(res, auth.status, refusal, auth.headers);
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {

@@ -35,6 +35,11 @@ export type HttpAuthentication =
 
 /** The authentication step of the driver (an OAuth resource server, for one). */
 export interface McpHttpAuthenticator {
+  /**
+   * True when `authenticate` needs only the request's headers (a bearer token): it then runs before the body is
+   * read. Otherwise (what the app's guards set) it runs once the framework handed the request over.
+   */
+  readonly fromHeaders?: boolean;
   authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
   /** The answer to a request something upstream (the app's own guard) refused as unauthenticated. */
   refusal?(req: IncomingMessage): Promise<HttpAuthenticationRefusal>;
@@ -51,5 +56,8 @@ export interface HttpRejection {
   code?: number;
 }
 
-/** Where a transport already read the body: raw bytes (preferred), or a value a framework parsed. */
-export type PreparedBody = { raw: Buffer } | { parsed: unknown };
+/**
+ * Where a transport already read the body: raw bytes (preferred), or a value a framework parsed; with the
+ * authentication `readPrepared` did before reading it, when the headers sufficed.
+ */
+export type PreparedBody = ({ raw: Buffer } | { parsed: unknown }) & { authentication?: HttpAuthentication };

@@ -25,7 +25,11 @@ interface FastifyLikeRoute {
 }
 interface FastifyLikeInstance {
   addHook(name: 'onRoute', hook: (route: FastifyLikeRoute) => void): void;
+  initialConfig?: { bodyLimit?: number };
 }
+
+// What Fastify sets when the app gives no `bodyLimit`: not the app's choice, so the module's own limit stands.
+const FASTIFY_DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** The body-describing headers as they arrived, while Fastify is shown a request without a body. */
 type HiddenHeaders = Pick<IncomingMessage['headers'], 'content-type' | 'content-length' | 'transfer-encoding'>;
@@ -43,7 +47,8 @@ const HIDDEN_BODY_HEADERS = Symbol('MCP_HIDDEN_BODY_HEADERS');
  * before Nest sees the request, puts the headers back as they arrived. That keeps Fastify from handing a parser
  * a substitute body, which cost a stream, a parse and several ticks per request (measured: ~10% of a small call).
  *
- * With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers
+ * The app's own `bodyLimit` (other than Fastify's default) caps the driver's limit when it is smaller: the app
+ * meant it for every route. With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers
  * preflights). Must run before Nest registers its routes. Returns false when the instance is not one it can hook.
  * Fastify documents neither "no declared body, no parse" nor the hook order as a guarantee for this use:
  * test/unit/adapter-assumptions.spec.ts pins both on the Fastify that Nest's adapter brings.
@@ -51,9 +56,11 @@ const HIDDEN_BODY_HEADERS = Symbol('MCP_HIDDEN_BODY_HEADERS');
 export function installFastifyBodyHook(instance: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const fastify = instance as FastifyLikeInstance;
   if (typeof fastify?.addHook !== 'function') return false;
+  const appLimit = fastify.initialConfig?.bodyLimit;
+  if (typeof appLimit === 'number' && appLimit !== FASTIFY_DEFAULT_BODY_LIMIT) driver.capBodyBytes(appLimit);
   const readBody: PreParsingHook = (request, reply, payload, done) => {
     if (request.raw.method !== 'POST') return done(null, payload);
-    void driver.readPrepared(request.raw, reply.raw).then((prepared) => {
+    void driver.readPrepared(request.raw, reply.raw, request).then((prepared) => {
       if (!prepared) {
         reply.hijack();
         return done(null, payload);

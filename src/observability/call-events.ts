@@ -4,7 +4,8 @@ import { outcomeOf, type McpCallInterceptor, type McpCallOutcome } from '../serv
 /** What a metrics hook receives once per dispatched call. */
 export interface McpCallEvent extends McpCallOutcome {
   method: string;
-  requestId: RequestId;
+  /** Null for a request refused before its body was read (its method and name come from its headers). */
+  requestId: RequestId | null;
   /** The tool or prompt name, when the method names one. */
   name?: string;
   /** The resource URI of a `resources/read`. */

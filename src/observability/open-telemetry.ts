@@ -74,7 +74,8 @@ function openTelemetryInterceptor(api: OtelApi, options: OpenTelemetryOptions): 
 }
 
 function spanAttributes(call: McpCall): Attributes {
-  const attributes: Attributes = { 'mcp.method.name': call.method, 'jsonrpc.request.id': String(call.requestId) };
+  const attributes: Attributes = { 'mcp.method.name': call.method };
+  if (call.requestId !== null) attributes['jsonrpc.request.id'] = String(call.requestId);
   if (call.protocolVersion !== undefined) attributes['mcp.protocol.version'] = call.protocolVersion;
   if (call.method === 'tools/call' && call.name !== undefined) {
     attributes['gen_ai.tool.name'] = call.name;

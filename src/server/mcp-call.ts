@@ -1,4 +1,5 @@
 import { isPlainObject, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { singleHeader, type HeaderBag } from '../protocol/header-codec.js';
 import type { MetaObject } from '../protocol/mcp-types.js';
 import { primitiveName, primitiveParam } from '../protocol/routed-name.js';
 import { META_PROTOCOL_VERSION } from '../protocol/versions.js';
@@ -6,7 +7,8 @@ import { META_PROTOCOL_VERSION } from '../protocol/versions.js';
 /** One dispatched request as interceptors see it: what was asked, of which primitive, by which transport. */
 export interface McpCall {
   readonly method: string;
-  readonly requestId: RequestId;
+  /** Null for a request refused before its body was read (a bearer token's 401): described by its headers. */
+  readonly requestId: RequestId | null;
   /** The tool or prompt name (`tools/call`, `prompts/get`). */
   readonly name?: string;
   /** The resource URI (`resources/read`). */
@@ -48,6 +50,25 @@ export function describeCall(request: JsonRpcRequest, httpRequest: unknown): Mcp
     uri: primitiveParam(request.method) === 'uri' ? primitiveName(request) : undefined,
     protocolVersion: typeof version === 'string' ? version : undefined,
     meta,
+    httpRequest,
+  };
+}
+
+/**
+ * A request refused before its body was read, as its envelope headers (`Mcp-Method`, `Mcp-Name`) describe it;
+ * undefined without `Mcp-Method` (a 2025-era client sends none).
+ */
+export function describeByHeaders(headers: HeaderBag, httpRequest: unknown): McpCall | undefined {
+  const method = singleHeader(headers, 'mcp-method');
+  if (method === undefined || method === null) return undefined;
+  const param = primitiveParam(method);
+  const named = singleHeader(headers, 'mcp-name') ?? undefined;
+  return {
+    method,
+    requestId: null,
+    name: param === 'name' ? named : undefined,
+    uri: param === 'uri' ? named : undefined,
+    meta: {},
     httpRequest,
   };
 }

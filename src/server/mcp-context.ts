@@ -24,6 +24,7 @@ import {
   clientDeclares,
   clientSupports,
   InputRequired,
+  questionDigest,
   type InputCapability,
 } from './input/input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
@@ -49,6 +50,11 @@ export interface McpContextInit {
   signal: AbortSignal | (() => AbortSignal);
   notify?: (notification: JsonRpcNotification) => void;
   inputResponses: InputResponses;
+  /**
+   * The questions this server asked, by key, as the signed state minted them (`questionDigest`): under a state,
+   * the helpers take an answer only for one of these. Absent without a state.
+   */
+  asked?: Readonly<Record<string, string>>;
   state: unknown;
   round: number;
   httpRequest?: unknown;
@@ -101,6 +107,8 @@ export class McpContext {
   readonly round: number;
   /** Any JSON value to carry to the next round; arrives verified on the retry. */
   state: unknown;
+  /** The questions the verified request state says this server asked, by key (their digests); none without a state. */
+  readonly asked: Readonly<Record<string, string>> | undefined;
 
   private signalSource: AbortSignal | (() => AbortSignal);
   private readonly notifySink?: (notification: JsonRpcNotification) => void;
@@ -120,6 +128,7 @@ export class McpContext {
     this.signalSource = init.signal;
     this.notifySink = init.notify;
     this.inputResponses = init.inputResponses;
+    this.asked = init.asked;
     this.state = init.state;
     this.round = init.round;
     this.httpRequest = init.httpRequest;
@@ -267,7 +276,7 @@ export class McpContext {
   async requestInputs(requests: InputRequests): Promise<InputResponses> {
     const answered: InputResponses = {};
     for (const [key, request] of Object.entries(requests)) {
-      const answer = this.answerFor(key);
+      const answer = this.answerFor(key, request);
       if (answers(request, answer, this.schemas)) answered[key] = answer;
       else this.pending[key] = request;
     }
@@ -290,7 +299,7 @@ export class McpContext {
    * before the first rejection is seen are all asked in the one `input_required` result.
    */
   private ask(key: string, request: InputRequest): Promise<unknown> {
-    const answer = this.answerFor(key);
+    const answer = this.answerFor(key, request);
     if (answers(request, answer, this.schemas)) return Promise.resolve(answer);
     if (this.task) return this.askInTask(this.task, key, request);
     this.pending[key] = request;
@@ -303,8 +312,16 @@ export class McpContext {
     return handled(Promise.reject(McpError.missingCapabilities(capabilityNeededFor(request))));
   }
 
-  private answerFor(key: string): unknown {
-    return Object.hasOwn(this.inputResponses, key) ? this.inputResponses[key] : undefined;
+  /**
+   * The answer to this question. Under a request state, only if the state was minted for this very question;
+   * without one (SEP-2322 lets a client answer with `inputResponses` alone, and the conformance referee's
+   * elicitation scenarios do) any answer of the right shape. A task's answers come through `tasks/update`,
+   * which takes only keys the task asked.
+   */
+  private answerFor(key: string, request: InputRequest): unknown {
+    if (!Object.hasOwn(this.inputResponses, key)) return undefined;
+    if (!this.task && this.asked !== undefined && this.asked[key] !== questionDigest(request)) return undefined;
+    return this.inputResponses[key];
   }
 
   private nextKey(kind: string): string {

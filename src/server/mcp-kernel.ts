@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { classifyMessage } from '../protocol/classifier.js';
 import { ErrorCode } from '../protocol/error-codes.js';
+import type { HeaderBag } from '../protocol/header-codec.js';
 import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
@@ -19,7 +20,13 @@ import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from './errors/moved-options
 import { InputRound } from './input/input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
 import { DEFAULT_LISTEN_LIMITS } from './events/listen-access.js';
-import { chainInterceptors, describeCall, type McpCall, type McpCallInterceptor } from './mcp-call.js';
+import {
+  chainInterceptors,
+  describeByHeaders,
+  describeCall,
+  type McpCall,
+  type McpCallInterceptor,
+} from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 import type { McpServerOptions } from './mcp-server-options.js';
@@ -406,13 +413,23 @@ export class McpKernel {
   /**
    * Shows the interceptors (logging, `onCall`, tracing) a request the transport refused before dispatch, such as
    * a 401 or a 503 from authentication, so refusals are counted like any other answer. Returns the response to
-   * send (an interceptor may add to it). A message that is not a request has no call to report.
+   * send (an interceptor may add to it). A message that is not a request has no call to report; a refusal made
+   * before the body was read (`message` undefined) is described by the request's `headers`, when they name a method.
    */
-  async observeRefusal(message: unknown, response: JsonRpcResponse, httpRequest?: unknown): Promise<JsonRpcResponse> {
+  async observeRefusal(
+    message: unknown,
+    response: JsonRpcResponse,
+    httpRequest?: unknown,
+    headers?: HeaderBag,
+  ): Promise<JsonRpcResponse> {
     if (!this.interceptor) return response;
-    const verdict = classifyMessage(message);
-    if (verdict.kind !== 'request') return response;
-    const call = describeCall(verdict.request, httpRequest);
+    let call: McpCall | undefined;
+    if (message === undefined && headers) call = describeByHeaders(headers, httpRequest);
+    else {
+      const verdict = classifyMessage(message);
+      if (verdict.kind === 'request') call = describeCall(verdict.request, httpRequest);
+    }
+    if (!call) return response;
     try {
       return await this.interceptor(call, async () => response);
     } catch (error) {

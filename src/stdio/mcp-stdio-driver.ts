@@ -57,7 +57,7 @@ export class McpStdioDriver {
   private readonly maxResponseBytes: number;
   private readonly drainTimeoutMs: number;
   private readonly inFlight = new Map<RequestId, StdioExchange>();
-  private readonly writeMessage = (message: JsonRpcNotification | JsonRpcRequest): void => this.sendMessage(message);
+  private readonly writeMessage = (message: JsonRpcNotification | JsonRpcRequest): boolean => this.sendMessage(message);
   private output: LineSink | undefined;
   private stopReading: (() => void) | undefined;
   private closed: (() => void) | undefined;
@@ -243,10 +243,15 @@ export class McpStdioDriver {
     else this.writeLine(Buffer.concat([...text, NEWLINE]), true);
   }
 
-  /** A notification (or a 2025-era request to the client) too big to send is dropped, as over HTTP. */
-  private sendMessage(message: JsonRpcNotification | JsonRpcRequest): void {
+  /**
+   * A notification (or a 2025-era request to the client) too big to send is dropped, as over HTTP; false says so,
+   * so a request the client was never sent fails its call at once instead of waiting for a reply.
+   */
+  private sendMessage(message: JsonRpcNotification | JsonRpcRequest): boolean {
     const text = JSON.stringify(message);
-    if (!exceedsBytes(text, this.maxResponseBytes)) this.writeLine(text);
+    if (exceedsBytes(text, this.maxResponseBytes)) return false;
+    this.writeLine(text);
+    return true;
   }
 
   private writeLine(data: string | Buffer, terminated = false): void {

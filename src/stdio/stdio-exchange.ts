@@ -13,14 +13,13 @@ export class StdioExchange extends AbortableExchange implements McpRequestContex
   work: Promise<unknown> | undefined;
   readonly notify = (message: JsonRpcNotification | JsonRpcRequest): boolean => {
     if (this.cancelled) return false;
-    this.sink(message);
-    return true;
+    return this.sink(message);
   };
   private cancelled = false;
 
   constructor(
     readonly request: JsonRpcRequest,
-    private readonly sink: (message: JsonRpcNotification | JsonRpcRequest) => void,
+    private readonly sink: (message: JsonRpcNotification | JsonRpcRequest) => boolean,
     readonly principal: unknown,
     readonly scopes: readonly string[] | undefined,
   ) {

@@ -111,9 +111,10 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       expect(res.headers['www-authenticate']).toBe(
         `Bearer scope="files:read", resource_metadata="${RESOURCE_METADATA_URL}"`,
       );
+      // Refused before the body is read: no id is known.
       expect(res.body).toEqual({
         jsonrpc: '2.0',
-        id: 7,
+        id: null,
         error: { code: ErrorCode.Unauthorized, message: expect.stringMatching(/^Unauthorized/) },
       });
     });
@@ -163,7 +164,7 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
       expect(params).toMatchObject({ error: 'invalid_token', resource_metadata: RESOURCE_METADATA_URL });
       expect(params.error_description).toMatch(description);
       expect(res.body.error.code).toBe(ErrorCode.Unauthorized);
-      expect(res.body.id).toBe(7);
+      expect(res.body.id).toBeNull();
     });
 
     it('refuses a token signed with a symmetric algorithm', async () => {

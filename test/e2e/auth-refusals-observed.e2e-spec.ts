@@ -83,11 +83,18 @@ describe('401 and 503 refusals reach onCall, the failed-call logger and tracing 
     ['a verify whose database is down', 503, { authorization: 'Bearer db-down' }, ErrorCode.InternalError, 'error'],
   ])('reports %s', async (_label, status, headers, code, level) => {
     expect((await ping(41, headers)).status).toBe(status);
+    // Refused before its body is read: described by its Mcp-Method and Mcp-Name headers, with no id.
     expect(events).toEqual([
-      expect.objectContaining({ method: 'tools/call', name: 'ping', requestId: 41, status: 'error', errorCode: code }),
+      expect.objectContaining({
+        method: 'tools/call',
+        name: 'ping',
+        requestId: null,
+        status: 'error',
+        errorCode: code,
+      }),
     ]);
     expect(logger.lines).toEqual([
-      { level, message: expect.stringMatching(new RegExp(`^tools/call ping failed .*id=41.*${code}`)) },
+      { level, message: expect.stringMatching(new RegExp(`^tools/call ping failed .*id=null.*${code}`)) },
     ]);
     const spans = exporter.getFinishedSpans();
     expect(spans.map((s) => s.name)).toEqual(['tools/call ping']);

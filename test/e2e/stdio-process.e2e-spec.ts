@@ -177,6 +177,41 @@ describe('stdio server process (raw newline-delimited JSON-RPC)', () => {
     expect((await server.exit(Date.now())).code).toBe(0);
   });
 
+  it('fails a 2025-era call at once when its elicitation is too large to write, as HTTP does, and still asks a small one', async () => {
+    const server = start(STDIO_ENTRIES.fixture);
+    server.send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: { form: {} } },
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    await server.response(0);
+    // Past the 4 MiB message limit: the request is never written, and the call must not wait for its reply
+    // (5 minutes by default, past this test's timeout).
+    server.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'confirm', arguments: { bytes: 5e6 } },
+    });
+    const refused = await server.response(1);
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.content[0].text).toContain('elicitation/create could not be sent to the client');
+    expect(server.messages().some((m) => m.method === 'elicitation/create')).toBe(false);
+
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'confirm', arguments: { bytes: 10 } } });
+    await server.until(() => server.messages().some((m) => m.method === 'elicitation/create'));
+    const asked = server.messages().find((m) => m.method === 'elicitation/create')!;
+    server.send({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: {} } });
+    expect((await server.response(2)).result.content[0].text).toBe('confirmed: accept');
+    server.child.stdin.end();
+    expect((await server.exit(Date.now())).code).toBe(0);
+  });
+
   it('serves the conformance fixture in the 2025 era after initialize, and the basic example in the 2026 era', async () => {
     const conformance = start(STDIO_ENTRIES.conformance);
     conformance.send({

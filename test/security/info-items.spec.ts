@@ -6,6 +6,8 @@ import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/i
 import { createTestIssuer, ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { legacyHeaders, legacyPost, legacyRequest } from '../support/legacy-client.js';
+import { WITH_TASKS } from '../support/task-requests.js';
+import { META_CLIENT_CAPABILITIES, TASKS_EXTENSION } from '../../src/core/index.js';
 
 const sent = (headers: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
@@ -33,6 +35,20 @@ describe('security round 2: nesting depth, reply ids and initialize params', () 
         calls++;
         return args;
       },
+    });
+    app.get(MCPServer).addTool({
+      name: 'report',
+      description: 'May run as a task',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: () => 'report ready',
+    });
+    app.get(MCPServer).addTool({
+      name: 'batch',
+      description: 'Runs only as a task',
+      inputSchema: { type: 'object' },
+      taskSupport: 'required',
+      handler: () => 'batch done',
     });
   });
   afterAll(() => app.close());
@@ -94,5 +110,27 @@ describe('security round 2: nesting depth, reply ids and initialize params', () 
     } finally {
       await guarded.close();
     }
+  });
+
+  it('never makes a task on the 2025 leg: params.task and a declared tasks extension are ignored, tasks/get is -32601', async () => {
+    const withExtension = { _meta: { [META_CLIENT_CAPABILITIES]: WITH_TASKS }, task: { ttl: 60_000 } };
+    const optional = await legacyPost(
+      app,
+      legacyRequest('tools/call', { name: 'report', arguments: {}, ...withExtension }),
+    );
+    expect(optional.status).toBe(200);
+    expect(optional.body.result).toEqual({ content: [{ type: 'text', text: 'report ready' }] });
+    expect(optional.body.result.task).toBeUndefined();
+    // A tool that runs only as a task cannot run here: the same -32021 as for any client without the extension.
+    const required = await legacyPost(
+      app,
+      legacyRequest('tools/call', { name: 'batch', arguments: {}, ...withExtension }),
+    );
+    expect(required.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
+    const poll = await legacyPost(app, legacyRequest('tasks/get', { taskId: 'any' }));
+    expect(poll.body.error).toMatchObject({ code: ErrorCode.MethodNotFound, message: 'Method not found: tasks/get' });
   });
 });

@@ -49,6 +49,42 @@ describe.each(HTTP_ADAPTERS)('security round 2: a 413 a client still writing can
     expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 
+  it("answers Node's http client writing 8 MiB at the pace the socket takes it, with no write failing", async () => {
+    const { message, text } = body(8 * 1024 * 1024);
+    const bytes = Buffer.from(text);
+    const errors: string[] = [];
+    const answer = await new Promise<{ status?: number; text: string }>((resolve) => {
+      const seen: { status?: number; text: string } = { text: '' };
+      const req = httpRequest(url, { method: 'POST', headers: mcpHeaders(message) }, (res) => {
+        seen.status = res.statusCode;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (seen.text += chunk));
+      });
+      // A write that fails (EPIPE, a reset), even after the answer arrived, is what a client sees of a broken
+      // 413: the request ends in an error, whatever was read of the answer.
+      req.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+      req.on('close', () => resolve(seen));
+      // Each piece after the last has drained, as a client streaming from a file does: the server answers while
+      // most of the body is still to come.
+      let at = 0;
+      const writeMore = (): void => {
+        while (at < bytes.length) {
+          const piece = bytes.subarray(at, at + 16 * 1024);
+          at += piece.length;
+          if (!req.write(piece)) {
+            req.once('drain', writeMore);
+            return;
+          }
+        }
+        req.end();
+      };
+      writeMore();
+    });
+    expect(errors).toEqual([]);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
+
   it('answers fetch, writing a chunked body that grows past the limit, with the 413 error body', async () => {
     const { message, text } = body(30 * 1024 * 1024);
     const bytes = new TextEncoder().encode(text);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Injectable, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Args, bootstrapStdio, McpModule, Tool } from '../../src/index.js';
+import { Args, bootstrapStdio, McpCtx, McpModule, Tool, type McpContext } from '../../src/index.js';
 
 /**
  * A stdio app that misbehaves the way real apps do: it logs through Nest's Logger (whose `log` goes to stdout)
@@ -35,6 +35,16 @@ class NoisyTools implements OnModuleDestroy {
   async slow(@Args('ms') ms: number): Promise<string> {
     await sleep(ms);
     return `slept ${ms}`;
+  }
+
+  @Tool({
+    name: 'confirm',
+    description: 'Asks the client to confirm, with a question of the given size',
+    inputSchema: { type: 'object', properties: { bytes: { type: 'number' } } },
+  })
+  async confirm(@Args('bytes') bytes: number, @McpCtx() ctx: McpContext): Promise<string> {
+    const answer = await ctx.elicit('x'.repeat(bytes), { type: 'object', properties: {} });
+    return `confirmed: ${answer.action}`;
   }
 
   onModuleDestroy(): void {

@@ -8,7 +8,8 @@ export interface HandlerErrorReport {
   method: string;
   /** The tool, prompt or resource the request named. */
   name?: string;
-  requestId: string | number;
+  /** Null for a request refused before its body was read. */
+  requestId: string | number | null;
 }
 
 export type HandlerErrorLogger = (error: unknown, report: HandlerErrorReport) => void;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../../protocol/mcp-types.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
@@ -119,6 +120,15 @@ export function isInputResponseFor(method: InputRequest['method'], value: unknow
 }
 
 /** Whether a value has the shape of any input response: the kernel's filter before a handler sees the map. */
+/**
+ * What identifies a question in the signed request state: an answer is handed to `ctx.elicit`/`sample`/`listRoots`
+ * only under the key this server asked it and for the very request it asked (a handler that asks something else
+ * under the same key on the retry is asked again).
+ */
+export function questionDigest(request: InputRequest): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('base64url').slice(0, 22);
+}
+
 export function isAnyInputResponse(value: unknown): value is InputResponse {
   return (
     isInputResponseFor('elicitation/create', value) ||

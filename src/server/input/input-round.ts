@@ -16,6 +16,7 @@ import {
   InputRequired,
   isAnyInputResponse,
   isInputResponseFor,
+  questionDigest,
 } from './input-required.js';
 import { McpContext } from '../mcp-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
@@ -38,6 +39,8 @@ interface SealedState {
   s?: unknown;
   a?: InputResponses;
   q?: Record<string, InputRequest['method']>;
+  /** The digest of every question asked so far, by key: what the helpers take answers for. */
+  d?: Record<string, string>;
 }
 
 const INPUT_METHODS: ReadonlySet<unknown> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
@@ -110,6 +113,7 @@ export class InputRound {
       signal: () => transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
       inputResponses,
+      asked: state.d,
       state: state.s,
       round: state.r,
       httpRequest: transport.httpRequest,
@@ -171,6 +175,11 @@ export class InputRound {
       q: Object.fromEntries(kept.map(([key, { method }]) => [key, method])),
     };
     if (settled.length > 0) sealed.a = Object.fromEntries(settled);
+    const digests: Record<string, string> = {};
+    for (const [key] of settled)
+      if (context.asked && Object.hasOwn(context.asked, key)) digests[key] = context.asked[key];
+    for (const [key, inputRequest] of kept) digests[key] = questionDigest(inputRequest);
+    sealed.d = digests;
     const state = signal.options.state !== undefined ? signal.options.state : context.state;
     if (state !== undefined) sealed.s = state;
     return new InterimResult(requests, this.states.seal(sealed, binding.digest), request.method === 'tools/call');

@@ -9,7 +9,13 @@ import {
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
-import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../../protocol/versions.js';
+import { TASKS_EXTENSION } from '../../protocol/tasks.js';
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+} from '../../protocol/versions.js';
 import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
@@ -170,13 +176,16 @@ export class LegacyLeg {
   /**
    * Dispatches a method to the families, in rounds while its handler asks for input. The request is the
    * client's own, with the leg's defaults in `_meta` where the client set none: its transport version and,
-   * since no level can be stored, every log.
+   * since no level can be stored, every log. A tasks extension it declares is taken out: that extension's
+   * `tasks/get` is a 2026-07-28 method this leg does not serve, so a task made here could never be polled; the
+   * call runs as a plain request (and a tool that requires a task answers -32021, as to any client without it).
    */
   private async serve(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
     const params = request.params ?? {};
     const meta: Record<string, unknown> = { ...(isPlainObject(params._meta) ? params._meta : {}) };
     meta[META_PROTOCOL_VERSION] = version;
     meta[META_LOG_LEVEL] ??= 'debug';
+    withoutTasksExtension(meta);
     let current: JsonRpcRequest = { ...request, params: { ...params, _meta: meta } };
     const caller = this.kernel.callerOf(context);
     for (let round = 0; ; round++) {
@@ -203,6 +212,15 @@ export class LegacyLeg {
 }
 
 const NEVER = new AbortController().signal;
+
+function withoutTasksExtension(meta: Record<string, unknown>): void {
+  const declared = meta[META_CLIENT_CAPABILITIES];
+  if (!isPlainObject(declared) || !isPlainObject(declared.extensions) || !(TASKS_EXTENSION in declared.extensions))
+    return;
+  const extensions = { ...declared.extensions };
+  delete extensions[TASKS_EXTENSION];
+  meta[META_CLIENT_CAPABILITIES] = { ...declared, extensions };
+}
 
 /** A tool call that could not get its input ends as a tool error the model can read; other methods as -32603. */
 function inputFailed(request: JsonRpcRequest, message: string): JsonRpcResponse {
