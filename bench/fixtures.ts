@@ -113,6 +113,10 @@ export interface BenchCase {
    * `Mcp-Name`, answered statelessly. Only servers with a 2025 leg run such a case, started with that leg on.
    */
   legacy?: boolean;
+  /** The text of the answer's first content block (`5` for `add`). */
+  expect?: string;
+  /** Only these servers run the case. */
+  servers?: readonly ServerName[];
 }
 
 /**
@@ -157,6 +161,17 @@ export const CASES: readonly BenchCase[] = [
     method: 'tools/call',
     params: { name: 'add', arguments: { a: 2, b: 3 } },
     name: 'add',
+  },
+  {
+    // The argument's size should cost its parse and nothing more: the same body goes to the bare route.
+    id: 'call-1mb',
+    label: 'tools/call with a 1 MB argument, 5 tools',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'search_2', arguments: { query: 'x'.repeat(1_000_000) } },
+    name: 'search_2',
+    expect: 'no matches',
+    servers: ['mcp-fastify', 'mcp-express', 'nest-fastify', 'nest-express'],
   },
   { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
   { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },
