@@ -15,6 +15,7 @@ export const SERVERS = {
   'nest-express': 'bare Nest + Express @Post',
   'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
   'mcp-fastify-redis': 'nestjs-mcp on Nest + Fastify, every shared part in Redis',
+  'mcp-fastify-features': 'nestjs-mcp on Nest + Fastify, with a UI resource and a route tool',
   'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
@@ -120,10 +121,13 @@ export interface BenchCase {
 }
 
 /**
- * Servers that run only some cases. With the Redis backends configured, a `tools/call` that needs none of them
- * must cost what it costs without: that is the one comparison this server is for.
+ * Servers that run only some cases. With the Redis backends, or UI resources and route tools, configured, a
+ * `tools/call` that needs none of them must cost what it costs without: that is the one comparison they are for.
  */
-export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = { 'mcp-fastify-redis': ['call'] };
+export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = {
+  'mcp-fastify-redis': ['call'],
+  'mcp-fastify-features': ['call'],
+};
 
 /** The servers that paginate lists. */
 export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];

@@ -36,7 +36,8 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
       '--tool=callgrind',
       '--smc-check=all',
       `--callgrind-out-file=${outFile}`,
-      '--collect-atstart=yes',
+      // Not instrumented until the warm-up: a start under full instrumentation takes many minutes on a busy machine.
+      '--instr-atstart=no',
       process.execPath,
       '--jitless',
     ],
@@ -45,7 +46,10 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${server} did not start under callgrind within 15 min`)), 900_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${server} did not start under valgrind within 30 min`)),
+      1_800_000,
+    );
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve({ child, port: (message as { port: number }).port });
@@ -100,6 +104,7 @@ async function measure(server: ServerName, cases: BenchCase[], dir: string): Pro
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const rows: Row[] = [];
   try {
+    execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
     for (const benchCase of cases) {
       await sendAll(port, agent, benchCase, warmUp);
       execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
@@ -124,6 +129,7 @@ try {
     [
       ['nest-fastify', [call, bigCall]],
       ['mcp-fastify', [call, legacyCall, bigCall]],
+      ['mcp-fastify-features', [call]],
       ['nest-express', [call, bigCall]],
       ['mcp-express', [call, bigCall]],
     ] as Array<[ServerName, BenchCase[]]>
@@ -161,6 +167,11 @@ try {
       'Express: MCP tools/call with a 1 MB argument ÷ bare route, same body',
       per('mcp-express', 'call-1mb'),
       per('nest-express', 'call-1mb'),
+    ],
+    [
+      'Fastify: MCP tools/call with a UI resource and a route tool configured ÷ without',
+      per('mcp-fastify-features', 'call'),
+      per('mcp-fastify', 'call'),
     ],
     [
       'Fastify: 2025-era tools/call ÷ 2026-07-28 tools/call',
