@@ -15,6 +15,7 @@ export const SERVERS = {
   'nest-express': 'bare Nest + Express @Post',
   'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
   'mcp-fastify-redis': 'nestjs-mcp on Nest + Fastify, every shared part in Redis',
+  'mcp-fastify-features': 'nestjs-mcp on Nest + Fastify, with a UI resource and a route tool',
   'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
@@ -113,13 +114,20 @@ export interface BenchCase {
    * `Mcp-Name`, answered statelessly. Only servers with a 2025 leg run such a case, started with that leg on.
    */
   legacy?: boolean;
+  /** The text of the answer's first content block (`5` for `add`). */
+  expect?: string;
+  /** Only these servers run the case. */
+  servers?: readonly ServerName[];
 }
 
 /**
- * Servers that run only some cases. With the Redis backends configured, a `tools/call` that needs none of them
- * must cost what it costs without: that is the one comparison this server is for.
+ * Servers that run only some cases. With the Redis backends, or UI resources and route tools, configured, a
+ * `tools/call` that needs none of them must cost what it costs without: that is the one comparison they are for.
  */
-export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = { 'mcp-fastify-redis': ['call'] };
+export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = {
+  'mcp-fastify-redis': ['call'],
+  'mcp-fastify-features': ['call'],
+};
 
 /** The servers that paginate lists. */
 export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-express', 'mcp-express-prototype'];
@@ -157,6 +165,17 @@ export const CASES: readonly BenchCase[] = [
     method: 'tools/call',
     params: { name: 'add', arguments: { a: 2, b: 3 } },
     name: 'add',
+  },
+  {
+    // The argument's size should cost its parse and nothing more: the same body goes to the bare route.
+    id: 'call-1mb',
+    label: 'tools/call with a 1 MB argument, 5 tools',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'search_2', arguments: { query: 'x'.repeat(1_000_000) } },
+    name: 'search_2',
+    expect: 'no matches',
+    servers: ['mcp-fastify', 'mcp-express', 'nest-fastify', 'nest-express'],
   },
   { id: 'list', label: 'tools/list, 5 tools', tools: 5, method: 'tools/list', params: {} },
   { id: 'list-1000', label: 'tools/list, 1,000 tools', tools: 1000, method: 'tools/list', params: {} },

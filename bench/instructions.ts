@@ -12,12 +12,16 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
  * instructions of a fixed number of requests are read from the dump. Wall-clock rows move 20-40 % between runs on
  * a shared machine; instructions per request repeat within a few per cent, so their ratio shows a regression.
  *
- * `node build/bench/instructions.js [requests]` (default 300; INSTRUCTIONS_SMOKE=1 runs 20).
+ * `node build/bench/instructions.js [requests]` (default 300; INSTRUCTIONS_SMOKE=1 runs 20). Narrow a run with
+ * INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and INSTRUCTIONS_CASES=call,call-1mb.
  */
 const requests = Number(process.argv[2] ?? (process.env.INSTRUCTIONS_SMOKE ? 20 : 300));
 const warmUp = Math.max(10, Math.round(requests / 5));
 const call = CASES.find((c) => c.id === 'call')!;
 const legacyCall = CASES.find((c) => c.id === 'call-2025')!;
+const bigCall = CASES.find((c) => c.id === 'call-1mb')!;
+const ONLY = process.env.INSTRUCTIONS_ONLY?.split(',');
+const ONLY_CASES = process.env.INSTRUCTIONS_CASES?.split(',');
 
 interface Row {
   server: ServerName;
@@ -32,7 +36,8 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
       '--tool=callgrind',
       '--smc-check=all',
       `--callgrind-out-file=${outFile}`,
-      '--collect-atstart=yes',
+      // Not instrumented until the warm-up: a start under full instrumentation takes many minutes on a busy machine.
+      '--instr-atstart=no',
       process.execPath,
       '--jitless',
     ],
@@ -41,7 +46,10 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${server} did not start under callgrind within 15 min`)), 900_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${server} did not start under valgrind within 30 min`)),
+      1_800_000,
+    );
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve({ child, port: (message as { port: number }).port });
@@ -74,7 +82,8 @@ async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: 
   for (let i = 0; i < count; i++) {
     const text = await post(port, agent, benchCase);
     // A server that answers something else (an error, another sum) is measuring other work.
-    if (!text.includes('"text":"5"')) throw new Error(`unexpected answer: ${text}`);
+    if (!text.includes(`"text":"${benchCase.expect ?? '5'}"`))
+      throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
   }
 }
 
@@ -95,6 +104,7 @@ async function measure(server: ServerName, cases: BenchCase[], dir: string): Pro
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const rows: Row[] = [];
   try {
+    execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
     for (const benchCase of cases) {
       await sendAll(port, agent, benchCase, warmUp);
       execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
@@ -115,12 +125,21 @@ async function measure(server: ServerName, cases: BenchCase[], dir: string): Pro
 const dir = mkdtempSync(join(tmpdir(), 'mcp-instructions-'));
 try {
   // Each server is started once (a start under callgrind takes minutes); its cases are measured one after another.
-  const plan: Array<[ServerName, BenchCase[]]> = [
-    ['nest-fastify', [call]],
-    ['mcp-fastify', [call, legacyCall]],
-    ['nest-express', [call]],
-    ['mcp-express', [call]],
-  ];
+  const plan = (
+    [
+      ['nest-fastify', [call, bigCall]],
+      ['mcp-fastify', [call, legacyCall, bigCall]],
+      ['mcp-fastify-features', [call]],
+      ['nest-express', [call, bigCall]],
+      ['mcp-express', [call, bigCall]],
+    ] as Array<[ServerName, BenchCase[]]>
+  )
+    .filter(([server]) => !ONLY || ONLY.includes(server))
+    .map(([server, cases]): [ServerName, BenchCase[]] => [
+      server,
+      cases.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c.id)),
+    ])
+    .filter(([, cases]) => cases.length > 0);
   const rows: Row[] = [];
   for (const [server, cases] of plan) {
     for (const row of await measure(server, cases, dir)) {
@@ -131,21 +150,37 @@ try {
     }
   }
   const per = (server: ServerName, id: string) =>
-    rows.find((r) => r.server === server && r.benchCase.id === id)!.perRequest;
-  const ratio = (a: number, b: number) => (a / b).toFixed(3);
+    rows.find((r) => r.server === server && r.benchCase.id === id)?.perRequest;
   console.log(
     `\nInstructions per request under callgrind (node --jitless), ${requests} requests after ${warmUp} warm-up:`,
   );
   console.log('| ratio | value |\n| --- | --- |');
-  console.log(
-    `| Fastify: MCP tools/call ÷ bare Nest + Fastify route | ${ratio(per('mcp-fastify', 'call'), per('nest-fastify', 'call'))} |`,
-  );
-  console.log(
-    `| Express: MCP tools/call ÷ bare Nest + Express route | ${ratio(per('mcp-express', 'call'), per('nest-express', 'call'))} |`,
-  );
-  console.log(
-    `| Fastify: 2025-era tools/call ÷ 2026-07-28 tools/call | ${ratio(per('mcp-fastify', 'call-2025'), per('mcp-fastify', 'call'))} |`,
-  );
+  for (const [label, mine, theirs] of [
+    ['Fastify: MCP tools/call ÷ bare Nest + Fastify route', per('mcp-fastify', 'call'), per('nest-fastify', 'call')],
+    ['Express: MCP tools/call ÷ bare Nest + Express route', per('mcp-express', 'call'), per('nest-express', 'call')],
+    [
+      'Fastify: MCP tools/call with a 1 MB argument ÷ bare route, same body',
+      per('mcp-fastify', 'call-1mb'),
+      per('nest-fastify', 'call-1mb'),
+    ],
+    [
+      'Express: MCP tools/call with a 1 MB argument ÷ bare route, same body',
+      per('mcp-express', 'call-1mb'),
+      per('nest-express', 'call-1mb'),
+    ],
+    [
+      'Fastify: MCP tools/call with a UI resource and a route tool configured ÷ without',
+      per('mcp-fastify-features', 'call'),
+      per('mcp-fastify', 'call'),
+    ],
+    [
+      'Fastify: 2025-era tools/call ÷ 2026-07-28 tools/call',
+      per('mcp-fastify', 'call-2025'),
+      per('mcp-fastify', 'call'),
+    ],
+  ] as const) {
+    if (mine !== undefined && theirs !== undefined) console.log(`| ${label} | ${(mine / theirs).toFixed(3)} |`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -17,6 +17,7 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
     case 'nest-express':
     case 'mcp-express-prototype':
     case 'mcp-fastify-redis':
+    case 'mcp-fastify-features':
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
@@ -29,7 +30,7 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
       const app = name.startsWith('mcp')
         ? await (
             await import('./servers/nest-mcp.js')
-          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit)
+          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit, name.endsWith('features'))
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);

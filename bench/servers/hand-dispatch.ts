@@ -14,12 +14,21 @@ export function createHandDispatcher(toolCount: number): (message: unknown, res:
       method: string;
       params?: { name?: string; arguments?: { a: number; b: number } };
     };
+    const name = request.params?.name;
     if (request.method === 'tools/list') {
       writeJson(res, { jsonrpc: '2.0', id: request.id, result: { tools, resultType: 'complete' } });
       return;
     }
-    if (request.method === 'tools/call' && request.params?.name === 'add') {
-      const { a, b } = request.params.arguments!;
+    if (request.method === 'tools/call' && name?.startsWith('search_')) {
+      writeJson(res, {
+        jsonrpc: '2.0',
+        id: request.id,
+        result: { content: [{ type: 'text', text: 'no matches' }], resultType: 'complete' },
+      });
+      return;
+    }
+    if (request.method === 'tools/call' && name === 'add') {
+      const { a, b } = request.params!.arguments!;
       writeJson(res, {
         jsonrpc: '2.0',
         id: request.id,
@@ -27,7 +36,7 @@ export function createHandDispatcher(toolCount: number): (message: unknown, res:
       });
       return;
     }
-    if (request.method === 'tools/call' && request.params?.name === 'progress') {
+    if (request.method === 'tools/call' && name === 'progress') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for (const progress of PROGRESS_STEPS) {
         res.write(

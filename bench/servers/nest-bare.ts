@@ -1,5 +1,6 @@
 import { Body, Controller, Module, Post, Req, Res, type INestApplication } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHandDispatcher } from './hand-dispatch.js';
 import { createNestApp, type AdapterName } from './nest-app.js';
 
@@ -22,5 +23,8 @@ export async function startNestBare(adapter: AdapterName, toolCount: number): Pr
   @Module({ controllers: [BareController] })
   class BareModule {}
 
-  return createNestApp(BareModule, adapter);
+  const app = await createNestApp(BareModule, adapter);
+  // Fastify's default body limit is 1 MiB; Express's is 100 kB: the 1 MB argument case needs the same room on both.
+  if (adapter !== 'fastify') (app as NestExpressApplication).useBodyParser('json', { limit: '4mb' });
+  return app;
 }

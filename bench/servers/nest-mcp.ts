@@ -1,12 +1,16 @@
 import {
+  Controller,
+  Get,
   Inject,
   Injectable,
   Module,
   type DynamicModule,
   type INestApplication,
   type OnModuleInit,
+  Param,
+  ParseIntPipe,
 } from '@nestjs/common';
-import { MCPServer, McpModule, type McpContext, type McpModuleOptions } from '../../src/index.js';
+import { MCPServer, McpModule, RouteTool, type McpContext, type McpModuleOptions } from '../../src/index.js';
 import { ADD_TOOL, ASK_NAME_TOOL, NAME_FORM, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
 import { createNestApp, type AdapterName } from './nest-app.js';
 
@@ -16,6 +20,8 @@ import { createNestApp, type AdapterName } from './nest-app.js';
  * library's default page size instead. `redis` configures every shared part in Redis (the machine's, or
  * BENCH_REDIS_URL), as a fleet instance would. `elicit` adds the tools of the input rounds: `ask_name`, and the
  * same with `singleUseState` (`ask_name_once`), whose retry consumes its state in the request-state store.
+ * `features` configures what a plain call should never pay for: an MCP Apps UI resource and a REST route served
+ * as a route tool.
  */
 export async function startNestMcp(
   adapter: AdapterName,
@@ -23,6 +29,7 @@ export async function startNestMcp(
   paged = false,
   redis = false,
   elicit = false,
+  features = false,
 ): Promise<INestApplication> {
   @Injectable()
   class BenchTools implements OnModuleInit {
@@ -47,6 +54,14 @@ export async function startNestMcp(
       for (const tool of toolDefinitions(toolCount).slice(2)) {
         this.server.registerTool(tool.name, tool.description, tool.inputSchema, () => 'no matches');
       }
+      if (features) {
+        this.server.addUiResource({
+          uri: 'ui://bench/card.html',
+          name: 'card',
+          html: '<!doctype html><html><body><div id="card"></div></body></html>',
+          csp: { connectDomains: ['https://api.example.com'] },
+        });
+      }
       if (!elicit) return;
       for (const singleUseState of [false, true]) {
         this.server.addTool({
@@ -69,7 +84,20 @@ export async function startNestMcp(
     // Instances that share a fleet share the key that seals request states, so any of them opens any state.
     requestState: { secret: process.env.BENCH_STATE_SECRET },
   };
-  @Module({ imports: redis ? await withRedis(options) : [McpModule.forRoot(options)], providers: [BenchTools] })
+  @Controller('orders')
+  class OrdersController {
+    @Get(':id')
+    @RouteTool({ name: 'route_lookup', description: 'One order, from the REST API' })
+    findOne(@Param('id', ParseIntPipe) id: number): Record<string, unknown> {
+      return { id, item: 'tea' };
+    }
+  }
+
+  @Module({
+    imports: redis ? await withRedis(options) : [McpModule.forRoot(options)],
+    controllers: features ? [OrdersController] : [],
+    providers: [BenchTools],
+  })
   class BenchModule {}
 
   const app = await createNestApp(BenchModule, adapter);

@@ -41,4 +41,42 @@ describe('request-state binding', () => {
     const other = await call({ item: 'boat' }, { inputResponses: answer, requestState: first.result.requestState });
     expect(other.error.code).toBe(-32602);
   });
+
+  it('serialises nothing for a call that mints no state: arguments JSON cannot encode still reach the handler', async () => {
+    const plain = new McpKernel({ name: 'k', version: '1' });
+    plain.registerTool('kind', 'names the type of n', { type: 'object' }, (args: { n: unknown }) => typeof args.n);
+    const answer: any = await plain.handleRequest({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'kind', arguments: { n: 10n }, _meta: META },
+    });
+    expect(answer.result.content).toEqual([{ type: 'text', text: 'bigint' }]);
+  });
+
+  it('binds to the arguments nested as sent, even when the handler changes a nested object', async () => {
+    const nested = new McpKernel({ name: 'k', version: '1' });
+    nested.registerTool(
+      'ask',
+      'asks for a colour',
+      { type: 'object' },
+      async (args: { item: { name: string }; tags: string[] }, _answers: unknown, ctx: McpContext) => {
+        args.item.name = 'changed';
+        args.tags.push('changed');
+        const answer = await ctx.elicit('Colour?', { type: 'object', properties: { colour: { type: 'string' } } });
+        return (answer.content as { colour: string }).colour;
+      },
+    );
+    const send = (extra: Record<string, unknown> = {}): Promise<any> =>
+      nested.handleRequest({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'ask', arguments: { item: { name: 'car' }, tags: ['a'] }, ...extra, _meta: META },
+      });
+    const first = await send();
+    const answer = { elicit_0: { action: 'accept', content: { colour: 'red' } } };
+    const second = await send({ inputResponses: answer, requestState: first.result.requestState });
+    expect(second.result.content).toEqual([{ type: 'text', text: 'red' }]);
+  });
 });

@@ -127,13 +127,14 @@ export function canonicalDigest(value: unknown): string {
  * server that shares the secret), the method, the primitive, its arguments, the caller identity (not the
  * token's claims: a refreshed token of the same caller continues the round) and whatever the app's
  * `requestState.bind` hook reads from the request. Most requests never seal or open a state, so the canonical
- * form, the hook and the hashing wait until one does; the arguments are captured as JSON text up front (one
- * native `JSON.stringify`), so a handler that changes its argument object cannot change the binding. A caller
+ * form, the hook and the hashing wait until one does. So that a handler that changes its argument object cannot
+ * change the binding, the arguments' objects and arrays are captured up front, sharing their strings and numbers
+ * (immutable): a cost in the number of members, never in the size of a value, and no serialisation. A caller
  * whose principal identifies nobody cannot be told from another one: sealing or opening state for it is
  * refused rather than bound to nothing.
  */
 export class StateBinding {
-  private readonly args: string | undefined;
+  private readonly args: unknown;
   private value: string | undefined;
 
   constructor(
@@ -144,7 +145,7 @@ export class StateBinding {
     private readonly audience = '',
     private readonly extra?: () => unknown,
   ) {
-    this.args = JSON.stringify(args);
+    this.args = shape(args);
   }
 
   get digest(): string {
@@ -158,7 +159,7 @@ export class StateBinding {
       this.audience,
       this.method,
       this.name,
-      canonicalHash(this.args),
+      canonicalDigest(this.args ?? null),
       this.caller ?? '',
       this.extra === undefined ? null : (this.extra() ?? null),
     ]);
@@ -166,9 +167,22 @@ export class StateBinding {
   }
 }
 
-/** The hash of captured JSON text in canonical form (key order does not count). */
-function canonicalHash(json: string | undefined): string {
-  return sha256(canonicalJson(json === undefined ? null : JSON.parse(json)));
+/**
+ * The JSON members of plain objects and arrays, copied as containers only; a value with `toJSON` (a Date given
+ * in process) is captured as what it serialises to, and what JSON leaves out (undefined, functions) is left out,
+ * so the binding is that of the arguments' JSON text.
+ */
+function shape(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return shape((value as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(value)) return value.map((item) => shape(item) ?? null);
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value)) {
+    const member = shape((value as Record<string, unknown>)[key]);
+    if (member !== undefined) copy[key] = member;
+  }
+  return copy;
 }
 
 function sha256(text: string): string {
