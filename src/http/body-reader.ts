@@ -2,13 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 400; message: string };
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 408 | 400; message: string };
 
 /**
- * Reads a request body into memory, never past `limit` bytes. A compressed body is counted after inflation,
- * so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses it.
+ * Reads a request body into memory, never past `limit` bytes and never for longer than `deadlineMs` (0: no
+ * deadline). A compressed body is counted after inflation, so a small gzip bomb cannot expand past the limit,
+ * and a chunked body is cut as soon as it crosses it. The deadline is what keeps a stalled upload from holding
+ * its socket until Node's own server-wide timeouts (minutes by default), without changing those for the app.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, limit: number, deadlineMs = 0): Promise<BodyResult> {
   const encoding = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();
@@ -34,9 +36,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
       // removing a Readable's listeners schedules work of its own, measurable per request.
       if (!result.ok) source.removeAllListeners('data');
@@ -56,6 +60,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     if (source !== req)
       req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
     req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
+    if (deadlineMs > 0)
+      timer = setTimeout(
+        () => finish({ ok: false, status: 408, message: `Request body did not arrive within ${deadlineMs} ms` }),
+        deadlineMs,
+      );
   });
 }
 

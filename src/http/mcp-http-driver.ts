@@ -49,6 +49,7 @@ const IN_PROCESS_LOOP: HttpRejection = {
  */
 export class McpHttpDriver {
   private bodyLimit: number;
+  private readonly bodyTimeoutMs: number;
   private readonly drainTimeoutMs: number;
   private readonly hostOrigin: HostOriginPolicy;
   private readonly authenticator?: McpHttpAuthenticator;
@@ -63,6 +64,7 @@ export class McpHttpDriver {
     options: McpHttpOptions = {},
   ) {
     this.bodyLimit = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 5_000;
     this.writer = new JsonWriter(maxResponseBytes);
@@ -182,13 +184,14 @@ export class McpHttpDriver {
       this.reject(res, tooLarge);
       return null;
     }
-    const read = await readBody(req, this.bodyLimit);
+    const read = await readBody(req, this.bodyLimit, this.bodyTimeoutMs);
     if (!read.ok) {
       if (read.status === 413) await this.discardRest(req);
+      // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
       this.reject(res, {
         status: read.status,
         message: read.message,
-        headers: read.status === 413 ? { connection: 'close' } : undefined,
+        headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
       });
       return null;
     }

@@ -5,6 +5,12 @@ import type { HostOriginOptions } from './host-origin-policy.js';
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * How long a request's body may take to arrive once its headers are in; past it the request gets 408 and its
+   * connection is closed, so a stalled upload cannot hold a socket. Applies to this endpoint only. Default 30 s;
+   * 0 disables.
+   */
+  bodyTimeoutMs?: number;
   /** Largest response (one JSON body or the final SSE message), in bytes; a bigger result becomes -32603. Default 4 MiB. */
   maxResponseBytes?: number;
   /** Interval of `:` keep-alive comments on an open SSE stream, so proxies do not drop a quiet one. Default 15 s; 0 disables. */

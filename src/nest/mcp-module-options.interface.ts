@@ -35,10 +35,11 @@ export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticato
    */
   routeDecorators?: ClassDecorator[];
   /**
-   * Timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults. `false`
-   * leaves the server alone (set them yourself with `applyServerTimeouts`).
+   * Opt-in: timeouts set on Nest's HTTP server at start-up, where the application left Node's defaults
+   * (`true`: 30 s request, 10 s headers, checked every 1 s). They apply to every route of the app, the MCP
+   * route's own `bodyTimeoutMs` aside. Off by default: the server keeps the timeouts the app and Node gave it.
    */
-  serverTimeouts?: ServerTimeouts | false;
+  serverTimeouts?: ServerTimeouts | boolean;
 }
 
 /**

@@ -129,7 +129,9 @@ export class McpModule
     const http = this.options.http ?? {};
     warnOnPublicListen(adapter, http, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
-    if (httpServer && http.serverTimeouts !== false) applyServerTimeouts(httpServer, http.serverTimeouts, true);
+    // Server-wide, so every route of the app would see them: only on request (the MCP route bounds its own body).
+    if (httpServer && http.serverTimeouts)
+      applyServerTimeouts(httpServer, http.serverTimeouts === true ? {} : http.serverTimeouts, true);
     if (adapter.getType() !== 'express') return;
     for (const path of this.fullPaths()) installExpressBodyLayer(adapter.getInstance(), path, this.driver);
   }

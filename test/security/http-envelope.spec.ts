@@ -30,10 +30,7 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
   beforeAll(async () => {
     fx = await startFixture(
       {
-        http: {
-          maxBodyBytes: LIMIT,
-          serverTimeouts: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000, checkIntervalMs: 100 },
-        },
+        http: { maxBodyBytes: LIMIT, bodyTimeoutMs: 1_000 },
       },
       true,
     );
@@ -172,10 +169,11 @@ describe('security §2.1 HTTP envelope (H rows)', () => {
     });
   });
 
-  it('H14: a body that stalls gets 408 and its socket closed by the request timeout', async () => {
+  it("H14: a body that stalls gets 408 -32600 and its socket closed by the route's body deadline", async () => {
     const stalled = rawPost(fx.port, ['Content-Type: application/json', 'Content-Length: 100'], '{"json');
     const res = await rawExchange(fx.port, stalled, 10_000);
     expect(res.status).toBe(408);
+    expect(JSON.parse(res.body)).toMatchObject({ id: null, error: { code: -32600 } });
     await expectStillServing(fx);
   });
 
