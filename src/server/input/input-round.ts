@@ -109,6 +109,7 @@ export class InputRound {
       meta: meta as MetaObject,
       signal: () => transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
+      closeStream: transport.closeStream,
       inputResponses,
       state: state.s,
       round: state.r,
