@@ -11,7 +11,8 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
   const options: McpModuleOptions = { name: 'nestjs-mcp-conformance', version: '1.0.0', requestState: { secret } };
-  if (env.MCP_LEGACY) options.legacy = { mode: env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' };
+  const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
+  if (mode) options.legacy = { mode };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   return [
     McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
@@ -21,6 +22,7 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
         ...options,
         ...redis,
         requestState: { ...redis.requestState, secret },
+        legacy: { ...redis.legacy, mode },
       }),
     }),
   ];

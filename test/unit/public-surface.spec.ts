@@ -314,6 +314,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'RedisEventBus',
       'RedisReplyRouter',
       'RedisRequestStateStore',
+      'RedisSessionStore',
       'RedisTaskStore',
     ],
     types: ['McpRedisModuleExtras', 'McpRedisOptions'],

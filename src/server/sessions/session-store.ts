@@ -71,6 +71,42 @@ export function parseEventId(id: string): { stream: string; seq: number } | unde
   return match ? { stream: match[1], seq: Number(match[2]) } : undefined;
 }
 
+/** The watchers of sessions' streams on this instance: what every store hands appends and ends to. */
+export class SessionWatchers {
+  private readonly watchers = new Map<string, Set<SessionEventListener>>();
+
+  add(sessionId: string, stream: string, listener: SessionEventListener): () => void {
+    const key = watchKey(sessionId, stream);
+    let set = this.watchers.get(key);
+    if (!set) this.watchers.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(key) === set) this.watchers.delete(key);
+    };
+  }
+
+  /** Hands an event to the watchers of its stream. */
+  emit(sessionId: string, event: SessionEvent): void {
+    const stream = event.id.slice(0, event.id.lastIndexOf('_'));
+    for (const listener of this.watchers.get(watchKey(sessionId, stream)) ?? []) listener(event);
+  }
+
+  /** Tells every watcher of the session that it ended, and forgets them. */
+  end(sessionId: string): void {
+    const prefix = `${sessionId}\u0000`;
+    for (const [key, listeners] of this.watchers) {
+      if (!key.startsWith(prefix)) continue;
+      this.watchers.delete(key);
+      for (const listener of listeners) listener(null);
+    }
+  }
+
+  clear(): void {
+    this.watchers.clear();
+  }
+}
+
 interface LiveSession {
   record: SessionRecord;
   events: SessionEvent[];
@@ -81,7 +117,7 @@ interface LiveSession {
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly perOwner = new Map<string, number>();
-  private readonly watchers = new Map<string, Set<SessionEventListener>>();
+  private readonly watchers = new SessionWatchers();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(sweepMs = 1_000) {
@@ -128,8 +164,7 @@ export class InMemorySessionStore implements SessionStore {
     if (!live) return;
     live.events.push(event);
     if (live.events.length > live.record.maxEvents) live.events.splice(0, live.events.length - live.record.maxEvents);
-    const stream = event.id.slice(0, event.id.lastIndexOf('_'));
-    for (const listener of this.watchers.get(watchKey(sessionId, stream)) ?? []) listener(event);
+    this.watchers.emit(sessionId, event);
   }
 
   async replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]> {
@@ -142,14 +177,7 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   watch(sessionId: string, stream: string, listener: SessionEventListener): () => void {
-    const key = watchKey(sessionId, stream);
-    let set = this.watchers.get(key);
-    if (!set) this.watchers.set(key, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(key) === set) this.watchers.delete(key);
-    };
+    return this.watchers.add(sessionId, stream, listener);
   }
 
   async claimStream(sessionId: string, stream: string): Promise<boolean> {
@@ -189,12 +217,7 @@ export class InMemorySessionStore implements SessionStore {
     const left = (this.perOwner.get(live.record.owner) ?? 1) - 1;
     if (left <= 0) this.perOwner.delete(live.record.owner);
     else this.perOwner.set(live.record.owner, left);
-    const prefix = `${id}\u0000`;
-    for (const [key, listeners] of this.watchers) {
-      if (!key.startsWith(prefix)) continue;
-      this.watchers.delete(key);
-      for (const listener of listeners) listener(null);
-    }
+    this.watchers.end(id);
   }
 }
 
