@@ -6,7 +6,8 @@ import { NAME_FORM } from './fixture-data.js';
 /**
  * The per-request behaviours `server-stateless` probes: a tool that needs a client capability the request may
  * lack, a tool that asks for input without ever sending a request on its stream, and a tool that logs only
- * when the request asks for logs.
+ * when the request asks for logs; and, for 2025-11-25's `server-sse-polling`, a tool that closes its stream
+ * mid-call.
  */
 @Injectable()
 export class DiagnosticTools {
@@ -41,5 +42,19 @@ export class DiagnosticTools {
     ctx.log('info', 'Tool processing data', 'conformance');
     ctx.log('info', 'Tool execution completed', 'conformance');
     return Content.text('Tool with logging executed successfully');
+  }
+
+  /**
+   * Closes its SSE stream before it answers (SSE polling, SEP-1699): with `MCP_LEGACY=stateful` a 2025-era
+   * client in a session resumes the stream with a GET carrying `Last-Event-ID` and gets the result there.
+   * Anywhere else there is no stream to close and the result comes as usual.
+   */
+  @Tool({
+    name: 'test_reconnection',
+    description: 'Closes its stream mid-call; the result arrives when the client resumes the stream',
+  })
+  async reconnection(@McpCtx() ctx: McpContext): Promise<ContentBlock> {
+    if (ctx.closeStream()) await new Promise((resolve) => setTimeout(resolve, 100));
+    return Content.text('Reconnection test completed successfully');
   }
 }

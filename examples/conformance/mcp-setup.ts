@@ -6,7 +6,8 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
  * The fixture's MCP server, alone by default. With `REDIS_URL` it is one instance of a fleet: listen-stream
  * events and single-use request states go through Redis (under `REDIS_KEY_PREFIX`), and `MCP_STATE_SECRET`
  * signs request state the same way on every instance, so any of them can serve any round. `MCP_TASK_LEASE_MS`
- * sets `tasks.leaseMs` (how soon the others see a task of a dead instance failed).
+ * sets `tasks.leaseMs` (how soon the others see a task of a dead instance failed), and `MCP_LEGACY` sets
+ * `legacy.mode` (`stateful`: 2025-era clients get sessions).
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
@@ -17,6 +18,8 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
     requestState: { secret },
     tasks,
   };
+  const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
+  if (mode) options.legacy = { mode };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   return [
     McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
@@ -27,6 +30,7 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
         ...redis,
         requestState: { ...redis.requestState, secret },
         tasks: { ...redis.tasks, ...tasks },
+        legacy: { ...redis.legacy, mode },
       }),
     }),
   ];

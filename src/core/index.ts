@@ -97,6 +97,15 @@ export {
   type ReplyDelivery,
   type ReplyRouter,
 } from '../server/legacy/reply-router.js';
+export type { LegacySessionOptions } from '../server/sessions/legacy-sessions.js';
+export {
+  InMemorySessionStore,
+  type SessionAdmission,
+  type SessionEvent,
+  type SessionEventListener,
+  type SessionRecord,
+  type SessionStore,
+} from '../server/sessions/session-store.js';
 export { insufficientScope } from '../server/access/required-scopes.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from '../server/mcp-call.js';
 

@@ -5,6 +5,8 @@ import type { McpRequestContext } from '../server/mcp-request-context.js';
 import { AbortableExchange } from '../server/util/abortable-exchange.js';
 import { exceedsBytes } from '../server/response-serializer.js';
 import type { Slotted } from '../server/util/slot-set.js';
+import type { SessionStream } from '../server/sessions/legacy-sessions.js';
+import type { SessionEvent } from '../server/sessions/session-store.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -17,6 +19,16 @@ const KEEP_ALIVE = ': keep-alive\n\n';
 
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
+}
+
+/** An event of a session's stream: resumable from its id. */
+export function sessionFrame(event: SessionEvent): string {
+  return `id: ${event.id}\nevent: message\ndata: ${event.data}\n\n`;
+}
+
+/** The first event of a session's stream: an id to resume from, no data, and how long to wait before that. */
+export function primingFrame(id: string, retryMs: number): string {
+  return `id: ${id}\nretry: ${retryMs}\ndata: \n\n`;
 }
 
 export interface HttpExchangeLimits {
@@ -46,6 +58,12 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   private keepAlive: NodeJS.Timeout | undefined;
   /** Sweeps this exchange has stayed silent through; undefined when it may not become a stream. */
   private silentSweeps: number | undefined;
+  /** Set in a 2025-era session: its stream's events carry ids and are kept for a client that resumes it. */
+  private session: { stream: SessionStream; retryMs: number } | undefined;
+  /** True once the handler closed the stream (`closeStream`): what it sends from now on is only kept. */
+  detached = false;
+  /** Ends the stream now, resumable; only on an exchange of a session (see `resumable`). */
+  closeStream: (() => boolean) | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -87,9 +105,30 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
     return this.streaming;
   }
 
-  /** Ends the SSE stream with its last frame. */
-  end(frame: string): void {
-    this.res.end(frame);
+  /** Ends the SSE stream with its last message. */
+  end(json: string): void {
+    this.res.end(this.session ? sessionFrame(this.session.stream.event(json)) : sseFrame(json));
+  }
+
+  /** The last message of a stream the handler closed: kept for the client that resumes it. */
+  keep(json: string): void {
+    this.session?.stream.event(json);
+  }
+
+  /**
+   * Makes this exchange's stream resumable: a priming event first, an id on every event, each kept in the
+   * session's store, and `closeStream` for the handler (SSE polling, SEP-1699).
+   */
+  resumable(stream: SessionStream, retryMs: number): void {
+    this.session = { stream, retryMs };
+    this.closeStream = () => {
+      if (this.closed || this.detached) return false;
+      if (!this.streaming) this.startStream();
+      this.detached = true;
+      clearInterval(this.keepAlive);
+      this.res.end();
+      return true;
+    };
   }
 
   /** Stops the keep-alive comments; called once the kernel has answered. */
@@ -113,6 +152,7 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   private startStream(): void {
     this.streaming = true;
     this.res.writeHead(200, SSE_HEADERS);
+    if (this.session) this.res.write(primingFrame(this.session.stream.primingId, this.session.retryMs));
     if (this.limits.keepAliveMs > 0) {
       this.keepAlive = setInterval(
         () => (this.closed ? this.finish() : this.res.write(KEEP_ALIVE)),
@@ -122,12 +162,27 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   }
 
   private send(message: JsonRpcNotification | JsonRpcRequest): boolean {
+    if (this.session) return this.sendEvent(message);
     if (this.closed) return false;
     const frame = sseFrame(JSON.stringify(message));
     // The response cap holds for each message: an oversized one is not sent (and its sender told so).
     if (exceedsBytes(frame, this.limits.maxMessageBytes)) return false;
     if (!this.streaming) this.startStream();
     this.res.write(frame);
+    return true;
+  }
+
+  /**
+   * A message of a session's stream: numbered and kept, then written while the stream is open. After the
+   * handler closed the stream it counts as sent, since the client resumes the stream to get it.
+   */
+  private sendEvent(message: JsonRpcNotification | JsonRpcRequest): boolean {
+    const json = JSON.stringify(message);
+    if (exceedsBytes(json, this.limits.maxMessageBytes)) return false;
+    const event = this.session!.stream.event(json);
+    if (this.closed) return this.detached;
+    if (!this.streaming) this.startStream();
+    this.res.write(sessionFrame(event));
     return true;
   }
 }

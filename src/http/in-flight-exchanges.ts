@@ -4,7 +4,7 @@ import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { settledWithin } from '../server/util/settled-within.js';
 import { SweptSet } from '../server/util/swept-set.js';
-import { HttpExchange, sseFrame, type HttpExchangeLimits } from './http-exchange.js';
+import { HttpExchange, type HttpExchangeLimits } from './http-exchange.js';
 import type { JsonWriter } from './json-writer.js';
 import type { HttpAuthentication, HttpRejection } from './mcp-http-options.js';
 
@@ -78,9 +78,13 @@ export class InFlightExchanges {
       this.exchanges.delete(exchange);
       exchange.finish();
     }
-    if (!response || exchange.closed) return undefined;
+    if (!response) return undefined;
+    if (exchange.closed) {
+      if (exchange.detached) exchange.keep(this.writer.text(response));
+      return undefined;
+    }
     if (exchange.isStreaming) {
-      exchange.end(sseFrame(this.writer.text(response)));
+      exchange.end(this.writer.text(response));
       return undefined;
     }
     return response;

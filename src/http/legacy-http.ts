@@ -5,24 +5,33 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
+import type { SessionRecord } from '../server/sessions/session-store.js';
 import type { InFlightExchanges } from './in-flight-exchanges.js';
 import type { JsonWriter } from './json-writer.js';
 import { acceptsJsonAndEventStream } from './media-type.js';
 import type { HttpAuthentication } from './mcp-http-options.js';
+import { SessionHttp } from './session-http.js';
 
 /**
- * The 2025-era leg over Streamable HTTP, statelessly: what the driver hands a POST the classifier placed in
- * that era. No `Mcp-Session-Id` is read or written, and there is no GET stream (the driver's 405 covers both
- * eras), so a server→client request rides the stream of the POST that needs its answer and the answer comes
- * back as a POST of its own.
+ * The 2025-era leg over Streamable HTTP: what the driver hands a POST the classifier placed in that era.
+ * Stateless (the default), no `Mcp-Session-Id` is read or written, and there is no GET stream (the driver's
+ * 405 covers both eras), so a server→client request rides the stream of the POST that needs its answer and
+ * the answer comes back as a POST of its own. With `legacy.mode: 'stateful'`, `initialize` mints a session
+ * that every later message must name (`sessions`: GET and DELETE too), and its streams are resumable.
  */
 export class LegacyHttp {
+  /** The session rules of the stateful mode; undefined when stateless. */
+  readonly sessions: SessionHttp | undefined;
+
   constructor(
     private readonly leg: LegacyLeg,
     private readonly inFlight: InFlightExchanges,
     private readonly writer: JsonWriter,
     private readonly scopeChallenge: (response: JsonRpcResponse) => Record<string, string> | undefined,
-  ) {}
+    keepAliveMs: number,
+  ) {
+    if (leg.sessions) this.sessions = new SessionHttp(leg.sessions, writer, keepAliveMs);
+  }
 
   /**
    * A 2025-era message: a notification is acknowledged; a request is served by the legacy leg and answered 200
@@ -43,6 +52,14 @@ export class LegacyHttp {
       this.writer.write(res, 400, verdict.response);
       return;
     }
+    const sessions = this.sessions;
+    const initializing = verdict.kind === 'request' && verdict.request.method === 'initialize';
+    const caller = sessions && this.leg.callerOf(auth?.ok ? auth.principal : undefined);
+    let session: SessionRecord | undefined;
+    if (sessions && !initializing) {
+      session = await sessions.resolve(req, res, caller, verdict.kind === 'request' ? verdict.request.id : null);
+      if (!session) return;
+    }
     if (verdict.kind === 'notification') {
       res.writeHead(202).end();
       return;
@@ -55,15 +72,29 @@ export class LegacyHttp {
     }
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);
     if (!exchange) return;
-    const response = await this.inFlight.run(exchange, this.leg.handle(verdict.request, exchange, version));
+    if (session) exchange.resumable(sessions!.sessions.stream(session, 'p'), sessions!.sessions.retryMs);
+    const request = verdict.request;
+    const response = await this.inFlight.run(exchange, this.leg.handle(request, exchange, version, session));
     if (!response) return;
-    const challenge = this.scopeChallenge(response);
+    let challenge = this.scopeChallenge(response);
+    if (sessions && initializing && 'result' in response) {
+      const negotiated = (response.result as { protocolVersion: string }).protocolVersion;
+      const id = await sessions.mint(res, caller, negotiated, request.params, request.id);
+      if (id === undefined) return;
+      challenge = { ...challenge, 'mcp-session-id': id };
+    }
     const refused = 'error' in response && response.error.code === ErrorCode.InsufficientScope;
     this.writer.write(res, refused ? 403 : 200, response, challenge);
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */
-  async acceptReply(message: Record<string, unknown>, res: ServerResponse, principal: unknown): Promise<void> {
+  async acceptReply(
+    message: Record<string, unknown>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: unknown,
+  ): Promise<void> {
+    if (this.sessions && !(await this.sessions.resolve(req, res, this.leg.callerOf(principal), null))) return;
     let outcome;
     try {
       outcome = await this.leg.acceptReply(message, principal);

@@ -18,6 +18,7 @@ import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
 import { isInProcessRequest } from './in-process-request.js';
 import { JsonWriter } from './json-writer.js';
 import { LegacyHttp } from './legacy-http.js';
+import type { SessionHttp } from './session-http.js';
 import { checkMediaType } from './media-type.js';
 import type {
   HttpAuthentication,
@@ -58,6 +59,8 @@ export class McpHttpDriver {
   private readonly inFlight: InFlightExchanges;
   /** The 2025-era leg over HTTP; undefined with `legacy: 'off'`. */
   private readonly legacyHttp: LegacyHttp | undefined;
+  /** Its sessions, GET streams and DELETE with `legacy.mode: 'stateful'`. */
+  private readonly sessions: SessionHttp | undefined;
 
   constructor(
     private readonly kernel: McpKernel,
@@ -76,7 +79,14 @@ export class McpHttpDriver {
     this.authenticator = options.authenticator;
     this.legacyHttp =
       kernel.legacy &&
-      new LegacyHttp(kernel.legacy, this.inFlight, this.writer, (response) => this.scopeChallenge(response));
+      new LegacyHttp(
+        kernel.legacy,
+        this.inFlight,
+        this.writer,
+        (response) => this.scopeChallenge(response),
+        options.sseKeepAliveMs ?? 15_000,
+      );
+    this.sessions = this.legacyHttp?.sessions;
     if (options.cors)
       this.cors = new CorsPolicy(
         (origin) => this.hostOrigin.originAllowed(origin),
@@ -131,6 +141,8 @@ export class McpHttpDriver {
     const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
     if (req.method !== 'POST') {
+      // A 2025-era session's stream and its end; neither has a body to check.
+      if (this.sessions && (req.method === 'GET' || req.method === 'DELETE')) return null;
       // Both eras: 2026-07-28 has no GET stream, and a stateless 2025 server offers none (a 405, not a 404:
       // clients treat only a 405 as "no standalone stream here").
       const message =
@@ -178,6 +190,8 @@ export class McpHttpDriver {
         return null;
       }
     }
+    // A session's GET or DELETE has no body: it is authenticated where it is served.
+    if (req.method !== 'POST') return authentication ? { parsed: undefined, authentication } : { parsed: undefined };
     const tooLarge = this.declaredSize(req);
     if (tooLarge) {
       await this.discardRest(req);
@@ -231,6 +245,7 @@ export class McpHttpDriver {
   ): Promise<void> {
     const body = prepared ?? (await this.readPrepared(req, res, httpRequest));
     if (!body) return;
+    if (req.method !== 'POST') return this.serveSession(req, res, httpRequest, body.authentication);
 
     let message: unknown;
     if ('raw' in body) {
@@ -266,7 +281,7 @@ export class McpHttpDriver {
     if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacyHttp)) {
       if (!this.legacyHttp) this.writer.write(res, 400, legacyOffError(message, era.version));
       else if (era.era === 'reply')
-        await this.legacyHttp.acceptReply(message as Record<string, unknown>, res, auth?.principal);
+        await this.legacyHttp.acceptReply(message as Record<string, unknown>, req, res, auth?.principal);
       else await this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth);
       return;
     }
@@ -299,6 +314,25 @@ export class McpHttpDriver {
     if (!response) return;
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
     this.writer.write(res, status, response, this.scopeChallenge(response));
+  }
+
+  /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */
+  private async serveSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    authenticated: HttpAuthentication | undefined,
+  ): Promise<void> {
+    const auth =
+      authenticated ?? (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+    if (auth && !auth.ok) {
+      this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
+      return;
+    }
+    const principal = auth?.ok ? auth.principal : undefined;
+    const caller = this.kernel.callerOf({ principal });
+    if (req.method === 'DELETE') return this.sessions!.end(req, res, caller);
+    return this.sessions!.openStream(req, res, caller, auth?.ok ? auth.scopes : undefined);
   }
 
   /**

@@ -7,6 +7,8 @@ export const ErrorCode = {
   InternalError: -32603,
   // JSON-RPC's implementation-defined server error: the SDKs' body for transport refusals such as a 405.
   ServerError: -32000,
+  // What the SDKs answer (with 404) for a 2025-era session that ended or never existed.
+  SessionNotFound: -32001,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,

@@ -8,6 +8,7 @@ export { RedisChannel } from './redis-channel.js';
 export { RedisEventBus } from './redis-event-bus.js';
 export { RedisRequestStateStore } from './redis-request-state-store.js';
 export { RedisReplyRouter } from './redis-reply-router.js';
+export { RedisSessionStore } from './redis-session-store.js';
 export { RedisTaskStore } from './redis-task-store.js';
 export { McpRedisUnavailableError } from './redis-unavailable-error.js';
 export type { McpRedisOptions, McpRedisModuleExtras } from './mcp-redis-options.interface.js';

@@ -2,6 +2,7 @@ import type { McpRedisConnections } from './redis-connections.js';
 import { RedisEventBus } from './redis-event-bus.js';
 import { RedisReplyRouter } from './redis-reply-router.js';
 import { RedisRequestStateStore } from './redis-request-state-store.js';
+import { RedisSessionStore } from './redis-session-store.js';
 import { RedisTaskStore } from './redis-task-store.js';
 
 /**
@@ -17,27 +18,38 @@ export class McpRedisBackends {
   readonly listen: { eventBus: RedisEventBus };
   /** Consumed single-use request states, refused on every instance. */
   readonly requestState: { store: RedisRequestStateStore };
-  /** Replies of 2025-era clients, routed to the instance where the call waits. */
-  readonly legacy: { replyRouter: RedisReplyRouter };
+  /**
+   * Replies of 2025-era clients, routed to the instance where the call waits; and their sessions, for
+   * `legacy: { ...redis.legacy, mode: 'stateful' }`, served by every instance.
+   */
+  readonly legacy: { replyRouter: RedisReplyRouter; sessions: { store: RedisSessionStore } };
   /** Tasks (SEP-2663), readable, answerable and cancellable from every instance. */
   readonly tasks: { store: RedisTaskStore };
 
   constructor(connections: McpRedisConnections) {
     this.listen = { eventBus: new RedisEventBus(connections) };
     this.requestState = { store: new RedisRequestStateStore(connections) };
-    this.legacy = { replyRouter: new RedisReplyRouter(connections) };
+    this.legacy = {
+      replyRouter: new RedisReplyRouter(connections),
+      sessions: { store: new RedisSessionStore(connections) },
+    };
     this.tasks = { store: new RedisTaskStore(connections) };
   }
 
   /** True while every part that listens on Redis does (for readiness checks). */
   get listening(): boolean {
-    return this.listen.eventBus.listening && this.legacy.replyRouter.listening && this.tasks.store.listening;
+    return (
+      this.listen.eventBus.listening &&
+      this.legacy.replyRouter.listening &&
+      this.legacy.sessions.store.listening &&
+      this.tasks.store.listening
+    );
   }
 
   /** Stops what listens on Redis; the connections close with `McpRedisConnections.close`. */
   async close(): Promise<void> {
     this.listen.eventBus.close();
     this.tasks.store.close();
-    await this.legacy.replyRouter.close();
+    await Promise.all([this.legacy.replyRouter.close(), this.legacy.sessions.store.close()]);
   }
 }

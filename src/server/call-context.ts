@@ -14,6 +14,7 @@ import type { McpRequestContext } from './mcp-request-context.js';
 export class CallContext implements McpRequestContext {
   readonly headers: HeaderBag | undefined;
   readonly notify: McpRequestContext['notify'];
+  readonly closeStream: McpRequestContext['closeStream'];
   readonly httpRequest: unknown;
   readonly principal: unknown;
   readonly scopes: readonly string[] | undefined;
@@ -27,6 +28,7 @@ export class CallContext implements McpRequestContext {
   ) {
     this.headers = context.headers;
     this.notify = context.notify;
+    this.closeStream = context.closeStream;
     this.httpRequest = context.httpRequest;
     this.principal = context.principal;
     this.scopes = context.scopes;

@@ -49,6 +49,7 @@ export interface McpContextInit {
   /** The signal, or how to get it: transports create theirs on first use, since most handlers never look. */
   signal: AbortSignal | (() => AbortSignal);
   notify?: (notification: JsonRpcNotification) => void;
+  closeStream?: () => boolean;
   inputResponses: InputResponses;
   /**
    * The questions this server asked, by key, as the signed state minted them (`questionDigest`): under a state,
@@ -112,6 +113,7 @@ export class McpContext {
 
   private signalSource: AbortSignal | (() => AbortSignal);
   private readonly notifySink?: (notification: JsonRpcNotification) => void;
+  private readonly closeSink?: () => boolean;
   private readonly schemas: SchemaCompiler;
   private lastProgress = -Infinity;
   private helperCalls = 0;
@@ -127,6 +129,7 @@ export class McpContext {
     this.meta = init.meta;
     this.signalSource = init.signal;
     this.notifySink = init.notify;
+    this.closeSink = init.closeStream;
     this.inputResponses = init.inputResponses;
     this.asked = init.asked;
     this.state = init.state;
@@ -167,6 +170,15 @@ export class McpContext {
   get signal(): AbortSignal {
     if (typeof this.signalSource === 'function') this.signalSource = this.signalSource();
     return this.signalSource;
+  }
+
+  /**
+   * Ends this request's SSE stream now while the handler goes on, for a 2025-era client in a session
+   * (`legacy.mode: 'stateful'`): the client reconnects after the stream's `retry` with `Last-Event-ID`, and gets
+   * everything sent since, the result included (SSE polling). False, and nothing happens, on any other request.
+   */
+  closeStream(): boolean {
+    return this.closeSink?.() ?? false;
   }
 
   /**

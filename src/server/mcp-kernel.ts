@@ -96,6 +96,8 @@ export class McpKernel {
   private readonly identity: CallerIdentity;
   /** The 2025-era leg a transport hands requests without the 2026-07-28 claim to; undefined with `legacy: { mode: 'off' }`. */
   readonly legacy: LegacyLeg | undefined;
+  /** Most URIs one listen may name; the most `resources/subscribe` one 2025-era session may hold too. */
+  readonly maxResourceSubscriptions: number;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -135,9 +137,15 @@ export class McpKernel {
     this.interceptorLog = options.logger || !observability.onHandlerError ? toLogger : observability.onHandlerError;
     const serverInfo = serverInfoOf(options);
     this.era = new Era2026(serverInfo, options.lists?.cache);
-    if (legacy.mode !== undefined && legacy.mode !== 'stateless' && legacy.mode !== 'off') {
+    if (
+      legacy.mode !== undefined &&
+      legacy.mode !== 'stateless' &&
+      legacy.mode !== 'stateful' &&
+      legacy.mode !== 'off'
+    ) {
       throw new McpConfigurationError(INVALID_LEGACY_MODE(legacy.mode));
     }
+    this.maxResourceSubscriptions = listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions;
     this.legacy = legacy.mode === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, legacy);
 
     const audience = JSON.stringify([options.name, requestState.audience ?? '']);
@@ -171,7 +179,7 @@ export class McpKernel {
     const listenLimits = {
       maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
       maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
-      maxResourceSubscriptions: listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions,
+      maxResourceSubscriptions: this.maxResourceSubscriptions,
     };
     this.listen = new ListenMethods(
       this.tools,
@@ -202,6 +210,11 @@ export class McpKernel {
   /** Calls running now and listen streams open now, for health checks and load tests. */
   get load(): { calls: number; subscriptions: number } {
     return { calls: this.calls.inFlight, subscriptions: this.listen.openStreams };
+  }
+
+  /** The server's events as listen streams get them: what a 2025-era session's GET stream carries. */
+  subscribeEvents(listener: (event: McpEvent) => void): () => void {
+    return this.eventBus.subscribe(listener);
   }
 
   /** Throws the 403 step-up error when the caller lacks the scopes of a resource it subscribes to (see listen). */

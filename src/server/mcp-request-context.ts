@@ -14,6 +14,11 @@ export interface McpRequestContext {
    * was: a dropped notification is lost, but a dropped request would be waited for in vain.
    */
   notify?: (message: JsonRpcNotification | JsonRpcRequest) => boolean | void;
+  /**
+   * Ends the request's stream now while the call goes on (SSE polling, 2025-11-25): what it sends later, its
+   * result included, waits for the client to resume the stream. Only a 2025-era session's stream has it.
+   */
+  closeStream?: () => boolean;
   /** The transport's own request object, handed to handlers as `context.httpRequest`. */
   httpRequest?: unknown;
   /** The authenticated principal; bound into request-state signatures. */

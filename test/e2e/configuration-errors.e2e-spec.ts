@@ -39,7 +39,7 @@ const BAD: Array<[what: string, options: Partial<McpModuleOptions>, message: Reg
   [
     'legacy.mode "sessionful"',
     { legacy: { mode: 'sessionful' as 'off' } },
-    /legacy\.mode must be 'stateless' or 'off'/,
+    /legacy\.mode must be 'stateless', 'stateful' or 'off'/,
   ],
   [
     'lists.cache with a negative ttlMs',

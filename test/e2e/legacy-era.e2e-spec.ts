@@ -742,7 +742,7 @@ describe('legacy: off', () => {
 
   it('refuses an unknown option value at start-up', () => {
     expect(() => new McpKernel({ name: 'k', version: '1', legacy: { mode: 'sessionful' as 'off' } })).toThrow(
-      /legacy.mode must be 'stateless' or 'off'/,
+      /legacy.mode must be 'stateless', 'stateful' or 'off'/,
     );
   });
 });

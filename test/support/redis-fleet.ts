@@ -22,9 +22,9 @@ export interface FleetInstance {
 /**
  * Starts an instance configured the documented way (`McpRedisModule.forRoot` + `McpModule.forRootAsync`
  * spreading `McpRedisBackends`), with a plain tool that needs nothing from Redis (`add`), a single-use tool
- * (`transfer`) and a resource to watch.
+ * (`transfer`) and a resource to watch; `stateful` gives 2025-era clients sessions, in Redis.
  */
-export async function startFleetInstance(options: McpRedisOptions): Promise<FleetInstance> {
+export async function startFleetInstance(options: McpRedisOptions, stateful = false): Promise<FleetInstance> {
   const app = await createApp([
     McpRedisModule.forRoot(options),
     McpModule.forRootAsync({
@@ -34,6 +34,7 @@ export async function startFleetInstance(options: McpRedisOptions): Promise<Flee
         version: '1.0.0',
         ...redis,
         requestState: { ...redis.requestState, secret: FLEET_SECRET },
+        legacy: { ...redis.legacy, mode: stateful ? 'stateful' : 'stateless' },
       }),
     }),
   ]);

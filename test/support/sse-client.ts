@@ -96,3 +96,87 @@ export class LiveResponse {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 }
+
+export interface SseEvent {
+  id?: string;
+  retry?: number;
+  data: string;
+}
+
+/** An SSE response read event by event (ids, retry and data as sent), while it is still open. */
+export class EventStream {
+  private readonly events: SseEvent[] = [];
+  private readonly waiters: Array<() => void> = [];
+  private buffer = '';
+  private ended = false;
+  readonly finished: Promise<void>;
+
+  constructor(
+    readonly res: Response,
+    private readonly abort: AbortController,
+  ) {
+    this.finished = this.pump();
+  }
+
+  static async open(url: string, init: RequestInit & { headers: Record<string, string> }): Promise<EventStream> {
+    const abort = new AbortController();
+    const res = await fetch(url, { ...init, signal: abort.signal });
+    return new EventStream(res, abort);
+  }
+
+  async next(): Promise<SseEvent> {
+    while (this.events.length === 0) {
+      if (this.ended) throw new Error('the stream ended');
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    return this.events.shift()!;
+  }
+
+  /** The next event that carries a message, parsed. */
+  async message(): Promise<Record<string, unknown>> {
+    for (;;) {
+      const event = await this.next();
+      if (event.data !== '') return JSON.parse(event.data) as Record<string, unknown>;
+    }
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private async pump(): Promise<void> {
+    const reader = this.res.body!.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+          const block = this.buffer.slice(0, end);
+          this.buffer = this.buffer.slice(end + 2);
+          const event: SseEvent = { data: '' };
+          let fields = 0;
+          for (const line of block.split('\n')) {
+            const colon = line.indexOf(':');
+            if (colon === 0) continue;
+            const name = line.slice(0, colon);
+            const value = line.slice(colon + 1).replace(/^ /, '');
+            fields++;
+            if (name === 'id') event.id = value;
+            else if (name === 'retry') event.retry = Number(value);
+            else if (name === 'data') event.data = value;
+          }
+          if (fields > 0) this.events.push(event);
+          this.waiters.splice(0).forEach((wake) => wake());
+        }
+      }
+    } catch {
+      // aborted by the test
+    } finally {
+      this.ended = true;
+      this.waiters.splice(0).forEach((wake) => wake());
+    }
+  }
+}

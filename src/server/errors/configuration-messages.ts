@@ -12,7 +12,7 @@ export const MOVED_OPTION = (where: string, key: string, place: string) =>
 export const MISSING_IDENTITY = 'MCP server options need a "name" and a "version" (strings)';
 
 export const INVALID_LEGACY_MODE = (mode: unknown) =>
-  `MCP option legacy.mode must be 'stateless' or 'off', got ${JSON.stringify(mode)}`;
+  `MCP option legacy.mode must be 'stateless', 'stateful' or 'off', got ${JSON.stringify(mode)}`;
 
 export const NOT_POSITIVE_INTEGER = (option: string, value: unknown) =>
   `${option} must be a positive integer, got ${String(value)}`;

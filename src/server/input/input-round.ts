@@ -112,6 +112,7 @@ export class InputRound {
       meta: meta as MetaObject,
       signal: () => transport.signal ?? NEVER_ABORTED,
       notify: transport.notify,
+      closeStream: transport.closeStream,
       inputResponses,
       asked: state.d,
       state: state.s,

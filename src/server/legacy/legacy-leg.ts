@@ -13,12 +13,16 @@ import { TASKS_EXTENSION } from '../../protocol/tasks.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
 } from '../../protocol/versions.js';
 import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
+import type { McpEvent } from '../events/event-bus.js';
+import { LegacySessions, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
+import type { SessionRecord } from '../sessions/session-store.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
 import { toolError } from '../methods/tools.js';
@@ -26,14 +30,16 @@ import { InProcessReplyRouter, type ReplyRouter } from './reply-router.js';
 import { ClientRequests } from './client-requests.js';
 import { Era2025 } from '../eras/era-2025.js';
 
-/** The kernel's options for 2025-era clients. */
 /** The `legacy` option group: how 2025-era clients (those that open with `initialize`) are served. */
 export interface LegacyOptions {
   /**
-   * `'stateless'` (the default) on the same endpoint, with no session; `'off'` refuses them with 400 -32022
+   * `'stateless'` (the default) on the same endpoint, with no session; `'stateful'` gives each `initialize` an
+   * `Mcp-Session-Id`, a GET stream and resumable streams (`sessions`); `'off'` refuses them with 400 -32022
    * naming the supported revision.
    */
-  mode?: 'stateless' | 'off';
+  mode?: 'stateless' | 'stateful' | 'off';
+  /** Sessions of the `'stateful'` mode: their store, idle timeout and bounds. */
+  sessions?: LegacySessionOptions;
   /** Routes replies to server→client requests back to the waiting call. In process by default. */
   replyRouter?: ReplyRouter;
   /** How long one round of server→client requests waits for the client's answers. Default 5 minutes. */
@@ -54,6 +60,10 @@ export interface LegacyDispatcher {
   callerOf(context: McpRequestContext): Caller;
   /** Throws the InsufficientScope error a 2026-07-28 listen gets for a resource the caller may not watch. */
   checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void;
+  /** The server's events (list changes, resource updates), for the GET streams of sessions. */
+  subscribeEvents(listener: (event: McpEvent) => void): () => void;
+  /** Most URIs one listen may watch: also the most subscriptions one session may hold. */
+  readonly maxResourceSubscriptions: number;
 }
 
 // A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
@@ -70,6 +80,8 @@ const ERA = new Era2025();
  */
 export class LegacyLeg {
   readonly requests: ClientRequests;
+  /** The sessions of `mode: 'stateful'`; undefined when stateless. */
+  readonly sessions: LegacySessions | undefined;
   private readonly router: ReplyRouter;
 
   constructor(
@@ -88,6 +100,10 @@ export class LegacyLeg {
       maxWaitingPerCaller: options.maxWaitingCallsPerCaller ?? defaultShare(maxWaiting),
       maxReplyBytes: options.maxReplyBytes ?? 1024 * 1024,
     });
+    if (options.mode === 'stateful')
+      this.sessions = new LegacySessions(serverInfo.name, options.sessions ?? {}, (listener) =>
+        kernel.subscribeEvents(listener),
+      );
   }
 
   /** Server→client requests waiting for a reply on this instance. */
@@ -95,8 +111,16 @@ export class LegacyLeg {
     return this.router.size;
   }
 
-  /** Serves one 2025-era request; `version` is what its transport speaks (the header, or 2025-03-26). */
-  async handle(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
+  /**
+   * Serves one 2025-era request; `version` is what its transport speaks (the header, or 2025-03-26), `session`
+   * the session it belongs to in stateful mode (its transport resolved it).
+   */
+  async handle(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    version: string,
+    session?: SessionRecord,
+  ): Promise<JsonRpcResponse> {
     switch (request.method) {
       case 'initialize':
         // The 2025 schema requires params with a protocolVersion: without one there is nothing to negotiate.
@@ -117,7 +141,7 @@ export class LegacyLeg {
         return successResponse(request.id, {});
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        // Accepted, never delivered: a stateless server has no stream to send resources/updated on.
+        // Stateless, accepted and never delivered: there is no stream to send resources/updated on.
         if (!this.capabilities().resources)
           return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
         if (typeof request.params?.uri !== 'string')
@@ -132,10 +156,25 @@ export class LegacyLeg {
             return errorResponse(request.id, error.code, error.message, error.data);
           }
         }
+        if (session && this.sessions) {
+          const subscribed = request.method === 'resources/subscribe';
+          const max = this.kernel.maxResourceSubscriptions;
+          if (!(await this.sessions.setSubscribed(session, request.params.uri, subscribed, max)))
+            return errorResponse(
+              request.id,
+              ErrorCode.InvalidParams,
+              `Invalid params: a session may hold at most ${max} subscriptions`,
+            );
+        }
         return successResponse(request.id, {});
       default:
-        return this.serve(request, context, version);
+        return this.serve(request, context, session?.protocolVersion ?? version, session);
     }
+  }
+
+  /** Who a transport's principal speaks for (the kernel's one caller identity). */
+  callerOf(principal: unknown): Caller {
+    return this.kernel.callerOf({ principal });
   }
 
   /** Routes a client's posted response to the call that waits for it; a refused one changes nothing. */
@@ -144,16 +183,20 @@ export class LegacyLeg {
   }
 
   /** Withdraws every request still waiting for a reply (shutdown): their calls end with a clean error. */
-  close(): Promise<void> {
-    return this.router.close();
+  async close(): Promise<void> {
+    await Promise.all([this.router.close(), this.sessions?.close()]);
   }
 
-  /** What is registered now, in the 2025 shape: no stream outlives a request, so no list_changed or updates. */
+  /**
+   * What is registered now, in the 2025 shape. Stateless, no stream outlives a request, so no list_changed or
+   * updates; a session's GET stream carries both.
+   */
   private capabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = { ...this.kernel.capabilities() };
-    if (capabilities.tools) capabilities.tools = {};
-    if (capabilities.prompts) capabilities.prompts = {};
-    if (capabilities.resources) capabilities.resources = { subscribe: true };
+    const changes = this.sessions ? { listChanged: true } : {};
+    if (capabilities.tools) capabilities.tools = { ...changes };
+    if (capabilities.prompts) capabilities.prompts = { ...changes };
+    if (capabilities.resources) capabilities.resources = { subscribe: true, ...changes };
     return capabilities;
   }
 
@@ -175,16 +218,26 @@ export class LegacyLeg {
 
   /**
    * Dispatches a method to the families, in rounds while its handler asks for input. The request is the
-   * client's own, with the leg's defaults in `_meta` where the client set none: its transport version and,
-   * since no level can be stored, every log. A tasks extension it declares is taken out: that extension's
-   * `tasks/get` is a 2026-07-28 method this leg does not serve, so a task made here could never be polled; the
-   * call runs as a plain request (and a tool that requires a task answers -32021, as to any client without it).
+   * client's own, with the leg's defaults in `_meta` where the client set none: its transport version, since
+   * no level is stored, every log, and in a session what its `initialize` declared. A tasks extension it declares
+   * is taken out: that extension's `tasks/get` is a 2026-07-28 method this leg does not serve, so a task made
+   * here could never be polled; the call runs as a plain request (and a tool that requires a task answers
+   * -32021, as to any client without it).
    */
-  private async serve(request: JsonRpcRequest, context: McpRequestContext, version: string): Promise<JsonRpcResponse> {
+  private async serve(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    version: string,
+    session: SessionRecord | undefined,
+  ): Promise<JsonRpcResponse> {
     const params = request.params ?? {};
     const meta: Record<string, unknown> = { ...(isPlainObject(params._meta) ? params._meta : {}) };
     meta[META_PROTOCOL_VERSION] = version;
     meta[META_LOG_LEVEL] ??= 'debug';
+    if (session) {
+      meta[META_CLIENT_CAPABILITIES] = session.clientCapabilities;
+      if (session.clientInfo) meta[META_CLIENT_INFO] = session.clientInfo;
+    }
     withoutTasksExtension(meta);
     let current: JsonRpcRequest = { ...request, params: { ...params, _meta: meta } };
     const caller = this.kernel.callerOf(context);

@@ -1,0 +1,224 @@
+import type {
+  SessionAdmission,
+  SessionEvent,
+  SessionEventListener,
+  SessionRecord,
+  SessionStore,
+} from '../server/sessions/session-store.js';
+import { parseEventId, SessionWatchers } from '../server/sessions/session-store.js';
+import { RedisChannel } from './redis-channel.js';
+import type { McpRedisConnections } from './redis-connections.js';
+
+// Its own scripts, apart from the task store's. Every expiry is relative (PX), so Redis' clock decides none.
+// KEYS: record, owner's sessions, all sessions. ARGV: id, record JSON, idle ms, now, max per caller, max total.
+const CREATE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 'full' end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 'caller-full' end
+local expires = tonumber(ARGV[4]) + tonumber(ARGV[3])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[3], expires, ARGV[1])
+redis.call('ZADD', KEYS[2], expires, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 'created'
+`;
+// KEYS: record, events, subscriptions, owner's sessions, all sessions. ARGV: id, idle ms, now.
+const TOUCH = `
+if redis.call('PEXPIRE', KEYS[1], ARGV[2]) == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+local expires = tonumber(ARGV[3]) + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[4], 'XX', expires, ARGV[1])
+redis.call('PEXPIRE', KEYS[4], ARGV[2])
+redis.call('ZADD', KEYS[5], 'XX', expires, ARGV[1])
+return 1
+`;
+// KEYS: record, subscriptions. ARGV: subscriptions JSON.
+const SUBSCRIBE = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+return 1
+`;
+// KEYS: record, events. ARGV: event JSON, channel, message to publish.
+const APPEND = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return 0 end
+local max = cjson.decode(redis.call('GET', KEYS[1])).maxEvents
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], -max, -1)
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
+`;
+// KEYS: record, claim.
+const CLAIM = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return 0 end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ttl) then return 1 end
+return 0
+`;
+// KEYS: record, events, subscriptions, owner's sessions, all sessions. ARGV: id, channel, message.
+const DELETE = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
+`;
+
+/**
+ * 2025-era sessions in Redis, so any instance serves any session: a record per session (JSON, expiring after
+ * its idle timeout, renewed by each use), its stream events in a capped list, its subscriptions, a sorted set
+ * per owner and one for all that count live sessions for the caps, and a claim key per open stream. Appends and
+ * deletes are published on one channel, which every instance's watchers hear. When Redis cannot answer, a
+ * session call fails with `McpRedisUnavailableError`, which the HTTP layer answers with 503.
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly channel: RedisChannel;
+  private readonly watchers = new SessionWatchers();
+
+  constructor(
+    private readonly redis: McpRedisConnections,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.channel = new RedisChannel(redis, redis.key('session-events'), (message) => this.received(message));
+  }
+
+  /** True while the channel of session events is subscribed. */
+  get listening(): boolean {
+    return this.channel.listening;
+  }
+
+  async create(session: SessionRecord, limits: { maxPerCaller: number; maxTotal: number }): Promise<SessionAdmission> {
+    const reply = await this.redis.run('create a session', (redis) =>
+      redis.eval(
+        CREATE,
+        3,
+        this.record(session.id),
+        this.owned(session.owner),
+        this.redis.key('sessions', 'all'),
+        session.id,
+        JSON.stringify(session),
+        session.idleTimeoutMs,
+        this.now(),
+        limits.maxPerCaller,
+        limits.maxTotal,
+      ),
+    );
+    return reply as SessionAdmission;
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const [raw, subscriptions] = await this.redis.run('read a session', (redis) =>
+      redis.mget(this.record(id), this.redis.key('session', id, 'subscriptions')),
+    );
+    if (!raw) return undefined;
+    const record = JSON.parse(raw) as SessionRecord;
+    if (subscriptions) record.subscriptions = JSON.parse(subscriptions) as string[];
+    record.lastActivity = this.now();
+    const touched = await this.redis.run('renew a session', (redis) =>
+      redis.eval(TOUCH, 5, ...this.sessionKeys(record), id, record.idleTimeoutMs, record.lastActivity),
+    );
+    return touched === 1 ? record : undefined;
+  }
+
+  async setSubscriptions(id: string, subscriptions: string[]): Promise<boolean> {
+    const reply = await this.redis.run('keep subscriptions', (redis) =>
+      redis.eval(
+        SUBSCRIBE,
+        2,
+        this.record(id),
+        this.redis.key('session', id, 'subscriptions'),
+        JSON.stringify(subscriptions),
+      ),
+    );
+    return reply === 1;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const raw = await this.redis.run('read a session', (redis) => redis.get(this.record(id)));
+    if (!raw) return false;
+    const record = JSON.parse(raw) as SessionRecord;
+    const reply = await this.redis.run('end a session', (redis) =>
+      redis.eval(DELETE, 5, ...this.sessionKeys(record), id, this.channel.name, JSON.stringify({ s: id, end: 1 })),
+    );
+    return reply === 1;
+  }
+
+  async append(sessionId: string, event: SessionEvent): Promise<void> {
+    const json = JSON.stringify(event);
+    await this.redis.run('keep a stream event', (redis) =>
+      redis.eval(
+        APPEND,
+        2,
+        this.record(sessionId),
+        this.redis.key('session', sessionId, 'events'),
+        json,
+        this.channel.name,
+        JSON.stringify({ s: sessionId, e: event }),
+      ),
+    );
+  }
+
+  async replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]> {
+    const kept = await this.redis.run('replay a stream', (redis) =>
+      redis.lrange(this.redis.key('session', sessionId, 'events'), 0, -1),
+    );
+    return kept
+      .map((raw) => JSON.parse(raw) as SessionEvent)
+      .filter((event) => {
+        const at = parseEventId(event.id);
+        return at !== undefined && at.stream === stream && at.seq > afterSeq;
+      });
+  }
+
+  watch(sessionId: string, stream: string, listener: SessionEventListener): () => void {
+    return this.watchers.add(sessionId, stream, listener);
+  }
+
+  async claimStream(sessionId: string, stream: string): Promise<boolean> {
+    const reply = await this.redis.run('claim a stream', (redis) =>
+      redis.eval(CLAIM, 2, this.record(sessionId), this.redis.key('session', sessionId, 'claim', stream)),
+    );
+    return reply === 1;
+  }
+
+  async releaseStream(sessionId: string, stream: string): Promise<void> {
+    await this.redis.run('release a stream', (redis) =>
+      redis.del(this.redis.key('session', sessionId, 'claim', stream)),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.channel.close();
+    this.watchers.clear();
+  }
+
+  private record(id: string): string {
+    return this.redis.key('session', id);
+  }
+
+  private owned(owner: string): string {
+    return this.redis.key('sessions', 'owner', owner);
+  }
+
+  private sessionKeys(record: SessionRecord): [string, string, string, string, string] {
+    return [
+      this.record(record.id),
+      this.redis.key('session', record.id, 'events'),
+      this.redis.key('session', record.id, 'subscriptions'),
+      this.owned(record.owner),
+      this.redis.key('sessions', 'all'),
+    ];
+  }
+
+  private received(message: unknown): void {
+    const { s, e, end } = (message ?? {}) as { s?: unknown; e?: SessionEvent; end?: unknown };
+    if (typeof s !== 'string') return;
+    if (end) this.watchers.end(s);
+    else if (typeof e?.id === 'string' && typeof e.data === 'string') this.watchers.emit(s, { id: e.id, data: e.data });
+  }
+}

@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import type { JsonRpcNotification } from '../../protocol/jsonrpc.js';
+import { isPlainObject } from '../../protocol/jsonrpc.js';
+import type { ClientCapabilities, Implementation } from '../../protocol/mcp-types.js';
+import type { Caller } from '../access/caller-identity.js';
+import { hasScopes } from '../access/required-scopes.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
+import type { McpEvent } from '../events/event-bus.js';
+import { canonicalDigest } from '../input/request-state-codec.js';
+import { normalizeUri } from '../uri/uri-normalization.js';
+import { InMemorySessionStore, type SessionEvent, type SessionRecord, type SessionStore } from './session-store.js';
+
+/** The `legacy.sessions` option group: 2025-era sessions, with `legacy.mode: 'stateful'`. */
+export interface LegacySessionOptions {
+  /** Where sessions and their streams' recent events live; in this process by default. */
+  store?: SessionStore;
+  /** How long a session lives without a request (or an open GET stream). Default 30 minutes. */
+  idleTimeoutMs?: number;
+  /** Most live sessions of one identified caller; the next `initialize` gets 429. Default 10. */
+  maxPerCaller?: number;
+  /** Most live sessions in all; the next `initialize` gets 503. Default 10 000. */
+  maxTotal?: number;
+  /** Events kept per session for clients that resume a stream (`Last-Event-ID`). Default 100. */
+  maxEventsPerSession?: number;
+  /** Streams one session may hold open at once: its GET stream plus resumed ones. Default 4. */
+  maxStreamsPerSession?: number;
+  /** The SSE `retry` a stream's priming event tells the client to wait before it reconnects. Default 1 s. */
+  retryMs?: number;
+}
+
+/** Why a request's session cannot be used: the HTTP status and the message a client is told. */
+export interface SessionRefusal {
+  status: 400 | 404 | 429 | 503;
+  message: string;
+}
+
+/** Where one stream's messages are written while it is open here; false when the client is gone. */
+export type StreamWriter = (event: SessionEvent) => boolean;
+
+const MISSING: SessionRefusal = {
+  status: 400,
+  message: 'Bad Request: this server keeps sessions; send the Mcp-Session-Id that initialize returned',
+};
+// The same answer for a session that never was, ended, or belongs to another caller: a session id is not a
+// secret to confirm to whoever guesses it.
+const UNKNOWN: SessionRefusal = {
+  status: 404,
+  message: 'Session not found: it ended or never existed; initialize again',
+};
+
+/**
+ * The 2025-era sessions of `legacy.mode: 'stateful'`, transport-free: `initialize` mints one, every later
+ * request of the era resolves it (bound to the caller that made it), `end` deletes it, and the GET streams
+ * open on this instance get the server's events (list changes, updates of subscribed resources).
+ */
+export class LegacySessions {
+  readonly store: SessionStore;
+  readonly retryMs: number;
+  readonly maxStreamsPerSession: number;
+  private readonly idleTimeoutMs: number;
+  private readonly maxPerCaller: number;
+  private readonly maxTotal: number;
+  private readonly maxEvents: number;
+  private readonly streams = new Map<
+    string,
+    { stream: SessionStream; writer: StreamWriter; scopes: ReadonlySet<string> }
+  >();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly server: string,
+    options: LegacySessionOptions,
+    subscribe: (listener: (event: McpEvent) => void) => () => void,
+  ) {
+    this.idleTimeoutMs = positive('legacy.sessions.idleTimeoutMs', options.idleTimeoutMs ?? 30 * 60_000);
+    this.maxPerCaller = positive('legacy.sessions.maxPerCaller', options.maxPerCaller ?? 10);
+    this.maxTotal = positive('legacy.sessions.maxTotal', options.maxTotal ?? 10_000);
+    this.maxEvents = positive('legacy.sessions.maxEventsPerSession', options.maxEventsPerSession ?? 100);
+    this.maxStreamsPerSession = positive('legacy.sessions.maxStreamsPerSession', options.maxStreamsPerSession ?? 4);
+    this.retryMs = positive('legacy.sessions.retryMs', options.retryMs ?? 1_000);
+    this.store = options.store ?? new InMemorySessionStore();
+    this.unsubscribe = subscribe((event) => this.fanOut(event));
+  }
+
+  /** GET streams open on this instance. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** Mints the session of an answered `initialize`; a refusal when the caller or the server has too many. */
+  async open(
+    caller: Caller,
+    protocolVersion: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<SessionRecord | SessionRefusal> {
+    const record: SessionRecord = {
+      id: randomBytes(24).toString('base64url'),
+      owner: this.owner(caller),
+      protocolVersion,
+      clientCapabilities: isPlainObject(params?.capabilities) ? (params.capabilities as ClientCapabilities) : {},
+      clientInfo: isPlainObject(params?.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
+      subscriptions: [],
+      lastActivity: Date.now(),
+      idleTimeoutMs: this.idleTimeoutMs,
+      maxEvents: this.maxEvents,
+    };
+    // Anonymous callers (and principals that identify nobody) share one owner: only the total bounds them.
+    const maxPerCaller = typeof caller === 'string' ? this.maxPerCaller : Number.MAX_SAFE_INTEGER;
+    const admission = await this.store.create(record, { maxPerCaller, maxTotal: this.maxTotal });
+    if (admission === 'caller-full')
+      return { status: 429, message: `Too many sessions: this caller already has ${this.maxPerCaller}; end one first` };
+    if (admission === 'full') return { status: 503, message: 'Server busy: too many sessions, retry later' };
+    return record;
+  }
+
+  /** The live session a request names, when it is the caller's own. */
+  async resolve(id: string | undefined, caller: Caller): Promise<SessionRecord | SessionRefusal> {
+    if (id === undefined) return MISSING;
+    const record = await this.store.get(id);
+    if (!record || record.owner !== this.owner(caller)) return UNKNOWN;
+    return record;
+  }
+
+  /** Ends the caller's session everywhere (DELETE). */
+  async end(id: string | undefined, caller: Caller): Promise<SessionRefusal | undefined> {
+    const record = await this.resolve(id, caller);
+    if ('status' in record) return record;
+    await this.store.delete(record.id);
+    return undefined;
+  }
+
+  /** Adds or removes a `resources/subscribe` URI of a session; false when the session is gone. */
+  async setSubscribed(record: SessionRecord, uri: string, subscribed: boolean, max: number): Promise<boolean> {
+    const key = normalizeUri(uri);
+    const rest = record.subscriptions.filter((existing) => existing !== key);
+    if (subscribed) {
+      if (rest.length >= max) return false;
+      rest.push(key);
+    }
+    record.subscriptions = rest;
+    return this.store.setSubscriptions(record.id, rest);
+  }
+
+  /**
+   * A new stream of `session`, named for its kind: `g` a GET stream, `p` a POST's. A GET resuming a `g` stream
+   * becomes the session's GET stream again; one resuming a `p` stream follows that call to its response.
+   */
+  stream(session: SessionRecord, kind: 'g' | 'p'): SessionStream {
+    return new SessionStream(this.store, session.id, `${kind}${randomBytes(6).toString('hex')}`);
+  }
+
+  /** Registers a GET stream open here, which gets the events its caller may see; call the result when it ends. */
+  attach(stream: SessionStream, scopes: readonly string[] | undefined, writer: StreamWriter): () => void {
+    const key = `${stream.sessionId}\u0000${stream.name}`;
+    this.streams.set(key, { stream, writer, scopes: new Set(scopes ?? []) });
+    return () => this.streams.delete(key);
+  }
+
+  close(): Promise<void> {
+    this.unsubscribe();
+    this.streams.clear();
+    return this.store.close();
+  }
+
+  private owner(caller: Caller): string {
+    return canonicalDigest([this.server, caller ?? null]);
+  }
+
+  private fanOut(event: McpEvent): void {
+    if (event.type === 'tasks/status' || this.streams.size === 0) return;
+    for (const open of this.streams.values()) {
+      const { stream, writer } = open;
+      if (event.type === 'resources/updated') {
+        const uri = normalizeUri(event.uri);
+        void this.store.get(stream.sessionId).then(
+          (record) => {
+            if (record?.subscriptions.includes(uri))
+              writer(stream.event(notification('notifications/resources/updated', { uri: event.uri })));
+          },
+          () => undefined,
+        );
+        continue;
+      }
+      if (hasScopes(event.requiredScopes, open.scopes))
+        writer(stream.event(notification(`notifications/${event.type}`)));
+    }
+  }
+}
+
+/**
+ * One stream of a session (a POST's SSE response, or the GET stream): numbers its messages as SSE ids
+ * (`<name>_<seq>`) and keeps each in the store, so a client that lost the stream resumes it with a GET that
+ * names the last id it saw. Appends are chained, so they land in the order they were numbered.
+ */
+export class SessionStream {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: SessionStore,
+    readonly sessionId: string,
+    readonly name: string,
+  ) {}
+
+  private seq = 0;
+
+  /** The id of the priming event: before every message (seq 0), so resuming from it replays them all. */
+  get primingId(): string {
+    return `${this.name}_0`;
+  }
+
+  /** Numbers a message (its JSON text) and keeps it for a resuming client. */
+  event(data: string): SessionEvent {
+    const event: SessionEvent = { id: `${this.name}_${++this.seq}`, data };
+    // A store that cannot keep it (Redis down) loses only the replay: the live stream still gets the message.
+    this.chain = this.chain.then(() => this.store.append(this.sessionId, event)).catch(() => undefined);
+    return event;
+  }
+}
+
+function notification(method: string, params?: Record<string, unknown>): string {
+  const message: JsonRpcNotification = { jsonrpc: '2.0', method };
+  if (params) message.params = params;
+  return JSON.stringify(message);
+}
+
+function positive(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(option, value));
+  return value;
+}

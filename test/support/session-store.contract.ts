@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { SessionEvent, SessionRecord, SessionStore } from '../../src/server/sessions/session-store.js';
+
+/** What a contract run needs: instances sharing one store (each its own object where that means anything). */
+export interface SessionStoreFixture {
+  instance(): Promise<SessionStore>;
+  close(): Promise<void>;
+}
+
+const LIMITS = { maxPerCaller: 2, maxTotal: 3 };
+
+export function session(owner: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id: randomBytes(24).toString('base64url'),
+    owner,
+    protocolVersion: '2025-11-25',
+    clientCapabilities: { sampling: {} },
+    clientInfo: { name: 'contract', version: '1.0.0' },
+    subscriptions: [],
+    lastActivity: Date.now(),
+    idleTimeoutMs: 60_000,
+    maxEvents: 3,
+    ...overrides,
+  };
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+};
+
+/** The `SessionStore` contract (src/server/sessions/session-store.ts), for every implementation. */
+export function sessionStoreContract(name: string, open: () => Promise<SessionStoreFixture>): void {
+  describe(`${name} keeps the SessionStore contract`, () => {
+    let fixture: SessionStoreFixture;
+    let a: SessionStore;
+    let b: SessionStore;
+
+    beforeEach(async () => {
+      fixture = await open();
+      a = await fixture.instance();
+      b = await fixture.instance();
+    });
+    afterEach(() => fixture.close());
+
+    it('keeps a session made on one instance for every other, and forgets one it never made', async () => {
+      const made = session('alice');
+      expect(await a.create(made, LIMITS)).toBe('created');
+      const read = await b.get(made.id);
+      expect(read).toMatchObject({
+        id: made.id,
+        owner: 'alice',
+        protocolVersion: '2025-11-25',
+        clientCapabilities: { sampling: {} },
+        clientInfo: { name: 'contract', version: '1.0.0' },
+        subscriptions: [],
+      });
+      expect(await b.get('no-such-session')).toBeUndefined();
+    });
+
+    it('caps live sessions per owner and in all, atomically, and frees a place when one ends', async () => {
+      const results = await Promise.all([a, b, a].map((store) => store.create(session('alice'), LIMITS)));
+      expect(results.filter((r) => r === 'created')).toHaveLength(2);
+      expect(results.filter((r) => r === 'caller-full')).toHaveLength(1);
+      const bob = session('bob');
+      expect(await b.create(bob, LIMITS)).toBe('created');
+      expect(await a.create(session('carol'), LIMITS)).toBe('full');
+      expect(await a.delete(bob.id)).toBe(true);
+      expect(await a.delete(bob.id)).toBe(false);
+      expect(await b.create(session('carol'), LIMITS)).toBe('created');
+    });
+
+    it('ends a session after its idle timeout, and every use starts the timeout again', async () => {
+      // Margins wide enough for a loaded machine: each use comes well inside the timeout, the last well past it.
+      const idle = session('alice', { idleTimeoutMs: 1_500 });
+      await a.create(idle, LIMITS);
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(await b.get(idle.id)).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(await a.get(idle.id)).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(await b.get(idle.id)).toBeUndefined();
+      // Its place is free again.
+      await a.create(session('alice'), LIMITS);
+      expect(await a.create(session('alice'), LIMITS)).toBe('created');
+    });
+
+    it('keeps the newest maxEvents events, replays a stream after a seq in order, and hands live ones to watchers', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      const heard: Array<SessionEvent | null> = [];
+      b.watch(made.id, 'p1', (event) => heard.push(event));
+      for (let seq = 1; seq <= 4; seq++) await a.append(made.id, { id: `p1_${seq}`, data: `{"n":${seq}}` });
+      await a.append(made.id, { id: `g2_1`, data: '{"other":true}' });
+      expect((await b.replay(made.id, 'p1', 0)).map((e) => e.id)).toEqual(['p1_3', 'p1_4']);
+      expect((await b.replay(made.id, 'p1', 3)).map((e) => e.id)).toEqual(['p1_4']);
+      expect(await b.replay(made.id, 'g2', 0)).toEqual([{ id: 'g2_1', data: '{"other":true}' }]);
+      await until(() => heard.length === 4, 'the watcher heard every event of its stream');
+      expect(heard.map((e) => e?.id)).toEqual(['p1_1', 'p1_2', 'p1_3', 'p1_4']);
+    });
+
+    it('keeps nothing for a session that is gone', async () => {
+      await a.append('no-such-session', { id: 'p1_1', data: '{}' });
+      expect(await b.replay('no-such-session', 'p1', 0)).toEqual([]);
+      expect(await b.setSubscriptions('no-such-session', ['x'])).toBe(false);
+      expect(await b.claimStream('no-such-session', 'get')).toBe(false);
+    });
+
+    it('ends a session everywhere: deleted on one instance, gone on the other, its watchers told', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      let ended = false;
+      b.watch(made.id, 'get', (event) => (ended ||= event === null));
+      expect(await a.delete(made.id)).toBe(true);
+      expect(await b.get(made.id)).toBeUndefined();
+      await until(() => ended, 'the watcher on the other instance was told the session ended');
+    });
+
+    it('lets one claim of a stream through until it is released, and keeps subscriptions', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      const claims = await Promise.all([a.claimStream(made.id, 'get'), b.claimStream(made.id, 'get')]);
+      expect(claims.sort()).toEqual([false, true]);
+      await a.releaseStream(made.id, 'get');
+      expect(await b.claimStream(made.id, 'get')).toBe(true);
+      expect(await a.setSubscriptions(made.id, ['test://a', 'test://b'])).toBe(true);
+      expect((await b.get(made.id))?.subscriptions).toEqual(['test://a', 'test://b']);
+    });
+  });
+}
