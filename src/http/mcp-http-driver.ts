@@ -265,9 +265,7 @@ export class McpHttpDriver {
 
     // Before anything is dispatched, so every message, notifications included, needs a caller. An authenticator
     // that reads what the app's guards set (they run after the body layer) gets here, after the body.
-    const auth =
-      ('authentication' in body ? body.authentication : undefined) ??
-      (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+    const auth = await this.authenticateOnce(body.authentication, req, httpRequest);
     if (auth && !auth.ok) {
       await this.refuseAuthentication(auth, message, res, httpRequest);
       return;
@@ -316,6 +314,15 @@ export class McpHttpDriver {
     this.writer.write(res, status, response, this.scopeChallenge(response));
   }
 
+  /** What the headers already established before the body, else the authenticator's verdict now (if any). */
+  private async authenticateOnce(
+    known: HttpAuthentication | undefined,
+    req: IncomingMessage,
+    httpRequest: unknown,
+  ): Promise<HttpAuthentication | undefined> {
+    return known ?? (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+  }
+
   /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */
   private async serveSession(
     req: IncomingMessage,
@@ -323,8 +330,7 @@ export class McpHttpDriver {
     httpRequest: unknown,
     authenticated: HttpAuthentication | undefined,
   ): Promise<void> {
-    const auth =
-      authenticated ?? (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+    const auth = await this.authenticateOnce(authenticated, req, httpRequest);
     if (auth && !auth.ok) {
       this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
       return;
