@@ -32,6 +32,8 @@ import type {
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
 const DISCARD_FACTOR = 8;
 const DISCARD_DEADLINE_MS = 5_000;
+/** An admission without an authentication of its own: shared, since nothing writes to it. */
+const ADMITTED: PreparedBody = Object.freeze({});
 /** A route tool's in-process request that reached the MCP endpoint: a call must never loop back into MCP. */
 const IN_PROCESS_LOOP: HttpRejection = {
   status: 508,
@@ -41,10 +43,11 @@ const IN_PROCESS_LOOP: HttpRejection = {
 
 /**
  * The Streamable HTTP driver: enforces the transport rules of 2026-07-28 around the kernel, in this order:
- * Host/Origin (403), verb (405), media type (415), size (413), JSON (-32700), authentication (401), message
- * shape (-32600), notification (202), then the classifier's envelope and header rungs, then the kernel. An
- * authenticator that needs only the headers (a bearer token) runs right after the media type instead, so an
- * unauthenticated client costs no body read or inflation and gets its 401 before any 413. A POST
+ * Host/Origin (403), verb (405), media type (415), authentication (401), size (413 declared, then while read),
+ * JSON (-32700), message shape (-32600), notification (202), then the classifier's envelope and header rungs,
+ * then the kernel. Authentication always comes before the body, so an unauthenticated client costs no body read
+ * or inflation: an authenticator that needs only the headers (a bearer token) runs in `admit`, before the
+ * framework's route; one that reads what the app's guards set runs in `handle`, after them. A POST
  * the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's request and response
  * objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
  */
@@ -167,15 +170,13 @@ export class McpHttpDriver {
   }
 
   /**
-   * Reads the body under the preflight's rules, authenticating first when the headers suffice for it; answers
-   * the request itself and returns null when refused. `httpRequest` is the framework's request, where an
+   * The rungs a front layer runs before the framework's route: the header rungs, authentication when the headers
+   * suffice for it (a bearer token), and the declared size. Nothing reads the body: an authenticator that needs
+   * the request (what the app's guards set) runs in `handle`, after them and still before the body. Answers the
+   * request itself and returns null when refused. `httpRequest` is the framework's request, where an
    * authenticator leaves the caller for guards and interceptors.
    */
-  async readPrepared(
-    req: IncomingMessage,
-    res: ServerResponse,
-    httpRequest: unknown = req,
-  ): Promise<PreparedBody | null> {
+  async admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown = req): Promise<PreparedBody | null> {
     const rejection = this.headerRungs(req);
     if (rejection) {
       this.reject(res, rejection);
@@ -190,26 +191,27 @@ export class McpHttpDriver {
         return null;
       }
     }
-    // A session's GET or DELETE has no body: it is authenticated where it is served.
-    if (req.method !== 'POST') return authentication ? { parsed: undefined, authentication } : { parsed: undefined };
-    const tooLarge = this.declaredSize(req);
+    const tooLarge = req.method === 'POST' ? this.declaredSize(req) : null;
     if (tooLarge) {
       await this.discardRest(req);
       this.reject(res, tooLarge);
       return null;
     }
+    return authentication ? { authentication } : ADMITTED;
+  }
+
+  /** Reads the body of an admitted POST under its bound and deadline; answers a refusal itself (null). */
+  private async readAdmitted(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
     const read = await readBody(req, this.bodyLimit, this.bodyTimeoutMs);
-    if (!read.ok) {
-      if (read.status === 413) await this.discardRest(req);
-      // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
-      this.reject(res, {
-        status: read.status,
-        message: read.message,
-        headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
-      });
-      return null;
-    }
-    return authentication ? { raw: read.body, authentication } : { raw: read.body };
+    if (read.ok) return read.body;
+    if (read.status === 413) await this.discardRest(req);
+    // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+    this.reject(res, {
+      status: read.status,
+      message: read.message,
+      headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
+    });
+    return null;
   }
 
   /**
@@ -236,21 +238,39 @@ export class McpHttpDriver {
     await discardBody(req, bound, DISCARD_DEADLINE_MS);
   }
 
-  /** Serves one HTTP exchange. `prepared` is the body when a front layer already read (and preflighted) it. */
+  /**
+   * Serves one HTTP exchange. `prepared` is what a front layer already did (`admit`, and perhaps the body read);
+   * without it the driver admits the request itself.
+   */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
     prepared?: PreparedBody,
     httpRequest: unknown = req,
   ): Promise<void> {
-    const body = prepared ?? (await this.readPrepared(req, res, httpRequest));
-    if (!body) return;
-    if (req.method !== 'POST') return this.serveSession(req, res, httpRequest, body.authentication);
+    const admitted = prepared ?? (await this.admit(req, res, httpRequest));
+    if (!admitted) return;
+    const unread = admitted.raw === undefined && !('parsed' in admitted);
+    // Before the body and before anything is dispatched, so every message, notifications included, needs a
+    // caller, and one the authenticator refuses costs no body read or inflation.
+    const auth = await this.authenticateOnce(admitted.authentication, req, httpRequest);
+    if (auth && !auth.ok) {
+      if (req.method !== 'POST') {
+        this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
+        return;
+      }
+      await this.refuseAuthentication(auth, unread ? undefined : admitted.parsed, res, httpRequest, req);
+      if (unread) this.dropUnread(req);
+      return;
+    }
+    if (req.method !== 'POST') return this.serveSession(req, res, auth);
 
     let message: unknown;
-    if ('raw' in body) {
+    const raw = unread ? await this.readAdmitted(req, res) : admitted.raw;
+    if (unread && !raw) return;
+    if (raw) {
       try {
-        message = JSON.parse(body.raw.toString('utf8'));
+        message = JSON.parse(raw.toString('utf8'));
       } catch {
         this.writer.write(
           res,
@@ -260,15 +280,7 @@ export class McpHttpDriver {
         return;
       }
     } else {
-      message = body.parsed;
-    }
-
-    // Before anything is dispatched, so every message, notifications included, needs a caller. An authenticator
-    // that reads what the app's guards set (they run after the body layer) gets here, after the body.
-    const auth = await this.authenticateOnce(body.authentication, req, httpRequest);
-    if (auth && !auth.ok) {
-      await this.refuseAuthentication(auth, message, res, httpRequest);
-      return;
+      message = admitted.parsed;
     }
 
     const era = classifyEra(message, req.headers);
@@ -324,17 +336,7 @@ export class McpHttpDriver {
   }
 
   /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */
-  private async serveSession(
-    req: IncomingMessage,
-    res: ServerResponse,
-    httpRequest: unknown,
-    authenticated: HttpAuthentication | undefined,
-  ): Promise<void> {
-    const auth = await this.authenticateOnce(authenticated, req, httpRequest);
-    if (auth && !auth.ok) {
-      this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
-      return;
-    }
+  private serveSession(req: IncomingMessage, res: ServerResponse, auth: HttpAuthentication | undefined): Promise<void> {
     const principal = auth?.ok ? auth.principal : undefined;
     const caller = this.kernel.callerOf({ principal });
     if (req.method === 'DELETE') return this.sessions!.end(req, res, caller);
@@ -354,6 +356,8 @@ export class McpHttpDriver {
       message: 'Unauthorized',
     };
     this.writer.write(res, refusal.status, errorResponse(null, refusal.code, refusal.message), refusal.headers);
+    // The guard ran before the body was read (the front layer kept it for the driver).
+    if (!req.readableEnded) this.dropUnread(req);
   }
 
   /**

@@ -63,7 +63,12 @@ export interface HttpRejection {
 }
 
 /**
- * Where a transport already read the body: raw bytes (preferred), or a value a framework parsed; with the
- * authentication `readPrepared` did before reading it, when the headers sufficed.
+ * What a front layer did before the route (`McpHttpDriver.admit`): the request passed the header rungs and,
+ * when the headers sufficed, `authentication`; and the body, when the transport already read it (`raw`, preferred)
+ * or a framework parsed it (`parsed`). Without either, `handle` reads the body itself, after authenticating.
  */
-export type PreparedBody = ({ raw: Buffer } | { parsed: unknown }) & { authentication?: HttpAuthentication };
+export interface PreparedBody {
+  readonly raw?: Buffer;
+  readonly parsed?: unknown;
+  readonly authentication?: HttpAuthentication;
+}

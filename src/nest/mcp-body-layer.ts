@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpHttpDriver } from '../http/mcp-http-driver.js';
+import { hideBody } from './hidden-body.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
 interface ExpressLikeApp {
@@ -9,10 +10,12 @@ interface ExpressLikeApp {
 
 /**
  * On Express, Nest's global JSON parser runs before any route, with its own size limit and its own error
- * pages. The MCP route owns its body instead: this layer, placed first in the app's router, reads the body of
- * POSTs to the MCP path under the driver's rules (Host/Origin, media type, size, encoding) and leaves it on the
- * request. The generic parser then finds the stream consumed and skips it. Returns false when the app is not
- * an Express app it can reach, in which case the controller reads the body itself.
+ * pages. The MCP route owns its body instead: this layer, placed first in the app's router, admits requests to
+ * the MCP path under the driver's rules (Host/Origin, verb, media type, a bearer token, declared size) and makes
+ * a POST declare no body (`hidden-body.ts`), so neither Nest's parsers nor the app's own read it; the module's
+ * route middleware puts its headers back before the app's guards run, and the driver reads the body in the
+ * route, after them. Returns false when the app is not an Express app it can reach, in which case the
+ * controller admits the request itself.
  */
 export function installExpressBodyLayer(app: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const express = app as ExpressLikeApp;
@@ -29,9 +32,10 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
     if (driver.applyCors(req, res)) return;
     // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) return next();
-    void driver.readPrepared(req, res).then((prepared) => {
-      if (!prepared) return;
-      (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = prepared;
+    void driver.admit(req, res).then((admitted) => {
+      if (!admitted) return;
+      (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = admitted;
+      if (req.method === 'POST') hideBody(req);
       next();
     });
   });

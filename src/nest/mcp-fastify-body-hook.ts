@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { McpHttpDriver } from '../http/mcp-http-driver.js';
+import { hideBody, restoreBody } from './hidden-body.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 
 interface FastifyLikeRequest {
-  raw: IncomingMessage & { [MCP_PREPARED_BODY]?: unknown; [HIDDEN_BODY_HEADERS]?: HiddenHeaders };
+  raw: IncomingMessage & { [MCP_PREPARED_BODY]?: unknown };
 }
 interface FastifyLikeReply {
   raw: ServerResponse;
@@ -31,21 +32,18 @@ interface FastifyLikeInstance {
 // What Fastify sets when the app gives no `bodyLimit`: not the app's choice, so the module's own limit stands.
 const FASTIFY_DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** The body-describing headers as they arrived, while Fastify is shown a request without a body. */
-type HiddenHeaders = Pick<IncomingMessage['headers'], 'content-type' | 'content-length' | 'transfer-encoding'>;
-const HIDDEN_BODY_HEADERS = Symbol('MCP_HIDDEN_BODY_HEADERS');
-
 /**
  * On Fastify, the app's content-type parsers run before any route handler, with their own size limit, media
  * types and error pages. The MCP route owns its body instead: when the route is registered, it gets a
- * `preParsing` hook of its own that reads the body under the driver's rules (Host/Origin, media type, size,
- * encoding) and leaves it on the raw request, so every refusal is the driver's JSON-RPC error.
+ * `preParsing` hook of its own that admits the request under the driver's rules (Host/Origin, media type, a
+ * bearer token, declared size), so every refusal is the driver's JSON-RPC error, and leaves the body unread:
+ * the driver reads it in the route handler, after the app's guards and any authentication that needs them.
  *
  * Fastify has no per-route way to skip parsing, but it parses nothing for a request that declares no body (no
- * Content-Type, no Transfer-Encoding, Content-Length absent or 0). Once the body is read, the hook makes the
- * request declare that, and a `preValidation` hook, the next step, which runs before any route-level hook and
- * before Nest sees the request, puts the headers back as they arrived. That keeps Fastify from handing a parser
- * a substitute body, which cost a stream, a parse and several ticks per request (measured: ~10% of a small call).
+ * Content-Type, no Transfer-Encoding, Content-Length absent or 0). The hook makes the request declare that
+ * (`hidden-body.ts`), and a `preValidation` hook, the next step, which runs before any route-level hook and
+ * before Nest sees the request, puts the headers back as they arrived. That also keeps Fastify from handing a
+ * parser a substitute body, which cost a stream, a parse and several ticks per request.
  *
  * The app's own `bodyLimit` (other than Fastify's default) caps the driver's limit when it is smaller: the app
  * meant it for every route. With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers
@@ -58,21 +56,19 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   if (typeof fastify?.addHook !== 'function') return false;
   const appLimit = fastify.initialConfig?.bodyLimit;
   if (typeof appLimit === 'number' && appLimit !== FASTIFY_DEFAULT_BODY_LIMIT) driver.capBodyBytes(appLimit);
-  const readBody: PreParsingHook = (request, reply, payload, done) => {
-    if (request.raw.method !== 'POST') return done(null, payload);
-    void driver.readPrepared(request.raw, reply.raw, request).then((prepared) => {
-      if (!prepared) {
+  const admit: PreParsingHook = (request, reply, payload, done) => {
+    void driver.admit(request.raw, reply.raw, request).then((admitted) => {
+      if (!admitted) {
         reply.hijack();
         return done(null, payload);
       }
-      request.raw[MCP_PREPARED_BODY] = prepared;
-      hideBody(request.raw);
+      request.raw[MCP_PREPARED_BODY] = admitted;
+      if (request.raw.method === 'POST') hideBody(request.raw);
       done(null, payload);
     });
   };
   const restoreHeaders: RequestHook = (request, _reply, done) => {
-    const hidden = request.raw[HIDDEN_BODY_HEADERS];
-    if (hidden) Object.assign(request.raw.headers, hidden);
+    restoreBody(request.raw);
     done();
   };
   // CORS first, as on Express: a preflight carries no credentials, so it is answered before Nest's guards (which
@@ -84,24 +80,8 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   fastify.addHook('onRoute', (route) => {
     if (route.url !== fullPath) return;
     if (driver.corsEnabled) route.onRequest = [...[route.onRequest ?? []].flat(), cors];
-    route.preParsing = [...[route.preParsing ?? []].flat(), readBody];
+    route.preParsing = [...[route.preParsing ?? []].flat(), admit];
     route.preValidation = [restoreHeaders, ...[route.preValidation ?? []].flat()];
   });
   return true;
-}
-
-/** Only headers that are present change (and are restored), so the header object keeps its keys. */
-function hideBody(req: IncomingMessage & { [HIDDEN_BODY_HEADERS]?: HiddenHeaders }): void {
-  const headers = req.headers;
-  const hidden: HiddenHeaders = { 'content-type': headers['content-type'] };
-  headers['content-type'] = undefined;
-  if (headers['content-length'] !== undefined) {
-    hidden['content-length'] = headers['content-length'];
-    headers['content-length'] = '0';
-  }
-  if (headers['transfer-encoding'] !== undefined) {
-    hidden['transfer-encoding'] = headers['transfer-encoding'];
-    headers['transfer-encoding'] = undefined;
-  }
-  req[HIDDEN_BODY_HEADERS] = hidden;
 }

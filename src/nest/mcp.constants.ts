@@ -1,7 +1,7 @@
 /** The configured endpoint path of one MCP server (before Nest's global prefix). */
 export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
 
-/** Where the Express front layer leaves the body it read for the MCP route. */
+/** Where an adapter's front layer leaves what it admitted for the MCP route (`McpHttpDriver.admit`). */
 export const MCP_PREPARED_BODY = Symbol('MCP_PREPARED_BODY');
 
 /** The server's OAuth resource server (`OAuthResourceServer`), or null when the `auth` option is not set. */

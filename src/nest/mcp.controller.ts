@@ -13,8 +13,9 @@ type FrameworkResponse = ServerResponse & { raw?: ServerResponse };
 /**
  * Builds the controller of one MCP server at `path`. It is a thin driver call: all the transport rules live in
  * `McpHttpDriver`. Being a real controller keeps the endpoint inside Nest's pipeline, so global middleware,
- * guards and the global prefix apply to it like to any route. The body of a POST was already read by the
- * adapter's front layer (`mcp-body-layer.ts`, `mcp-fastify-body-hook.ts`); other verbs get their refusal here.
+ * guards and the global prefix apply to it like to any route. The adapter's front layer (`mcp-body-layer.ts`,
+ * `mcp-fastify-body-hook.ts`) already admitted the request and kept every parser off its body, which the driver
+ * reads here, after the app's guards.
  */
 export function createMcpController(path: string): Type<unknown> {
   @Controller(path)

@@ -7,6 +7,7 @@ import {
   type Type,
   type BeforeApplicationShutdown,
   type LoggerService,
+  type MiddlewareConsumer,
   type NestModule,
   type OnApplicationBootstrap,
   type OnModuleInit,
@@ -14,7 +15,7 @@ import {
 } from '@nestjs/common';
 import { VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { isResourceServer } from '../auth/auth-options.js';
 import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http-driver.js';
@@ -23,6 +24,7 @@ import type { McpKernel } from '../server/mcp-kernel.js';
 import { appGuardCaller } from './app-guard-caller.js';
 import { joinPath } from './join-path.js';
 import { installExpressBodyLayer } from './mcp-body-layer.js';
+import { restoreBody } from './hidden-body.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { installFastifyBodyHook } from './mcp-fastify-body-hook.js';
@@ -113,10 +115,13 @@ export class McpModule
    * Runs in the middleware phase, just before Nest registers routes: Fastify fixes route options then, and no
    * later lifecycle hook comes before route registration (pinned by test/unit/adapter-assumptions.spec.ts).
    */
-  configure(): void {
+  configure(consumer: MiddlewareConsumer): void {
     this.markRoute();
     const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter || adapter.getType() !== 'fastify') return;
+    // On Express, the body layer (installed at bootstrap) hides a POST's body from every parser; this route
+    // middleware, the last step before the app's guards, puts its headers back. Fastify has a hook for that.
+    if (adapter?.getType() === 'express') consumer.apply(restoreBodyHeaders).forRoutes(this.controller);
+    if (adapter?.getType() !== 'fastify') return;
     for (const path of this.fullPaths()) installFastifyBodyHook(adapter.getInstance(), path, this.driver);
   }
 
@@ -170,4 +175,9 @@ export class McpModule
           : joinPath(prefix, `${segment}${String(each)}`, this.path),
       );
   }
+}
+
+function restoreBodyHeaders(req: IncomingMessage, _res: unknown, next: () => void): void {
+  restoreBody(req);
+  next();
 }

@@ -1,5 +1,12 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import {
+  Injectable,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -134,5 +141,98 @@ describe("security round 2: the Fastify app's bodyLimit", () => {
     });
     const within = await mcp.post(mcpMessage('server/discover', { padding: 'x'.repeat(32 * 1024) }));
     expect(within.status).toBe(200);
+  });
+});
+
+/** Records what the app's guard saw, and lets through only a request with the `x-user` header. */
+@Injectable()
+class HeaderUserGuard implements CanActivate {
+  static seen: Array<Record<string, string | undefined>> = [];
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<{ headers: Record<string, string>; user?: unknown }>();
+    const { 'content-type': type, 'content-length': length, 'content-encoding': encoding } = req.headers;
+    HeaderUserGuard.seen.push({ type, length, encoding });
+    const user = req.headers['x-user'];
+    if (user === undefined) throw new UnauthorizedException();
+    req.user = { sub: user };
+    return true;
+  }
+}
+
+/**
+ * Where the app's own guard authenticates (no `auth` option, or `auth.fromRequest` on what the guard set), the
+ * guard runs before the body is read: a caller it refuses costs no body read or inflation, and the guard still
+ * sees the request's headers as they arrived.
+ */
+describe.each(
+  HTTP_ADAPTERS.flatMap((adapter) => [
+    { adapter, auth: 'none' as const },
+    { adapter, auth: 'fromRequest' as const },
+  ]),
+)("security round 2: the app's guard before the body ($adapter, auth: $auth)", ({ adapter, auth }) => {
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await createApp(
+      [
+        McpModule.forRoot({
+          name: 'app-guarded',
+          version: '1.0.0',
+          http: { maxBodyBytes: LIMIT },
+          ...(auth === 'fromRequest' && {
+            auth: { resource: RESOURCE, fromRequest: (req: { user?: { sub: string } }) => req.user },
+          }),
+        }),
+      ],
+      [{ provide: APP_GUARD, useClass: HeaderUserGuard }],
+      adapter,
+    );
+    app.get(MCPServer).addTool({
+      name: 'whoami',
+      description: 'Who is calling, as the guard put it on request.user',
+      inputSchema: { type: 'object' },
+      handler: (_args, _answers, ctx) => (ctx.httpRequest as { user?: { sub?: string } }).user?.sub ?? 'nobody',
+    });
+    url = await urlOf(app);
+  });
+  afterAll(() => app.close());
+  beforeEach(() => (HeaderUserGuard.seen = []));
+
+  it('answers 401 to a gzip body that never ends, before reading it', async () => {
+    const message = mcpMessage('tools/call', { name: 'whoami', arguments: { pad: 'x'.repeat(64 * 1024) } });
+    const answer = await answerBeforeTheBodyEnds(
+      url,
+      { ...mcpHeaders(message), 'content-encoding': 'gzip', 'transfer-encoding': 'chunked' },
+      gzipSync(JSON.stringify(message)).subarray(0, 1024),
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Unauthorized } });
+  });
+
+  it('answers 401 to an unauthenticated body without waiting for it', async () => {
+    const message = mcpMessage('tools/call', { name: 'whoami', arguments: {} });
+    const answer = await answerBeforeTheBodyEnds(
+      url,
+      { ...mcpHeaders(message), 'content-length': String(LIMIT - 1) },
+      Buffer.from(JSON.stringify(message).slice(0, 10)),
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe(ErrorCode.Unauthorized);
+  });
+
+  it('shows the guard the body headers as they arrived, serves the caller it let through, and still sends the 413', async () => {
+    const mcp = createMcpTestClient(app, { headers: { 'x-user': 'alice' } });
+    const message = mcpMessage('tools/call', { name: 'whoami', arguments: {} });
+    const res = await mcp.post(message);
+    expect(res.status).toBe(200);
+    expect(res.body.result.content[0].text).toBe('alice');
+    expect(HeaderUserGuard.seen).toEqual([
+      { type: 'application/json', length: String(Buffer.byteLength(JSON.stringify(message))), encoding: undefined },
+    ]);
+    const big = await mcp.post(mcpMessage('tools/call', { name: 'whoami', arguments: { pad: 'x'.repeat(LIMIT) } }));
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe(ErrorCode.InvalidRequest);
   });
 });

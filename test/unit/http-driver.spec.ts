@@ -153,7 +153,7 @@ describe('McpHttpDriver', () => {
       expect(answer.status).toBe(500);
       expect(JSON.parse(answer.text)).toEqual({
         jsonrpc: '2.0',
-        id: 3,
+        id: null,
         error: { code: -32603, message: 'Internal error: the caller could not be authenticated' },
       });
     } finally {
