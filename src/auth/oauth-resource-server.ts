@@ -34,6 +34,8 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   readonly metadata: ProtectedResourceMetadata;
   /** A token is read from the Authorization header alone, unless the principal is what a guard set. */
   readonly fromHeaders: boolean;
+  /** With `fromRequest`, a caller the guards let through may still be refused: before the body is read. */
+  readonly afterGuards: boolean;
   private readonly verifier?: TokenVerifier;
   private readonly fromRequest?: (request: unknown) => unknown;
   private readonly scopesOf: (principal: unknown) => readonly string[];
@@ -67,6 +69,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
     else if (options.verify) this.verifier = functionVerifier(options.verify);
     else this.fromRequest = options.fromRequest;
     this.fromHeaders = this.fromRequest === undefined;
+    this.afterGuards = !this.fromHeaders;
   }
 
   /** Resolves when the verifier can work, so a missing library fails the start-up and not the first request. */

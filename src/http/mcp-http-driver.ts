@@ -47,7 +47,8 @@ const IN_PROCESS_LOOP: HttpRejection = {
  * JSON (-32700), message shape (-32600), notification (202), then the classifier's envelope and header rungs,
  * then the kernel. Authentication always comes before the body, so an unauthenticated client costs no body read
  * or inflation: an authenticator that needs only the headers (a bearer token) runs in `admit`, before the
- * framework's route; one that reads what the app's guards set runs in `handle`, after them. A POST
+ * framework's route; one that reads what the app's guards set runs in `handle`, after them, and the body is then
+ * read there too. A POST
  * the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's request and response
  * objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
  */
@@ -170,11 +171,18 @@ export class McpHttpDriver {
   }
 
   /**
+   * Whether a POST's body is read in the route (`handle`), after the app's guards and the authentication that
+   * reads what they set, rather than by `admit` before the route: then a front layer must keep every parser off it.
+   */
+  get readsBodyInRoute(): boolean {
+    return this.authenticator?.afterGuards === true;
+  }
+
+  /**
    * The rungs a front layer runs before the framework's route: the header rungs, authentication when the headers
-   * suffice for it (a bearer token), and the declared size. Nothing reads the body: an authenticator that needs
-   * the request (what the app's guards set) runs in `handle`, after them and still before the body. Answers the
-   * request itself and returns null when refused. `httpRequest` is the framework's request, where an
-   * authenticator leaves the caller for guards and interceptors.
+   * suffice for it (a bearer token), the declared size, and the body read, unless it is read in the route
+   * (`readsBodyInRoute`). Answers the request itself and returns null when refused. `httpRequest` is the
+   * framework's request, where an authenticator leaves the caller for guards and interceptors.
    */
   async admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown = req): Promise<PreparedBody | null> {
     const rejection = this.headerRungs(req);
@@ -191,13 +199,18 @@ export class McpHttpDriver {
         return null;
       }
     }
-    const tooLarge = req.method === 'POST' ? this.declaredSize(req) : null;
+    // A session's GET or DELETE has no body: it is served once the route has it.
+    if (req.method !== 'POST') return authentication ? { authentication } : ADMITTED;
+    const tooLarge = this.declaredSize(req);
     if (tooLarge) {
       await this.discardRest(req);
       this.reject(res, tooLarge);
       return null;
     }
-    return authentication ? { authentication } : ADMITTED;
+    if (this.readsBodyInRoute) return ADMITTED;
+    const raw = await this.readAdmitted(req, res);
+    if (!raw) return null;
+    return authentication ? { raw, authentication } : { raw };
   }
 
   /** Reads the body of an admitted POST under its bound and deadline; answers a refusal itself (null). */

@@ -46,6 +46,12 @@ export interface McpHttpAuthenticator {
    * read. Otherwise (what the app's guards set) it runs once the framework handed the request over.
    */
   readonly fromHeaders?: boolean;
+  /**
+   * True when `authenticate` may refuse a caller for what the app's guards set (`auth.fromRequest`): the body is
+   * then read in the route, after the guards and the authentication. An authenticator that never refuses (the
+   * app guard's caller) leaves the body to be read before the route, as Nest reads every route's body.
+   */
+  readonly afterGuards?: boolean;
   authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
   /** The answer to a request something upstream (the app's own guard) refused as unauthenticated. */
   refusal?(req: IncomingMessage): Promise<HttpAuthenticationRefusal>;

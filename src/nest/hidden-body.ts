@@ -8,7 +8,7 @@ type HidingRequest = IncomingMessage & { [HIDDEN_BODY_HEADERS]?: HiddenHeaders }
 /**
  * Makes an MCP POST declare no body, so no parser of the framework or the app reads it (Express's body-parser
  * and Fastify's content-type parsers parse nothing for a request without Content-Type, Transfer-Encoding and a
- * non-zero Content-Length): the driver reads it in the route, after the app's guards have seen the request.
+ * non-zero Content-Length): the driver has read it already, or reads it in the route, after the app's guards.
  * Only headers that are present change (and are restored), so the header object keeps its keys.
  */
 export function hideBody(req: IncomingMessage): void {

@@ -11,11 +11,12 @@ interface ExpressLikeApp {
 /**
  * On Express, Nest's global JSON parser runs before any route, with its own size limit and its own error
  * pages. The MCP route owns its body instead: this layer, placed first in the app's router, admits requests to
- * the MCP path under the driver's rules (Host/Origin, verb, media type, a bearer token, declared size) and makes
- * a POST declare no body (`hidden-body.ts`), so neither Nest's parsers nor the app's own read it; the module's
- * route middleware puts its headers back before the app's guards run, and the driver reads the body in the
- * route, after them. Returns false when the app is not an Express app it can reach, in which case the
- * controller admits the request itself.
+ * the MCP path under the driver's rules (Host/Origin, verb, media type, a bearer token, size, encoding) and
+ * leaves the body it read on the request; the generic parser then finds the stream consumed and skips it. When
+ * the body is read in the route instead (`readsBodyInRoute`: after the guards `auth.fromRequest` reads), the
+ * layer makes a POST declare no body (`hidden-body.ts`), so neither Nest's parsers nor the app's own read it,
+ * and the module's route middleware puts its headers back before the guards run. Returns false when the app is
+ * not an Express app it can reach, in which case the controller admits the request itself.
  */
 export function installExpressBodyLayer(app: unknown, fullPath: string, driver: McpHttpDriver): boolean {
   const express = app as ExpressLikeApp;
@@ -35,7 +36,7 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
     void driver.admit(req, res).then((admitted) => {
       if (!admitted) return;
       (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = admitted;
-      if (req.method === 'POST') hideBody(req);
+      if (req.method === 'POST' && driver.readsBodyInRoute) hideBody(req);
       next();
     });
   });

@@ -36,14 +36,15 @@ const FASTIFY_DEFAULT_BODY_LIMIT = 1024 * 1024;
  * On Fastify, the app's content-type parsers run before any route handler, with their own size limit, media
  * types and error pages. The MCP route owns its body instead: when the route is registered, it gets a
  * `preParsing` hook of its own that admits the request under the driver's rules (Host/Origin, media type, a
- * bearer token, declared size), so every refusal is the driver's JSON-RPC error, and leaves the body unread:
- * the driver reads it in the route handler, after the app's guards and any authentication that needs them.
+ * bearer token, size, encoding), so every refusal is the driver's JSON-RPC error, and leaves the body it read on
+ * the raw request; when the body is read in the route instead (`readsBodyInRoute`: after the guards that
+ * `auth.fromRequest` reads), the hook leaves it unread.
  *
  * Fastify has no per-route way to skip parsing, but it parses nothing for a request that declares no body (no
  * Content-Type, no Transfer-Encoding, Content-Length absent or 0). The hook makes the request declare that
  * (`hidden-body.ts`), and a `preValidation` hook, the next step, which runs before any route-level hook and
- * before Nest sees the request, puts the headers back as they arrived. That also keeps Fastify from handing a
- * parser a substitute body, which cost a stream, a parse and several ticks per request.
+ * before Nest sees the request, puts the headers back as they arrived. For a body already read, that keeps
+ * Fastify from handing a parser a substitute body, which cost a stream, a parse and several ticks per request.
  *
  * The app's own `bodyLimit` (other than Fastify's default) caps the driver's limit when it is smaller: the app
  * meant it for every route. With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers

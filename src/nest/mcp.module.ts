@@ -118,9 +118,10 @@ export class McpModule
   configure(consumer: MiddlewareConsumer): void {
     this.markRoute();
     const adapter = this.adapterHost?.httpAdapter;
-    // On Express, the body layer (installed at bootstrap) hides a POST's body from every parser; this route
-    // middleware, the last step before the app's guards, puts its headers back. Fastify has a hook for that.
-    if (adapter?.getType() === 'express') consumer.apply(restoreBodyHeaders).forRoutes(this.controller);
+    // When the body is read in the route, the Express body layer (installed at bootstrap) hides it from every
+    // parser; this route middleware, the last step before the app's guards, puts its headers back.
+    if (adapter?.getType() === 'express' && this.driver.readsBodyInRoute)
+      consumer.apply(restoreBodyHeaders).forRoutes(this.controller);
     if (adapter?.getType() !== 'fastify') return;
     for (const path of this.fullPaths()) installFastifyBodyHook(adapter.getInstance(), path, this.driver);
   }

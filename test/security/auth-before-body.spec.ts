@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
 import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { createTestIssuer, ISSUER, RESOURCE, type TestIssuer } from '../support/auth-tokens.js';
-import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
+import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 
 const LIMIT = 256 * 1024;
 
@@ -155,52 +155,53 @@ class HeaderUserGuard implements CanActivate {
     HeaderUserGuard.seen.push({ type, length, encoding });
     const user = req.headers['x-user'];
     if (user === undefined) throw new UnauthorizedException();
-    req.user = { sub: user };
+    // An empty name is a request the guard lets through as nobody (a public route would).
+    if (user !== '') req.user = { sub: user };
     return true;
   }
 }
 
+/** An app whose own guard (`HeaderUserGuard`) authenticates, with `auth.fromRequest` reading its user or no `auth`. */
+async function appGuardedApp(adapter: HttpAdapterName, auth: 'none' | 'fromRequest'): Promise<INestApplication> {
+  const app = await createApp(
+    [
+      McpModule.forRoot({
+        name: 'app-guarded',
+        version: '1.0.0',
+        http: { maxBodyBytes: LIMIT },
+        ...(auth === 'fromRequest' && {
+          auth: { resource: RESOURCE, fromRequest: (req: { user?: { sub: string } }) => req.user },
+        }),
+      }),
+    ],
+    [{ provide: APP_GUARD, useClass: HeaderUserGuard }],
+    adapter,
+  );
+  app.get(MCPServer).addTool({
+    name: 'whoami',
+    description: 'Who is calling, as the guard put it on request.user',
+    inputSchema: { type: 'object' },
+    handler: (_args, _answers, ctx) => (ctx.httpRequest as { user?: { sub?: string } }).user?.sub ?? 'nobody',
+  });
+  return app;
+}
+
 /**
- * Where the app's own guard authenticates (no `auth` option, or `auth.fromRequest` on what the guard set), the
- * guard runs before the body is read: a caller it refuses costs no body read or inflation, and the guard still
- * sees the request's headers as they arrived.
+ * With `auth.fromRequest` (the principal is what the app's guard set), the guard runs before the body is read:
+ * a caller it refuses, or one it lets through without a principal, costs no body read or inflation.
  */
-describe.each(
-  HTTP_ADAPTERS.flatMap((adapter) => [
-    { adapter, auth: 'none' as const },
-    { adapter, auth: 'fromRequest' as const },
-  ]),
-)("security round 2: the app's guard before the body ($adapter, auth: $auth)", ({ adapter, auth }) => {
+describe.each(HTTP_ADAPTERS)('security round 2: auth.fromRequest decides before the body (%s)', (adapter) => {
   let app: INestApplication;
   let url: string;
 
   beforeAll(async () => {
-    app = await createApp(
-      [
-        McpModule.forRoot({
-          name: 'app-guarded',
-          version: '1.0.0',
-          http: { maxBodyBytes: LIMIT },
-          ...(auth === 'fromRequest' && {
-            auth: { resource: RESOURCE, fromRequest: (req: { user?: { sub: string } }) => req.user },
-          }),
-        }),
-      ],
-      [{ provide: APP_GUARD, useClass: HeaderUserGuard }],
-      adapter,
-    );
-    app.get(MCPServer).addTool({
-      name: 'whoami',
-      description: 'Who is calling, as the guard put it on request.user',
-      inputSchema: { type: 'object' },
-      handler: (_args, _answers, ctx) => (ctx.httpRequest as { user?: { sub?: string } }).user?.sub ?? 'nobody',
-    });
+    app = await appGuardedApp(adapter, 'fromRequest');
     url = await urlOf(app);
   });
   afterAll(() => app.close());
   beforeEach(() => (HeaderUserGuard.seen = []));
 
-  it('answers 401 to a gzip body that never ends, before reading it', async () => {
+  it('answers 401 to a gzip body that never ends, before reading it, when the guard refuses', async () => {
     const message = mcpMessage('tools/call', { name: 'whoami', arguments: { pad: 'x'.repeat(64 * 1024) } });
     const answer = await answerBeforeTheBodyEnds(
       url,
@@ -211,16 +212,33 @@ describe.each(
     expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Unauthorized } });
   });
 
-  it('answers 401 to an unauthenticated body without waiting for it', async () => {
+  it('answers 401 before the body when the guard lets a caller through without a principal', async () => {
     const message = mcpMessage('tools/call', { name: 'whoami', arguments: {} });
     const answer = await answerBeforeTheBodyEnds(
       url,
-      { ...mcpHeaders(message), 'content-length': String(LIMIT - 1) },
+      { ...mcpHeaders(message), 'x-user': '', 'content-length': String(LIMIT - 1) },
       Buffer.from(JSON.stringify(message).slice(0, 10)),
     );
     expect(answer.status).toBe(401);
-    expect(answer.body.error.code).toBe(ErrorCode.Unauthorized);
+    expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Unauthorized } });
+    expect(HeaderUserGuard.seen).toHaveLength(1);
   });
+});
+
+/** With or without `auth`, the app's guard sees the body's headers as they arrived and the body stays the MCP route's. */
+describe.each(
+  HTTP_ADAPTERS.flatMap((adapter) => [
+    { adapter, auth: 'none' as const },
+    { adapter, auth: 'fromRequest' as const },
+  ]),
+)("security round 2: the app's guard and the body ($adapter, auth: $auth)", ({ adapter, auth }) => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await appGuardedApp(adapter, auth);
+  });
+  afterAll(() => app.close());
+  beforeEach(() => (HeaderUserGuard.seen = []));
 
   it('shows the guard the body headers as they arrived, serves the caller it let through, and still sends the 413', async () => {
     const mcp = createMcpTestClient(app, { headers: { 'x-user': 'alice' } });
