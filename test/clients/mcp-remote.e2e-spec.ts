@@ -15,6 +15,7 @@ import {
   serverErrors,
   serverRequests,
   sessionIds,
+  sessionUse,
 } from './support/wire-log.js';
 
 const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remote/package.json')), 'dist/proxy.js');
@@ -101,6 +102,54 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era })
       expect(postedReplyStatuses(proxy.exchanges)).toEqual([202, 202]);
     }
     expect(sessionIds(proxy.exchanges)).toEqual([]);
+    expect(serverErrors(proxy.exchanges)).toEqual([]);
+  });
+});
+
+describe('mcp-remote 0.15.1 (stdio bridge), default (legacy), against legacy.mode "stateful"', () => {
+  let app: ClientsApp;
+  let proxy: RecordingProxy;
+  let configDir: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    app = await startClientsApp('express', 'stateful');
+    proxy = await RecordingProxy.start(app.url);
+    configDir = await mkdtemp(join(tmpdir(), 'mcp-remote-'));
+    client = new Client({ name: 'desktop-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [mcpRemote, proxy.url, '--transport', 'http-only'],
+      env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: configDir },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+    await app?.close();
+    if (configDir) await rm(configDir, { recursive: true, force: true });
+  });
+
+  it('lists and calls tools, an elicitation round included', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+    const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+    const deleted = await client.callTool({ name: 'delete_file', arguments: { path: '/tmp/a' } });
+    expect(deleted.content).toEqual([{ type: 'text', text: 'Deleted /tmp/a' }]);
+  });
+
+  it('carried the Mcp-Session-Id the server minted on every later message, and only that', () => {
+    // It initializes twice (a first connection it then leaves, then the one it bridges): a session each.
+    const { minted, carried, toolCalls } = sessionUse(proxy.exchanges);
+    expect(minted).toHaveLength(2);
+    expect(carried).toEqual(minted);
+    expect(toolCalls).toEqual([minted[1], minted[1]]);
+    expect(serverRequests(proxy.exchanges)).toEqual(['elicitation/create']);
+    expect(postedReplyStatuses(proxy.exchanges)).toEqual([202]);
     expect(serverErrors(proxy.exchanges)).toEqual([]);
   });
 });
