@@ -93,6 +93,35 @@ describe('nestjs-mcp/redis: a 2025-era session made on one instance is served by
       expect(after.status).toBe(404);
     }
   });
+
+  it('keeps every URI of concurrent resources/subscribe calls of one session spread over instances', async () => {
+    const uris = Array.from({ length: 8 }, (_, i) => `test://shared/${i}`);
+    for (const instance of [a, b, c])
+      for (const uri of uris) instance.server.addResource({ uri, name: uri, handler: () => uri });
+    const opened = await initialize(a.url);
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const statuses = await Promise.all(
+      uris.map((uri, i) =>
+        post([a, b][i % 2].url, legacyRequest('resources/subscribe', { uri }, i + 1), session).then(async (res) => {
+          await res.text();
+          return res.status;
+        }),
+      ),
+    );
+    expect(statuses).toEqual(uris.map(() => 200));
+    const stream = await EventStream.open(c.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+    });
+    await stream.next();
+    for (const uri of uris) a.server.notifyResourceUpdated(uri);
+    const updated: string[] = [];
+    while (updated.length < uris.length)
+      updated.push(((await stream.message()) as { params: { uri: string } }).params.uri);
+    expect(updated.sort()).toEqual([...uris].sort());
+    stream.close();
+  });
 });
 
 describe('nestjs-mcp/redis: sessions while Redis is down', () => {
