@@ -1,9 +1,9 @@
 import { Client } from 'mcp-sdk-v1/client/index.js';
 import { StreamableHTTPClientTransport } from 'mcp-sdk-v1/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from 'mcp-sdk-v1/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from 'mcp-sdk-v1/types.js';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
 import { receivedMessages, RecordingProxy, type WireExchange } from './support/recording-proxy.js';
-import { serverErrors } from './support/wire-log.js';
+import { postedReplyStatuses, serverErrors } from './support/wire-log.js';
 
 const until = async (check: () => boolean, what: string) => {
   for (let i = 0; i < 500; i++) {
@@ -34,11 +34,16 @@ describe('@modelcontextprotocol/sdk 1.32.2 (2025 era, stateful)', () => {
   let transport: StreamableHTTPClientTransport;
   let sessionId: string;
   const listChanges: string[] = [];
+  const asked: string[] = [];
 
   beforeAll(async () => {
     app = await startClientsApp('express', 'stateful');
     proxy = await RecordingProxy.start(app.url);
-    client = new Client({ name: 'sdk-1.32.2-stateful', version: '1.32.2' }, { capabilities: {} });
+    client = new Client({ name: 'sdk-1.32.2-stateful', version: '1.32.2' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async (notification) => {
       listChanges.push(notification.method);
     });
@@ -102,6 +107,39 @@ describe('@modelcontextprotocol/sdk 1.32.2 (2025 era, stateful)', () => {
     expect(header(resumed[0], 'last-event-id')).toMatch(/^p[0-9a-f]+_0$/);
     expect(header(resumed[0], 'mcp-session-id')).toBe(sessionId);
     expect(receivedMessages(resumed[0])).toEqual([expect.objectContaining({ id: callId, result: expect.anything() })]);
+  });
+
+  it('answers an elicitation its call asks after closing its stream: it rides the resumed call stream, not the GET', async () => {
+    app.server.addTool({
+      name: 'confirm_later',
+      description: 'Ends its stream, then asks',
+      inputSchema: { type: 'object' },
+      handler: async (_args, _answers, ctx) => {
+        ctx.closeStream();
+        const answer = await ctx.elicit('Go ahead?', {
+          type: 'object',
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
+        });
+        return answer.action === 'accept' ? 'Went ahead' : 'Stopped';
+      },
+    });
+    await until(() => listChanges.length === 2, 'the client heard the second list change');
+    const before = proxy.exchanges.length;
+    const result = await client.callTool({ name: 'confirm_later', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'Went ahead' }]);
+    expect(asked).toEqual(['Go ahead?']);
+    const since = proxy.exchanges.slice(before);
+    const resumed = since.filter((exchange) => exchange.method === 'GET');
+    expect(resumed.map((exchange) => header(exchange, 'last-event-id'))).toEqual([expect.stringMatching(/^p/)]);
+    // The request, then the call's response (no method).
+    expect(methodsReceived(resumed[0])).toEqual(['elicitation/create', undefined]);
+    expect(postedReplyStatuses(since)).toEqual([202]);
+    // The session's own GET stream carried list changes only.
+    expect(methodsReceived(gets()[0])).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/tools/list_changed',
+    ]);
   });
 
   it('carried the minted session id on every request after initialize', () => {
