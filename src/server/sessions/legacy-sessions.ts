@@ -79,6 +79,12 @@ export class LegacySessions {
     { stream: SessionStream; writer: StreamWriter; scopes: ReadonlySet<string> }
   >();
   private readonly stopListening: () => void;
+  // Stream names: unique per instance by a counter, across instances by a random prefix. Only the session's owner
+  // can resume a stream, so a name needs no secrecy, and a fresh random one per call costs what the call does.
+  private readonly streamPrefix = randomBytes(6).toString('hex');
+  private streamCount = 0;
+  // The owner digest of the last caller: most traffic is one caller at a time (often the anonymous one).
+  private lastOwner: { caller: Caller; owner: string } | undefined;
 
   constructor(
     private readonly server: string,
@@ -158,7 +164,8 @@ export class LegacySessions {
    * becomes the session's GET stream again; one resuming a `p` stream follows that call to its response.
    */
   stream(session: SessionRecord, kind: 'g' | 'p'): SessionStream {
-    return new SessionStream(this.store, session.id, `${kind}${randomBytes(6).toString('hex')}`);
+    const name = `${kind}${this.streamPrefix}${(++this.streamCount).toString(16)}`;
+    return new SessionStream(this.store, session.id, name);
   }
 
   /** Registers a GET stream open here, which gets the events its caller may see; call the result when it ends. */
@@ -175,7 +182,9 @@ export class LegacySessions {
   }
 
   private owner(caller: Caller): string {
-    return canonicalDigest([this.server, caller ?? null]);
+    if (!this.lastOwner || this.lastOwner.caller !== caller)
+      this.lastOwner = { caller, owner: canonicalDigest([this.server, caller ?? null]) };
+    return this.lastOwner.owner;
   }
 
   private fanOut(event: McpEvent): void {
