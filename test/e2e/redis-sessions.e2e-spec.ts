@@ -124,6 +124,44 @@ describe('nestjs-mcp/redis: a 2025-era session made on one instance is served by
   });
 });
 
+describe('nestjs-mcp/redis: the GET stream of a session held by an instance that is gone', () => {
+  const keyPrefix = testKeyPrefix();
+  const lease = { streamLeaseMs: 600 };
+  let a: FleetInstance;
+  let b: FleetInstance;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all(
+      [0, 1].map(() => startFleetInstance({ url: MACHINE_REDIS_URL, keyPrefix }, true, lease)),
+    );
+    await until(() => [a, b].every((instance) => instance.backends.listening), 'every instance listens on Redis');
+  });
+  afterAll(() => Promise.all([a, b].map((instance) => instance?.close())));
+
+  it('stays claimed while its instance renews it, and is free within a lease once that instance is cut off', async () => {
+    const opened = await initialize(a.url);
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
+    const held = await EventStream.open(a.url, { method: 'GET', headers });
+    await held.next();
+    // Three leases later, renewed all along: still one GET per session.
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    const refused = await fetch(b.url, { method: 'GET', headers });
+    expect(refused.status).toBe(409);
+    await refused.text();
+
+    // A loses Redis, as an instance that died would: it neither renews nor releases the claim.
+    await a.connections.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const taken = await EventStream.open(b.url, { method: 'GET', headers });
+    expect(taken.res.status).toBe(200);
+    expect((await taken.next()).data).toBe('');
+    taken.close();
+    held.close();
+  });
+});
+
 describe('nestjs-mcp/redis: sessions while Redis is down', () => {
   let redis: RedisServerProcess;
   let a: FleetInstance;
