@@ -114,6 +114,11 @@ export interface BenchCase {
    * `Mcp-Name`, answered statelessly. Only servers with a 2025 leg run such a case, started with that leg on.
    */
   legacy?: boolean;
+  /**
+   * In a 2025-era session (`legacy.mode: 'stateful'`): the run initializes once, and every request carries the
+   * `Mcp-Session-Id` it was given. With `legacy`; only this library runs it.
+   */
+  stateful?: boolean;
   /** The text of the answer's first content block (`5` for `add`). */
   expect?: string;
   /** Only these servers run the case. */
@@ -157,6 +162,16 @@ export const CASES: readonly BenchCase[] = [
     method: 'tools/call',
     params: { name: 'add', arguments: { a: 2, b: 3 } },
     legacy: true,
+  },
+  {
+    id: 'call-2025-stateful',
+    label: 'tools/call add, 5 tools, 2025-11-25 client in a session',
+    tools: 5,
+    method: 'tools/call',
+    params: { name: 'add', arguments: { a: 2, b: 3 } },
+    legacy: true,
+    stateful: true,
+    servers: ['mcp-fastify', 'mcp-express'],
   },
   {
     id: 'call-1000',
@@ -218,12 +233,14 @@ export function requestBody(benchCase: BenchCase): string {
   });
 }
 
-export function requestHeaders(benchCase: BenchCase): Record<string, string> {
+/** The headers of the case's request; `sessionId` is the session a `stateful` case runs in. */
+export function requestHeaders(benchCase: BenchCase, sessionId?: string): Record<string, string> {
   if (benchCase.legacy) {
     return {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': LEGACY_PROTOCOL_VERSION,
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
     };
   }
   const headers: Record<string, string> = {

@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   CASES,
+  LEGACY_PROTOCOL_VERSION,
   LEGACY_SERVERS,
   PAGING_SERVERS,
   requestBody,
@@ -58,6 +59,7 @@ function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: 
     String(benchCase.tools),
     ...(benchCase.paged ? ['paged'] : []),
     ...(benchCase.legacy ? ['legacy'] : []),
+    ...(benchCase.stateful ? ['stateful'] : []),
   ]);
 }
 
@@ -68,11 +70,29 @@ function usage(child: ChildProcess): Promise<ChildUsage> {
   });
 }
 
-/** One request outside the load run: a server that answers wrongly must not get a figure. */
-async function verify(port: number, benchCase: BenchCase): Promise<string | null> {
+/** The session a `stateful` case runs in: one `initialize`, as a 2025-era client opens it. */
+async function openSession(port: number, benchCase: BenchCase): Promise<string | undefined> {
+  if (!benchCase.stateful) return undefined;
+  const params = {
+    protocolVersion: LEGACY_PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '1' },
+  };
   const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
     headers: requestHeaders(benchCase),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params }),
+  });
+  await res.text();
+  return res.headers.get('mcp-session-id') ?? undefined;
+}
+
+/** One request outside the load run: a server that answers wrongly must not get a figure. */
+async function verify(port: number, benchCase: BenchCase, sessionId?: string): Promise<string | null> {
+  if (benchCase.stateful && !sessionId) return 'initialize minted no session';
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: requestHeaders(benchCase, sessionId),
     body: requestBody(benchCase),
   });
   const text = await res.text();
@@ -103,11 +123,11 @@ async function verify(port: number, benchCase: BenchCase): Promise<string | null
     : `unexpected result: ${text.slice(0, 200)}`;
 }
 
-function cannon(port: number, benchCase: BenchCase, seconds: number): Promise<autocannon.Result> {
+function cannon(port: number, benchCase: BenchCase, seconds: number, sessionId?: string): Promise<autocannon.Result> {
   return autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: 'POST',
-    headers: requestHeaders(benchCase),
+    headers: requestHeaders(benchCase, sessionId),
     body: requestBody(benchCase),
     connections: CONNECTIONS,
     duration: seconds,
@@ -130,11 +150,12 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
   };
   const { child, port } = await startChild(server, benchCase);
   try {
-    row.failed = await verify(port, benchCase);
+    const sessionId = await openSession(port, benchCase);
+    row.failed = await verify(port, benchCase, sessionId);
     if (row.failed) return row;
-    if (WARMUP_SECONDS > 0) await cannon(port, benchCase, WARMUP_SECONDS);
+    if (WARMUP_SECONDS > 0) await cannon(port, benchCase, WARMUP_SECONDS, sessionId);
     const before = await usage(child);
-    const result = await cannon(port, benchCase, SECONDS);
+    const result = await cannon(port, benchCase, SECONDS, sessionId);
     const after = await usage(child);
     const answered = result.requests.total;
     row.rps = answered / (result.duration || SECONDS);
@@ -352,6 +373,14 @@ async function main(): Promise<void> {
     ['mcp-fastify', 'Fastify'],
     ['mcp-express', 'Express'],
   ] as const) {
+    // Each call of a session reads (and renews) it in the store: what that costs against the stateless leg.
+    speed(
+      `${name}: MCP 2025 tools/call in a session (legacy.mode 'stateful', in-memory store) vs stateless`,
+      'no goal',
+      undefined,
+      find(server, 'call-2025-stateful'),
+      find(server, 'call-2025'),
+    );
     speed(
       `${name}: MCP tools/list (1,000 tools, default pages of 100) vs its tools/call`,
       '≥ 0.5',

@@ -4,12 +4,15 @@ import type { ChildUsage, ServerName } from './fixtures.js';
 
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
- * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy] [elicit]`.
+ * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy] [elicit]
+ * [stateful]`.
  * `legacy` turns the peers' 2025 legs on (this library serves both eras on one endpoint whatever it is given);
- * `elicit` adds this library's input-round tools (`elicitation.ts`).
+ * `elicit` adds this library's input-round tools (`elicitation.ts`); `stateful` gives its 2025-era clients sessions.
  */
 async function start(name: ServerName, tools: number, flags: string[]): Promise<number> {
-  const [paged, legacy, elicit] = ['paged', 'legacy', 'elicit'].map((flag) => flags.includes(flag));
+  const [paged, legacy, elicit, stateful] = ['paged', 'legacy', 'elicit', 'stateful'].map((flag) =>
+    flags.includes(flag),
+  );
   switch (name) {
     case 'mcp-fastify':
     case 'mcp-express':
@@ -30,7 +33,7 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
       const app = name.startsWith('mcp')
         ? await (
             await import('./servers/nest-mcp.js')
-          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit, name.endsWith('features'))
+          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit, name.endsWith('features'), stateful)
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);

@@ -21,7 +21,7 @@ import { createNestApp, type AdapterName } from './nest-app.js';
  * BENCH_REDIS_URL), as a fleet instance would. `elicit` adds the tools of the input rounds: `ask_name`, and the
  * same with `singleUseState` (`ask_name_once`), whose retry consumes its state in the request-state store.
  * `features` configures what a plain call should never pay for: an MCP Apps UI resource and a REST route served
- * as a route tool.
+ * as a route tool. `stateful` gives 2025-era clients sessions (`legacy.mode: 'stateful'`).
  */
 export async function startNestMcp(
   adapter: AdapterName,
@@ -30,6 +30,7 @@ export async function startNestMcp(
   redis = false,
   elicit = false,
   features = false,
+  stateful = false,
 ): Promise<INestApplication> {
   @Injectable()
   class BenchTools implements OnModuleInit {
@@ -83,6 +84,7 @@ export async function startNestMcp(
     ...(paged ? {} : { limits: { pageSize: 1000 } }),
     // Instances that share a fleet share the key that seals request states, so any of them opens any state.
     requestState: { secret: process.env.BENCH_STATE_SECRET },
+    ...(stateful ? { legacy: { mode: 'stateful' } } : {}),
   };
   @Controller('orders')
   class OrdersController {

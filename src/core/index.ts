@@ -105,6 +105,7 @@ export {
   type SessionEventListener,
   type SessionRecord,
   type SessionStore,
+  type SubscribeOutcome,
 } from '../server/sessions/session-store.js';
 export { insufficientScope } from '../server/access/required-scopes.js';
 export type { McpCall, McpCallInterceptor, McpCallOutcome } from '../server/mcp-call.js';

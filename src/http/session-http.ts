@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { singleHeader } from '../protocol/header-codec.js';
@@ -77,11 +78,13 @@ export class SessionHttp {
     }
     const following = resumed && resumed.stream.startsWith('p') ? resumed.stream : undefined;
     const claim = following ?? GET_STREAM;
+    const holder = randomBytes(9).toString('base64url');
+    const lease = this.sessions.streamLeaseMs;
     const open = this.streamsPerSession.get(session.id) ?? 0;
     const store = this.sessions.store;
     const claimed =
       open < this.sessions.maxStreamsPerSession &&
-      (await this.attempt(res, () => store.claimStream(session.id, claim)));
+      (await this.attempt(res, () => store.claimStream(session.id, claim, holder, lease)));
     if (!claimed) {
       if (res.headersSent) return;
       const text = following
@@ -136,13 +139,24 @@ export class SessionHttp {
             );
           }, this.keepAliveMs)
         : undefined;
+    // The claim lives while this stream does: renewed well inside its lease; a claim lost (the session ended, or
+    // a stall let it lapse and another stream took it) ends this stream, so one GET per session still holds.
+    const renewal = setInterval(
+      () =>
+        void store.renewStream(session.id, claim, holder, lease).then(
+          (held) => held || done(),
+          () => undefined,
+        ),
+      Math.max(1, Math.floor(lease / 3)),
+    );
     res.once('close', () => {
       clearInterval(timer);
+      clearInterval(renewal);
       for (const cleanup of cleanups) cleanup();
       const left = (this.streamsPerSession.get(session.id) ?? 1) - 1;
       if (left <= 0) this.streamsPerSession.delete(session.id);
       else this.streamsPerSession.set(session.id, left);
-      void store.releaseStream(session.id, claim).catch(() => undefined);
+      void store.releaseStream(session.id, claim, holder).catch(() => undefined);
     });
     if (resumed) {
       const missed = await store.replay(session.id, resumed.stream, resumed.seq).catch(() => []);

@@ -4,6 +4,7 @@ import type {
   SessionEventListener,
   SessionRecord,
   SessionStore,
+  SubscribeOutcome,
 } from '../server/sessions/session-store.js';
 import { parseEventId, SessionWatchers } from '../server/sessions/session-store.js';
 import { RedisChannel } from './redis-channel.js';
@@ -34,11 +35,21 @@ redis.call('PEXPIRE', KEYS[4], ARGV[2])
 redis.call('ZADD', KEYS[5], 'XX', expires, ARGV[1])
 return 1
 `;
-// KEYS: record, subscriptions. ARGV: subscriptions JSON.
+// KEYS: record, subscriptions (a set). ARGV: uri, max. One script, so concurrent subscribes never pass the cap.
 const SUBSCRIBE = `
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl <= 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+if ttl <= 0 then return 'gone' end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  return 'full'
+end
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 'subscribed'
+`;
+// KEYS: record, subscriptions. ARGV: uri.
+const UNSUBSCRIBE = `
+if redis.call('PTTL', KEYS[1]) <= 0 then return 0 end
+redis.call('SREM', KEYS[2], ARGV[1])
 return 1
 `;
 // KEYS: record, events. ARGV: event JSON, channel, message to publish.
@@ -52,12 +63,24 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 `;
-// KEYS: record, claim.
+// KEYS: record, claim. ARGV: holder, lease ms. The lease, not the session's idle timeout, bounds how long an
+// instance that died holding the claim keeps it.
 const CLAIM = `
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl <= 0 then return 0 end
-if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ttl) then return 1 end
+if redis.call('PTTL', KEYS[1]) <= 0 then return 0 end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 return 0
+`;
+// KEYS: record, claim. ARGV: holder, lease ms.
+const RENEW = `
+if redis.call('PTTL', KEYS[1]) <= 0 then return 0 end
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
+`;
+// KEYS: claim. ARGV: holder. A holder whose lease lapsed must not drop the claim another instance took since.
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
 `;
 // KEYS: record, events, subscriptions, owner's sessions, all sessions. ARGV: id, channel, message.
 const DELETE = `
@@ -71,8 +94,8 @@ return 1
 
 /**
  * 2025-era sessions in Redis, so any instance serves any session: a record per session (JSON, expiring after
- * its idle timeout, renewed by each use), its stream events in a capped list, its subscriptions, a sorted set
- * per owner and one for all that count live sessions for the caps, and a claim key per open stream. Appends and
+ * its idle timeout, renewed by each use), its stream events in a capped list, its subscriptions (a set), a sorted set
+ * per owner and one for all that count live sessions for the caps, and a claim key per open stream (its holder, expiring after a lease the holder renews). Appends and
  * deletes are published on one channel, which every instance's watchers hear. When Redis cannot answer, a
  * session call fails with `McpRedisUnavailableError`, which the HTTP layer answers with 503.
  */
@@ -113,11 +136,11 @@ export class RedisSessionStore implements SessionStore {
 
   async get(id: string): Promise<SessionRecord | undefined> {
     const [raw, subscriptions] = await this.redis.run('read a session', (redis) =>
-      redis.mget(this.record(id), this.redis.key('session', id, 'subscriptions')),
+      Promise.all([redis.get(this.record(id)), redis.smembers(this.subscriptions(id))]),
     );
     if (!raw) return undefined;
     const record = JSON.parse(raw) as SessionRecord;
-    if (subscriptions) record.subscriptions = JSON.parse(subscriptions) as string[];
+    record.subscriptions = subscriptions;
     record.lastActivity = this.now();
     const touched = await this.redis.run('renew a session', (redis) =>
       redis.eval(TOUCH, 5, ...this.sessionKeys(record), id, record.idleTimeoutMs, record.lastActivity),
@@ -125,15 +148,16 @@ export class RedisSessionStore implements SessionStore {
     return touched === 1 ? record : undefined;
   }
 
-  async setSubscriptions(id: string, subscriptions: string[]): Promise<boolean> {
-    const reply = await this.redis.run('keep subscriptions', (redis) =>
-      redis.eval(
-        SUBSCRIBE,
-        2,
-        this.record(id),
-        this.redis.key('session', id, 'subscriptions'),
-        JSON.stringify(subscriptions),
-      ),
+  async subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome> {
+    const reply = await this.redis.run('keep a subscription', (redis) =>
+      redis.eval(SUBSCRIBE, 2, this.record(id), this.subscriptions(id), uri, max),
+    );
+    return reply as SubscribeOutcome;
+  }
+
+  async unsubscribe(id: string, uri: string): Promise<boolean> {
+    const reply = await this.redis.run('drop a subscription', (redis) =>
+      redis.eval(UNSUBSCRIBE, 2, this.record(id), this.subscriptions(id), uri),
     );
     return reply === 1;
   }
@@ -179,17 +203,22 @@ export class RedisSessionStore implements SessionStore {
     return this.watchers.add(sessionId, stream, listener);
   }
 
-  async claimStream(sessionId: string, stream: string): Promise<boolean> {
+  async claimStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean> {
     const reply = await this.redis.run('claim a stream', (redis) =>
-      redis.eval(CLAIM, 2, this.record(sessionId), this.redis.key('session', sessionId, 'claim', stream)),
+      redis.eval(CLAIM, 2, this.record(sessionId), this.claim(sessionId, stream), holder, leaseMs),
     );
     return reply === 1;
   }
 
-  async releaseStream(sessionId: string, stream: string): Promise<void> {
-    await this.redis.run('release a stream', (redis) =>
-      redis.del(this.redis.key('session', sessionId, 'claim', stream)),
+  async renewStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean> {
+    const reply = await this.redis.run('renew a stream claim', (redis) =>
+      redis.eval(RENEW, 2, this.record(sessionId), this.claim(sessionId, stream), holder, leaseMs),
     );
+    return reply === 1;
+  }
+
+  async releaseStream(sessionId: string, stream: string, holder: string): Promise<void> {
+    await this.redis.run('release a stream', (redis) => redis.eval(RELEASE, 1, this.claim(sessionId, stream), holder));
   }
 
   async close(): Promise<void> {
@@ -201,6 +230,14 @@ export class RedisSessionStore implements SessionStore {
     return this.redis.key('session', id);
   }
 
+  private subscriptions(id: string): string {
+    return this.redis.key('session', id, 'subscriptions');
+  }
+
+  private claim(sessionId: string, stream: string): string {
+    return this.redis.key('session', sessionId, 'claim', stream);
+  }
+
   private owned(owner: string): string {
     return this.redis.key('sessions', 'owner', owner);
   }
@@ -209,7 +246,7 @@ export class RedisSessionStore implements SessionStore {
     return [
       this.record(record.id),
       this.redis.key('session', record.id, 'events'),
-      this.redis.key('session', record.id, 'subscriptions'),
+      this.subscriptions(record.id),
       this.owned(record.owner),
       this.redis.key('sessions', 'all'),
     ];

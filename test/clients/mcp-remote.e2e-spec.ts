@@ -15,6 +15,7 @@ import {
   serverErrors,
   serverRequests,
   sessionIds,
+  sessionUse,
 } from './support/wire-log.js';
 
 const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remote/package.json')), 'dist/proxy.js');
@@ -25,18 +26,22 @@ const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remot
  * (2025 era, server requests on the call stream); with `--protocol auto` it speaks 2026-07-28 to the server
  * and turns each input_required round back into requests to the host.
  */
+const LEGACY = { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } as const;
 const MODES = [
-  { label: 'default (legacy)', args: [], era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' } },
+  { label: 'default (legacy)', args: [], legacyMode: 'stateless', era: LEGACY },
   {
     label: '--protocol auto',
     args: ['--protocol', 'auto'],
+    legacyMode: 'stateless',
     era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
   },
+  // The server gives 2025-era clients sessions: the bridge must carry the one it was given.
+  { label: 'default (legacy), against legacy.mode "stateful"', args: [], legacyMode: 'stateful', era: LEGACY },
 ] as const;
 
 jest.setTimeout(60_000);
 
-describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era }) => {
+describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, legacyMode, era }) => {
   let app: ClientsApp;
   let proxy: RecordingProxy;
   let configDir: string;
@@ -44,7 +49,7 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era })
   const asked: string[] = [];
 
   beforeAll(async () => {
-    app = await startClientsApp();
+    app = await startClientsApp('express', legacyMode);
     proxy = await RecordingProxy.start(app.url);
     configDir = await mkdtemp(join(tmpdir(), 'mcp-remote-'));
     client = new Client(
@@ -91,7 +96,7 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era })
     expect(asked).toEqual(['elicitation: Delete /tmp/a?', 'sampling']);
   });
 
-  it(`used the ${era.era} era at ${era.version} towards the server, and never saw a session`, () => {
+  it(`used the ${era.era} era at ${era.version} towards the server, with a session only when the server mints one`, () => {
     expect(erasOfToolCalls(proxy.exchanges)).toEqual([era]);
     if (era.era === 'modern') {
       expect(inputRequiredResults(proxy.exchanges)).toBe(2);
@@ -100,7 +105,15 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, era })
       expect(serverRequests(proxy.exchanges)).toEqual(['elicitation/create', 'sampling/createMessage']);
       expect(postedReplyStatuses(proxy.exchanges)).toEqual([202, 202]);
     }
-    expect(sessionIds(proxy.exchanges)).toEqual([]);
+    if (legacyMode === 'stateless') expect(sessionIds(proxy.exchanges)).toEqual([]);
+    else {
+      // It initializes twice (a first connection it then leaves, then the one it bridges): a session each, and
+      // every later message, replies included, carried the one minted for it.
+      const { minted, carried, toolCalls } = sessionUse(proxy.exchanges);
+      expect(minted).toHaveLength(2);
+      expect(carried).toEqual(minted);
+      expect(toolCalls).toEqual([minted[1], minted[1], minted[1]]);
+    }
     expect(serverErrors(proxy.exchanges)).toEqual([]);
   });
 });

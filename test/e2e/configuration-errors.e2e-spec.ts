@@ -42,6 +42,11 @@ const BAD: Array<[what: string, options: Partial<McpModuleOptions>, message: Reg
     /legacy\.mode must be 'stateless', 'stateful' or 'off'/,
   ],
   [
+    'legacy.sessions.streamLeaseMs of 0',
+    { legacy: { mode: 'stateful', sessions: { streamLeaseMs: 0 } } },
+    /^legacy\.sessions\.streamLeaseMs must be a positive integer/,
+  ],
+  [
     'lists.cache with a negative ttlMs',
     { lists: { cache: { lists: { ttlMs: -1 } } } },
     /cache ttlMs must be an integer >= 0/,

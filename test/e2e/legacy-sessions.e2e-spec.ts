@@ -317,7 +317,9 @@ describe('2025-era sessions keep a bounded event log, and bounded streams', () =
 
   beforeAll(async () => {
     app = await createApp([
-      statefulModule({ legacy: { mode: 'stateful', sessions: { maxEventsPerSession: 3, maxStreamsPerSession: 2 } } }),
+      statefulModule({
+        legacy: { mode: 'stateful', sessions: { maxEventsPerSession: 3, maxStreamsPerSession: 2, streamLeaseMs: 300 } },
+      }),
     ]);
     app.get(MCPServer).addTool({
       name: 'chatty',
@@ -354,6 +356,23 @@ describe('2025-era sessions keep a bounded event log, and bounded streams', () =
     const seqs = [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1].split('_')[1]);
     expect(seqs).toEqual(['4', '5', '6']);
     expect(text).toContain('"id":9');
+  });
+
+  it('keeps the GET stream\u2019s claim while it is open, past many leases, and frees it when it closes', async () => {
+    const session = await initialize();
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
+    const stream = await EventStream.open(url, { method: 'GET', headers });
+    await stream.next();
+    // Four leases of 300 ms: renewed all along, so a second GET is still refused.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const second = await fetch(url, { method: 'GET', headers });
+    expect(second.status).toBe(409);
+    await second.text();
+    stream.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const again = await EventStream.open(url, { method: 'GET', headers });
+    expect(again.res.status).toBe(200);
+    again.close();
   });
 
   it('caps the streams one session holds open (409 past maxStreamsPerSession)', async () => {

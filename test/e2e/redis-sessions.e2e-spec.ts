@@ -93,6 +93,73 @@ describe('nestjs-mcp/redis: a 2025-era session made on one instance is served by
       expect(after.status).toBe(404);
     }
   });
+
+  it('keeps every URI of concurrent resources/subscribe calls of one session spread over instances', async () => {
+    const uris = Array.from({ length: 8 }, (_, i) => `test://shared/${i}`);
+    for (const instance of [a, b, c])
+      for (const uri of uris) instance.server.addResource({ uri, name: uri, handler: () => uri });
+    const opened = await initialize(a.url);
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const statuses = await Promise.all(
+      uris.map((uri, i) =>
+        post([a, b][i % 2].url, legacyRequest('resources/subscribe', { uri }, i + 1), session).then(async (res) => {
+          await res.text();
+          return res.status;
+        }),
+      ),
+    );
+    expect(statuses).toEqual(uris.map(() => 200));
+    const stream = await EventStream.open(c.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+    });
+    await stream.next();
+    for (const uri of uris) a.server.notifyResourceUpdated(uri);
+    const updated: string[] = [];
+    while (updated.length < uris.length)
+      updated.push(((await stream.message()) as { params: { uri: string } }).params.uri);
+    expect(updated.sort()).toEqual([...uris].sort());
+    stream.close();
+  });
+});
+
+describe('nestjs-mcp/redis: the GET stream of a session held by an instance that is gone', () => {
+  const keyPrefix = testKeyPrefix();
+  const lease = { streamLeaseMs: 600 };
+  let a: FleetInstance;
+  let b: FleetInstance;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all(
+      [0, 1].map(() => startFleetInstance({ url: MACHINE_REDIS_URL, keyPrefix }, true, lease)),
+    );
+    await until(() => [a, b].every((instance) => instance.backends.listening), 'every instance listens on Redis');
+  });
+  afterAll(() => Promise.all([a, b].map((instance) => instance?.close())));
+
+  it('stays claimed while its instance renews it, and is free within a lease once that instance is cut off', async () => {
+    const opened = await initialize(a.url);
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const headers = { accept: 'text/event-stream', 'mcp-session-id': session };
+    const held = await EventStream.open(a.url, { method: 'GET', headers });
+    await held.next();
+    // Three leases later, renewed all along: still one GET per session.
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    const refused = await fetch(b.url, { method: 'GET', headers });
+    expect(refused.status).toBe(409);
+    await refused.text();
+
+    // A loses Redis, as an instance that died would: it neither renews nor releases the claim.
+    await a.connections.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const taken = await EventStream.open(b.url, { method: 'GET', headers });
+    expect(taken.res.status).toBe(200);
+    expect((await taken.next()).data).toBe('');
+    taken.close();
+    held.close();
+  });
 });
 
 describe('nestjs-mcp/redis: sessions while Redis is down', () => {

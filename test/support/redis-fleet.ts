@@ -1,4 +1,5 @@
 import { Logger, type INestApplication } from '@nestjs/common';
+import type { LegacySessionOptions } from '../../src/core/index.js';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { McpRedisBackends, McpRedisConnections, McpRedisModule, type McpRedisOptions } from '../../src/redis/index.js';
 import { createApp } from './create-app.js';
@@ -22,9 +23,13 @@ export interface FleetInstance {
 /**
  * Starts an instance configured the documented way (`McpRedisModule.forRoot` + `McpModule.forRootAsync`
  * spreading `McpRedisBackends`), with a plain tool that needs nothing from Redis (`add`), a single-use tool
- * (`transfer`) and a resource to watch; `stateful` gives 2025-era clients sessions, in Redis.
+ * (`transfer`) and a resource to watch; `stateful` gives 2025-era clients sessions, in Redis (with `sessions`).
  */
-export async function startFleetInstance(options: McpRedisOptions, stateful = false): Promise<FleetInstance> {
+export async function startFleetInstance(
+  options: McpRedisOptions,
+  stateful = false,
+  sessions: Omit<LegacySessionOptions, 'store'> = {},
+): Promise<FleetInstance> {
   const app = await createApp([
     McpRedisModule.forRoot(options),
     McpModule.forRootAsync({
@@ -34,7 +39,11 @@ export async function startFleetInstance(options: McpRedisOptions, stateful = fa
         version: '1.0.0',
         ...redis,
         requestState: { ...redis.requestState, secret: FLEET_SECRET },
-        legacy: { ...redis.legacy, mode: stateful ? 'stateful' : 'stateless' },
+        legacy: {
+          ...redis.legacy,
+          mode: stateful ? 'stateful' : 'stateless',
+          sessions: { ...redis.legacy.sessions, ...sessions },
+        },
       }),
     }),
   ]);

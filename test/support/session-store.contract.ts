@@ -105,8 +105,10 @@ export function sessionStoreContract(name: string, open: () => Promise<SessionSt
     it('keeps nothing for a session that is gone', async () => {
       await a.append('no-such-session', { id: 'p1_1', data: '{}' });
       expect(await b.replay('no-such-session', 'p1', 0)).toEqual([]);
-      expect(await b.setSubscriptions('no-such-session', ['x'])).toBe(false);
-      expect(await b.claimStream('no-such-session', 'get')).toBe(false);
+      expect(await b.subscribe('no-such-session', 'test://x', 10)).toBe('gone');
+      expect(await b.unsubscribe('no-such-session', 'test://x')).toBe(false);
+      expect(await b.claimStream('no-such-session', 'get', 'holder', 60_000)).toBe(false);
+      expect(await b.renewStream('no-such-session', 'get', 'holder', 60_000)).toBe(false);
     });
 
     it('ends a session everywhere: deleted on one instance, gone on the other, its watchers told', async () => {
@@ -119,15 +121,72 @@ export function sessionStoreContract(name: string, open: () => Promise<SessionSt
       await until(() => ended, 'the watcher on the other instance was told the session ended');
     });
 
-    it('lets one claim of a stream through until it is released, and keeps subscriptions', async () => {
+    it('lets one claim of a stream through until its holder releases it', async () => {
       const made = session('alice');
       await a.create(made, LIMITS);
-      const claims = await Promise.all([a.claimStream(made.id, 'get'), b.claimStream(made.id, 'get')]);
-      expect(claims.sort()).toEqual([false, true]);
-      await a.releaseStream(made.id, 'get');
-      expect(await b.claimStream(made.id, 'get')).toBe(true);
-      expect(await a.setSubscriptions(made.id, ['test://a', 'test://b'])).toBe(true);
-      expect((await b.get(made.id))?.subscriptions).toEqual(['test://a', 'test://b']);
+      const claims = await Promise.all([
+        a.claimStream(made.id, 'get', 'on-a', 60_000),
+        b.claimStream(made.id, 'get', 'on-b', 60_000),
+      ]);
+      const holder = claims[0] ? 'on-a' : 'on-b';
+      expect([...claims].sort()).toEqual([false, true]);
+      const other = holder === 'on-a' ? 'on-b' : 'on-a';
+      // Only the holder renews or releases it.
+      expect(await b.renewStream(made.id, 'get', other, 60_000)).toBe(false);
+      await b.releaseStream(made.id, 'get', other);
+      expect(await a.claimStream(made.id, 'get', 'third', 60_000)).toBe(false);
+      expect(await a.renewStream(made.id, 'get', holder, 60_000)).toBe(true);
+      await a.releaseStream(made.id, 'get', holder);
+      expect(await b.claimStream(made.id, 'get', 'third', 60_000)).toBe(true);
+      // Another stream of the session is claimed apart.
+      expect(await a.claimStream(made.id, 'p1', 'fourth', 60_000)).toBe(true);
+    });
+
+    it('frees a claim whose holder stops renewing it within the lease, and keeps one that is renewed', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      const lease = 600;
+      expect(await a.claimStream(made.id, 'get', 'live', lease)).toBe(true);
+      // Renewed every third of the lease for three leases: it holds throughout.
+      for (let i = 0; i < 9; i++) {
+        await new Promise((resolve) => setTimeout(resolve, lease / 3));
+        expect(await a.renewStream(made.id, 'get', 'live', lease)).toBe(true);
+        expect(await b.claimStream(made.id, 'get', 'other', lease)).toBe(false);
+      }
+      // Its holder dies (no renewal, no release): the claim is free once the lease has passed.
+      await new Promise((resolve) => setTimeout(resolve, lease * 2));
+      expect(await b.claimStream(made.id, 'get', 'other', 60_000)).toBe(true);
+      // The dead holder cannot take it back, nor drop the new holder's claim.
+      expect(await a.renewStream(made.id, 'get', 'live', lease)).toBe(false);
+      await a.releaseStream(made.id, 'get', 'live');
+      expect(await a.claimStream(made.id, 'get', 'late', 60_000)).toBe(false);
+    });
+
+    it('adds and removes subscriptions, and a URI already held is no new one at the cap', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      expect(await a.subscribe(made.id, 'test://a', 2)).toBe('subscribed');
+      expect(await b.subscribe(made.id, 'test://b', 2)).toBe('subscribed');
+      expect(await a.subscribe(made.id, 'test://a', 2)).toBe('subscribed');
+      expect(await a.subscribe(made.id, 'test://c', 2)).toBe('full');
+      expect((await b.get(made.id))?.subscriptions.sort()).toEqual(['test://a', 'test://b']);
+      expect(await b.unsubscribe(made.id, 'test://a')).toBe(true);
+      expect(await b.unsubscribe(made.id, 'test://never')).toBe(true);
+      expect(await a.subscribe(made.id, 'test://c', 2)).toBe('subscribed');
+      expect((await a.get(made.id))?.subscriptions.sort()).toEqual(['test://b', 'test://c']);
+    });
+
+    it('keeps every one of concurrent subscribes of one session, and lets no more than the cap through', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      const uris = Array.from({ length: 12 }, (_, i) => `test://r${i}`);
+      const under = await Promise.all(uris.slice(0, 6).map((uri, i) => (i % 2 ? a : b).subscribe(made.id, uri, 100)));
+      expect(under).toEqual(Array(6).fill('subscribed'));
+      expect((await a.get(made.id))?.subscriptions.sort()).toEqual(uris.slice(0, 6).sort());
+      const over = await Promise.all(uris.slice(6).map((uri, i) => (i % 2 ? a : b).subscribe(made.id, uri, 8)));
+      expect(over.filter((outcome) => outcome === 'subscribed')).toHaveLength(2);
+      expect(over.filter((outcome) => outcome === 'full')).toHaveLength(4);
+      expect((await b.get(made.id))?.subscriptions).toHaveLength(8);
     });
   });
 }

@@ -21,7 +21,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
 import type { McpEvent } from '../events/event-bus.js';
-import { LegacySessions, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
+import { LegacySessions, UNKNOWN_SESSION, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
 import type { SessionRecord } from '../sessions/session-store.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
@@ -157,14 +157,19 @@ export class LegacyLeg {
           }
         }
         if (session && this.sessions) {
-          const subscribed = request.method === 'resources/subscribe';
           const max = this.kernel.maxResourceSubscriptions;
-          if (!(await this.sessions.setSubscribed(session, request.params.uri, subscribed, max)))
+          const outcome =
+            request.method === 'resources/subscribe'
+              ? await this.sessions.subscribe(session, request.params.uri, max)
+              : (await this.sessions.unsubscribe(session, request.params.uri)) || 'gone';
+          if (outcome === 'full')
             return errorResponse(
               request.id,
               ErrorCode.InvalidParams,
               `Invalid params: a session may hold at most ${max} subscriptions`,
             );
+          // Ended (DELETE, idle timeout) between the request's arrival and now: as for any request of an ended one.
+          if (outcome === 'gone') return errorResponse(request.id, ErrorCode.SessionNotFound, UNKNOWN_SESSION.message);
         }
         return successResponse(request.id, {});
       default:

@@ -9,7 +9,13 @@ import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
 import type { McpEvent } from '../events/event-bus.js';
 import { canonicalDigest } from '../input/request-state-codec.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
-import { InMemorySessionStore, type SessionEvent, type SessionRecord, type SessionStore } from './session-store.js';
+import {
+  InMemorySessionStore,
+  type SessionEvent,
+  type SessionRecord,
+  type SessionStore,
+  type SubscribeOutcome,
+} from './session-store.js';
 
 /** The `legacy.sessions` option group: 2025-era sessions, with `legacy.mode: 'stateful'`. */
 export interface LegacySessionOptions {
@@ -27,6 +33,11 @@ export interface LegacySessionOptions {
   maxStreamsPerSession?: number;
   /** The SSE `retry` a stream's priming event tells the client to wait before it reconnects. Default 1 s. */
   retryMs?: number;
+  /**
+   * How long a stream's claim (one GET per session) holds without renewal: an open stream renews it every
+   * third of this, and an instance that dies holding it frees it within this. Default 30 s.
+   */
+  streamLeaseMs?: number;
 }
 
 /** Why a request's session cannot be used: the HTTP status and the message a client is told. */
@@ -44,7 +55,7 @@ const MISSING: SessionRefusal = {
 };
 // The same answer for a session that never was, ended, or belongs to another caller: a session id is not a
 // secret to confirm to whoever guesses it.
-const UNKNOWN: SessionRefusal = {
+export const UNKNOWN_SESSION: SessionRefusal = {
   status: 404,
   message: 'Session not found: it ended or never existed; initialize again',
 };
@@ -58,6 +69,7 @@ export class LegacySessions {
   readonly store: SessionStore;
   readonly retryMs: number;
   readonly maxStreamsPerSession: number;
+  readonly streamLeaseMs: number;
   private readonly idleTimeoutMs: number;
   private readonly maxPerCaller: number;
   private readonly maxTotal: number;
@@ -66,7 +78,13 @@ export class LegacySessions {
     string,
     { stream: SessionStream; writer: StreamWriter; scopes: ReadonlySet<string> }
   >();
-  private readonly unsubscribe: () => void;
+  private readonly stopListening: () => void;
+  // Stream names: unique per instance by a counter, across instances by a random prefix. Only the session's owner
+  // can resume a stream, so a name needs no secrecy, and a fresh random one per call costs what the call does.
+  private readonly streamPrefix = randomBytes(6).toString('hex');
+  private streamCount = 0;
+  // The owner digest of the last caller: most traffic is one caller at a time (often the anonymous one).
+  private lastOwner: { caller: Caller; owner: string } | undefined;
 
   constructor(
     private readonly server: string,
@@ -79,8 +97,9 @@ export class LegacySessions {
     this.maxEvents = positive('legacy.sessions.maxEventsPerSession', options.maxEventsPerSession ?? 100);
     this.maxStreamsPerSession = positive('legacy.sessions.maxStreamsPerSession', options.maxStreamsPerSession ?? 4);
     this.retryMs = positive('legacy.sessions.retryMs', options.retryMs ?? 1_000);
+    this.streamLeaseMs = positive('legacy.sessions.streamLeaseMs', options.streamLeaseMs ?? 30_000);
     this.store = options.store ?? new InMemorySessionStore();
-    this.unsubscribe = subscribe((event) => this.fanOut(event));
+    this.stopListening = subscribe((event) => this.fanOut(event));
   }
 
   /** GET streams open on this instance. */
@@ -118,7 +137,7 @@ export class LegacySessions {
   async resolve(id: string | undefined, caller: Caller): Promise<SessionRecord | SessionRefusal> {
     if (id === undefined) return MISSING;
     const record = await this.store.get(id);
-    if (!record || record.owner !== this.owner(caller)) return UNKNOWN;
+    if (!record || record.owner !== this.owner(caller)) return UNKNOWN_SESSION;
     return record;
   }
 
@@ -130,16 +149,14 @@ export class LegacySessions {
     return undefined;
   }
 
-  /** Adds or removes a `resources/subscribe` URI of a session; false when the session is gone. */
-  async setSubscribed(record: SessionRecord, uri: string, subscribed: boolean, max: number): Promise<boolean> {
-    const key = normalizeUri(uri);
-    const rest = record.subscriptions.filter((existing) => existing !== key);
-    if (subscribed) {
-      if (rest.length >= max) return false;
-      rest.push(key);
-    }
-    record.subscriptions = rest;
-    return this.store.setSubscriptions(record.id, rest);
+  /** Adds a `resources/subscribe` URI to a session (at most `max`), in the store at once. */
+  subscribe(record: SessionRecord, uri: string, max: number): Promise<SubscribeOutcome> {
+    return this.store.subscribe(record.id, normalizeUri(uri), max);
+  }
+
+  /** Removes a `resources/unsubscribe` URI of a session; false when the session is gone. */
+  unsubscribe(record: SessionRecord, uri: string): Promise<boolean> {
+    return this.store.unsubscribe(record.id, normalizeUri(uri));
   }
 
   /**
@@ -147,7 +164,8 @@ export class LegacySessions {
    * becomes the session's GET stream again; one resuming a `p` stream follows that call to its response.
    */
   stream(session: SessionRecord, kind: 'g' | 'p'): SessionStream {
-    return new SessionStream(this.store, session.id, `${kind}${randomBytes(6).toString('hex')}`);
+    const name = `${kind}${this.streamPrefix}${(++this.streamCount).toString(16)}`;
+    return new SessionStream(this.store, session.id, name);
   }
 
   /** Registers a GET stream open here, which gets the events its caller may see; call the result when it ends. */
@@ -158,13 +176,15 @@ export class LegacySessions {
   }
 
   close(): Promise<void> {
-    this.unsubscribe();
+    this.stopListening();
     this.streams.clear();
     return this.store.close();
   }
 
   private owner(caller: Caller): string {
-    return canonicalDigest([this.server, caller ?? null]);
+    if (!this.lastOwner || this.lastOwner.caller !== caller)
+      this.lastOwner = { caller, owner: canonicalDigest([this.server, caller ?? null]) };
+    return this.lastOwner.owner;
   }
 
   private fanOut(event: McpEvent): void {

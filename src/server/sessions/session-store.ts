@@ -22,6 +22,9 @@ export interface SessionRecord {
 /** What `create` says when a session could not be made. */
 export type SessionAdmission = 'created' | 'caller-full' | 'full';
 
+/** What `subscribe` says: held now (or already), refused at the cap, or the session is gone. */
+export type SubscribeOutcome = 'subscribed' | 'full' | 'gone';
+
 /** One message on a session's stream, under the SSE id a client resumes from. */
 export interface SessionEvent {
   /** `<stream>_<seq>`: the stream it belongs to and its place there. */
@@ -46,21 +49,27 @@ export type SessionEventListener = (event: SessionEvent | null) => void;
  * - `get` returns a live session and starts its idle period again; an expired or deleted one is undefined.
  * - `append` keeps an event of a live session (at most `maxEvents` per session) and hands it to every
  *   `watch` of its stream, wherever it was made; `replay` returns a stream's kept events after an id, in order.
- * - `claimStream` is true for the first claim of a stream until it is released or the session ends: one GET
- *   per session, one resumer per stream.
+ * - `subscribe` adds a URI to a session's subscriptions, refusing past `max`, atomically: concurrent calls of
+ *   one session never lose each other's URIs nor pass the cap together; `unsubscribe` removes one.
+ * - `claimStream` is true for the first claim of a stream by a holder until the holder releases it, the session
+ *   ends, or `leaseMs` passes without `renewStream` by that holder: one GET per session, one resumer per stream,
+ *   and an instance that dies holding a claim frees it within a lease. Only the holder renews or releases.
  * - `delete` ends the session everywhere: its events go and its watchers get null.
  */
 export interface SessionStore {
   create(session: SessionRecord, limits: { maxPerCaller: number; maxTotal: number }): Promise<SessionAdmission>;
   get(id: string): Promise<SessionRecord | undefined>;
-  /** Replaces the subscriptions of a live session; false when it is gone. */
-  setSubscriptions(id: string, subscriptions: string[]): Promise<boolean>;
+  subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome>;
+  /** False when the session is gone. */
+  unsubscribe(id: string, uri: string): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   append(sessionId: string, event: SessionEvent): Promise<void>;
   replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]>;
   watch(sessionId: string, stream: string, listener: SessionEventListener): () => void;
-  claimStream(sessionId: string, stream: string): Promise<boolean>;
-  releaseStream(sessionId: string, stream: string): Promise<void>;
+  claimStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean>;
+  /** Extends the holder's claim by `leaseMs`; false when it lapsed, went to another or the session ended. */
+  renewStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean>;
+  releaseStream(sessionId: string, stream: string, holder: string): Promise<void>;
   /** Stops timers and listeners; the sessions themselves are left to their idle timeout. */
   close(): Promise<void>;
 }
@@ -110,7 +119,8 @@ export class SessionWatchers {
 interface LiveSession {
   record: SessionRecord;
   events: SessionEvent[];
-  claimed: Set<string>;
+  /** Each claimed stream's holder and when its lease ends (epoch ms). */
+  claimed: Map<string, { holder: string; until: number }>;
 }
 
 /** The default store: sessions of this process, swept for idleness once a second at most often. */
@@ -135,7 +145,7 @@ export class InMemorySessionStore implements SessionStore {
     const mine = this.perOwner.get(session.owner) ?? 0;
     if (mine >= limits.maxPerCaller) return 'caller-full';
     this.perOwner.set(session.owner, mine + 1);
-    this.sessions.set(session.id, { record: { ...session }, events: [], claimed: new Set() });
+    this.sessions.set(session.id, { record: { ...session }, events: [], claimed: new Map() });
     return 'created';
   }
 
@@ -146,10 +156,20 @@ export class InMemorySessionStore implements SessionStore {
     return { ...live.record, subscriptions: [...live.record.subscriptions] };
   }
 
-  async setSubscriptions(id: string, subscriptions: string[]): Promise<boolean> {
+  async subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome> {
+    const live = this.live(id);
+    if (!live) return 'gone';
+    const subscriptions = live.record.subscriptions;
+    if (subscriptions.includes(uri)) return 'subscribed';
+    if (subscriptions.length >= max) return 'full';
+    subscriptions.push(uri);
+    return 'subscribed';
+  }
+
+  async unsubscribe(id: string, uri: string): Promise<boolean> {
     const live = this.live(id);
     if (!live) return false;
-    live.record.subscriptions = [...subscriptions];
+    live.record.subscriptions = live.record.subscriptions.filter((existing) => existing !== uri);
     return true;
   }
 
@@ -180,15 +200,24 @@ export class InMemorySessionStore implements SessionStore {
     return this.watchers.add(sessionId, stream, listener);
   }
 
-  async claimStream(sessionId: string, stream: string): Promise<boolean> {
+  async claimStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean> {
     const live = this.live(sessionId);
-    if (!live || live.claimed.has(stream)) return false;
-    live.claimed.add(stream);
+    const claim = live?.claimed.get(stream);
+    if (!live || (claim && claim.until > Date.now())) return false;
+    live.claimed.set(stream, { holder, until: Date.now() + leaseMs });
     return true;
   }
 
-  async releaseStream(sessionId: string, stream: string): Promise<void> {
-    this.sessions.get(sessionId)?.claimed.delete(stream);
+  async renewStream(sessionId: string, stream: string, holder: string, leaseMs: number): Promise<boolean> {
+    const claim = this.live(sessionId)?.claimed.get(stream);
+    if (!claim || claim.holder !== holder || claim.until <= Date.now()) return false;
+    claim.until = Date.now() + leaseMs;
+    return true;
+  }
+
+  async releaseStream(sessionId: string, stream: string, holder: string): Promise<void> {
+    const claimed = this.sessions.get(sessionId)?.claimed;
+    if (claimed?.get(stream)?.holder === holder) claimed.delete(stream);
   }
 
   async close(): Promise<void> {

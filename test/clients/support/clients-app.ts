@@ -3,7 +3,7 @@ import { Injectable, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
-import { Args, McpCtx, McpModule, Tool, type McpContext } from '../../../src/index.js';
+import { Args, MCPServer, McpCtx, McpModule, Tool, type McpContext } from '../../../src/index.js';
 import type { HttpAdapterName } from '../../support/create-app.js';
 import { closeListening, listenOnLoopback } from '../../support/sse-client.js';
 
@@ -57,6 +57,14 @@ export class ClientsTools {
     const roots = await ctx.listRoots();
     return `Roots: ${roots.map((root) => root.uri).join(', ')}`;
   }
+
+  // With sessions, a long call may end its stream and answer later: the client resumes with Last-Event-ID.
+  @Tool({ description: 'Ends its stream, then reports', inputSchema: { type: 'object', properties: {} } })
+  async slow_report(@McpCtx() ctx: McpContext) {
+    const closed = ctx.closeStream();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return closed ? 'Report ready (stream was closed)' : 'Report ready';
+  }
 }
 
 /** The text of a content block (a sampling answer, a sampling prompt), or the block as JSON. */
@@ -65,7 +73,7 @@ export function textOf(content: unknown): string {
   return typeof text === 'string' ? text : JSON.stringify(content);
 }
 
-export const TOOL_NAMES = ['greet', 'delete_file', 'ask_model', 'book_room', 'client_roots'];
+export const TOOL_NAMES = ['greet', 'delete_file', 'ask_model', 'book_room', 'client_roots', 'slow_report'];
 
 /** What the clients' request handlers answer, so each test can tell the round trip really happened. */
 export const MODEL_REPLY = 'Paris, as ever';
@@ -74,11 +82,19 @@ export const CLIENT_ROOT = 'file:///work/project';
 export interface ClientsApp {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
   url: string;
+  /** The app's server, to register at run time (a list change its sessions' GET streams are told of). */
+  server: MCPServer;
   close(): Promise<void>;
 }
 
-/** The app on 127.0.0.1 and a free port, with the module's defaults (2025 clients served statelessly). */
-export async function startClientsApp(adapter: HttpAdapterName = 'express'): Promise<ClientsApp> {
+/**
+ * The app on 127.0.0.1 and a free port, with the module's defaults (2025 clients served statelessly), or with
+ * `legacy.mode` 'stateful' (a session per 2025-era client).
+ */
+export async function startClientsApp(
+  adapter: HttpAdapterName = 'express',
+  legacyMode: 'stateless' | 'stateful' = 'stateless',
+): Promise<ClientsApp> {
   const moduleRef = await Test.createTestingModule({
     imports: [
       McpModule.forRoot({
@@ -86,6 +102,7 @@ export async function startClientsApp(adapter: HttpAdapterName = 'express'): Pro
         version: '1.0.0',
         instructions: 'Tools for the client e2e suite',
         observability: { logFailedCalls: false },
+        ...(legacyMode === 'stateful' ? { legacy: { mode: 'stateful' as const, sessions: { retryMs: 100 } } } : {}),
       }),
     ],
     providers: [ClientsTools],
@@ -95,5 +112,5 @@ export async function startClientsApp(adapter: HttpAdapterName = 'express'): Pro
       ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
       : moduleRef.createNestApplication({ logger: false });
   const url = await listenOnLoopback(app);
-  return { url, close: () => closeListening(app) };
+  return { url, server: app.get(MCPServer), close: () => closeListening(app) };
 }

@@ -86,3 +86,29 @@ function headerValue(exchange: WireExchange, name: string): string | undefined {
   const value = exchange.requestHeaders[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/**
+ * How a client used sessions over its JSON-RPC POSTs: the ids `initialize` minted, each distinct id a later
+ * message carried (`none` for one that carried none), and the id each `tools/call` carried.
+ */
+export interface SessionUse {
+  minted: string[];
+  carried: string[];
+  toolCalls: string[];
+}
+
+export function sessionUse(exchanges: readonly WireExchange[]): SessionUse {
+  const use: SessionUse = { minted: [], carried: [], toolCalls: [] };
+  for (const exchange of exchanges) {
+    if (exchange.sent.length === 0) continue;
+    if (exchange.sent.some((message) => message.method === 'initialize')) {
+      const id = exchange.responseHeaders['mcp-session-id'];
+      if (typeof id === 'string') use.minted.push(id);
+      continue;
+    }
+    const id = headerValue(exchange, 'mcp-session-id') ?? 'none';
+    if (!use.carried.includes(id)) use.carried.push(id);
+    if (exchange.sent.some((message) => message.method === 'tools/call')) use.toolCalls.push(id);
+  }
+  return use;
+}
