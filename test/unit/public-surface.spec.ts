@@ -253,6 +253,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'SessionStore',
       'StandardJsonSchemaSource',
       'StoredTask',
+      'SubscribeOutcome',
       'SubscriptionsListenResult',
       'TaskCreateOutcome',
       'TaskError',
