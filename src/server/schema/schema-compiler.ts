@@ -2,11 +2,23 @@ import type { Ajv, AnySchema, ErrorObject, Options, ValidateFunction } from 'ajv
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { requireFromLibrary } from '../util/library-require.cjs';
 import { safeRegExp } from '../uri/safe-regexp.js';
-import validateMetaSchema2020 from './json-schema-2020-meta-validator.cjs';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { INVALID_JSON_SCHEMA, INVALID_SCHEMA, UNSUPPORTED_SCHEMA_DIALECT } from '../errors/configuration-messages.js';
 
 type AjvClass = new (options: Options) => Ajv;
+
+let metaValidator2020: ValidateFunction | undefined;
+
+/**
+ * The meta-schema validator ajv generated ahead (110 KB of code), required by the first schema: an `import`
+ * from the ESM build would have Node scan all of it for export names at start-up, which costs more than the
+ * compile. The path is relative to `library-require.cjs`, which sits in `server/util` in both builds.
+ */
+function metaSchemaValidator2020(): ValidateFunction {
+  return (metaValidator2020 ??= requireFromLibrary(
+    '../schema/json-schema-2020-meta-validator.cjs',
+  ) as ValidateFunction);
+}
 
 /**
  * ajv, its 2020-12 build and ajv-formats (CommonJS, about a hundred modules), loaded by the first schema that
@@ -149,8 +161,10 @@ export class SchemaCompiler {
 function checkMetaSchema2020(ajv: Ajv, schema: JsonSchema): void {
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12_ID) {
     ajv.validateSchema(schema as AnySchema, true);
-  } else if (!validateMetaSchema2020(schema)) {
-    throw new McpConfigurationError(INVALID_SCHEMA(ajv.errorsText(validateMetaSchema2020.errors)));
+  } else {
+    const validateMetaSchema = metaSchemaValidator2020();
+    if (!validateMetaSchema(schema))
+      throw new McpConfigurationError(INVALID_SCHEMA(ajv.errorsText(validateMetaSchema.errors)));
   }
 }
 
@@ -162,7 +176,7 @@ function checkMetaSchema2020(ajv: Ajv, schema: JsonSchema): void {
  */
 function deferrable(schema: JsonSchema): boolean {
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12_ID) return false;
-  return validateMetaSchema2020(schema) && !hasKeyIn({ ...schema, $schema: undefined });
+  return metaSchemaValidator2020()(schema) === true && !hasKeyIn({ ...schema, $schema: undefined });
 }
 
 /** Whether any object in `value` has one of the keys a compile can fail on (one set to undefined aside). */
