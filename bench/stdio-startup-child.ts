@@ -3,9 +3,13 @@ import 'reflect-metadata';
 /**
  * One stdio server for the start-up measurement, chosen by argv[2]; the parent times process start to the first
  * answer on stdout. Each imports only what it needs, so module loading is part of what is measured:
- * - `mcp`: the basic example's module through `bootstrapStdio` (Nest application context + McpModule);
+ * - `mcp`: the basic example's module through `bootstrapStdio`, with the HTTP adapter its route tool needs
+ *   (a Nest application, never listening, + McpModule);
+ * - `mcp-context`: the same module without its route-tool controller, in a Nest application context;
  * - `bare`: `NestFactory.createApplicationContext` of the same providers without McpModule, answering the first
  *   stdin line with a hand-written JSON-RPC result (the floor a Nest stdio server cannot go under);
+ * - `bare-http`: `NestFactory.create` + `init` of those providers and the same REST route without McpModule, the
+ *   floor of `mcp` (Express and the rest of Nest's HTTP application, loaded for the route tool);
  * - `sdk`: the official SDK v2 `serveStdio` with one tool, no Nest.
  */
 const kind = process.argv[2];
@@ -15,13 +19,37 @@ if (kind === 'mcp') {
   const { AppModule } = await import('../examples/basic/app.module.js');
   // As examples/basic/stdio.ts: the example serves one of its REST routes as a tool, which needs an HTTP adapter.
   await bootstrapStdio(AppModule, { logger: false, http: true });
-} else if (kind === 'bare') {
+} else if (kind === 'mcp-context') {
   const { Module } = await import('@nestjs/common');
+  const { bootstrapStdio, McpModule } = await import('../src/index.js');
+  const { WeatherService } = await import('../examples/basic/weather.service.js');
+  const { WeatherTools } = await import('../examples/basic/weather.tools.js');
+  const { WeatherCatalog } = await import('../examples/basic/weather.catalog.js');
+  @Module({
+    imports: [
+      McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' }),
+    ],
+    providers: [WeatherService, WeatherTools, WeatherCatalog],
+  })
+  class ContextModule {}
+  await bootstrapStdio(ContextModule, { logger: false });
+} else if (kind === 'bare' || kind === 'bare-http') {
+  const { Controller, Get, Inject, Module, Param } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
   const { WeatherService } = await import('../examples/basic/weather.service.js');
-  @Module({ providers: [WeatherService] })
+  // The example's REST route without `@RouteTool`, whose import would load the library.
+  @Controller('forecasts')
+  class ForecastRoutes {
+    constructor(@Inject(WeatherService) private readonly weather: InstanceType<typeof WeatherService>) {}
+    @Get(':city')
+    findOne(@Param('city') city: string) {
+      return this.weather.forecast(city);
+    }
+  }
+  @Module({ providers: [WeatherService], controllers: kind === 'bare-http' ? [ForecastRoutes] : [] })
   class BareModule {}
-  await NestFactory.createApplicationContext(BareModule, { logger: false });
+  if (kind === 'bare') await NestFactory.createApplicationContext(BareModule, { logger: false });
+  else await (await NestFactory.create(BareModule, { logger: false })).init();
   process.stdin.once('data', (chunk: Buffer) => {
     const { id } = JSON.parse(chunk.toString('utf8').split('\n')[0]) as { id: number };
     process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n`);

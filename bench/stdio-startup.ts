@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
-export type StdioServerKind = 'mcp' | 'bare' | 'sdk';
+export type StdioServerKind = 'mcp' | 'mcp-context' | 'bare' | 'bare-http' | 'sdk';
 
 const CHILD = fileURLToPath(new URL('./stdio-startup-child.js', import.meta.url));
 const DISCOVER = `${JSON.stringify({
@@ -67,7 +67,13 @@ export function timeToFirstAnswer(kind: StdioServerKind): Promise<StdioStart> {
 
 /** Median start-to-first-answer per server, runs interleaved so a busy moment of the machine hits all alike. */
 export async function measureStdioStartup(runs: number): Promise<Record<StdioServerKind, StdioStart>> {
-  const samples: Record<StdioServerKind, StdioStart[]> = { mcp: [], bare: [], sdk: [] };
+  const samples: Record<StdioServerKind, StdioStart[]> = {
+    mcp: [],
+    'mcp-context': [],
+    bare: [],
+    'bare-http': [],
+    sdk: [],
+  };
   for (let i = 0; i < runs; i++) {
     for (const kind of Object.keys(samples) as StdioServerKind[]) samples[kind].push(await timeToFirstAnswer(kind));
   }
@@ -76,5 +82,8 @@ export async function measureStdioStartup(runs: number): Promise<Record<StdioSer
     ms: median(samples[kind].map((s) => s.ms)),
     cpuMs: median(samples[kind].map((s) => s.cpuMs)),
   });
-  return { mcp: of('mcp'), bare: of('bare'), sdk: of('sdk') };
+  return Object.fromEntries((Object.keys(samples) as StdioServerKind[]).map((kind) => [kind, of(kind)])) as Record<
+    StdioServerKind,
+    StdioStart
+  >;
 }

@@ -2,7 +2,7 @@ import type { FactoryProvider, Logger } from '@nestjs/common';
 import { isResourceServer } from '../auth/auth-options.js';
 import { canonicalResourceUri } from '../auth/protected-resource-metadata.js';
 import { callEventInterceptor } from '../observability/call-events.js';
-import { loadOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
+import { deferredOpenTelemetryInterceptor } from '../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../server/errors/handler-error-policy.js';
 import { McpKernel } from '../server/mcp-kernel.js';
 import { MOVED_MODULE_OPTIONS, rejectMovedOptions } from '../server/errors/moved-options.js';
@@ -50,10 +50,7 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   if (observability.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
   if (observability.onCall) kernel.intercept(callEventInterceptor(observability.onCall));
   const telemetry = observability.telemetry ?? true;
-  if (telemetry !== false) {
-    const tracing = await loadOpenTelemetryInterceptor(telemetry === true ? {} : telemetry);
-    if (tracing) kernel.intercept(tracing);
-  }
+  if (telemetry !== false) kernel.intercept(deferredOpenTelemetryInterceptor(telemetry === true ? {} : telemetry));
   return kernel;
 }
 

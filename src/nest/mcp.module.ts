@@ -17,7 +17,7 @@ import { VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import { isResourceServer } from '../auth/auth-options.js';
-import { OAuthResourceServer } from '../auth/oauth-resource-server.js';
+import type { OAuthResourceServer } from '../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../http/mcp-http-driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
@@ -71,6 +71,8 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
       provide: MCP_RESOURCE_SERVER,
       useFactory: async (options: McpModuleOptions) => {
         if (!isResourceServer(options.auth)) return null;
+        // Loaded only with `auth` set: its verifiers (JWT, introspection) are modules a server without auth skips.
+        const { OAuthResourceServer } = await import('../auth/oauth-resource-server.js');
         const resourceServer = new OAuthResourceServer(options.auth);
         await resourceServer.ready();
         return resourceServer;

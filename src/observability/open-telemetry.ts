@@ -24,6 +24,28 @@ export async function loadOpenTelemetryInterceptor(
   return openTelemetryInterceptor(api, options);
 }
 
+// Where every 1.x copy of `@opentelemetry/api` keeps what was registered globally: `trace` is set once an SDK
+// registers its tracer provider, and deleted again by `trace.disable()`.
+const OTEL_API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+function tracerProviderRegistered(): boolean {
+  return (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_API_GLOBAL]?.trace !== undefined;
+}
+
+/**
+ * The tracing interceptor of `loadOpenTelemetryInterceptor`, with `@opentelemetry/api` loaded by the first call
+ * made after an SDK registered a tracer provider: a server without an SDK never loads the API, and starts
+ * without its modules. Until then a call only looks the provider up on `globalThis`.
+ */
+export function deferredOpenTelemetryInterceptor(options: OpenTelemetryOptions = {}): McpCallInterceptor {
+  let tracing: Promise<McpCallInterceptor | undefined> | undefined;
+  return async (call, next) => {
+    if (!tracerProviderRegistered()) return next();
+    const interceptor = await (tracing ??= loadOpenTelemetryInterceptor(options));
+    return interceptor ? interceptor(call, next) : next();
+  };
+}
+
 const metaGetter = {
   keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
   get: (carrier: Record<string, unknown>, key: string) => {

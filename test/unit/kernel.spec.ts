@@ -372,6 +372,17 @@ describe('McpKernel.registerTool', () => {
     ).toThrow(/invalid JSON Schema/);
   });
 
+  it('refuses a schema whose local $ref names no definition, though the meta-schema accepts it', () => {
+    expect(() =>
+      kernel().registerTool(
+        'dangling',
+        'Bad',
+        { type: 'object', properties: { a: { $ref: '#/$defs/missing' } }, $defs: { present: { type: 'string' } } },
+        () => 'x',
+      ),
+    ).toThrow(/invalid JSON Schema/);
+  });
+
   it('refuses an unsupported $schema dialect', () => {
     expect(() =>
       kernel().registerTool(

@@ -1,21 +1,59 @@
-import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, AnySchema, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../protocol/mcp-types.js';
+import { requireFromLibrary } from '../util/library-require.cjs';
 import { safeRegExp } from '../uri/safe-regexp.js';
-import validateMetaSchema2020 from './json-schema-2020-meta-validator.cjs';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { INVALID_JSON_SCHEMA, INVALID_SCHEMA, UNSUPPORTED_SCHEMA_DIALECT } from '../errors/configuration-messages.js';
 
-// ajv-formats ships CommonJS with a default export; under NodeNext the namespace object is what arrives.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
+type AjvClass = new (options: Options) => Ajv;
+
+let metaValidator2020: ValidateFunction | undefined;
+
+/**
+ * The meta-schema validator ajv generated ahead (110 KB of code), required by the first schema: an `import`
+ * from the ESM build would have Node scan all of it for export names at start-up, which costs more than the
+ * compile. The path is relative to `library-require.cjs`, which sits in `server/util` in both builds.
+ */
+function metaSchemaValidator2020(): ValidateFunction {
+  return (metaValidator2020 ??= requireFromLibrary(
+    '../schema/json-schema-2020-meta-validator.cjs',
+  ) as ValidateFunction);
+}
+
+/**
+ * ajv, its 2020-12 build and ajv-formats (CommonJS, about a hundred modules), loaded by the first schema that
+ * needs a compile: a server whose schemas all compile on first use starts without them.
+ */
+function loadAjv(): { Ajv: AjvClass; Ajv2020: AjvClass; addFormats: (ajv: Ajv) => Ajv } {
+  // ajv-formats ships CommonJS with a default export, which `require` gives as a property of the module.
+  const formats = requireFromLibrary('ajv-formats') as { default?: (ajv: Ajv) => Ajv };
+  return {
+    Ajv: (requireFromLibrary('ajv') as { Ajv: AjvClass }).Ajv,
+    Ajv2020: (requireFromLibrary('ajv/dist/2020.js') as { Ajv2020: AjvClass }).Ajv2020,
+    addFormats: formats.default ?? (formats as unknown as (ajv: Ajv) => Ajv),
+  };
+}
 
 const MAX_SCHEMAS_BY_VALUE = 256;
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const DRAFT_2020_12_ID = 'https://json-schema.org/draft/2020-12/schema';
+// What can still fail ajv's compile of a schema the meta-schema accepted (strict mode off, so unknown keywords
+// and formats are ignored): a reference to resolve, an id or anchor that may clash, a pattern RE2 refuses. Looked
+// for as a key anywhere in the schema, a property named so included: a false alarm only compiles at once.
+const KEYS_THAT_CAN_FAIL_COMPILE = new Set([
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$recursiveAnchor',
+  '$schema',
+  '$vocabulary',
+  'pattern',
+  'patternProperties',
+]);
 
 // `optimize: false` halves the compile time of a tool's schema (1,000 tools boot in half the time) and costs
 // about 10 ns per validation: start-up cost matters more than nanoseconds on a request that does I/O.
@@ -41,7 +79,8 @@ export interface CompiledSchema {
 }
 
 /**
- * Compiles JSON Schemas once, at registration. Secure defaults: no `$data`, no `allErrors` (both let a schema
+ * Checks JSON Schemas at registration and compiles each once, at registration or (see `deferrable`) on its
+ * first validation. Secure defaults: no `$data`, no `allErrors` (both let a schema
  * author's input cost more than its size), and no `loadSchema`, so a remote `$ref` is never fetched: it fails
  * compilation and the tool is rejected instead of being validated permissively. Patterns run on RE2, so no
  * argument can make validation take more than linear time.
@@ -56,6 +95,17 @@ export class SchemaCompiler {
   compile(schema: JsonSchema, subject: string): CompiledSchema {
     const cached = this.cache.get(schema);
     if (cached) return cached;
+    const compiled = deferrable(schema) ? this.onFirstUse(schema, subject) : this.now(schema, subject);
+    this.cache.set(schema, compiled);
+    return compiled;
+  }
+
+  private onFirstUse(schema: JsonSchema, subject: string): CompiledSchema {
+    let compiled: CompiledSchema | undefined;
+    return { schema, validate: (value) => (compiled ??= this.now(schema, subject)).validate(value) };
+  }
+
+  private now(schema: JsonSchema, subject: string): CompiledSchema {
     const ajv = this.dialectFor(schema, subject);
     let fn: ValidateFunction;
     try {
@@ -64,12 +114,7 @@ export class SchemaCompiler {
     } catch (error) {
       throw new McpConfigurationError(INVALID_JSON_SCHEMA(subject, (error as Error).message), { cause: error });
     }
-    const compiled: CompiledSchema = {
-      schema,
-      validate: (value) => (fn(value) ? null : describeError(fn.errors?.[0])),
-    };
-    this.cache.set(schema, compiled);
-    return compiled;
+    return { schema, validate: (value) => (fn(value) ? null : describeError(fn.errors?.[0])) };
   }
 
   /**
@@ -93,10 +138,16 @@ export class SchemaCompiler {
 
   private dialectFor(schema: JsonSchema, subject: string): Ajv {
     const declared = schema.$schema;
-    if (declared === undefined || namesDefaultDialect(schema))
-      return (this.draft2020 ??= addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false }) as unknown as Ajv));
-    if (typeof declared === 'string' && DRAFT_07.test(declared))
-      return (this.draft07 ??= addFormats(new Ajv(AJV_OPTIONS)));
+    if (declared === undefined || namesDefaultDialect(schema)) {
+      if (this.draft2020) return this.draft2020;
+      const { Ajv2020, addFormats } = loadAjv();
+      return (this.draft2020 = addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false })));
+    }
+    if (typeof declared === 'string' && DRAFT_07.test(declared)) {
+      if (this.draft07) return this.draft07;
+      const { Ajv, addFormats } = loadAjv();
+      return (this.draft07 = addFormats(new Ajv(AJV_OPTIONS)));
+    }
     throw new McpConfigurationError(UNSUPPORTED_SCHEMA_DIALECT(subject, declared));
   }
 }
@@ -110,9 +161,31 @@ export class SchemaCompiler {
 function checkMetaSchema2020(ajv: Ajv, schema: JsonSchema): void {
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12_ID) {
     ajv.validateSchema(schema as AnySchema, true);
-  } else if (!validateMetaSchema2020(schema)) {
-    throw new McpConfigurationError(INVALID_SCHEMA(ajv.errorsText(validateMetaSchema2020.errors)));
+  } else {
+    const validateMetaSchema = metaSchemaValidator2020();
+    if (!validateMetaSchema(schema))
+      throw new McpConfigurationError(INVALID_SCHEMA(ajv.errorsText(validateMetaSchema.errors)));
   }
+}
+
+/**
+ * Whether a schema can wait for its first validation to be compiled: a 2020-12 one the pre-built meta-schema
+ * validator accepts, naming nothing else a compile could fail on. Its configuration errors fail start-up all
+ * the same, and ajv is loaded only once a call needs it. Any other schema is compiled at once, where ajv words
+ * the error.
+ */
+function deferrable(schema: JsonSchema): boolean {
+  if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12_ID) return false;
+  return metaSchemaValidator2020()(schema) === true && !hasKeyIn({ ...schema, $schema: undefined });
+}
+
+/** Whether any object in `value` has one of the keys a compile can fail on (one set to undefined aside). */
+function hasKeyIn(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasKeyIn);
+  return Object.entries(value).some(
+    ([key, child]) => (child !== undefined && KEYS_THAT_CAN_FAIL_COMPILE.has(key)) || hasKeyIn(child),
+  );
 }
 
 function describeError(error: ErrorObject | undefined): string {
