@@ -1,9 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { McpRedisOptions } from './mcp-redis-options.interface.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
-import { REDIS_CLUSTER, REDIS_NO_URL } from '../server/errors/configuration-messages.js';
+import { REDIS_NO_URL } from '../server/errors/configuration-messages.js';
+
+/** A connection the module sends commands or subscribes on: one Redis, or a Redis Cluster. */
+export type McpRedisClient = Redis | Cluster;
 
 /** What a connection the module opens itself does while Redis is away: retry for ever, queue nothing. */
 const OWN_CONNECTION: RedisOptions = {
@@ -18,6 +21,11 @@ const OWN_CONNECTION: RedisOptions = {
 // Channels are subscribed again on every "ready" (see onSubscriberReady), which also covers a first connect that
 // failed; ioredis' own resubscription would subscribe twice.
 const OWN_SUBSCRIBER: RedisOptions = { ...OWN_CONNECTION, autoResubscribe: false };
+// The same for a Cluster the module opens: the offline queue and the retries are the Cluster's, its nodes'
+// connections take the rest. Its pub/sub connection is one node the Cluster picks, and picks again (resubscribing
+// there) when that node goes away.
+const { enableOfflineQueue, retryStrategy, ...OWN_NODE_CONNECTION } = OWN_CONNECTION;
+const OWN_CLUSTER: ClusterOptions = { enableOfflineQueue, clusterRetryStrategy: retryStrategy };
 
 const DEFAULT_PREFIX = 'mcp:';
 const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
@@ -36,9 +44,9 @@ export class McpRedisConnections {
   private readonly detach: Array<() => void> = [];
 
   private constructor(
-    readonly commands: Redis,
-    readonly subscriber: Redis,
-    private readonly owned: readonly Redis[],
+    readonly commands: McpRedisClient,
+    readonly subscriber: McpRedisClient,
+    private readonly owned: readonly McpRedisClient[],
     options: McpRedisOptions,
     private readonly logger: Pick<Logger, 'warn' | 'log'>,
   ) {
@@ -57,13 +65,8 @@ export class McpRedisConnections {
     options: McpRedisOptions,
     logger: Pick<Logger, 'warn' | 'log'> = new Logger('McpRedis'),
   ): McpRedisConnections {
-    if (options.connection?.isCluster || options.subscriber?.isCluster) {
-      // Typed out already; this is for a Cluster that got past the types (JavaScript, an untyped config factory),
-      // which would otherwise start and then fail every task write with CROSSSLOT.
-      throw new McpConfigurationError(REDIS_CLUSTER);
-    }
     if (options.connection) {
-      const subscriber = options.subscriber ?? options.connection.duplicate(OWN_SUBSCRIBER);
+      const subscriber = options.subscriber ?? subscriberBeside(options.connection);
       return new McpRedisConnections(
         options.connection,
         subscriber,
@@ -71,6 +74,16 @@ export class McpRedisConnections {
         options,
         logger,
       );
+    }
+    if (options.cluster) {
+      const { nodes, options: clusterOptions } = options.cluster;
+      const commands = new Cluster(nodes, {
+        ...OWN_CLUSTER,
+        ...clusterOptions,
+        redisOptions: { ...OWN_NODE_CONNECTION, ...clusterOptions?.redisOptions },
+      });
+      const subscriber = commands.duplicate();
+      return new McpRedisConnections(commands, subscriber, [commands, subscriber], options, logger);
     }
     if (!options.url) throw new McpConfigurationError(REDIS_NO_URL);
     const commands = new Redis(options.url, { ...OWN_CONNECTION, ...options.redisOptions });
@@ -84,12 +97,21 @@ export class McpRedisConnections {
   }
 
   /**
+   * The key of one entity (a task, a session, the limits of a server), `parts` in a hash tag: every key that
+   * starts with it is in one hash slot, so one script may touch them all on a Redis Cluster, while other
+   * entities spread over the nodes. On a single Redis the braces are just characters of the name.
+   */
+  slot(...parts: string[]): string {
+    return `${this.keyPrefix}{${parts.join(':')}}`;
+  }
+
+  /**
    * Sends one command, bounded three ways so that no call waits on Redis for long and nothing piles up in
    * memory during an outage: refused at once when the connection is not ready or `maxPendingCommands` are still
    * unanswered (a hung Redis holds them until it answers or the socket dies, so they count until then), and
    * failed after `commandTimeoutMs` without an answer. Every failure is an `McpRedisUnavailableError`.
    */
-  run<T>(what: string, command: (redis: Redis) => Promise<T>): Promise<T> {
+  run<T>(what: string, command: (redis: McpRedisClient) => Promise<T>): Promise<T> {
     if (this.commands.status !== 'ready') {
       return Promise.reject(
         new McpRedisUnavailableError(`Redis is unavailable (${what}): the connection is ${this.commands.status}`),
@@ -161,7 +183,7 @@ export class McpRedisConnections {
   }
 
   /** Logs an outage once when it starts and once when it ends, not once per reconnection attempt. */
-  private watch(redis: Redis, role: string): void {
+  private watch(redis: McpRedisClient, role: string): void {
     let down = false;
     const onError = (error: Error) => {
       if (down) return;
@@ -183,7 +205,15 @@ export class McpRedisConnections {
 }
 
 /** Disconnects and resolves once the connection has ended (or soon after, should no socket be left to close). */
-function disconnected(redis: Redis): Promise<void> {
+/**
+ * The pub/sub connection beside an app's connection: a duplicate, since a subscribed connection runs nothing
+ * else. A Cluster's duplicate keeps the app's options: it resubscribes by itself when its pub/sub node changes.
+ */
+function subscriberBeside(connection: McpRedisClient): McpRedisClient {
+  return connection instanceof Cluster ? connection.duplicate() : connection.duplicate(OWN_SUBSCRIBER);
+}
+
+function disconnected(redis: McpRedisClient): Promise<void> {
   if (redis.status === 'end') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 1_000);
