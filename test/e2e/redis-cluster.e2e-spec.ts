@@ -4,7 +4,7 @@ import type { McpContext } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
 import { RedisClusterProcesses } from '../support/redis-cluster.js';
-import { FleetInstance, postTo, startFleetInstance, until } from '../support/redis-fleet.js';
+import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { testKeyPrefix } from '../support/redis-server.js';
 import { EventStream, LiveResponse } from '../support/sse-client.js';
 import { TaskJobs } from '../support/task-jobs.js';
@@ -175,33 +175,77 @@ describe('nestjs-mcp/redis on a Redis Cluster', () => {
 
   it('fails the calls that need a restarted node with a JSON-RPC error, and works end to end once it is back', async () => {
     const [a, b, c] = fleet;
-    const down = await cluster.nodeOf(`${keyPrefix}{tasks:fleet}`);
+    // The node where the most instances have their pub/sub connection (six instances, three nodes: at least two).
+    const subscribed = await Promise.all(
+      cluster.ports.map(
+        async (port) =>
+          (await cluster.cli(port, 'client', 'list')).split('\n').filter((line) => / sub=[1-9]/.test(line)).length,
+      ),
+    );
+    expect(Math.max(...subscribed)).toBeGreaterThan(0);
+    const down = cluster.ports[subscribed.indexOf(Math.max(...subscribed))];
+    // A task and a 2025-era session whose keys are on that node.
+    let task: string | undefined;
+    while (!task) {
+      const id = String((await createTask(a.app, 'long_job')).taskId);
+      if ((await cluster.nodeOf(`${keyPrefix}{task:fleet:${id}}`)) === down) task = id;
+      else await taskRequest(a.app, 'tasks/cancel', { taskId: id });
+    }
+    let session: string | undefined;
+    while (!session) {
+      const opened = await legacyPost(
+        stateful[0].app,
+        legacyRequest('initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
+      );
+      const id = String(opened.headers['mcp-session-id']);
+      if ((await cluster.nodeOf(`${keyPrefix}{session:${id}}`)) === down) session = id;
+    }
     await cluster.kill(down);
 
-    const refused = await taskRequest(a.app, 'tools/call', { name: 'long_job', arguments: {} });
+    const refused = await taskRequest(b.app, 'tasks/get', { taskId: task });
     // A JSON-RPC error, as for any call on a single Redis that is down: no 500, no stack, no wait past the timeout.
     expect(refused.status).toBe(200);
     expect(refused.body.error).toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/^Redis is unavailable \(create a task\)/),
+      message: expect.stringMatching(/^Redis is unavailable \(read a task\)/),
+    });
+    const lost = await legacyPost(stateful[1].app, legacyRequest('tools/list'), { 'mcp-session-id': session });
+    expect(lost.status).toBe(503);
+    expect(lost.body.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(
+        /^Service Unavailable: the session store cannot be reached \(Redis is unavailable/,
+      ),
     });
     // What needs no Redis goes on.
     expect(
       (await postTo(b, mcpMessage('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }))).body.result,
-    ).toMatchObject({
-      content: [{ type: 'text', text: '3' }],
-    });
+    ).toMatchObject({ content: [{ type: 'text', text: '3' }] });
 
     await cluster.restart(down);
     let created: Record<string, any> | undefined;
     await until(async () => {
-      const res = await taskRequest(a.app, 'tools/call', { name: 'long_job', arguments: {} });
-      if (res.status === 200) created = res.body.result;
+      created = (await taskRequest(a.app, 'tools/call', { name: 'long_job', arguments: {} })).body.result;
       return created !== undefined;
     }, 'a task can be created again');
     expect(await getTask(b.app, created!.taskId)).toMatchObject({ status: 'working' });
     expect((await taskRequest(c.app, 'tasks/cancel', { taskId: created!.taskId })).status).toBe(200);
     expect(await waitForStatus(b.app, created!.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
+    // The node came back empty (nothing persisted): the task and the session it held are gone, on every instance.
+    expect((await taskRequest(c.app, 'tasks/get', { taskId: task })).body.error).toMatchObject({ code: -32602 });
+    expect((await legacyPost(stateful[2].app, legacyRequest('tools/list'), { 'mcp-session-id': session })).status).toBe(
+      404,
+    );
+    // Every instance hears the others again, those whose pub/sub connection was on the restarted node included.
+    const all = [...fleet, ...stateful];
+    for (const [i, listener] of all.entries()) {
+      const uri = `test://after-restart-${i}`;
+      const stream = await listenOn(listener, [uri]);
+      expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
+      all[(i + 1) % all.length].server.notifyResourceUpdated(uri);
+      expect(await readUntil(stream, uri)).toEqual([`notifications/resources/updated ${uri}`]);
+      stream.close();
+    }
     expect(unhandled).toEqual([]);
   });
 });
