@@ -204,14 +204,16 @@ export class McpRedisConnections {
   }
 }
 
-/** Disconnects and resolves once the connection has ended (or soon after, should no socket be left to close). */
 /**
  * The pub/sub connection beside an app's connection: a duplicate, since a subscribed connection runs nothing
  * else. A Cluster's duplicate keeps the app's options: it resubscribes by itself when its pub/sub node changes.
  */
 function subscriberBeside(connection: McpRedisClient): McpRedisClient {
-  return connection instanceof Cluster ? connection.duplicate() : connection.duplicate(OWN_SUBSCRIBER);
+  // isCluster rather than instanceof: the app's ioredis may be another copy of the package than this module's.
+  return connection.isCluster ? (connection as Cluster).duplicate() : (connection as Redis).duplicate(OWN_SUBSCRIBER);
 }
+
+/** Disconnects and resolves once the connection has ended (or soon after, should no socket be left to close). */
 
 function disconnected(redis: McpRedisClient): Promise<void> {
   if (redis.status === 'end') return Promise.resolve();

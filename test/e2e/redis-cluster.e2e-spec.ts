@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
+import { Cluster } from 'ioredis';
 import type { McpContext } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { legacyHeaders, legacyPost, legacyRequest, postReply } from '../support/legacy-client.js';
@@ -171,6 +172,23 @@ describe('nestjs-mcp/redis on a Redis Cluster', () => {
       expect(replay.status).toBe(400);
       expect(replay.body.error.data).toEqual({ reason: 'request_state_replayed' });
     }
+  });
+
+  it("takes the app's own Cluster as its connection, shares tasks with the fleet, and leaves it open at shutdown", async () => {
+    const own = new Cluster(cluster.nodes);
+    const instance = await startFleetInstance({ connection: own, keyPrefix });
+    try {
+      await until(() => instance.backends.listening, 'the instance listens on its duplicate');
+      new TaskJobs().tools().forEach((tool) => instance.server.addTool(tool));
+      const created = await createTask(instance.app, 'long_job');
+      expect(await getTask(fleet[1].app, created.taskId)).toMatchObject({ status: 'working' });
+      expect((await taskRequest(fleet[2].app, 'tasks/cancel', { taskId: created.taskId })).status).toBe(200);
+    } finally {
+      await instance.close();
+    }
+    expect(own.status).toBe('ready');
+    expect(await own.ping()).toBe('PONG');
+    own.disconnect();
   });
 
   it('fails the calls that need a restarted node with a JSON-RPC error, and works end to end once it is back', async () => {
