@@ -55,6 +55,7 @@ export class McpRedisConnections {
     this.maxPending = options.maxPendingCommands ?? DEFAULT_MAX_PENDING;
     this.watch(commands, 'command');
     if (subscriber !== commands) this.watch(subscriber, 'subscriber');
+    if (subscriber.isCluster) this.connectEveryNode(subscriber as Cluster);
   }
 
   /**
@@ -165,6 +166,18 @@ export class McpRedisConnections {
     return () => this.subscriber.off('ready', subscribe);
   }
 
+  /**
+   * Runs `lost` each time a node leaves a Redis Cluster the channels are subscribed on (never on a single Redis).
+   * The pub/sub connection is one node's, and when that node goes away ioredis subscribes on another by itself,
+   * with no "ready" to tell: any node leaving may have been that one, and messages published meanwhile are lost.
+   */
+  onClusterNodeLost(lost: () => void): () => void {
+    if (!this.subscriber.isCluster) return () => undefined;
+    const cluster = this.subscriber as Cluster;
+    cluster.on('-node', lost);
+    return () => cluster.off('-node', lost);
+  }
+
   /** Round-trips a PING, for readiness checks: rejects like any command when Redis is away. */
   async ping(): Promise<void> {
     await this.run('PING', (redis) => redis.ping());
@@ -180,6 +193,22 @@ export class McpRedisConnections {
     // disconnect, not quit: quit waits for an answer that a Redis that is down never sends.
     await Promise.all(this.owned.map(disconnected));
     for (const undo of this.detach.splice(0)) undo();
+  }
+
+  /**
+   * A Cluster connects to a node only once a command goes there, and notices a node leave (`-node`) only through
+   * that connection: the pub/sub Cluster sends commands nowhere, so it is sent a PING to every node it learns of.
+   */
+  private connectEveryNode(cluster: Cluster): void {
+    const ping = (node: Redis) => void node.ping().catch(() => undefined);
+    const pingAll = () => cluster.nodes('all').forEach(ping);
+    cluster.on('ready', pingAll);
+    cluster.on('+node', ping);
+    if (cluster.status === 'ready') pingAll();
+    this.detach.push(() => {
+      cluster.off('ready', pingAll);
+      cluster.off('+node', ping);
+    });
   }
 
   /** Logs an outage once when it starts and once when it ends, not once per reconnection attempt. */

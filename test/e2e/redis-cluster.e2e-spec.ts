@@ -218,7 +218,13 @@ describe('nestjs-mcp/redis on a Redis Cluster', () => {
       const id = String(opened.headers['mcp-session-id']);
       if ((await cluster.nodeOf(`${keyPrefix}{session:${id}}`)) === down) session = id;
     }
+    const watching = await listenOn(c, []);
+    expect((await watching.next()).method).toBe('notifications/subscriptions/acknowledged');
     await cluster.kill(down);
+    // Changes published while an instance's pub/sub connection moved to another node may be lost: its streams are
+    // told to fetch the lists again.
+    expect((await watching.next()).method).toBe('notifications/tools/list_changed');
+    watching.close();
 
     const refused = await taskRequest(b.app, 'tasks/get', { taskId: task });
     // A JSON-RPC error, as for any call on a single Redis that is down: no 500, no stack, no wait past the timeout.
