@@ -4,6 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
 import { McpRedisConnections, RedisTaskStore } from '../../src/redis/index.js';
+import { RedisClusterProcesses } from '../support/redis-cluster.js';
 import { createApp } from '../support/create-app.js';
 import { HeaderUserGuard } from '../support/header-user-guard.js';
 import { until } from '../support/redis-fleet.js';
@@ -57,6 +58,23 @@ const stores: Array<[string, () => Promise<{ tasks: McpModuleOptions['tasks']; c
           if (keys.length > 0) await inspector.del(...keys);
           inspector.disconnect();
           await connections.close();
+        },
+      };
+    },
+  ],
+  [
+    'on a Redis Cluster',
+    async () => {
+      const cluster = await RedisClusterProcesses.start();
+      const connections = McpRedisConnections.open({ cluster: { nodes: cluster.nodes }, keyPrefix: testKeyPrefix() });
+      const store = new RedisTaskStore(connections);
+      await until(() => connections.ready && store.listening, 'the store is connected and listens for signals');
+      return {
+        tasks: { store },
+        close: async () => {
+          store.close();
+          await connections.close();
+          await cluster.stop();
         },
       };
     },
