@@ -19,12 +19,14 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[3], ARGV[1])
 return 1
 `;
-// KEYS: owner's sessions, all sessions. ARGV: id, idle ms, now.
+// KEYS: owner's sessions, all sessions. ARGV: id, idle ms, now. Each index lives as long as its longest-lived
+// session, as RedisAdmission left it.
 const TOUCH_INDEXES = `
 local expires = tonumber(ARGV[3]) + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], 'XX', expires, ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'XX', expires, ARGV[1])
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], 'XX', expires, ARGV[1])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
 return 1
 `;
 // KEYS: record, subscriptions. ARGV: subscriptions JSON.
