@@ -3,7 +3,7 @@
 export { McpRedisModule } from './mcp-redis.module.js';
 export { MCP_REDIS_OPTIONS } from './mcp-redis.module-definition.js';
 export { McpRedisBackends } from './mcp-redis-backends.js';
-export { McpRedisConnections } from './redis-connections.js';
+export { McpRedisConnections, type McpRedisClient } from './redis-connections.js';
 export { RedisChannel } from './redis-channel.js';
 export { RedisEventBus } from './redis-event-bus.js';
 export { RedisRequestStateStore } from './redis-request-state-store.js';

@@ -1,4 +1,4 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 
 /** Options of `McpRedisModule.forRoot` / `forRootAsync`, and of `McpRedisConnections.open`. */
 export interface McpRedisOptions {
@@ -12,9 +12,15 @@ export interface McpRedisOptions {
    * closes it. Pub/sub needs a connection of its own: `subscriber`, or else a duplicate of this one that the
    * module opens and closes.
    */
-  connection?: Redis;
+  connection?: Redis | Cluster;
   /** The connection to subscribe on, when `connection` is given and the app has one for pub/sub already. */
-  subscriber?: Redis;
+  subscriber?: Redis | Cluster;
+  /**
+   * Instead of `url`: a Redis Cluster, by some of its nodes (the others are discovered), with ioredis Cluster
+   * options (`redisOptions` in them for each node's connection: password, TLS). The module opens a Cluster for
+   * commands and one for pub/sub, and closes them at shutdown. An app's own `Cluster` goes in `connection`.
+   */
+  cluster?: { nodes: ClusterNode[]; options?: ClusterOptions };
   /** Extra ioredis options for the connections opened from `url`. */
   redisOptions?: RedisOptions;
   /** Prepended to every key and channel, so several apps (or tests) share one Redis. Default `mcp:`. */

@@ -20,6 +20,7 @@ export class RedisChannel {
     }
     this.receive(parsed);
   };
+  private readonly stopWatchingNodes: () => void;
   private readonly onClose = () => {
     this.subscribed = false;
   };
@@ -34,6 +35,9 @@ export class RedisChannel {
     redis.subscriber.on('message', this.onMessage);
     redis.subscriber.on('close', this.onClose);
     this.stopSubscribing = redis.onSubscriberReady(() => this.subscribe());
+    this.stopWatchingNodes = redis.onClusterNodeLost(() => {
+      if (this.subscribed) this.onResubscribed?.();
+    });
   }
 
   get listening(): boolean {
@@ -44,6 +48,7 @@ export class RedisChannel {
     this.stopSubscribing();
     this.redis.subscriber.off('message', this.onMessage);
     this.redis.subscriber.off('close', this.onClose);
+    this.stopWatchingNodes();
     if (this.redis.subscriber.status === 'ready') this.redis.subscriber.unsubscribe(this.name).catch(() => undefined);
     this.subscribed = false;
   }

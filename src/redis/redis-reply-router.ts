@@ -12,16 +12,19 @@ import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS[1] the pending request; ARGV: owner, the channel prefix, the message. Checks the owner, publishes the
-// reply on the waiting instance's channel and forgets the request, atomically: two replies to one id, on any
-// instances, cannot both be delivered. Nobody listening there (that instance is reconnecting or gone) leaves
-// the request in place, so the client's retry can still reach it until the deadline.
+// KEYS[1] the pending request; ARGV: owner, the channel prefix, the message, whether PUBLISH counts every
+// listener. Checks the owner, publishes the reply on the waiting instance's channel and forgets the request,
+// atomically: two replies to one id, on any instances, cannot both be delivered. Nobody listening there (that
+// instance is reconnecting or gone) leaves the request in place, so the client's retry can still reach it until
+// the deadline. On a Redis Cluster, PUBLISH counts only the listeners on the node that runs the script, so its
+// 0 proves nothing there: the reply counts as delivered.
 const DELIVER = `
 local pending = redis.call('GET', KEYS[1])
 if not pending then return 'unknown' end
 local waiting = cjson.decode(pending)
 if waiting.owner ~= ARGV[1] then return 'forbidden' end
-if redis.call('PUBLISH', ARGV[2] .. waiting.instance, ARGV[3]) == 0 then return 'unknown' end
+local listeners = redis.call('PUBLISH', ARGV[2] .. waiting.instance, ARGV[3])
+if listeners == 0 and ARGV[4] == 'counted' then return 'unknown' end
 redis.call('DEL', KEYS[1])
 return 'delivered'
 `;
@@ -96,7 +99,15 @@ export class RedisReplyRouter implements ReplyRouter {
   async deliver(id: string, owner: string, reply: ClientReply): Promise<ReplyDelivery> {
     const message = JSON.stringify({ id, reply });
     const outcome = (await this.redis.run('deliver a client reply', (redis) =>
-      redis.eval(DELIVER, 1, this.key(id), owner, this.channelPrefix, message),
+      redis.eval(
+        DELIVER,
+        1,
+        this.key(id),
+        owner,
+        this.channelPrefix,
+        message,
+        this.redis.commands.isCluster ? 'local' : 'counted',
+      ),
     )) as ReplyDelivery;
     // The call may wait here: settled now, it cannot be withdrawn between this answer and the published copy,
     // which then finds nothing to settle.

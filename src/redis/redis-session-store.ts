@@ -7,32 +7,27 @@ import type {
   SubscribeOutcome,
 } from '../server/sessions/session-store.js';
 import { parseEventId, SessionWatchers } from '../server/sessions/session-store.js';
+import { RedisAdmission, type AdmissionIndexes } from './redis-admission.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 
-// Its own scripts, apart from the task store's. Every expiry is relative (PX), so Redis' clock decides none.
-// KEYS: record, owner's sessions, all sessions. ARGV: id, record JSON, idle ms, now, max per caller, max total.
-const CREATE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 'full' end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 'caller-full' end
-local expires = tonumber(ARGV[4]) + tonumber(ARGV[3])
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('ZADD', KEYS[3], expires, ARGV[1])
-redis.call('ZADD', KEYS[2], expires, ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return 'created'
-`;
-// KEYS: record, events, subscriptions, owner's sessions, all sessions. ARGV: id, idle ms, now.
+// Every expiry is relative (PX), so Redis' clock decides none. A session's own keys share its hash slot; the
+// indexes that count sessions for the caps share another (see RedisAdmission).
+// KEYS: record, events, subscriptions. ARGV: idle ms.
 const TOUCH = `
-if redis.call('PEXPIRE', KEYS[1], ARGV[2]) == 0 then return 0 end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+return 1
+`;
+// KEYS: owner's sessions, all sessions. ARGV: id, idle ms, now. Each index lives as long as its longest-lived
+// session, as RedisAdmission left it.
+const TOUCH_INDEXES = `
 local expires = tonumber(ARGV[3]) + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[4], 'XX', expires, ARGV[1])
-redis.call('PEXPIRE', KEYS[4], ARGV[2])
-redis.call('ZADD', KEYS[5], 'XX', expires, ARGV[1])
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], 'XX', expires, ARGV[1])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
 return 1
 `;
 // KEYS: record, subscriptions (a set). ARGV: uri, max. One script, so concurrent subscribes never pass the cap.
@@ -82,13 +77,11 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
-// KEYS: record, events, subscriptions, owner's sessions, all sessions. ARGV: id, channel, message.
+// KEYS: record, events, subscriptions. ARGV: channel, message.
 const DELETE = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('ZREM', KEYS[5], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ARGV[3])
+redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 
@@ -97,16 +90,21 @@ return 1
  * its idle timeout, renewed by each use), its stream events in a capped list, its subscriptions (a set), a sorted set
  * per owner and one for all that count live sessions for the caps, and a claim key per open stream (its holder, expiring after a lease the holder renews). Appends and
  * deletes are published on one channel, which every instance's watchers hear. When Redis cannot answer, a
- * session call fails with `McpRedisUnavailableError`, which the HTTP layer answers with 503.
+ * session call fails with `McpRedisUnavailableError`, which the HTTP layer answers with 503. On a Redis Cluster
+ * a session's keys share a hash slot and the caps' indexes another, so creating, renewing and ending a session
+ * are two steps each: the session's keys, then the indexes (an index entry left behind when the second step
+ * fails lapses with the idle timeout it was given).
  */
 export class RedisSessionStore implements SessionStore {
   private readonly channel: RedisChannel;
   private readonly watchers = new SessionWatchers();
+  private readonly admission: RedisAdmission;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly now: () => number = Date.now,
   ) {
+    this.admission = new RedisAdmission(redis);
     this.channel = new RedisChannel(redis, redis.key('session-events'), (message) => this.received(message));
   }
 
@@ -116,22 +114,21 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async create(session: SessionRecord, limits: { maxPerCaller: number; maxTotal: number }): Promise<SessionAdmission> {
-    const reply = await this.redis.run('create a session', (redis) =>
-      redis.eval(
-        CREATE,
-        3,
-        this.record(session.id),
-        this.owned(session.owner),
-        this.redis.key('sessions', 'all'),
-        session.id,
-        JSON.stringify(session),
-        session.idleTimeoutMs,
-        this.now(),
-        limits.maxPerCaller,
-        limits.maxTotal,
+    const now = this.now();
+    const indexes = this.indexes(session.owner);
+    const admitted = await this.admission.admit(
+      'create a session',
+      indexes,
+      { id: session.id, expiresAt: now + session.idleTimeoutMs, ttlMs: session.idleTimeoutMs, now },
+      { perOwner: limits.maxPerCaller, total: limits.maxTotal },
+    );
+    if (admitted !== 'admitted') return admitted === 'owner' ? 'caller-full' : 'full';
+    await this.admission.record(indexes, session.id, () =>
+      this.redis.run('create a session', (redis) =>
+        redis.set(this.record(session.id), JSON.stringify(session), 'PX', session.idleTimeoutMs),
       ),
     );
-    return reply as SessionAdmission;
+    return 'created';
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -143,9 +140,14 @@ export class RedisSessionStore implements SessionStore {
     record.subscriptions = subscriptions;
     record.lastActivity = this.now();
     const touched = await this.redis.run('renew a session', (redis) =>
-      redis.eval(TOUCH, 5, ...this.sessionKeys(record), id, record.idleTimeoutMs, record.lastActivity),
+      redis.eval(TOUCH, 3, ...this.sessionKeys(id), record.idleTimeoutMs),
     );
-    return touched === 1 ? record : undefined;
+    if (touched !== 1) return undefined;
+    const { owner, all } = this.indexes(record.owner);
+    await this.redis.run('renew a session', (redis) =>
+      redis.eval(TOUCH_INDEXES, 2, owner, all, id, record.idleTimeoutMs, record.lastActivity),
+    );
+    return record;
   }
 
   async subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome> {
@@ -167,9 +169,11 @@ export class RedisSessionStore implements SessionStore {
     if (!raw) return false;
     const record = JSON.parse(raw) as SessionRecord;
     const reply = await this.redis.run('end a session', (redis) =>
-      redis.eval(DELETE, 5, ...this.sessionKeys(record), id, this.channel.name, JSON.stringify({ s: id, end: 1 })),
+      redis.eval(DELETE, 3, ...this.sessionKeys(id), this.channel.name, JSON.stringify({ s: id, end: 1 })),
     );
-    return reply === 1;
+    if (reply !== 1) return false;
+    await this.admission.withdraw(this.indexes(record.owner), id);
+    return true;
   }
 
   async append(sessionId: string, event: SessionEvent): Promise<void> {
@@ -179,7 +183,7 @@ export class RedisSessionStore implements SessionStore {
         APPEND,
         2,
         this.record(sessionId),
-        this.redis.key('session', sessionId, 'events'),
+        `${this.record(sessionId)}:events`,
         json,
         this.channel.name,
         JSON.stringify({ s: sessionId, e: event }),
@@ -189,7 +193,7 @@ export class RedisSessionStore implements SessionStore {
 
   async replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]> {
     const kept = await this.redis.run('replay a stream', (redis) =>
-      redis.lrange(this.redis.key('session', sessionId, 'events'), 0, -1),
+      redis.lrange(`${this.record(sessionId)}:events`, 0, -1),
     );
     return kept
       .map((raw) => JSON.parse(raw) as SessionEvent)
@@ -227,29 +231,24 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private record(id: string): string {
-    return this.redis.key('session', id);
+    return this.redis.slot('session', id);
   }
 
   private subscriptions(id: string): string {
-    return this.redis.key('session', id, 'subscriptions');
+    return `${this.record(id)}:subscriptions`;
   }
 
   private claim(sessionId: string, stream: string): string {
-    return this.redis.key('session', sessionId, 'claim', stream);
+    return `${this.record(sessionId)}:claim:${stream}`;
   }
 
-  private owned(owner: string): string {
-    return this.redis.key('sessions', 'owner', owner);
+  private sessionKeys(id: string): [string, string, string] {
+    return [this.record(id), `${this.record(id)}:events`, this.subscriptions(id)];
   }
 
-  private sessionKeys(record: SessionRecord): [string, string, string, string, string] {
-    return [
-      this.record(record.id),
-      this.redis.key('session', record.id, 'events'),
-      this.subscriptions(record.id),
-      this.owned(record.owner),
-      this.redis.key('sessions', 'all'),
-    ];
+  private indexes(owner: string): AdmissionIndexes {
+    const all = this.redis.slot('sessions');
+    return { owner: `${all}:owner:${owner}`, all };
   }
 
   private received(message: unknown): void {

@@ -10,58 +10,42 @@ import {
   type TaskSignal,
   type TaskStore,
 } from '../server/tasks/task-store.js';
+import { RedisAdmission, type AdmissionIndexes } from './redis-admission.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS: the task, its owner's index, the index of all the server's tasks (sorted sets scored by expiry). ARGV: now, the
-// per-owner and total limits, the record, its TTL, its expiry, its id. Drops what has expired from both indexes,
-// checks the limits and stores, atomically, so concurrent creates on several instances cannot overshoot them.
-// Each index lives as long as its longest-lived task.
-const CREATE = `
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'total-limit' end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'owner-limit' end
-redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
-for i = 2, 3 do
-  redis.call('ZADD', KEYS[i], ARGV[6], ARGV[7])
-  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+// KEYS: the owner's index, the owner's result sizes (a hash by task id; both in the server's limits slot). ARGV:
+// the bytes of result a record adds, the owner's byte share, the task id, now. Takes the bytes out of the share,
+// counting only the owner's live tasks (those still in its index): the previous size of the task's entry, or ''
+// when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
+const RESERVE_BYTES = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local held = 0
+local sizes = redis.call('HGETALL', KEYS[2])
+for i = 1, #sizes, 2 do
+  if redis.call('ZSCORE', KEYS[1], sizes[i]) then held = held + tonumber(sizes[i + 1])
+  else redis.call('HDEL', KEYS[2], sizes[i]) end
 end
-return 'created'
+if tonumber(ARGV[2]) >= 0 and held + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return -1 end
+local previous = redis.call('HGET', KEYS[2], ARGV[3]) or ''
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return previous
 `;
 
-// KEYS: the task, its owner's index, the owner's result sizes (a hash by task id). ARGV: the record as read, the
-// record to store, the bytes of result it adds, the owner's byte share, the task id, now. Compare-and-set: stored
-// only if nobody changed the task since it was read, keeping its TTL; a record that adds result bytes is stored
-// only while the owner's live tasks (those still in its index) keep no more than the share (-1 otherwise). A
-// script rather than WATCH/MULTI, which would need a connection of its own per update.
-const REPLACE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-local added = tonumber(ARGV[3])
-if added > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
-  local held = 0
-  local sizes = redis.call('HGETALL', KEYS[3])
-  for i = 1, #sizes, 2 do
-    if redis.call('ZSCORE', KEYS[2], sizes[i]) then held = held + tonumber(sizes[i + 1])
-    else redis.call('HDEL', KEYS[3], sizes[i]) end
-  end
-  if tonumber(ARGV[4]) >= 0 and held + added > tonumber(ARGV[4]) then return -1 end
-  redis.call('HSET', KEYS[3], ARGV[5], added)
-  local ttl = redis.call('PTTL', KEYS[2])
-  if ttl > 0 and redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-return 1
+// KEYS: the owner's result sizes. ARGV: the task id, the size RESERVE_BYTES answered. Undoes a reservation whose
+// record was not stored.
+const RELEASE_BYTES = `
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 `;
 
-// KEYS: the task. ARGV: the record as read, its failed record (a lapsed lease). Compare-and-set, keeping the TTL:
-// the lapse and a late renewal both write against the record they read, so whichever lands second finds it
-// changed and reads again, and a record is never a mix of the two. Apart from REPLACE, which also keeps the
-// result byte shares: a lapse adds no result.
-const STORE_LAPSE = `
+// KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
+// nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
+// renewal, both written against the record they read, never mix: whichever lands second reads again. A script
+// rather than WATCH/MULTI, which would need a connection of its own per update.
+const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
@@ -85,11 +69,13 @@ export class RedisTaskStore implements TaskStore {
   // per listener, one listener's exception kept from the others); it holds no tasks.
   private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
+  private readonly admission: RedisAdmission;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly options: { maxTtlMs?: number; now?: () => number } = {},
   ) {
+    this.admission = new RedisAdmission(redis);
     this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
   }
 
@@ -102,23 +88,20 @@ export class RedisTaskStore implements TaskStore {
     const now = this.now();
     const expiresAt = this.expiryOf(task);
     const ttlMs = Math.max(expiresAt - now, 1);
-    const outcome = await this.redis.run('create a task', (redis) =>
-      redis.eval(
-        CREATE,
-        3,
-        this.taskKey(task.server, task.taskId),
-        this.redis.key('tasks-of', task.server, task.owner),
-        this.redis.key('tasks', task.server),
-        now,
-        limits.perOwner,
-        limits.total,
-        JSON.stringify(task),
-        ttlMs,
-        expiresAt,
-        task.taskId,
+    const indexes = this.indexes(task.server, task.owner);
+    const admitted = await this.admission.admit(
+      'create a task',
+      indexes,
+      { id: task.taskId, expiresAt, ttlMs, now },
+      { perOwner: limits.perOwner, total: limits.total },
+    );
+    if (admitted !== 'admitted') return admitted === 'owner' ? 'owner-limit' : 'total-limit';
+    await this.admission.record(indexes, task.taskId, () =>
+      this.redis.run('create a task', (redis) =>
+        redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
       ),
     );
-    return outcome as TaskCreateOutcome;
+    return 'created';
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
@@ -156,23 +139,29 @@ export class RedisTaskStore implements TaskStore {
       if (!next) return undefined;
       const stored = keepingIdentity(current, next);
       const added = Math.max((stored.resultBytes ?? 0) - (current.resultBytes ?? 0), 0);
-      const replaced = await this.redis.run('update a task', (redis) =>
-        redis.eval(
-          REPLACE,
-          3,
-          key,
-          this.redis.key('tasks-of', server, stored.owner),
-          this.redis.key('task-bytes', server, stored.owner),
-          raw!,
-          JSON.stringify(stored),
-          added,
-          Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
-          taskId,
-          this.now(),
-        ),
-      );
-      if (replaced === -1) throw new TaskResultsFull();
-      if (replaced === 1) return stored;
+      const sizes = this.redis.slot('tasks', server) + ':bytes:' + stored.owner;
+      const reserved =
+        added > 0
+          ? await this.redis.run('reserve result bytes', (redis) =>
+              redis.eval(
+                RESERVE_BYTES,
+                2,
+                this.indexes(server, stored.owner).owner,
+                sizes,
+                added,
+                Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
+                taskId,
+                this.now(),
+              ),
+            )
+          : undefined;
+      if (reserved === -1) throw new TaskResultsFull();
+      if (await this.compareAndSet(key, raw!, stored)) return stored;
+      if (reserved !== undefined) {
+        await this.redis.run('release result bytes', (redis) =>
+          redis.eval(RELEASE_BYTES, 1, sizes, taskId, reserved as string),
+        );
+      }
     }
     throw this.keptChanging('update a task', taskId);
   }
@@ -203,9 +192,13 @@ export class RedisTaskStore implements TaskStore {
    * Stores the failed record of a lapsed lease, unless the task changed since `raw` was read (a renewal that
    * landed first, by the clock of the instance renewing): then the caller reads it again. True once stored.
    */
-  private async storeLapse(key: string, raw: string, failed: StoredTask): Promise<boolean> {
-    const stored = await this.redis.run('fail a lapsed task', (redis) =>
-      redis.eval(STORE_LAPSE, 1, key, raw, JSON.stringify(failed)),
+  private storeLapse(key: string, raw: string, failed: StoredTask): Promise<boolean> {
+    return this.compareAndSet(key, raw, failed, 'fail a lapsed task');
+  }
+
+  private async compareAndSet(key: string, raw: string, next: StoredTask, what = 'update a task'): Promise<boolean> {
+    const stored = await this.redis.run(what, (redis) =>
+      redis.eval(COMPARE_AND_SET, 1, key, raw, JSON.stringify(next)),
     );
     return stored === 1;
   }
@@ -239,7 +232,12 @@ export class RedisTaskStore implements TaskStore {
 
   // Task ids and owners are base64url, so a key ends unambiguously whatever the server is named.
   private taskKey(server: string, taskId: string): string {
-    return this.redis.key('task', server, taskId);
+    return this.redis.slot('task', server, taskId);
+  }
+
+  private indexes(server: string, owner: string): AdmissionIndexes {
+    const limits = this.redis.slot('tasks', server);
+    return { owner: `${limits}:of:${owner}`, all: limits };
   }
 }
 

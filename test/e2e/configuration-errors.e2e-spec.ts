@@ -96,6 +96,6 @@ describe('Every start-up failure is an McpConfigurationError naming the option',
   it('McpRedisModule without a url or a connection', async () => {
     const error = await startupError([McpRedisModule.forRoot({})]);
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect((error as Error).message).toBe('McpRedisModule needs a "url" or a "connection"');
+    expect((error as Error).message).toBe('McpRedisModule needs a "url", a "cluster" or a "connection"');
   });
 });

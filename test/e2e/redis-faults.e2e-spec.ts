@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
+import type { Redis } from 'ioredis';
 import { mcpMessage } from '../../src/testing/index.js';
 import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until } from '../support/redis-fleet.js';
 import { RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
@@ -110,7 +111,7 @@ describe('nestjs-mcp/redis when Redis fails', () => {
     );
     expect(answers.every((answer) => (answer as { error?: { code: number } }).error?.code === -32603)).toBe(true);
     expect(a.connections.pendingCommands).toBe(0);
-    expect(a.connections.commands.commandQueue.length).toBe(0);
+    expect((a.connections.commands as Redis).commandQueue.length).toBe(0);
 
     const restarted = Date.now();
     await redis.start();

@@ -76,11 +76,11 @@ describe('RedisTaskStore', () => {
     const keys = await inspector.keys(`${keyPrefix}*`);
     expect(keys.sort()).toEqual(
       [
-        `${keyPrefix}task:srv:forever`,
-        `${keyPrefix}task:srv:short`,
-        `${keyPrefix}tasks:srv`,
-        `${keyPrefix}tasks-of:srv:alice`,
-        `${keyPrefix}tasks-of:srv:bob`,
+        `${keyPrefix}{task:srv:forever}`,
+        `${keyPrefix}{task:srv:short}`,
+        `${keyPrefix}{tasks:srv}`,
+        `${keyPrefix}{tasks:srv}:of:alice`,
+        `${keyPrefix}{tasks:srv}:of:bob`,
       ].sort(),
     );
     for (const key of keys) {
@@ -124,7 +124,7 @@ describe('RedisTaskStore', () => {
       }),
     );
     for (const [i, [renewed, seen]] of outcomes.entries()) {
-      const stored = JSON.parse((await inspector.get(`${keyPrefix}task:srv:${ids[i]}`))!) as StoredTask;
+      const stored = JSON.parse((await inspector.get(`${keyPrefix}{task:srv:${ids[i]}}`))!) as StoredTask;
       if (renewed) {
         expect(seen).toMatchObject({ status: 'working', leaseExpiresAt: 3_000 });
         expect(stored).toEqual(renewed);

@@ -3,7 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
-import { McpRedisConnections, RedisTaskStore } from '../../src/redis/index.js';
+import { McpRedisConnections, RedisTaskStore, type McpRedisOptions } from '../../src/redis/index.js';
+import { RedisClusterProcesses } from '../support/redis-cluster.js';
 import { createApp } from '../support/create-app.js';
 import { HeaderUserGuard } from '../support/header-user-guard.js';
 import { until } from '../support/redis-fleet.js';
@@ -39,26 +40,43 @@ async function appWith(tasks: McpModuleOptions['tasks']): Promise<INestApplicati
   return app;
 }
 
+/** A Redis task store on `options`' connections, closed with them, then `cleanUp`. */
+async function redisStore(
+  options: McpRedisOptions,
+  cleanUp: () => Promise<void>,
+): Promise<{ tasks: McpModuleOptions['tasks']; close(): Promise<void> }> {
+  const connections = McpRedisConnections.open(options);
+  const store = new RedisTaskStore(connections);
+  await until(() => connections.ready && store.listening, 'the store is connected and listens for signals');
+  return {
+    tasks: { store },
+    close: async () => {
+      store.close();
+      await connections.close();
+      await cleanUp();
+    },
+  };
+}
+
 const stores: Array<[string, () => Promise<{ tasks: McpModuleOptions['tasks']; close(): Promise<void> }>]> = [
   ['in memory', async () => ({ tasks: {}, close: async () => undefined })],
   [
     'in Redis',
-    async () => {
+    () => {
       const keyPrefix = testKeyPrefix();
-      const connections = McpRedisConnections.open({ url: MACHINE_REDIS_URL, keyPrefix });
-      const store = new RedisTaskStore(connections);
-      await until(() => connections.ready && store.listening, 'the store is connected and listens for signals');
-      return {
-        tasks: { store },
-        close: async () => {
-          store.close();
-          const inspector = new Redis(MACHINE_REDIS_URL);
-          const keys = await inspector.keys(`${keyPrefix}*`);
-          if (keys.length > 0) await inspector.del(...keys);
-          inspector.disconnect();
-          await connections.close();
-        },
-      };
+      return redisStore({ url: MACHINE_REDIS_URL, keyPrefix }, async () => {
+        const inspector = new Redis(MACHINE_REDIS_URL);
+        const keys = await inspector.keys(`${keyPrefix}*`);
+        if (keys.length > 0) await inspector.del(...keys);
+        inspector.disconnect();
+      });
+    },
+  ],
+  [
+    'on a Redis Cluster',
+    async () => {
+      const cluster = await RedisClusterProcesses.start();
+      return redisStore({ cluster: { nodes: cluster.nodes }, keyPrefix: testKeyPrefix() }, () => cluster.stop());
     },
   ],
 ];

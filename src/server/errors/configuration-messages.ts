@@ -32,12 +32,7 @@ export const CACHE_TTL = (ttlMs: unknown) => `cache ttlMs must be an integer >= 
 export const CACHE_SCOPE = (scope: unknown) =>
   `cache cacheScope must be "public" or "private", got ${JSON.stringify(scope)}`;
 
-export const REDIS_CLUSTER =
-  'McpRedisModule does not support Redis Cluster: the task scripts touch several keys at once, which a ' +
-  'Cluster refuses across hash slots. Pass a connection to a single Redis primary (with Sentinel or a ' +
-  'managed failover if you need one).';
-
-export const REDIS_NO_URL = 'McpRedisModule needs a "url" or a "connection"';
+export const REDIS_NO_URL = 'McpRedisModule needs a "url", a "cluster" or a "connection"';
 
 // The Nest layer's start-up failures.
 

@@ -1,0 +1,76 @@
+import type { McpRedisConnections } from './redis-connections.js';
+
+// KEYS: the owner's index, the index of all (sorted sets of live ids scored by expiry, in one hash slot). ARGV:
+// now, the per-owner and total limits, the id, its expiry, its TTL. Drops what has expired from both, checks the
+// limits and counts the id in both, atomically, so concurrent admissions on several instances cannot overshoot
+// them. Each index lives as long as its longest-lived entry.
+const ADMIT = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'total' end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 'owner' end
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[4])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[6]) then redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+end
+return 'admitted'
+`;
+
+/** The two indexes that count one owner's live entries and everyone's, both keys in one hash slot. */
+export interface AdmissionIndexes {
+  owner: string;
+  all: string;
+}
+
+/**
+ * Counts a new task or session against the per-owner and total limits, before its own record is written: the
+ * indexes of a whole server share one hash slot (the limits are checked together), while each record lives in
+ * a slot of its own (records spread over a Redis Cluster). When the record then cannot be written, `withdraw`
+ * takes the entry back out, or it would hold a place under the limits until its expiry.
+ */
+export class RedisAdmission {
+  constructor(private readonly redis: McpRedisConnections) {}
+
+  async admit(
+    what: string,
+    indexes: AdmissionIndexes,
+    entry: { id: string; expiresAt: number; ttlMs: number; now: number },
+    limits: { perOwner: number; total: number },
+  ): Promise<'admitted' | 'owner' | 'total'> {
+    const outcome = await this.redis.run(what, (redis) =>
+      redis.eval(
+        ADMIT,
+        2,
+        indexes.owner,
+        indexes.all,
+        entry.now,
+        limits.perOwner,
+        limits.total,
+        entry.id,
+        entry.expiresAt,
+        entry.ttlMs,
+      ),
+    );
+    return outcome as 'admitted' | 'owner' | 'total';
+  }
+
+  /** Takes an entry out of both indexes; should Redis be away for it too, the entry's expiry does it. */
+  async withdraw(indexes: AdmissionIndexes, id: string): Promise<void> {
+    await this.redis
+      .run('withdraw from the limits', (redis) =>
+        Promise.all([redis.zrem(indexes.owner, id), redis.zrem(indexes.all, id)]),
+      )
+      .catch(() => undefined);
+  }
+
+  /** Writes a record after `admit`, withdrawing the admission when the write fails (and rethrowing). */
+  async record<T>(indexes: AdmissionIndexes, id: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.withdraw(indexes, id);
+      throw error;
+    }
+  }
+}
