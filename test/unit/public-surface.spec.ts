@@ -309,6 +309,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     values: [
       'MCP_REDIS_OPTIONS',
       'McpRedisBackends',
+      'McpRedisClient',
       'McpRedisConnections',
       'McpRedisModule',
       'McpRedisUnavailableError',
