@@ -265,7 +265,8 @@ export class McpHttpDriver {
 
     // Before anything is dispatched, so every message, notifications included, needs a caller. An authenticator
     // that reads what the app's guards set (they run after the body layer) gets here, after the body.
-    const auth = await this.authenticateOnce(body.authentication, req, httpRequest);
+    const pending = this.authenticateOnce(body.authentication, req, httpRequest);
+    const auth = pending instanceof Promise ? await pending : pending;
     if (auth && !auth.ok) {
       await this.refuseAuthentication(auth, message, res, httpRequest);
       return;
@@ -314,13 +315,16 @@ export class McpHttpDriver {
     this.writer.write(res, status, response, this.scopeChallenge(response));
   }
 
-  /** What the headers already established before the body, else the authenticator's verdict now (if any). */
-  private async authenticateOnce(
+  /**
+   * What the headers already established before the body, else the authenticator's verdict now (if any). Only
+   * an authenticator's verdict is a promise: a request without one is not suspended for it.
+   */
+  private authenticateOnce(
     known: HttpAuthentication | undefined,
     req: IncomingMessage,
     httpRequest: unknown,
-  ): Promise<HttpAuthentication | undefined> {
-    return known ?? (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+  ): HttpAuthentication | undefined | Promise<HttpAuthentication> {
+    return known ?? (this.authenticator && this.authenticate(this.authenticator, req, httpRequest));
   }
 
   /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */
@@ -330,7 +334,8 @@ export class McpHttpDriver {
     httpRequest: unknown,
     authenticated: HttpAuthentication | undefined,
   ): Promise<void> {
-    const auth = await this.authenticateOnce(authenticated, req, httpRequest);
+    const pending = this.authenticateOnce(authenticated, req, httpRequest);
+    const auth = pending instanceof Promise ? await pending : pending;
     if (auth && !auth.ok) {
       this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
       return;
