@@ -75,7 +75,7 @@ export class ToolMethods {
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
     if (nestsDeeperThan(args)) throw McpError.invalidParams(TOO_DEEP);
     const entry = this.tools.get(name);
-    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${name}"`))
+    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
 
     if (transport.headers && entry.paramHeaders.length > 0) {
