@@ -31,6 +31,7 @@ import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js'
 import type { McpRequestContext } from './mcp-request-context.js';
 import type { McpServerOptions } from './mcp-server-options.js';
 import type { MethodHandler, MethodResult } from './method-result.js';
+import { isThenable } from './util/when-ready.js';
 import { CompletionMethods } from './methods/completion.js';
 import { ListenMethods } from './methods/listen.js';
 import { PromptMethods } from './methods/prompts.js';
@@ -409,14 +410,20 @@ export class McpKernel {
     };
     // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
     const respond = (): Promise<JsonRpcResponse> => {
-      // A listen stream is long-lived by design and has its own cap; every other call is bounded.
-      const running =
-        request.method === 'subscriptions/listen'
-          ? new Promise<MethodResult>((resolve) => resolve(handler(request, context, caller)))
-          : this.calls.run(context, caller, (signal) =>
-              handler(request, new CallContext(context, signal, call || undefined, caller), caller),
-            );
-      return running.then(answered, failed);
+      let running: MethodResult | Promise<MethodResult>;
+      try {
+        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+        running =
+          request.method === 'subscriptions/listen'
+            ? handler(request, context, caller)
+            : this.calls.run(context, caller, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
+              );
+      } catch (error) {
+        return Promise.resolve(failed(error));
+      }
+      // A synchronous answer is presented at once: one promise per call, already settled.
+      return isThenable(running) ? Promise.resolve(running).then(answered, failed) : Promise.resolve(answered(running));
     };
     if (!call) return respond();
     // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer

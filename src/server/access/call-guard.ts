@@ -60,11 +60,12 @@ export class CallGuard {
     return this.active;
   }
 
+  /** The work's answer: itself when the work answered synchronously, else a promise of it (or of its refusal). */
   run<T>(
     source: AbortSource | undefined,
     caller: Caller,
     work: (signal: () => AbortSignal) => T | Promise<T>,
-  ): Promise<T> {
+  ): T | Promise<T> {
     if (this.active >= this.maxConcurrent) {
       return Promise.reject(
         new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
@@ -151,7 +152,7 @@ export class CallGuard {
       // A stop during the work (a synchronous abort) already settled the call with its reason.
       if (settled) return Promise.reject(stopReason!.reason);
       finish();
-      return Promise.resolve(running);
+      return running;
     }
     const pending = running;
     return new Promise<T>((resolve, reject) => {
