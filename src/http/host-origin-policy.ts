@@ -21,6 +21,7 @@ export class HostOriginPolicy {
   private readonly hosts: ReadonlySet<string>;
   private readonly origins: ReadonlySet<string>;
   private readonly enabled: boolean;
+  private lastAllowed: string | undefined;
 
   constructor(options: HostOriginOptions = {}) {
     this.enabled = options.hostOriginCheck ?? true;
@@ -41,9 +42,12 @@ export class HostOriginPolicy {
   }
 
   private hostAllowed(host: string): boolean {
-    if (this.hosts.has(host)) return true;
+    // A server's clients name it the same way request after request: the last Host allowed is not parsed again.
+    if (host === this.lastAllowed || this.hosts.has(host)) return true;
     const name = hostnameOf(host);
-    return name !== null && this.hosts.has(name);
+    if (name === null || !this.hosts.has(name)) return false;
+    this.lastAllowed = host;
+    return true;
   }
 
   /** Whether a request from this Origin may proceed (CORS trusts the same origins). */

@@ -187,6 +187,16 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   }
 }
 
+// A client sends the same Accept on every request: its verdict is kept for the next exchange rather than the
+// header scanned again for each (a case-insensitive pattern, run per request).
+let lastAccept: string | undefined;
+let lastAcceptsEventStream = false;
+
 function acceptsEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && /\btext\/event-stream\b/i.test(accept);
+  if (accept === undefined) return false;
+  if (accept !== lastAccept) {
+    lastAcceptsEventStream = /\btext\/event-stream\b/i.test(accept);
+    lastAccept = accept;
+  }
+  return lastAcceptsEventStream;
 }

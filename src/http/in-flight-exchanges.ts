@@ -68,16 +68,27 @@ export class InFlightExchanges {
    * Waits for the dispatched work while the drain can see it. Returns the response when it is still to be
    * written as JSON; an SSE stream is ended with it here, and a closed exchange gets nothing.
    */
-  async run(exchange: HttpExchange, work: Promise<JsonRpcResponse>): Promise<JsonRpcResponse | undefined> {
+  run(exchange: HttpExchange, work: Promise<JsonRpcResponse>): Promise<JsonRpcResponse | undefined> {
     exchange.work = work;
     this.exchanges.add(exchange);
-    let response: JsonRpcResponse | undefined;
-    try {
-      response = await work;
-    } finally {
+    const settled = () => {
       this.exchanges.delete(exchange);
       exchange.finish();
-    }
+    };
+    // A continuation, not an async function: the driver awaits this once, and a synchronous call is then one hop.
+    return work.then(
+      (response) => {
+        settled();
+        return this.toWrite(exchange, response);
+      },
+      (error: unknown) => {
+        settled();
+        throw error;
+      },
+    );
+  }
+
+  private toWrite(exchange: HttpExchange, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
     if (!response) return undefined;
     if (exchange.closed) {
       if (exchange.detached) exchange.keep(this.writer.text(response));

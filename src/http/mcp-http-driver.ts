@@ -266,7 +266,8 @@ export class McpHttpDriver {
     const unread = admitted.raw === undefined && !('parsed' in admitted);
     // Before the body and before anything is dispatched, so every message, notifications included, needs a
     // caller, and one the authenticator refuses costs no body read or inflation.
-    const auth = await this.authenticateOnce(admitted.authentication, req, httpRequest);
+    const pending = this.authenticateOnce(admitted.authentication, req, httpRequest);
+    const auth = pending instanceof Promise ? await pending : pending;
     if (auth && !auth.ok) {
       if (req.method !== 'POST') {
         this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
@@ -339,13 +340,16 @@ export class McpHttpDriver {
     this.writer.write(res, status, response, this.scopeChallenge(response));
   }
 
-  /** What the headers already established before the body, else the authenticator's verdict now (if any). */
-  private async authenticateOnce(
+  /**
+   * What the headers already established before the body, else the authenticator's verdict now (if any). Only
+   * an authenticator's verdict is a promise: a request without one is not suspended for it.
+   */
+  private authenticateOnce(
     known: HttpAuthentication | undefined,
     req: IncomingMessage,
     httpRequest: unknown,
-  ): Promise<HttpAuthentication | undefined> {
-    return known ?? (this.authenticator && (await this.authenticate(this.authenticator, req, httpRequest)));
+  ): HttpAuthentication | undefined | Promise<HttpAuthentication> {
+    return known ?? (this.authenticator && this.authenticate(this.authenticator, req, httpRequest));
   }
 
   /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */

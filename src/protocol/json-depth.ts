@@ -5,15 +5,21 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether a parsed JSON value nests objects or arrays deeper than `max` levels; walked without recursion. */
+/**
+ * Whether a parsed JSON value nests objects or arrays deeper than `max` levels; walked without recursion. The
+ * value itself is not pushed, and the stack is made for the first nested value: flat arguments allocate none.
+ */
 export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const stack: Array<[object, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  let stack: Array<[object, number]> | undefined;
+  let node: object = value;
+  let depth = 1;
+  for (;;) {
     if (depth > max) return true;
     for (const child of Object.values(node))
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      if (typeof child === 'object' && child !== null) (stack ??= []).push([child, depth + 1]);
+    const next = stack?.pop();
+    if (next === undefined) return false;
+    [node, depth] = next;
   }
-  return false;
 }

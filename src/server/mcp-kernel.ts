@@ -30,7 +30,8 @@ import {
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 import type { McpServerOptions } from './mcp-server-options.js';
-import type { MethodHandler } from './method-result.js';
+import type { MethodHandler, MethodResult } from './method-result.js';
+import { isThenable } from './util/when-ready.js';
 import { CompletionMethods } from './methods/completion.js';
 import { ListenMethods } from './methods/listen.js';
 import { PromptMethods } from './methods/prompts.js';
@@ -383,43 +384,58 @@ export class McpKernel {
    * runs `classifyMessage` and `classifyHttpRequest` itself has done), so they are not run twice per request.
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
    */
-  async dispatch(
-    request: JsonRpcRequest,
-    context: McpRequestContext = {},
-    era: McpEra = this.era,
-  ): Promise<JsonRpcResponse> {
+  dispatch(request: JsonRpcRequest, context: McpRequestContext = {}, era: McpEra = this.era): Promise<JsonRpcResponse> {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
-    if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    if (!handler)
+      return Promise.resolve(
+        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
+      );
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = this.interceptor && describeCall(request, context.httpRequest);
     const caller = this.callerOf(context);
-    const respond = async (): Promise<JsonRpcResponse> => {
+    const failed = (error: unknown): JsonRpcResponse => {
+      if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
+        return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
+      }
+      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+      if (call) call.error = error;
+      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    };
+    const answered = (result: MethodResult): JsonRpcResponse => {
       try {
-        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
-        const result =
-          request.method === 'subscriptions/listen'
-            ? await handler(request, context, caller)
-            : await this.calls.run(context, caller, (signal) =>
-                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
-              );
         return successResponse(request.id, era.present(result));
       } catch (error) {
-        if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
-          return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
-        }
-        if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
-        if (call) call.error = error;
-        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+        return failed(error);
       }
     };
+    // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
+    const respond = (): Promise<JsonRpcResponse> => {
+      let running: MethodResult | Promise<MethodResult>;
+      try {
+        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+        running =
+          request.method === 'subscriptions/listen'
+            ? handler(request, context, caller)
+            : this.calls.run(context, caller, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
+              );
+      } catch (error) {
+        return Promise.resolve(failed(error));
+      }
+      // A synchronous answer is presented at once: one promise per call, already settled.
+      return isThenable(running) ? Promise.resolve(running).then(answered, failed) : Promise.resolve(answered(running));
+    };
     if (!call) return respond();
-    try {
-      return await this.interceptor!(call, respond);
-    } catch (error) {
-      // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
-      // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
+    // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
+    // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
+    const interceptorFailed = (error: unknown): JsonRpcResponse => {
       this.interceptorFailed(error, call);
       return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    };
+    try {
+      return Promise.resolve(this.interceptor!(call, respond)).then(undefined, interceptorFailed);
+    } catch (error) {
+      return Promise.resolve(interceptorFailed(error));
     }
   }
 

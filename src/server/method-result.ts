@@ -46,9 +46,12 @@ export class InterimResult {
 /** What a method family answers: the core result, the same with its cache hints, or a request for input. */
 export type MethodResult = McpResult | TaskResult | Cacheable | InterimResult;
 
-/** A family's method: the request, its transport's context, and who it speaks for (computed once, by the kernel). */
+/**
+ * A family's method: the request, its transport's context, and who it speaks for (computed once, by the kernel).
+ * A method that can answer synchronously may (and may throw its refusal): the kernel awaits only a promise.
+ */
 export type MethodHandler = (
   request: JsonRpcRequest,
   context: McpRequestContext,
   caller: Caller,
-) => Promise<MethodResult>;
+) => MethodResult | Promise<MethodResult>;

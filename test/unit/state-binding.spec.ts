@@ -42,6 +42,17 @@ describe('request-state binding', () => {
     expect(other.error.code).toBe(-32602);
   });
 
+  it('binds an own "__proto__" argument (as JSON.parse makes one) as a member, not as a prototype', async () => {
+    const sent = (value: string) => JSON.parse(`{"item":"car","__proto__":{"colour":"${value}"}}`);
+    const first = await call(sent('blue'));
+    expect(first.result.resultType).toBe('input_required');
+    const answer = { elicit_0: { action: 'accept', content: { colour: 'red' } } };
+    const same = await call(sent('blue'), { inputResponses: answer, requestState: first.result.requestState });
+    expect(same.result.content).toEqual([{ type: 'text', text: 'red changed by the handler' }]);
+    const other = await call(sent('green'), { inputResponses: answer, requestState: first.result.requestState });
+    expect(other.error.code).toBe(-32602);
+  });
+
   it('serialises nothing for a call that mints no state: arguments JSON cannot encode still reach the handler', async () => {
     const plain = new McpKernel({ name: 'k', version: '1' });
     plain.registerTool('kind', 'names the type of n', { type: 'object' }, (args: { n: unknown }) => typeof args.n);

@@ -3,6 +3,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { Caller } from './caller-identity.js';
 import type { Slotted } from '../util/slot-set.js';
 import { SweptSet } from '../util/swept-set.js';
+import { isThenable } from '../util/when-ready.js';
 
 /** A call that outlived the server's deadline; its handler's signal has been aborted. */
 export class DeadlineExceeded extends McpError {
@@ -14,11 +15,13 @@ export class DeadlineExceeded extends McpError {
 
 /**
  * Where a call learns it must stop: a signal, or (cheaper for a transport, which then need not build an
- * AbortController per request) a subscription that returns its own unsubscribe.
+ * AbortController per request) a subscription that returns its own unsubscribe. A source with a subscription
+ * that also says whether it already gave up (`aborted`) spares a call that answers synchronously the subscription.
  */
 export interface AbortSource {
   signal?: AbortSignal;
   onAbort?(listener: (reason: unknown) => void): () => void;
+  readonly aborted?: boolean;
 }
 
 /** A running call's deadline, as the sweep sees it. */
@@ -57,11 +60,12 @@ export class CallGuard {
     return this.active;
   }
 
+  /** The work's answer: itself when the work answered synchronously, else a promise of it (or of its refusal). */
   run<T>(
     source: AbortSource | undefined,
     caller: Caller,
     work: (signal: () => AbortSignal) => T | Promise<T>,
-  ): Promise<T> {
+  ): T | Promise<T> {
     if (this.active >= this.maxConcurrent) {
       return Promise.reject(
         new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
@@ -80,40 +84,40 @@ export class CallGuard {
     }
     this.active++;
     if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      let controller: AbortController | undefined;
-      let stopReason: { reason: unknown } | undefined;
-      let deadline: Deadline | undefined;
-      let unsubscribe: (() => void) | undefined;
-      const finish = (): boolean => {
-        if (settled) return false;
-        settled = true;
-        this.active--;
-        if (bucket !== undefined) {
-          const left = this.perCaller.get(bucket)! - 1;
-          if (left === 0) this.perCaller.delete(bucket);
-          else this.perCaller.set(bucket, left);
-        }
-        if (deadline) this.deadlines.delete(deadline);
-        unsubscribe?.();
-        return true;
-      };
-      const stop = (reason: unknown) => {
-        stopReason ??= { reason };
-        controller?.abort(reason);
-        if (finish()) reject(reason);
-      };
-      const signal = () => {
-        if (!controller) {
-          controller = new AbortController();
-          if (stopReason) controller.abort(stopReason.reason);
-        }
-        return controller.signal;
-      };
-      const cancelled = (reason: unknown) =>
-        stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
-
+    let settled = false;
+    let controller: AbortController | undefined;
+    let stopReason: { reason: unknown } | undefined;
+    let deadline: Deadline | undefined;
+    let unsubscribe: (() => void) | undefined;
+    let rejectCall: ((reason: unknown) => void) | undefined;
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      this.active--;
+      if (bucket !== undefined) {
+        const left = this.perCaller.get(bucket)! - 1;
+        if (left === 0) this.perCaller.delete(bucket);
+        else this.perCaller.set(bucket, left);
+      }
+      if (deadline) this.deadlines.delete(deadline);
+      unsubscribe?.();
+      return true;
+    };
+    const stop = (reason: unknown) => {
+      stopReason ??= { reason };
+      controller?.abort(reason);
+      if (finish()) rejectCall?.(reason);
+    };
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopReason) controller.abort(stopReason.reason);
+      }
+      return controller.signal;
+    };
+    const cancelled = (reason: unknown) =>
+      stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
+    const watch = () => {
       if (source?.onAbort) {
         unsubscribe = source.onAbort(cancelled);
       } else if (source?.signal) {
@@ -125,18 +129,40 @@ export class CallGuard {
           unsubscribe = () => outer.removeEventListener('abort', listener);
         }
       }
-      // Work whose source was already aborted never starts.
+    };
+
+    // A source that cannot say it is still there is watched before the work starts: work whose source was
+    // already aborted never starts. One that can is watched only once the work turns out to be asynchronous,
+    // since a synchronous answer has nothing left to stop.
+    const alive = source?.onAbort ? source.aborted === false : !source?.signal?.aborted;
+    if (!alive) {
+      let refusal: unknown;
+      rejectCall = (reason) => (refusal = reason);
+      watch();
+      if (settled) return Promise.reject(refusal);
+      rejectCall = undefined;
+    }
+    let running: T | Promise<T>;
+    try {
+      running = work(signal);
+    } catch (error) {
+      return Promise.reject(finish() ? error : stopReason!.reason);
+    }
+    if (!isThenable(running)) {
+      // A stop during the work (a synchronous abort) already settled the call with its reason.
+      if (settled) return Promise.reject(stopReason!.reason);
+      finish();
+      return running;
+    }
+    const pending = running;
+    return new Promise<T>((resolve, reject) => {
+      rejectCall = reject;
+      if (settled) return reject(stopReason!.reason);
+      if (alive) watch();
       if (settled) return;
       if (this.timeoutMs > 0) this.deadlines.add((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
-      let running: Promise<T>;
-      try {
-        running = Promise.resolve(work(signal));
-      } catch (error) {
-        if (finish()) reject(error);
-        return;
-      }
       // Whichever loses (the work or a stop) settles later with nobody listening: both paths are handled here.
-      running.then(
+      Promise.resolve(pending).then(
         (value) => finish() && resolve(value),
         (error) => finish() && reject(error),
       );

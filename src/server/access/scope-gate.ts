@@ -9,9 +9,15 @@ export class ScopeGate {
   constructor(readonly hide: boolean) {}
 
   /** True when the caller may use the primitive; false when it must be answered as unknown; else throws the 403. */
-  allows(required: readonly string[] | undefined, granted: readonly string[] | undefined, what: string): boolean {
+  allows(
+    required: readonly string[] | undefined,
+    granted: readonly string[] | undefined,
+    kind: string,
+    name: string,
+  ): boolean {
     if (required === undefined || hasScopes(required, new Set(granted))) return true;
     if (this.hide) return false;
-    throw insufficientScope(what, required);
+    // Named only when refused: the label is built for the error, not for every call that passes.
+    throw insufficientScope(`${kind} "${name}"`, required);
   }
 }

@@ -18,6 +18,7 @@ import {
   isInputResponseFor,
   questionDigest,
 } from './input-required.js';
+import { whenReady } from '../util/when-ready.js';
 import { McpContext } from '../mcp-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
@@ -75,13 +76,13 @@ export class InputRound {
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
    * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
    */
-  async context(
+  context(
     request: JsonRpcRequest,
     transport: McpRequestContext,
     binding: StateBinding,
     singleUse = false,
     mayStartTask = false,
-  ): Promise<McpContext> {
+  ): McpContext | Promise<McpContext> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -91,36 +92,39 @@ export class InputRound {
     const sent = params.inputResponses;
     if (sent !== undefined && !isPlainObject(sent))
       throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
-    let state: SealedState = { r: 0 };
-    if (params.requestState !== undefined) {
-      const opened = this.states.open<SealedState>(params.requestState, binding.digest);
-      if (!opened.ok)
-        throw McpError.invalidParams('Invalid or expired requestState', {
-          reason: 'invalid_request_state',
-          detail: opened.reason,
-        });
-      if (singleUse && !(await this.store.consume(opened.id, opened.expiresAt))) {
+    const build = (state: SealedState): McpContext => {
+      // A first round (no answers, no state) is most calls: no filtering to do.
+      const inputResponses = sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state);
+      return new McpContext({
+        requestId: request.id,
+        method: request.method,
+        meta: meta as MetaObject,
+        signal: () => transport.signal ?? NEVER_ABORTED,
+        notify: transport.notify,
+        closeStream: transport.closeStream,
+        inputResponses,
+        asked: state.d,
+        state: state.s,
+        round: state.r,
+        httpRequest: transport.httpRequest,
+        principal: transport.principal,
+        schemas: this.schemas,
+        mayStartTask,
+      });
+    };
+    // Most calls carry no state: their context is built at once, without a microtask.
+    if (params.requestState === undefined) return build({ r: 0 });
+    const opened = this.states.open<SealedState>(params.requestState, binding.digest);
+    if (!opened.ok)
+      throw McpError.invalidParams('Invalid or expired requestState', {
+        reason: 'invalid_request_state',
+        detail: opened.reason,
+      });
+    if (!singleUse) return build(opened.payload);
+    return whenReady(this.store.consume(opened.id, opened.expiresAt), (fresh) => {
+      if (!fresh)
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
-      }
-      state = opened.payload;
-    }
-    // A first round (no answers, no state) is most calls: no filtering to do.
-    const inputResponses = sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state);
-    return new McpContext({
-      requestId: request.id,
-      method: request.method,
-      meta: meta as MetaObject,
-      signal: () => transport.signal ?? NEVER_ABORTED,
-      notify: transport.notify,
-      closeStream: transport.closeStream,
-      inputResponses,
-      asked: state.d,
-      state: state.s,
-      round: state.r,
-      httpRequest: transport.httpRequest,
-      principal: transport.principal,
-      schemas: this.schemas,
-      mayStartTask,
+      return build(opened.payload);
     });
   }
 

@@ -177,10 +177,15 @@ function shape(value: unknown): unknown {
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
     return shape((value as { toJSON(): unknown }).toJSON());
   if (Array.isArray(value)) return value.map((item) => shape(item) ?? null);
-  const copy: Record<string, unknown> = Object.create(null);
+  // A plain object rather than a null-prototype one, which V8 keeps as a dictionary and is slow to build: this
+  // copy is made on every call. Only an own `__proto__` key needs defining rather than assigning.
+  const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const member = shape((value as Record<string, unknown>)[key]);
-    if (member !== undefined) copy[key] = member;
+    if (member === undefined) continue;
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: member, enumerable: true, writable: true, configurable: true });
+    else copy[key] = member;
   }
   return copy;
 }

@@ -42,7 +42,7 @@ export class CompletionMethods {
       completer = this.prompts.completer(ref.name, argument.name);
       if (
         completer === undefined ||
-        !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, `prompt "${ref.name}"`)
+        !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, 'prompt', ref.name)
       ) {
         throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
       }
@@ -50,7 +50,7 @@ export class CompletionMethods {
       completer = this.resources.completer(ref.uri, argument.name);
       if (
         completer === undefined ||
-        !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, `resource template "${ref.uri}"`)
+        !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, 'resource template', ref.uri)
       ) {
         throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
       }

@@ -33,7 +33,7 @@ export class PromptMethods {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const prompt = this.prompts.get(params.name);
-    if (!prompt || !this.gate.allows(prompt.requiredScopes, transport.scopes, `prompt "${params.name}"`)) {
+    if (!prompt || !this.gate.allows(prompt.requiredScopes, transport.scopes, 'prompt', params.name)) {
       throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
     }
     const args = params.arguments === undefined ? {} : params.arguments;

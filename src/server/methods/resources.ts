@@ -40,7 +40,7 @@ export class ResourceMethods {
     const uri = request.params?.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
     const match = this.resources.match(uri);
-    if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, `resource "${uri}"`)) {
+    if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, 'resource', uri)) {
       throw McpError.resourceNotFound(uri);
     }
     const binding = this.round.binding(request.method, uri, {}, transport, caller);

@@ -19,6 +19,9 @@ import type { ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SchemaCheck } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
+import { whenReady } from '../util/when-ready.js';
+
+type ToolCallAnswer = CallToolResult | InterimResult | CreateTaskResult;
 
 /** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
 export function toolError(text: string): CallToolResult {
@@ -56,18 +59,23 @@ export class ToolMethods {
     return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
   }
 
-  async call(
+  /**
+   * Synchronous up to the first step that is not: a sync validator and handler answer without a microtask.
+   * A refusal before the handler runs is thrown (the kernel's call guard turns it into the error response).
+   */
+  call(
     request: JsonRpcRequest,
     transport: McpRequestContext,
     caller: Caller,
-  ): Promise<CallToolResult | InterimResult | CreateTaskResult> {
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
+    const name = params.name;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
     if (nestsDeeperThan(args)) throw McpError.invalidParams(TOO_DEEP);
-    const entry = this.tools.get(params.name);
-    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, `tool "${params.name}"`))
+    const entry = this.tools.get(name);
+    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
 
     if (transport.headers && entry.paramHeaders.length > 0) {
@@ -82,27 +90,38 @@ export class ToolMethods {
 
     const mode = this.tasks.mode(entry, request);
 
-    const binding = this.round.binding(request.method, params.name, args, transport, caller);
-    const context = await this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
-    // The binding above is of the arguments as sent (a client resends them so); the handler gets them as checked.
-    const checked = await entry.input(args);
-    if (checked.error !== undefined) return toolError(checked.error);
-    const input = checked.value as Record<string, unknown>;
-    if (mode === 'task')
-      return this.tasks.start(entry, input, context, caller, this.settlement(request, params.name, entry.output));
-
-    let value: unknown;
-    try {
-      value = await entry.handler(input, context.inputResponses, context);
-    } catch (error) {
-      if (error instanceof StartTask && mode === 'deferred')
-        return this.tasks.start(entry, input, context, caller, this.settlement(request, params.name, entry.output));
-      if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
-      if (error instanceof McpError) throw error;
-      return toolError(`Error: ${this.failure.message(error, request, params.name, transport)}`);
-    }
-    if (value instanceof InputRequired) return this.round.interim(value, context, binding, request);
-    return toolResult(value, entry.output);
+    const binding = this.round.binding(request.method, name, args, transport, caller);
+    const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
+    return whenReady(made, (context) =>
+      // The binding above is of the arguments as sent (a client resends them so); the handler gets them as checked.
+      whenReady(entry.input(args), (checked): ToolCallAnswer | Promise<ToolCallAnswer> => {
+        if (checked.error !== undefined) return toolError(checked.error);
+        const input = checked.value as Record<string, unknown>;
+        const startTask = () =>
+          this.tasks.start(entry, input, context, caller, this.settlement(request, name, entry.output));
+        if (mode === 'task') return startTask();
+        const failed = (error: unknown): ToolCallAnswer | Promise<ToolCallAnswer> => {
+          if (error instanceof StartTask && mode === 'deferred') return startTask();
+          if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
+          if (error instanceof McpError) throw error;
+          return toolError(`Error: ${this.failure.message(error, request, name, transport)}`);
+        };
+        let value: unknown;
+        try {
+          value = entry.handler(input, context.inputResponses, context);
+        } catch (error) {
+          return failed(error);
+        }
+        return whenReady(
+          value,
+          (returned) =>
+            returned instanceof InputRequired
+              ? this.round.interim(returned, context, binding, request)
+              : toolResult(returned, entry.output),
+          failed,
+        );
+      }),
+    );
   }
 
   /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */
@@ -121,20 +140,22 @@ const TOO_DEEP = `Invalid params: "arguments" nest deeper than ${MAX_JSON_DEPTH}
  * What a tool handler returned, as a `tools/call` result: with an outputSchema, its `structuredContent` is the
  * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
  */
-async function toolResult(value: unknown, output: SchemaCheck | undefined): Promise<CallToolResult> {
+function toolResult(value: unknown, output: SchemaCheck | undefined): CallToolResult | Promise<CallToolResult> {
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
-    if (output && !result.isError) {
-      const checked = await output(result.structuredContent);
+    if (!output || result.isError) return result;
+    return whenReady(output(result.structuredContent), (checked) => {
       if (checked.error !== undefined) return outputMismatch(checked.error);
       result.structuredContent = checked.value as CallToolResult['structuredContent'];
-    }
-    return result;
+      return result;
+    });
   }
   if (output) {
-    const checked = await output(value);
-    if (checked.error !== undefined) return outputMismatch(checked.error);
-    return { content: [{ type: 'text', text: renderText(checked.value) }], structuredContent: checked.value };
+    return whenReady(output(value), (checked) =>
+      checked.error !== undefined
+        ? outputMismatch(checked.error)
+        : { content: [{ type: 'text', text: renderText(checked.value) }], structuredContent: checked.value },
+    );
   }
   if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return { content: value };
   if (isContentBlock(value)) return { content: [value] };

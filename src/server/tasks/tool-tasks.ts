@@ -17,7 +17,7 @@ export type ToolCallMode = 'request' | 'task' | 'deferred';
 /** How the tools family turns what a handler did into a `CallToolResult`, the same in a task as in a request. */
 export interface ToolSettlement {
   /** What the handler returned (checked against the tool's outputSchema). */
-  result(value: unknown): Promise<CallToolResult>;
+  result(value: unknown): CallToolResult | Promise<CallToolResult>;
   /** An error the handler threw that is not a protocol error: a tool error result the client may read. */
   failure(error: unknown): CallToolResult;
 }

@@ -20,6 +20,11 @@ export abstract class AbortableExchange {
     return this.controller.signal;
   }
 
+  /** True once the call was stopped or the client is known to be gone: a listener added now would fire at once. */
+  get aborted(): boolean {
+    return this.abortedWith !== undefined || this.gone;
+  }
+
   onAbort(listener: (reason: unknown) => void): () => void {
     if (this.abortedWith || this.gone) {
       listener(this.abortedWith?.reason);
