@@ -309,7 +309,6 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     values: [
       'MCP_REDIS_OPTIONS',
       'McpRedisBackends',
-      'McpRedisClient',
       'McpRedisConnections',
       'McpRedisModule',
       'McpRedisUnavailableError',
@@ -320,7 +319,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'RedisSessionStore',
       'RedisTaskStore',
     ],
-    types: ['McpRedisModuleExtras', 'McpRedisOptions'],
+    types: ['McpRedisClient', 'McpRedisModuleExtras', 'McpRedisOptions'],
   },
 };
 
