@@ -18,7 +18,8 @@ function freePort(): Promise<number> {
 // nest-cli.json at the root: the examples build and run the way a Nest developer expects (`nest build basic`).
 describe('nest-cli.json', () => {
   it('`nest build basic` compiles the example with the package loader assets, and the output serves MCP', async () => {
-    rmSync('build', { recursive: true, force: true });
+    // Only what this test checks the build makes: other suites' builds share build/ (build/stdio-e2e) meanwhile.
+    for (const output of ['build/src', 'build/examples/basic']) rmSync(output, { recursive: true, force: true });
     const build = spawnSync(process.execPath, [NEST, 'build', 'basic'], { encoding: 'utf8', timeout: 240_000 });
     expect(build.stderr + build.stdout).toBe('');
     expect(build.status).toBe(0);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -38,11 +38,18 @@ export async function buildStdioEntries(): Promise<void> {
   }
   try {
     const run = promisify(execFile);
-    await run(
-      process.execPath,
-      [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'test/support/tsconfig.stdio.json')],
-      { cwd: ROOT },
-    );
+    const compile = () =>
+      run(
+        process.execPath,
+        [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'test/support/tsconfig.stdio.json')],
+        { cwd: ROOT },
+      );
+    await compile();
+    // An incremental build trusts its build info: outputs removed behind its back are not emitted again.
+    if (!Object.values(STDIO_ENTRIES).every((entry) => existsSync(entry))) {
+      rmSync(resolve(OUT, '.tsbuildinfo'), { force: true });
+      await compile();
+    }
     // The hand-written CommonJS files of src/, which tsc never emits (as `npm run build:all` does).
     await run(process.execPath, [resolve(ROOT, 'scripts/copy-js-sources.mjs'), resolve(OUT, 'src')], { cwd: ROOT });
   } finally {
