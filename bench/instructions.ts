@@ -8,9 +8,10 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
 
 /**
  * A gauge a busy machine cannot fool: each server runs under callgrind (`node --jitless`, so the instruction
- * stream does not depend on when the JIT kicks in), the counters are zeroed after a warm-up, and the
- * instructions of a fixed number of requests are read from the dump. Wall-clock rows move 20-40 % between runs on
- * a shared machine; instructions per request repeat within a few per cent, so their ratio shows a regression.
+ * stream does not depend on when the JIT kicks in), the counters are zeroed after a warm-up and a full garbage
+ * collection, and the instructions of a fixed number of requests are read from the dump. Wall-clock rows move
+ * 20-40 % between runs on a shared machine; instructions per request repeat within a few per cent, so their ratio
+ * shows a regression.
  *
  * `node build/bench/instructions.js [requests]` (default 300; INSTRUCTIONS_SMOKE=1 runs 20). Narrow a run with
  * INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and INSTRUCTIONS_CASES=call,call-1mb.
@@ -40,6 +41,7 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
       '--instr-atstart=no',
       process.execPath,
       '--jitless',
+      '--expose-gc',
     ],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -98,6 +100,19 @@ function dumpedInstructions(dir: string, base: string): number {
   return Number(line[1]);
 }
 
+/**
+ * A full collection in the server before each measured window (its usage report runs one). A major collection
+ * costs V8 more instructions than hundreds of requests: at a fixed request count, whether one falls inside a
+ * case's window would otherwise swing a ratio by half. Scavenges stay in the count, in proportion to what each
+ * request allocates.
+ */
+function collectGarbage(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('message', () => resolve());
+    child.send('usage');
+  });
+}
+
 async function measure(server: ServerName, cases: BenchCase[], dir: string): Promise<Row[]> {
   const base = `${server}.cg`;
   const { child, port } = await startUnderCallgrind(server, join(dir, base));
@@ -107,6 +122,7 @@ async function measure(server: ServerName, cases: BenchCase[], dir: string): Pro
     execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
     for (const benchCase of cases) {
       await sendAll(port, agent, benchCase, warmUp);
+      await collectGarbage(child);
       execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
       await sendAll(port, agent, benchCase, requests);
       execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
