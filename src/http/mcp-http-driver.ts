@@ -10,6 +10,7 @@ import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { isThenable } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { discardBody, readBody } from './body-reader.js';
 import { CorsPolicy } from './cors-policy.js';
@@ -32,6 +33,12 @@ import type {
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
 const DISCARD_FACTOR = 8;
 const DISCARD_DEADLINE_MS = 5_000;
+const AUTHENTICATION_FAILED: HttpAuthentication = Object.freeze({
+  ok: false,
+  status: 500,
+  code: ErrorCode.InternalError,
+  message: 'Internal error: the caller could not be authenticated',
+});
 /** An admission without an authentication of its own: shared, since nothing writes to it. */
 const ADMITTED: PreparedBody = Object.freeze({});
 /** A route tool's in-process request that reached the MCP endpoint: a call must never loop back into MCP. */
@@ -267,7 +274,7 @@ export class McpHttpDriver {
     // Before the body and before anything is dispatched, so every message, notifications included, needs a
     // caller, and one the authenticator refuses costs no body read or inflation.
     const pending = this.authenticateOnce(admitted.authentication, req, httpRequest);
-    const auth = pending instanceof Promise ? await pending : pending;
+    const auth = isThenable(pending) ? await pending : pending;
     if (auth && !auth.ok) {
       if (req.method !== 'POST') {
         this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
@@ -414,20 +421,16 @@ export class McpHttpDriver {
   }
 
   /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
-  private async authenticate(
+  private authenticate(
     authenticator: McpHttpAuthenticator,
     req: IncomingMessage,
     httpRequest: unknown,
-  ): Promise<HttpAuthentication> {
+  ): HttpAuthentication | Promise<HttpAuthentication> {
     try {
-      return await authenticator.authenticate(req, httpRequest);
+      const verdict = authenticator.authenticate(req, httpRequest);
+      return isThenable(verdict) ? Promise.resolve(verdict).catch(() => AUTHENTICATION_FAILED) : verdict;
     } catch {
-      return {
-        ok: false,
-        status: 500,
-        code: ErrorCode.InternalError,
-        message: 'Internal error: the caller could not be authenticated',
-      };
+      return AUTHENTICATION_FAILED;
     }
   }
 }

@@ -52,7 +52,8 @@ export interface McpHttpAuthenticator {
    * app guard's caller) leaves the body to be read before the route, as Nest reads every route's body.
    */
   readonly afterGuards?: boolean;
-  authenticate(req: IncomingMessage, httpRequest: unknown): Promise<HttpAuthentication>;
+  /** A verdict known at once may be returned as it is: the driver then spends no microtask on it. */
+  authenticate(req: IncomingMessage, httpRequest: unknown): HttpAuthentication | Promise<HttpAuthentication>;
   /** The answer to a request something upstream (the app's own guard) refused as unauthenticated. */
   refusal?(req: IncomingMessage): Promise<HttpAuthenticationRefusal>;
   /** The headers of a 403 for a request that lacks scopes: the step-up challenge. */

@@ -8,12 +8,12 @@ import type { HttpAuthentication, McpHttpAuthenticator } from '../http/mcp-http-
  * primitive with `requiredScopes` needs the `auth` option). It refuses nobody: the app's guard already decided.
  */
 export const appGuardCaller: McpHttpAuthenticator = {
-  authenticate(_req, httpRequest): Promise<HttpAuthentication> {
+  authenticate(_req, httpRequest): HttpAuthentication {
     const user = (httpRequest as { user?: unknown } | undefined)?.user;
     if (typeof user !== 'object' || user === null) return ANONYMOUS;
-    return Promise.resolve({ ok: true, principal: user, scopes: [], credentialExpiresAt: credentialExpiryOf(user) });
+    return { ok: true, principal: user, scopes: [], credentialExpiresAt: credentialExpiryOf(user) };
   },
   insufficientScopeHeaders: () => ({}),
 };
 
-const ANONYMOUS: Promise<HttpAuthentication> = Promise.resolve({ ok: true, principal: undefined, scopes: [] });
+const ANONYMOUS: HttpAuthentication = Object.freeze({ ok: true, principal: undefined, scopes: [] });

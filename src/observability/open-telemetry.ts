@@ -39,10 +39,12 @@ function tracerProviderRegistered(): boolean {
  */
 export function deferredOpenTelemetryInterceptor(options: OpenTelemetryOptions = {}): McpCallInterceptor {
   let tracing: Promise<McpCallInterceptor | undefined> | undefined;
-  return async (call, next) => {
+  // Not an async function: without an SDK, a call passes straight through, with no promise of this layer's own.
+  return (call, next) => {
     if (!tracerProviderRegistered()) return next();
-    const interceptor = await (tracing ??= loadOpenTelemetryInterceptor(options));
-    return interceptor ? interceptor(call, next) : next();
+    return (tracing ??= loadOpenTelemetryInterceptor(options)).then((interceptor) =>
+      interceptor ? interceptor(call, next) : next(),
+    );
   };
 }
 
