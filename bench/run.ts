@@ -480,7 +480,7 @@ async function main(): Promise<void> {
   const cpu = (kind: keyof typeof stdio) => `${fmt(stdio[kind].cpuMs)} CPU ms (${fmt(stdio[kind].ms)} ms)`;
   console.log(
     `stdio start-up (spawn to the first answer on stdout, median of ${stdioRuns}; the server's CPU ms, then wall-clock ms): ` +
-      `nestjs-mcp bootstrapStdio ${cpu('mcp-context')}, with the HTTP adapter of a route tool ${cpu('mcp')}, ` +
+      `nestjs-mcp bootstrapStdio (the built package) ${cpu('mcp-context')}, the basic example with the HTTP adapter of its route tool ${cpu('mcp')}, ` +
       `bare Nest createApplicationContext ${cpu('bare')}, bare Nest create + init with the same route ${cpu('bare-http')}, ` +
       `SDK serveStdio ${cpu('sdk')}: ` +
       `×${fmt(stdioRatio, 2)} the bare context by CPU (goal ≤ 1.25: ${stdioRatio <= 1.25 ? 'met' : 'not met'}), ` +

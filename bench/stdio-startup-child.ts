@@ -5,7 +5,8 @@ import 'reflect-metadata';
  * answer on stdout. Each imports only what it needs, so module loading is part of what is measured:
  * - `mcp`: the basic example's module through `bootstrapStdio`, with the HTTP adapter its route tool needs
  *   (a Nest application, never listening, + McpModule);
- * - `mcp-context`: the same module without its route-tool controller, in a Nest application context;
+ * - `mcp-context`: the example's weather service and a tool on it, served by the package as an app installs it
+ *   (`nestjs-mcp`, the built ESM package in dist/), in a Nest application context;
  * - `bare`: `NestFactory.createApplicationContext` of the same providers without McpModule, answering the first
  *   stdin line with a hand-written JSON-RPC result (the floor a Nest stdio server cannot go under);
  * - `bare-http`: `NestFactory.create` + `init` of those providers and the same REST route without McpModule, the
@@ -20,16 +21,26 @@ if (kind === 'mcp') {
   // As examples/basic/stdio.ts: the example serves one of its REST routes as a tool, which needs an HTTP adapter.
   await bootstrapStdio(AppModule, { logger: false, http: true });
 } else if (kind === 'mcp-context') {
-  const { Module } = await import('@nestjs/common');
-  const { bootstrapStdio, McpModule } = await import('../src/index.js');
+  const { Inject, Injectable, Module } = await import('@nestjs/common');
+  // The package as an app installs it (`npm run build` makes dist/), through its own name: the ESM build.
+  const library = 'nestjs-mcp';
+  const { Args, bootstrapStdio, McpModule, Tool } = (await import(library)) as typeof import('../src/index.js');
   const { WeatherService } = await import('../examples/basic/weather.service.js');
-  const { WeatherTools } = await import('../examples/basic/weather.tools.js');
-  const { WeatherCatalog } = await import('../examples/basic/weather.catalog.js');
+  @Injectable()
+  class WeatherTools {
+    constructor(@Inject(WeatherService) private readonly weather: InstanceType<typeof WeatherService>) {}
+    @Tool({
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    })
+    getWeather(@Args('city') city: string) {
+      return this.weather.forecast(city);
+    }
+  }
   @Module({
-    imports: [
-      McpModule.forRoot({ name: 'weather', version: '1.0.0', instructions: 'Weather lookups and small utilities.' }),
-    ],
-    providers: [WeatherService, WeatherTools, WeatherCatalog],
+    imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0' })],
+    providers: [WeatherService, WeatherTools],
   })
   class ContextModule {}
   await bootstrapStdio(ContextModule, { logger: false });

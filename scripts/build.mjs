@@ -2,14 +2,65 @@
 // (dist/cjs). The package.json dropped into dist/cjs makes Node read those .js files as CommonJS although the
 // package itself is "type": "module"; the conditional `exports` picks one build per importer. Hand-written
 // .cjs files in src/ are copied into both as they are.
+//
+// The ESM build is then bundled: Node's ESM loader pays for every module it resolves, reads and links (a stdio
+// server loading a hundred and fifty small modules spends a third of its start-up there), while CommonJS loads
+// cheaply and stays as tsc emits it. esbuild bundles tsc's output, not the TypeScript, because Nest's dependency
+// injection reads the `design:paramtypes` metadata that only tsc emits; each entry point of the exports map is
+// one file, and what several share sits in shared chunks, so a class is one class whichever entry point imported it.
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { copyJsSources } from './copy-js-sources.mjs';
+
+const ESM = 'dist/esm';
+const ENTRY_POINTS = ['index', 'core/index', 'testing/index', 'express/index', 'redis/index'];
+// Stands for the build's root in an import of a hand-written .cjs file until the importing file's place is known.
+const ROOT_MARK = '@nestjs-mcp-build-root@/';
 
 rmSync('dist', { recursive: true, force: true });
 for (const project of ['tsconfig.build.json', 'tsconfig.build.cjs.json']) {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
 }
-copyJsSources('dist/esm');
+copyJsSources(ESM);
 copyJsSources('dist/cjs');
 writeFileSync('dist/cjs/package.json', '{\n  "type": "commonjs"\n}\n');
+
+const bundled = await build({
+  entryPoints: Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, join(ESM, `${entry}.js`)])),
+  outdir: ESM,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  // Nest names classes in its errors and logs; a class esbuild renamed to avoid a clash keeps its own name.
+  keepNames: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  write: false,
+  logLevel: 'warning',
+  plugins: [
+    {
+      // The .cjs files stay files of their own (they `require` relative to where they sit), so their imports
+      // are rewritten to the place of each output file that imports them.
+      name: 'hand-written-cjs',
+      setup(esbuild) {
+        esbuild.onResolve({ filter: /\.cjs$/ }, ({ path, resolveDir }) => ({
+          path: ROOT_MARK + relative(resolve(ESM), resolve(resolveDir, path)),
+          external: true,
+        }));
+      },
+    },
+  ],
+});
+
+for (const entry of readdirSync(ESM, { recursive: true, withFileTypes: true })) {
+  if (entry.isFile() && entry.name.endsWith('.js')) rmSync(join(entry.parentPath, entry.name));
+}
+for (const { path, text } of bundled.outputFiles) {
+  const root = relative(dirname(path), resolve(ESM)) || '.';
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text.replaceAll(ROOT_MARK, `${root}/`));
+}

@@ -98,6 +98,64 @@ describe('npm pack of a clean checkout', () => {
     }
   });
 
+  it('resolves every relative import and library require of the ESM build to a file it ships', () => {
+    const esm = files.filter((path) => path.startsWith('dist/esm/') && path.endsWith('.js'));
+    const imported = /\b(?:from\s*|import\s*\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
+    // requireFromLibrary resolves from where library-require.cjs sits.
+    const required = /\brequireFromLibrary\d*\(\s*["'](\.{1,2}\/[^"']+)["']/g;
+    const targets = esm.flatMap((path) => {
+      const code = readFileSync(join(unpacked, 'package', path), 'utf8');
+      return [
+        ...[...code.matchAll(imported)].map(([, specifier]) => join(dirname(path), specifier)),
+        ...[...code.matchAll(required)].map(([, specifier]) => join('dist/esm/server/util', specifier)),
+      ];
+    });
+    expect(esm.length).toBeGreaterThan(4);
+    expect(targets.some((target) => target.endsWith('.cjs'))).toBe(true);
+    expect(targets.filter((target) => !files.includes(target))).toEqual([]);
+  });
+
+  it('loads each ESM entry point as one module graph: a class is the same whichever entry point gave it', () => {
+    const packageDir = join(unpacked, 'package');
+    symlinkSync(join(ROOT, 'node_modules'), join(packageDir, 'node_modules'), 'dir');
+    // Run from inside the package, so `nestjs-mcp` resolves to the unpacked tarball through its own exports map.
+    const script = `
+      import 'reflect-metadata';
+      const root = await import('nestjs-mcp');
+      const core = await import('nestjs-mcp/core');
+      await Promise.all(['testing', 'express', 'redis'].map((entry) => import('nestjs-mcp/' + entry)));
+      const kernel = new core.McpKernel({ name: 'packed', version: '1.0.0' });
+      // A $ref needs ajv, which the bundle loads through the hand-written CommonJS helper beside it.
+      kernel.registerTool('add', 'Adds', {
+        type: 'object',
+        $defs: { n: { type: 'number' } },
+        properties: { a: { $ref: '#/$defs/n' }, b: { $ref: '#/$defs/n' } },
+        required: ['a', 'b'],
+      }, ({ a, b }) => String(a + b));
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const call = (args) => kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: args, _meta: meta } });
+      const good = await call({ a: 2, b: 3 });
+      const bad = await call({ a: 'two', b: 3 });
+      console.log(JSON.stringify({
+        sameClass: root.McpError === core.McpError,
+        text: good.result.content[0].text,
+        rejected: { isError: bad.result.isError, text: bad.result.content[0].text },
+      }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: packageDir,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({
+      sameClass: true,
+      text: '5',
+      rejected: { isError: true, text: expect.stringMatching(/number/) },
+    });
+  });
+
   it('needs every peer it declares, and imports nothing it does not declare', () => {
     const code = files
       .filter((path) => /\.(c?js)$/.test(path))
