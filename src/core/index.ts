@@ -108,7 +108,7 @@ export {
   type SubscribeOutcome,
 } from '../server/sessions/session-store.js';
 export { insufficientScope } from '../server/access/required-scopes.js';
-export type { McpCall, McpCallInterceptor, McpCallOutcome } from '../server/mcp-call.js';
+export type { McpCall, McpCallInterceptor, McpCallObserver, McpCallOutcome } from '../server/mcp-call.js';
 
 // Observability: metrics hook and OpenTelemetry tracing, as kernel interceptors.
 export { callEventInterceptor, type McpCallEvent } from '../observability/call-events.js';

@@ -47,36 +47,60 @@ export interface HttpExchangeLimits {
  * one sweep timer calls `sweep()` on every exchange in flight, rather than each exchange arming a timer.
  */
 export class HttpExchange extends AbortableExchange implements McpRequestContext, Slotted {
-  readonly headers: HeaderBag;
+  // Declared, and assigned in the constructor, rather than class fields: a field is defined before the
+  // constructor runs (so one it assigns is written twice), and a definition costs the interpreter more than an
+  // assignment. One exchange is made per request.
+  declare readonly headers: HeaderBag;
+  declare private readonly res: ServerResponse;
+  declare readonly httpRequest: unknown;
+  declare readonly principal: unknown;
+  declare readonly scopes: readonly string[] | undefined;
+  declare readonly credentialExpiresAt: number | undefined;
+  declare private readonly limits: HttpExchangeLimits;
   /** The kernel's work for this exchange, once dispatched: what a shutdown drain waits for. */
-  work: Promise<unknown> | undefined;
+  declare work: Promise<unknown> | undefined;
   /** Its place among the driver's exchanges in flight. */
-  slot = -1;
-  readonly notify = (message: JsonRpcNotification | JsonRpcRequest): boolean => this.send(message);
-  private watchingClose = false;
-  private streaming = false;
-  private keepAlive: NodeJS.Timeout | undefined;
+  declare slot: number;
+  declare readonly notify: (message: JsonRpcNotification | JsonRpcRequest) => boolean;
+  declare private watchingClose: boolean;
+  declare private streaming: boolean;
+  declare private keepAlive: NodeJS.Timeout | undefined;
   /** Sweeps this exchange has stayed silent through; undefined when it may not become a stream. */
-  private silentSweeps: number | undefined;
+  declare private silentSweeps: number | undefined;
   /** Set in a 2025-era session: its stream's events carry ids and are kept for a client that resumes it. */
-  private session: { stream: SessionStream; retryMs: number } | undefined;
+  declare private session: { stream: SessionStream; retryMs: number } | undefined;
   /** True once the handler closed the stream (`closeStream`): what it sends from now on is only kept. */
-  detached = false;
+  declare detached: boolean;
   /** Ends the stream now, resumable; only on an exchange of a session (see `resumable`). */
-  closeStream: (() => boolean) | undefined;
+  declare closeStream: (() => boolean) | undefined;
 
   constructor(
     req: IncomingMessage,
-    private readonly res: ServerResponse,
-    readonly httpRequest: unknown,
-    readonly principal: unknown,
-    readonly scopes: readonly string[] | undefined,
-    readonly credentialExpiresAt: number | undefined,
-    private readonly limits: HttpExchangeLimits,
+    res: ServerResponse,
+    httpRequest: unknown,
+    principal: unknown,
+    scopes: readonly string[] | undefined,
+    credentialExpiresAt: number | undefined,
+    limits: HttpExchangeLimits,
   ) {
     super();
+    this.res = res;
+    this.httpRequest = httpRequest;
+    this.principal = principal;
+    this.scopes = scopes;
+    this.credentialExpiresAt = credentialExpiresAt;
+    this.limits = limits;
     this.headers = req.headers;
-    if (limits.keepAliveMs > 0 && acceptsEventStream(req.headers.accept)) this.silentSweeps = 0;
+    this.work = undefined;
+    this.slot = -1;
+    this.notify = (message) => this.send(message);
+    this.watchingClose = false;
+    this.streaming = false;
+    this.keepAlive = undefined;
+    this.silentSweeps = limits.keepAliveMs > 0 && acceptsEventStream(req.headers.accept) ? 0 : undefined;
+    this.session = undefined;
+    this.detached = false;
+    this.closeStream = undefined;
   }
 
   /**

@@ -25,10 +25,11 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   // the MCP controller but not this layer would have its body eaten by Nest's parser and the driver wait forever.
   const endpoint = routeKey(fullPath);
   express.use(fullPath, (req, res, next) => {
-    const path = routeKey(((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0]);
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
     // Every verb, not only POST: Nest's generic parser would otherwise answer a GET carrying a malformed JSON
-    // body with its own error page. The preflight refuses non-POSTs (405) without reading the body.
-    if (path !== endpoint) return next();
+    // body with its own error page. The preflight refuses non-POSTs (405) without reading the body. A client
+    // sends the path as it was configured: that one is recognised without being normalised.
+    if (url !== fullPath && routeKey(url.split('?')[0]) !== endpoint) return next();
     // CORS first: a preflight is answered here, before Nest middleware and guards that a preflight cannot satisfy.
     if (driver.applyCors(req, res)) return;
     // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).

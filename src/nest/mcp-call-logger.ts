@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
-import { outcomeOf, type McpCall, type McpCallInterceptor } from '../server/mcp-call.js';
+import { outcomeOf, type McpCall, type McpCallObserver } from '../server/mcp-call.js';
 import { logSafe } from '../server/mcp-logger.js';
 
 /**
@@ -10,9 +10,10 @@ import { logSafe } from '../server/mcp-logger.js';
  * a correlation id. An internal error also carries that id in `error.data.correlationId`, so a user who
  * reports the failure hands over the key to the server-side line without the server revealing its cause.
  */
-export function callLoggingInterceptor(logger: Logger): McpCallInterceptor {
-  // A continuation rather than an async function: it wraps every call, and most succeed, untouched.
-  return (call, next) => next().then((response) => logFailed(logger, call, response));
+export function callLoggingObserver(logger: Logger): McpCallObserver {
+  // An observer rather than an interceptor: it sees every call, most succeed untouched, and reading the answer
+  // needs no promise of its own.
+  return (call, response) => logFailed(logger, call, response);
 }
 
 function logFailed(logger: Logger, call: McpCall, response: JsonRpcResponse): JsonRpcResponse {

@@ -8,7 +8,7 @@ import { McpKernel } from '../server/mcp-kernel.js';
 import { MOVED_MODULE_OPTIONS, rejectMovedOptions } from '../server/errors/moved-options.js';
 import { loadLegacyZodConverter } from '../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../server/mcp-logger.js';
-import { callLoggingInterceptor } from './mcp-call-logger.js';
+import { callLoggingObserver } from './mcp-call-logger.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_KERNEL, MCP_LOGGER } from './mcp.constants.js';
 import { GENERATED_STATE_SECRET } from './mcp-messages.js';
@@ -47,7 +47,7 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));
   }
-  if (observability.logFailedCalls !== false) kernel.intercept(callLoggingInterceptor(logger));
+  if (observability.logFailedCalls !== false) kernel.observe(callLoggingObserver(logger));
   if (observability.onCall) kernel.intercept(callEventInterceptor(observability.onCall));
   const telemetry = observability.telemetry ?? true;
   if (telemetry !== false) kernel.intercept(deferredOpenTelemetryInterceptor(telemetry === true ? {} : telemetry));

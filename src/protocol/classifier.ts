@@ -208,11 +208,13 @@ const MODERN: EraVerdict = { era: 'modern' };
  */
 export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
   // A message of the wrong shape gets the same -32600 from either era: the modern shape rung gives it.
-  if (!isPlainObject(message) || (message.params !== undefined && !isPlainObject(message.params))) return MODERN;
+  if (!isPlainObject(message)) return MODERN;
+  const params = message.params;
+  if (params !== undefined && !isPlainObject(params)) return MODERN;
   const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
   const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
-  const id = echoableId(message);
-  const meta = isPlainObject(message.params) && isPlainObject(message.params._meta) ? message.params._meta : undefined;
+  // The id is read only where a refusal echoes it: a modern request is placed without it.
+  const meta = params !== undefined && isPlainObject(params._meta) ? params._meta : undefined;
   const claimed = meta !== undefined && META_PROTOCOL_VERSION in meta;
   if (!('method' in message)) {
     // 2026-07-28 clients are never asked anything, so a response from one is refused by the modern shape rung.
@@ -224,7 +226,7 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
     if (typeof claim === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(claim)) return MODERN;
     if (modernHeader) {
       const response = errorResponse(
-        id,
+        echoableId(message),
         ErrorCode.HeaderMismatch,
         `Header mismatch: MCP-Protocol-Version header value '${header}' names a revision without initialize, but the body is an initialize without params._meta["${META_PROTOCOL_VERSION}"]`,
       );
@@ -235,13 +237,15 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
   } else if (modernHeader) {
     if (!('id' in message)) return MODERN;
     const response = errorResponse(
-      id,
+      echoableId(message),
       ErrorCode.InvalidParams,
       `Invalid params: MCP-Protocol-Version ${header} requires the per-request envelope: params._meta["${META_PROTOCOL_VERSION}"] is missing`,
     );
     return { era: 'refused', status: 400, response };
   }
-  return headerRefusal(id, header) ?? { era: 'legacy', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
+  return (
+    headerRefusal(echoableId(message), header) ?? { era: 'legacy', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION }
+  );
 }
 
 /** A 2025-era message whose header names a revision this server does not speak: 400 (2025-11-25 transports, MUST). */

@@ -9,9 +9,22 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 // RFC 9110 field-value characters: visible ASCII, space and tab (no CR, LF or other controls).
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 
-export type DecodedHeader = { ok: true; value: string } | { ok: false };
+export type DecodedHeader = { readonly ok: true; readonly value: string } | { readonly ok: false };
+
+// A client names the same tool request after request: the last value's verdict is kept rather than the value
+// matched against the patterns again on every request.
+let lastRaw: string | undefined;
+let lastDecoded: DecodedHeader = { ok: false };
 
 export function decodeHeaderValue(raw: string): DecodedHeader {
+  if (raw !== lastRaw) {
+    lastDecoded = decode(raw);
+    lastRaw = raw;
+  }
+  return lastDecoded;
+}
+
+function decode(raw: string): DecodedHeader {
   if (!FIELD_VALUE.test(raw)) return { ok: false };
   if (!(
     raw.startsWith(SENTINEL_PREFIX) &&

@@ -12,20 +12,24 @@ import type { McpRequestContext } from './mcp-request-context.js';
  * under load all of them were promoted (docs/performance.md).
  */
 export class CallContext implements McpRequestContext {
-  readonly headers: HeaderBag | undefined;
-  readonly notify: McpRequestContext['notify'];
-  readonly closeStream: McpRequestContext['closeStream'];
-  readonly httpRequest: unknown;
-  readonly principal: unknown;
-  readonly scopes: readonly string[] | undefined;
-  readonly credentialExpiresAt: number | undefined;
+  // Declared, and assigned in the constructor, rather than class fields or parameter properties: a field is
+  // defined before the constructor runs (so one it assigns is written twice), and a definition costs the
+  // interpreter more than an assignment. One context is made per call.
+  declare readonly headers: HeaderBag | undefined;
+  declare readonly notify: McpRequestContext['notify'];
+  declare readonly closeStream: McpRequestContext['closeStream'];
+  declare readonly httpRequest: unknown;
+  declare readonly principal: unknown;
+  declare readonly scopes: readonly string[] | undefined;
+  declare readonly credentialExpiresAt: number | undefined;
+  declare private readonly signalOf: () => AbortSignal;
+  declare readonly call: McpCall | undefined;
+  declare readonly caller: Caller;
 
-  constructor(
-    context: McpRequestContext,
-    private readonly signalOf: () => AbortSignal,
-    readonly call: McpCall | undefined,
-    readonly caller: Caller,
-  ) {
+  constructor(context: McpRequestContext, signalOf: () => AbortSignal, call: McpCall | undefined, caller: Caller) {
+    this.signalOf = signalOf;
+    this.call = call;
+    this.caller = caller;
     this.headers = context.headers;
     this.notify = context.notify;
     this.closeStream = context.closeStream;

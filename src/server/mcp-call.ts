@@ -30,6 +30,13 @@ export interface McpCall {
  */
 export type McpCallInterceptor = (call: McpCall, next: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
 
+/**
+ * Sees each call's response as soon as it is made, inside every interceptor, and returns it (or a replacement).
+ * For what only reads the answer (the failed-call log): synchronous, so it costs a call no promise or microtask
+ * of its own, where an interceptor's `next().then(...)` costs both on every call.
+ */
+export type McpCallObserver = (call: McpCall, response: JsonRpcResponse) => JsonRpcResponse;
+
 /** How a call ended, in the vocabulary of the OpenTelemetry MCP conventions (`error.type`). */
 export interface McpCallOutcome {
   status: 'ok' | 'error' | 'tool_error' | 'input_required';

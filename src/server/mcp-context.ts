@@ -81,47 +81,53 @@ export interface McpContextInit {
  * shows `input_required` with the request until `tasks/update` answers it, and the handler runs once.
  */
 export class McpContext {
-  readonly requestId: RequestId;
-  readonly method: string;
-  readonly meta: MetaObject;
-  readonly protocolVersion: string | undefined;
+  // Declared, and assigned in the constructor, rather than class fields: a field is defined before the
+  // constructor runs (so one it assigns is written twice), and a definition costs the interpreter more than an
+  // assignment. One context is made per call.
+  declare readonly requestId: RequestId;
+  declare readonly method: string;
+  declare readonly meta: MetaObject;
+  declare readonly protocolVersion: string | undefined;
   /**
    * What the client declared it can do, as its request's envelope says (`{}`: nothing). Undefined when the
    * request says nothing: a 2025-era client declared them only in `initialize`, which a stateless server does
    * not keep, so they are unknown rather than none.
    */
-  readonly clientCapabilities: ClientCapabilities | undefined;
-  readonly clientInfo: Implementation | undefined;
-  readonly progressToken: string | number | undefined;
-  readonly logLevel: LoggingLevel | undefined;
+  declare readonly clientCapabilities: ClientCapabilities | undefined;
+  declare readonly clientInfo: Implementation | undefined;
+  declare readonly progressToken: string | number | undefined;
+  declare readonly logLevel: LoggingLevel | undefined;
   /**
    * The answers available to this round: those the client sent that answer what the last round asked (each
    * shaped like the result asked for), plus the answers settled in earlier rounds, which come from the
    * signed request state and cannot be changed by the client.
    */
-  readonly inputResponses: InputResponses;
+  declare readonly inputResponses: InputResponses;
   /** The transport's request object (the Express or Fastify request over HTTP), if any. */
-  readonly httpRequest: unknown;
+  declare readonly httpRequest: unknown;
   /** The authenticated principal, when the transport established one. */
-  readonly principal: unknown;
+  declare readonly principal: unknown;
   /** How many input rounds this call has been through (0 on the first call). */
-  readonly round: number;
+  declare readonly round: number;
   /** Any JSON value to carry to the next round; arrives verified on the retry. */
-  state: unknown;
+  declare state: unknown;
   /** The questions the verified request state says this server asked, by key (their digests); none without a state. */
-  readonly asked: Readonly<Record<string, string>> | undefined;
+  declare readonly asked: Readonly<Record<string, string>> | undefined;
 
-  private signalSource: AbortSignal | (() => AbortSignal);
-  private readonly notifySink?: (notification: JsonRpcNotification) => void;
-  private readonly closeSink?: () => boolean;
-  private readonly schemas: SchemaCompiler;
-  private lastProgress = -Infinity;
-  private helperCalls = 0;
-  private readonly pending: InputRequests = {};
-  private readonly task: TaskRun | undefined;
-  private readonly mayStartTask: boolean;
+  declare private signalSource: AbortSignal | (() => AbortSignal);
+  declare private readonly notifySink?: (notification: JsonRpcNotification) => void;
+  declare private readonly closeSink?: () => boolean;
+  declare private readonly schemas: SchemaCompiler;
+  declare private lastProgress: number;
+  declare private helperCalls: number;
+  declare private readonly pending: InputRequests;
+  declare private readonly task: TaskRun | undefined;
+  declare private readonly mayStartTask: boolean;
 
   constructor(init: McpContextInit) {
+    this.lastProgress = -Infinity;
+    this.helperCalls = 0;
+    this.pending = {};
     this.task = init.task;
     this.mayStartTask = init.mayStartTask === true;
     this.requestId = init.requestId;

@@ -26,6 +26,7 @@ import {
   describeCall,
   type McpCall,
   type McpCallInterceptor,
+  type McpCallObserver,
 } from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
@@ -90,6 +91,7 @@ export class McpKernel {
   private readonly logger: McpLogger;
   private readonly interceptorLog: HandlerErrorLogger;
   private interceptor?: McpCallInterceptor;
+  private observer?: McpCallObserver;
   /** Set by `checkUiLinks`: from then on a tool added with a UI must name a registered UI resource at once. */
   private uiLinksChecked = false;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
@@ -391,23 +393,19 @@ export class McpKernel {
         errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
       );
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
-    const call = this.interceptor && describeCall(request, context.httpRequest);
+    const call = (this.interceptor || this.observer) && describeCall(request, context.httpRequest);
     const caller = this.callerOf(context);
-    const failed = (error: unknown): JsonRpcResponse => {
-      if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
-        return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
-      }
-      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
-      if (call) call.error = error;
-      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-    };
+    const failed = (error: unknown): JsonRpcResponse => this.observed(call, this.failure(request, era, call, error));
     const answered = (result: MethodResult): JsonRpcResponse => {
+      let response: JsonRpcResponse;
       try {
-        return successResponse(request.id, era.present(result));
+        response = successResponse(request.id, era.present(result));
       } catch (error) {
-        return failed(error);
+        response = this.failure(request, era, call, error);
       }
+      return this.observed(call, response);
     };
+    let answer: Promise<JsonRpcResponse> | undefined;
     // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
     const respond = (): Promise<JsonRpcResponse> => {
       let running: MethodResult | Promise<MethodResult>;
@@ -420,23 +418,53 @@ export class McpKernel {
                 handler(request, new CallContext(context, signal, call || undefined, caller), caller),
               );
       } catch (error) {
-        return Promise.resolve(failed(error));
+        return (answer = Promise.resolve(failed(error)));
       }
       // A synchronous answer is presented at once: one promise per call, already settled.
-      return isThenable(running) ? Promise.resolve(running).then(answered, failed) : Promise.resolve(answered(running));
+      return (answer = isThenable(running)
+        ? Promise.resolve(running).then(answered, failed)
+        : Promise.resolve(answered(running)));
     };
-    if (!call) return respond();
+    if (!call || !this.interceptor) return respond();
     // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
     // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
-    const interceptorFailed = (error: unknown): JsonRpcResponse => {
-      this.interceptorFailed(error, call);
-      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-    };
     try {
-      return Promise.resolve(this.interceptor!(call, respond)).then(undefined, interceptorFailed);
+      const intercepted = this.interceptor(call, respond);
+      // Interceptors that passed the answer through (the tracing layer without an SDK) hand back `respond`'s own
+      // promise, which never rejects: guarding it would cost every call a promise and a microtask.
+      if (intercepted === answer) return intercepted;
+      return Promise.resolve(intercepted).then(undefined, (error: unknown) =>
+        this.interceptorFailedResponse(error, call, request),
+      );
     } catch (error) {
-      return Promise.resolve(interceptorFailed(error));
+      return Promise.resolve(this.interceptorFailedResponse(error, call, request));
     }
+  }
+
+  /** A failure of a dispatched call as its JSON-RPC answer; an unexpected one is kept on the call for the log. */
+  private failure(request: JsonRpcRequest, era: McpEra, call: McpCall | undefined, error: unknown): JsonRpcResponse {
+    if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
+      return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
+    }
+    if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+    if (call) call.error = error;
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+  }
+
+  /** The response after the observers; one that throws is application code failing: logged, and -32603. */
+  private observed(call: McpCall | undefined, response: JsonRpcResponse): JsonRpcResponse {
+    if (!call || !this.observer) return response;
+    try {
+      return this.observer(call, response);
+    } catch (error) {
+      this.interceptorFailed(error, call);
+      return errorResponse(response.id, ErrorCode.InternalError, 'Internal error');
+    }
+  }
+
+  private interceptorFailedResponse(error: unknown, call: McpCall, request: JsonRpcRequest): JsonRpcResponse {
+    this.interceptorFailed(error, call);
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
   }
 
   /**
@@ -451,7 +479,7 @@ export class McpKernel {
     httpRequest?: unknown,
     headers?: HeaderBag,
   ): Promise<JsonRpcResponse> {
-    if (!this.interceptor) return response;
+    if (!this.interceptor && !this.observer) return response;
     let call: McpCall | undefined;
     if (message === undefined && headers) call = describeByHeaders(headers, httpRequest);
     else {
@@ -459,17 +487,28 @@ export class McpKernel {
       if (verdict.kind === 'request') call = describeCall(verdict.request, httpRequest);
     }
     if (!call) return response;
+    const observed = this.observed(call, response);
+    if (!this.interceptor) return observed;
     try {
-      return await this.interceptor(call, async () => response);
+      return await this.interceptor(call, async () => observed);
     } catch (error) {
       this.interceptorFailed(error, call);
-      return response;
+      return observed;
     }
   }
 
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
   intercept(interceptor: McpCallInterceptor): void {
     this.interceptor = chainInterceptors(this.interceptor, interceptor);
+  }
+
+  /**
+   * Adds an observer of every call's response (and of refusals, as interceptors see them), run inside all
+   * interceptors; each one added gets what those added before it returned.
+   */
+  observe(observer: McpCallObserver): void {
+    const inner = this.observer;
+    this.observer = inner ? (call, response) => observer(call, inner(call, response)) : observer;
   }
 
   private interceptorFailed(error: unknown, call: McpCall): void {

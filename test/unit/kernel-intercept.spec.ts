@@ -1,4 +1,4 @@
-import type { McpCall, McpCallInterceptor } from '../../src/core/index.js';
+import type { McpCall } from '../../src/core/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
@@ -73,24 +73,24 @@ describe('McpKernel.intercept: the one hook around dispatched calls', () => {
   });
 });
 
-describe('McpKernel.intercept: an interceptor that throws', () => {
+describe('McpKernel.intercept and observe: a hook that throws', () => {
+  const fail = (): never => {
+    throw new Error('metrics backend down');
+  };
   it.each([
+    ['an interceptor, synchronously', (kernel: McpKernel) => kernel.intercept(fail)],
     [
-      'synchronously',
-      () => {
-        throw new Error('metrics backend down');
-      },
+      'an interceptor, after the call',
+      (kernel: McpKernel) =>
+        kernel.intercept(async (_call, next) => {
+          await next();
+          return fail();
+        }),
     ],
-    [
-      'after the call',
-      async (_call: unknown, next: () => Promise<unknown>) => {
-        await next();
-        throw new Error('metrics backend down');
-      },
-    ],
+    ['an observer', (kernel: McpKernel) => kernel.observe(fail)],
   ])(
     '%s: the client still gets a JSON-RPC error (handleRequest never rejects), onHandlerError the exception',
-    async (_when, interceptor) => {
+    async (_when, install) => {
       const logged: unknown[] = [];
       const kernel = new McpKernel({
         name: 'k',
@@ -98,7 +98,7 @@ describe('McpKernel.intercept: an interceptor that throws', () => {
         observability: { onHandlerError: (error) => logged.push(error) },
       });
       kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
-      kernel.intercept(interceptor as McpCallInterceptor);
+      install(kernel);
       await expect(
         kernel.handleRequest(mcpMessage('tools/call', { name: 'add', arguments: {} }, { id: 9 })),
       ).resolves.toEqual({
@@ -109,4 +109,31 @@ describe('McpKernel.intercept: an interceptor that throws', () => {
       expect(logged.map((e) => (e as Error).message)).toEqual(['metrics backend down']);
     },
   );
+});
+
+describe('McpKernel.observe: a synchronous look at every answer', () => {
+  it('sees the response inside every interceptor, with the exception behind an internal error', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1', observability: { onHandlerError: () => {} } });
+    kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
+    kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
+      throw new Error('handler crashed');
+    });
+    const order: string[] = [];
+    const seen: Array<{ call: McpCall; response: unknown }> = [];
+    kernel.observe((call, response) => {
+      order.push('observer');
+      seen.push({ call, response });
+      return response;
+    });
+    kernel.intercept((_call, next) => {
+      order.push('interceptor');
+      return next().finally(() => order.push('interceptor settled'));
+    });
+    const response = await kernel.handleRequest(mcpMessage('tools/call', { name: 'add', arguments: {} }, { id: 3 }));
+    expect(order).toEqual(['interceptor', 'observer', 'interceptor settled']);
+    expect(seen[0].response).toBe(response);
+    expect(seen[0].call).toMatchObject({ method: 'tools/call', name: 'add', requestId: 3 });
+    await kernel.handleRequest(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
+    expect((seen[1].call.error as Error).message).toBe('handler crashed');
+  });
 });

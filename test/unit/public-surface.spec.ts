@@ -205,6 +205,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpCall',
       'McpCallEvent',
       'McpCallInterceptor',
+      'McpCallObserver',
       'McpCallOutcome',
       'McpCorsOptions',
       'McpErrorReportingOptions',

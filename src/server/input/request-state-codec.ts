@@ -134,18 +134,25 @@ export function canonicalDigest(value: unknown): string {
  * refused rather than bound to nothing.
  */
 export class StateBinding {
-  private readonly args: unknown;
-  private value: string | undefined;
+  // Declared, and assigned in the constructor, rather than class fields or parameter properties: a field is
+  // defined before the constructor runs (so one it assigns is written twice), and a definition costs the
+  // interpreter more than an assignment. One binding is made per call.
+  declare private readonly method: string;
+  declare private readonly name: string;
+  declare private readonly args: unknown;
+  declare private readonly caller: Caller;
+  declare private readonly audience: string;
+  declare private readonly extra: (() => unknown) | undefined;
+  declare private value: string | undefined;
 
-  constructor(
-    private readonly method: string,
-    private readonly name: string,
-    args: unknown,
-    private readonly caller: Caller,
-    private readonly audience = '',
-    private readonly extra?: () => unknown,
-  ) {
+  constructor(method: string, name: string, args: unknown, caller: Caller, audience = '', extra?: () => unknown) {
+    this.method = method;
+    this.name = name;
     this.args = shape(args);
+    this.caller = caller;
+    this.audience = audience;
+    this.extra = extra;
+    this.value = undefined;
   }
 
   get digest(): string {
@@ -180,7 +187,10 @@ function shape(value: unknown): unknown {
   // A plain object rather than a null-prototype one, which V8 keeps as a dictionary and is slow to build: this
   // copy is made on every call. Only an own `__proto__` key needs defining rather than assigning.
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // Indexed, not for-of: the iterator protocol costs the interpreter an object per member, on every call.
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const member = shape((value as Record<string, unknown>)[key]);
     if (member === undefined) continue;
     if (key === '__proto__')

@@ -82,7 +82,8 @@ export class ToolMethods {
       const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
       if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
-    const clientCapabilities = clientCapabilitiesOf(request);
+    // Read only for a tool that requires capabilities: most require none.
+    const clientCapabilities = entry.requiredCapabilities && clientCapabilitiesOf(request);
     if (entry.requiredCapabilities && clientCapabilities) {
       const missing = missingCapabilities(entry.requiredCapabilities, clientCapabilities);
       if (missing) throw McpError.missingCapabilities(missing);
