@@ -9,9 +9,9 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
 /**
  * A gauge a busy machine cannot fool: each server runs under callgrind (`node --jitless`, so the instruction
  * stream does not depend on when the JIT kicks in), the counters are zeroed after a warm-up and a full garbage
- * collection, and the instructions of a fixed number of requests are read from the dump. Wall-clock rows move
- * 20-40 % between runs on a shared machine; instructions per request repeat within a few per cent, so their ratio
- * shows a regression.
+ * collection, and the main thread's instructions for a fixed number of requests are read from the dump.
+ * Wall-clock rows move 20-40 % between runs on a shared machine; instructions per request repeat within a few
+ * per cent, so their ratio shows a regression.
  *
  * `node build/bench/instructions.js [requests]` (default 300; INSTRUCTIONS_SMOKE=1 runs 20). Narrow a run with
  * INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and INSTRUCTIONS_CASES=call,call-1mb.
@@ -39,6 +39,8 @@ function startUnderCallgrind(server: ServerName, outFile: string): Promise<{ chi
       `--callgrind-out-file=${outFile}`,
       // Not instrumented until the warm-up: a start under full instrumentation takes many minutes on a busy machine.
       '--instr-atstart=no',
+      // A dump per thread, so the main thread's work is read apart from V8's helper threads (see below).
+      '--separate-threads=yes',
       process.execPath,
       '--jitless',
       '--expose-gc',
@@ -93,14 +95,22 @@ async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: 
   }
 }
 
-/** Instructions of the last dump: callgrind writes `summary:` (or `totals:`) with the event count. */
+/**
+ * Instructions of the main thread's last dump: callgrind writes `summary:` (or `totals:`) with the event count,
+ * a file per thread (`<base>.<dump>-<thread>`), the main thread first. V8's helper threads (the concurrent
+ * sweeper and marker) run when the OS schedules them, so whether their work falls inside a window is chance,
+ * up to tens of thousands of instructions per request; the main thread's count, its own scavenges included, is
+ * what the requests did.
+ */
 function dumpedInstructions(dir: string, base: string): number {
+  const dumpOf = (file: string) => Number(file.slice(base.length + 1, -'-01'.length));
   const dumps = readdirSync(dir)
-    .filter((file) => file.startsWith(base) && /\.\d+$/.test(file))
-    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
-  const last = readFileSync(join(dir, dumps[dumps.length - 1]), 'utf8');
-  const line = /^(?:summary|totals): (\d+)/m.exec(last);
-  if (!line) throw new Error(`no instruction total in ${dumps[dumps.length - 1]}`);
+    .filter((file) => file.startsWith(`${base}.`) && file.endsWith('-01') && Number.isInteger(dumpOf(file)))
+    .sort((a, b) => dumpOf(a) - dumpOf(b));
+  const last = dumps[dumps.length - 1];
+  if (last === undefined) throw new Error(`no main-thread dump of ${base} in ${dir}`);
+  const line = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, last), 'utf8'));
+  if (!line) throw new Error(`no instruction total in ${last}`);
   return Number(line[1]);
 }
 
