@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { request as httpRequest } from 'node:http';
 import { McpModule } from '../../src/index.js';
@@ -15,6 +16,10 @@ const body = (bytes: number) => {
   const message = mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(bytes) } });
   return { message, text: JSON.stringify(message) };
 };
+
+// Each case makes and writes tens of MiB: half a second on an idle machine, several on a loaded one, where jest's
+// default 5 s would fail a correct server.
+jest.setTimeout(60_000);
 
 describe.each(HTTP_ADAPTERS)('security round 2: a 413 a client still writing can read (%s)', (adapter) => {
   let app: INestApplication;
