@@ -15,4 +15,8 @@ export default {
   // spend much of their time waiting on the servers, processes and sockets they start: two run it in about
   // two thirds of the time.
   maxWorkers: Math.max(2, availableParallelism() - 1),
+  // Jest's 5 s default is a timing threshold in disguise: with two workers on two cores, a case that starts a
+  // Redis Cluster or an app beside another suite's child processes can pass 5 s without anything being wrong.
+  // A case that hangs still fails; files that start slower things set more of their own.
+  testTimeout: 30_000,
 };
