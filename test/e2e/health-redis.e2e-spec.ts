@@ -4,7 +4,7 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
 import { McpRedisHealthIndicator } from '../../examples/observability/redis.health.js';
-import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
+import { McpRedisBackends, McpRedisConnections, McpRedisModule } from '../../src/redis/index.js';
 import { Test } from '@nestjs/testing';
 import { until } from '../support/redis-fleet.js';
 import { RedisServerProcess, testKeyPrefix } from '../support/redis-server.js';
@@ -61,7 +61,10 @@ describe('examples/observability: a terminus indicator for the Redis of nestjs-m
     expect(down.body.details.redis.message).toMatch(/^Redis is unavailable \(PING\)/);
 
     await redis.start();
-    await until(() => app.get(McpRedisBackends).listening, 'subscribed again');
+    await until(
+      () => app.get(McpRedisBackends).listening && app.get(McpRedisConnections).ready,
+      'subscribed and connected again',
+    );
     expect((await request(app.getHttpServer()).get('/health/redis').expect(200)).body.details.redis.status).toBe('up');
   });
 });

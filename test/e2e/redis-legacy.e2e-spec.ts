@@ -134,7 +134,10 @@ describe('nestjs-mcp/redis: 2025-era rounds while Redis is down', () => {
       before.live.close();
 
       await redis.start();
-      await until(() => a.backends.listening && b.backends.listening, 'both listen again');
+      await until(
+        () => [a, b].every((instance) => instance.backends.listening && instance.connections.ready),
+        'both listen and take commands again',
+      );
       const after = await askedOn(a);
       expect((await postReply(b.url, { jsonrpc: '2.0', id: after.asked.id, ...answer('Lin') })).status).toBe(202);
       expect(((await after.live.next()).result as { content: Array<{ text: string }> }).content[0].text).toBe(

@@ -11,12 +11,14 @@ jest.setTimeout(30_000);
 
 const quiet = { warn: () => undefined, log: () => undefined };
 const opened: McpRedisConnections[] = [];
+const connectionsOf = new WeakMap<RedisReplyRouter, McpRedisConnections>();
 
 /** A router on connections of its own, as one instance would have, subscribed before it is handed out. */
 async function routerOn(url: string, keyPrefix: string): Promise<RedisReplyRouter> {
   const connections = McpRedisConnections.open({ url, keyPrefix }, quiet);
   opened.push(connections);
   const router = new RedisReplyRouter(connections);
+  connectionsOf.set(router, connections);
   await until(() => router.listening, 'the router listens for replies');
   return router;
 }
@@ -83,7 +85,9 @@ describe('RedisReplyRouter across instances and outages', () => {
 
       const restarted = Date.now();
       await redis.start();
-      await until(() => a.listening && b.listening, 'both routers listen again');
+      // Listening is the subscriber connection's; a register also needs the command connection back.
+      const ready = (router: RedisReplyRouter) => router.listening && connectionsOf.get(router)!.ready;
+      await until(() => ready(a) && ready(b), 'both routers listen and take commands again');
       console.log(
         `reply router recovery after a Redis restart: ${Date.now() - restarted} ms until both instances listened again`,
       );
