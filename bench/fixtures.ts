@@ -1,3 +1,5 @@
+import type { GcFigures } from './gc-window.js';
+
 /**
  * What every benchmarked server serves, so they all do the same work: an `add` tool (the `tools/call` case),
  * a `progress` tool that streams three progress notifications before its result (the SSE case), and filler
@@ -32,6 +34,8 @@ export interface ChildUsage {
   rss: number;
   /** Live heap after a full GC: what requests left behind, if anything. */
   heapAfterGc: number;
+  /** What the heap did since the previous report (allocation, promotion, collections). */
+  gc: GcFigures;
 }
 
 export interface ToolDefinition {

@@ -51,6 +51,9 @@ interface Row {
   rssEndMb: number;
   heapWarmMb: number;
   heapEndMb: number;
+  /** Bytes allocated, and promoted to the old generation by scavenges, per request: figures load cannot move. */
+  allocatedPerRequest: number;
+  promotedPerRequest: number;
   failed: string | null;
 }
 
@@ -146,6 +149,8 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     rssEndMb: 0,
     heapWarmMb: 0,
     heapEndMb: 0,
+    allocatedPerRequest: 0,
+    promotedPerRequest: 0,
     failed: null,
   };
   const { child, port } = await startChild(server, benchCase);
@@ -167,6 +172,8 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     row.rssEndMb = after.rss / 2 ** 20;
     row.heapWarmMb = before.heapAfterGc / 2 ** 20;
     row.heapEndMb = after.heapAfterGc / 2 ** 20;
+    row.allocatedPerRequest = after.gc.allocatedBytes / Math.max(answered, 1);
+    row.promotedPerRequest = after.gc.promotedBytes / Math.max(answered, 1);
     if (result.non2xx > 0 || result.errors > 0 || answered === 0) {
       row.failed = `${result.non2xx} non-2xx, ${result.errors} errors of ${answered}`;
     }
@@ -189,7 +196,17 @@ function medianRow(runs: Row[]): Row {
   const failed = runs.find((r) => r.failed);
   if (failed || runs.length === 1) return failed ?? runs[0];
   const of = (
-    field: 'rps' | 'p50' | 'p99' | 'cpuUsPerRequest' | 'rssWarmMb' | 'rssEndMb' | 'heapWarmMb' | 'heapEndMb',
+    field:
+      | 'rps'
+      | 'p50'
+      | 'p99'
+      | 'cpuUsPerRequest'
+      | 'rssWarmMb'
+      | 'rssEndMb'
+      | 'heapWarmMb'
+      | 'heapEndMb'
+      | 'allocatedPerRequest'
+      | 'promotedPerRequest',
   ) => median(runs.map((r) => r[field]));
   return {
     ...runs[0],
@@ -201,6 +218,8 @@ function medianRow(runs: Row[]): Row {
     rssEndMb: of('rssEndMb'),
     heapWarmMb: of('heapWarmMb'),
     heapEndMb: of('heapEndMb'),
+    allocatedPerRequest: of('allocatedPerRequest'),
+    promotedPerRequest: of('promotedPerRequest'),
   };
 }
 
@@ -236,13 +255,13 @@ async function main(): Promise<void> {
   const rows = rounds[0].map((_, i) => medianRow(rounds.map((rows) => rows[i])));
 
   console.log(
-    '| server | case | req/s | p50 ms | p99 ms | CPU µs/req | RSS MB (warm → end) | heap after GC MB (warm → end) |',
+    '| server | case | req/s | p50 ms | p99 ms | CPU µs/req | allocated KB/req | promoted B/req | RSS MB (warm → end) | heap after GC MB (warm → end) |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const figures = r.failed
-      ? `FAILED: ${r.failed.replace(/\|/g, '/')} | | | | | `
-      : `${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${fmt(r.cpuUsPerRequest)} | ${fmt(r.rssWarmMb)} → ${fmt(r.rssEndMb)} | ${fmt(r.heapWarmMb, 1)} → ${fmt(r.heapEndMb, 1)}`;
+      ? `FAILED: ${r.failed.replace(/\|/g, '/')} | | | | | | | `
+      : `${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${fmt(r.cpuUsPerRequest)} | ${fmt(r.allocatedPerRequest / 1024, 1)} | ${fmt(r.promotedPerRequest)} | ${fmt(r.rssWarmMb)} → ${fmt(r.rssEndMb)} | ${fmt(r.heapWarmMb, 1)} → ${fmt(r.heapEndMb, 1)}`;
     console.log(`| ${SERVERS[r.server]} | ${r.benchCase.label} | ${figures} |`);
   }
 
@@ -404,10 +423,19 @@ async function main(): Promise<void> {
     );
     const mine = find(server, 'call');
     const bare = find(server === 'mcp-fastify' ? 'nest-fastify' : 'nest-express', 'call');
-    if (mine && bare)
+    if (mine && bare) {
       console.log(
         `| ${name}: MCP RSS ÷ bare Nest RSS (tools/call, end of run) | ${verdict(mine.rssEndMb / bare.rssEndMb, 1.2, true)} | | ≤ 1.2 |`,
       );
+      // Load cannot move these two: a change that allocates more per call, or keeps its objects past a scavenge,
+      // shows here even when the CPU figures are lost in a busy machine's noise.
+      console.log(
+        `| ${name}: MCP bytes allocated per tools/call ÷ bare Nest route | ${fmt(mine.allocatedPerRequest / bare.allocatedPerRequest, 2)} | | no goal |`,
+      );
+      console.log(
+        `| ${name}: bytes promoted per tools/call, MCP; bare Nest route | ${fmt(mine.promotedPerRequest)}; ${fmt(bare.promotedPerRequest)} | | no goal |`,
+      );
+    }
   }
 
   const kernel = await measureKernel(SMOKE);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo, Server } from 'node:net';
 import type { ChildUsage, ServerName } from './fixtures.js';
+import { GcWindow } from './gc-window.js';
 
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
@@ -54,17 +55,23 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
 
 const [name, tools, ...flags] = process.argv.slice(2);
 const port = await start(name as ServerName, Number(tools), flags);
+// Each usage report closes a window of the heap's figures and opens the next one after its forced collection.
+const gcWindow = new GcWindow();
 process.on('message', (message) => {
   if (message !== 'usage') return;
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage().rss;
+  const gc = gcWindow.stop();
   (globalThis as { gc?: () => void }).gc?.();
-  process.send!({
+  const report: ChildUsage = {
     cpu,
     rss,
+    gc,
     heapAfterGc: process.memoryUsage().heapUsed,
     cpuAfterGc: process.cpuUsage(),
-  } satisfies ChildUsage);
+  };
+  gcWindow.start();
+  process.send!(report);
 });
 // The parent going away ends this server too, so no run can leave one behind.
 process.on('disconnect', () => process.exit(0));
