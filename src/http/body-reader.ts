@@ -36,11 +36,17 @@ function expireOverdue(pending: readonly BodyDeadline[]): void {
 
 /**
  * Reads a request body into memory, never past `limit` bytes and never for much longer than `deadlineMs` (0: no
- * deadline; see `deadlines` for how late it may be). A compressed body is counted after inflation, so a small gzip bomb cannot expand past the limit,
+ * deadline; see `deadlines` for how late it may be), and hands the outcome to `done`, once, from the stream's own
+ * event: no promise stands between a body's end and the request it completes. A compressed body is counted after inflation, so a small gzip bomb cannot expand past the limit,
  * and a chunked body is cut as soon as it crosses it. The deadline is what keeps a stalled upload from holding
  * its socket until Node's own server-wide timeouts (minutes by default), without changing those for the app.
  */
-export function readBody(req: IncomingMessage, limit: number, deadlineMs = 0): Promise<BodyResult> {
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  deadlineMs: number,
+  done: (result: BodyResult) => void,
+): void {
   const encoding = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();
@@ -60,47 +66,44 @@ export function readBody(req: IncomingMessage, limit: number, deadlineMs = 0): P
       source = req.pipe(createBrotliDecompress());
       break;
     default:
-      return Promise.resolve({ ok: false, status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
+      return done({ ok: false, status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
   }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    let deadline: BodyDeadline | undefined;
-    const finish = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      if (deadline) deadlinesOf(deadlineMs).delete(deadline);
-      // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
-      // removing a Readable's listeners schedules work of its own, measurable per request.
-      if (!result.ok) source.removeAllListeners('data');
-      if (source !== req) source.destroy();
-      resolve(result);
-    };
-    source.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        finish({ ok: false, status: 413, message: `Request body exceeds the limit of ${limit} bytes` });
-        return;
-      }
-      chunks.push(chunk);
-    });
-    // A small body arrives in one chunk: kept as it is rather than copied into a buffer of its own.
-    source.on('end', () => finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) }));
-    source.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read or decoded' }));
-    if (source !== req)
-      req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
-    req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
-    if (deadlineMs > 0) {
-      deadline = {
-        slot: -1,
-        at: Date.now() + deadlineMs,
-        expire: () =>
-          finish({ ok: false, status: 408, message: `Request body did not arrive within ${deadlineMs} ms` }),
-      };
-      deadlinesOf(deadlineMs).add(deadline);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  let deadline: BodyDeadline | undefined;
+  const finish = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    if (deadline) deadlinesOf(deadlineMs).delete(deadline);
+    // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
+    // removing a Readable's listeners schedules work of its own, measurable per request.
+    if (!result.ok) source.removeAllListeners('data');
+    if (source !== req) source.destroy();
+    done(result);
+  };
+  source.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      finish({ ok: false, status: 413, message: `Request body exceeds the limit of ${limit} bytes` });
+      return;
     }
+    chunks.push(chunk);
   });
+  // A small body arrives in one chunk: kept as it is rather than copied into a buffer of its own.
+  source.on('end', () => finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) }));
+  source.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read or decoded' }));
+  if (source !== req)
+    req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
+  req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
+  if (deadlineMs > 0) {
+    deadline = {
+      slot: -1,
+      at: Date.now() + deadlineMs,
+      expire: () => finish({ ok: false, status: 408, message: `Request body did not arrive within ${deadlineMs} ms` }),
+    };
+    deadlinesOf(deadlineMs).add(deadline);
+  }
 }
 
 /**

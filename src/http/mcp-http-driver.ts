@@ -10,7 +10,7 @@ import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { isThenable } from '../server/util/when-ready.js';
+import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { discardBody, readBody } from './body-reader.js';
 import { CorsPolicy } from './cors-policy.js';
@@ -191,47 +191,71 @@ export class McpHttpDriver {
    * (`readsBodyInRoute`). Answers the request itself and returns null when refused. `httpRequest` is the
    * framework's request, where an authenticator leaves the caller for guards and interceptors.
    */
-  async admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown = req): Promise<PreparedBody | null> {
+  admit(req: IncomingMessage, res: ServerResponse, httpRequest: unknown = req): Promise<PreparedBody | null> {
+    return new Promise((resolve) => this.admitThen(req, res, httpRequest, resolve));
+  }
+
+  /**
+   * `admit`, handing its verdict to `then` rather than to a promise: a front layer's hook goes on from the body's
+   * end (or at once, for a refusal known from the headers) with no promise and no microtask in between.
+   */
+  admitThen(
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    then: (admitted: PreparedBody | null) => void,
+  ): void {
     const rejection = this.headerRungs(req);
     if (rejection) {
       this.reject(res, rejection);
-      return null;
+      return then(null);
     }
-    let authentication: HttpAuthentication | undefined;
-    if (this.authenticator?.fromHeaders) {
-      authentication = await this.authenticate(this.authenticator, req, httpRequest);
-      if (!authentication.ok) {
-        await this.refuseAuthentication(authentication, undefined, res, httpRequest, req);
-        this.dropUnread(req);
-        return null;
-      }
-    }
+    if (!this.authenticator?.fromHeaders) return this.admitBody(req, res, undefined, then);
+    void whenReady(this.authenticate(this.authenticator, req, httpRequest), async (authentication) => {
+      if (authentication.ok) return this.admitBody(req, res, authentication, then);
+      await this.refuseAuthentication(authentication, undefined, res, httpRequest, req);
+      this.dropUnread(req);
+      then(null);
+    });
+  }
+
+  /** The rungs of `admit` after authentication: the declared size, then the body read (unless in the route). */
+  private admitBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    authentication: HttpAuthentication | undefined,
+    then: (admitted: PreparedBody | null) => void,
+  ): void {
     // A session's GET or DELETE has no body: it is served once the route has it.
-    if (req.method !== 'POST') return authentication ? { authentication } : ADMITTED;
+    if (req.method !== 'POST') return then(authentication ? { authentication } : ADMITTED);
     const tooLarge = this.declaredSize(req);
     if (tooLarge) {
-      await this.discardRest(req);
-      this.reject(res, tooLarge);
-      return null;
+      void this.discardRest(req).then(() => {
+        this.reject(res, tooLarge);
+        then(null);
+      });
+      return;
     }
-    if (this.readsBodyInRoute) return ADMITTED;
-    const raw = await this.readAdmitted(req, res);
-    if (!raw) return null;
-    return authentication ? { raw, authentication } : { raw };
+    if (this.readsBodyInRoute) return then(ADMITTED);
+    this.readAdmitted(req, res, (raw) => then(raw ? (authentication ? { raw, authentication } : { raw }) : null));
   }
 
   /** Reads the body of an admitted POST under its bound and deadline; answers a refusal itself (null). */
-  private async readAdmitted(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
-    const read = await readBody(req, this.bodyLimit, this.bodyTimeoutMs);
-    if (read.ok) return read.body;
-    if (read.status === 413) await this.discardRest(req);
-    // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
-    this.reject(res, {
-      status: read.status,
-      message: read.message,
-      headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
+  private readAdmitted(req: IncomingMessage, res: ServerResponse, then: (raw: Buffer | null) => void): void {
+    readBody(req, this.bodyLimit, this.bodyTimeoutMs, (read) => {
+      if (read.ok) return then(read.body);
+      // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+      const refuse = () => {
+        this.reject(res, {
+          status: read.status,
+          message: read.message,
+          headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
+        });
+        then(null);
+      };
+      if (read.status === 413) void this.discardRest(req).then(refuse);
+      else refuse();
     });
-    return null;
   }
 
   /**
@@ -287,7 +311,7 @@ export class McpHttpDriver {
     if (req.method !== 'POST') return this.serveSession(req, res, auth);
 
     let message: unknown;
-    const raw = unread ? await this.readAdmitted(req, res) : admitted.raw;
+    const raw = unread ? await new Promise<Buffer | null>((read) => this.readAdmitted(req, res, read)) : admitted.raw;
     if (unread && !raw) return;
     if (raw) {
       try {

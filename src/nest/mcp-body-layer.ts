@@ -34,7 +34,7 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
     if (driver.applyCors(req, res)) return;
     // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) return next();
-    void driver.admit(req, res).then((admitted) => {
+    driver.admitThen(req, res, req, (admitted) => {
       if (!admitted) return;
       (req as IncomingMessage & { [MCP_PREPARED_BODY]?: unknown })[MCP_PREPARED_BODY] = admitted;
       if (req.method === 'POST' && driver.readsBodyInRoute) hideBody(req);

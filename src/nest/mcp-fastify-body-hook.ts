@@ -58,7 +58,7 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   const appLimit = fastify.initialConfig?.bodyLimit;
   if (typeof appLimit === 'number' && appLimit !== FASTIFY_DEFAULT_BODY_LIMIT) driver.capBodyBytes(appLimit);
   const admit: PreParsingHook = (request, reply, payload, done) => {
-    void driver.admit(request.raw, reply.raw, request).then((admitted) => {
+    driver.admitThen(request.raw, reply.raw, request, (admitted) => {
       if (!admitted) {
         reply.hijack();
         return done(null, payload);
