@@ -15,11 +15,10 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
  * - `jitless`: `node --jitless`, so the instruction stream does not depend on when the JIT compiles what, and a
  *   young generation large enough that no collection runs inside a window of small calls: the library's own
  *   code, interpreted, with nothing else in the count.
- * - `jit`: Node as an application runs it, the optimizing compiler and the default young generation, after a
+ * - `jit`: Node with its optimizing compiler, and its young generation at the size it reaches under load, after a
  *   warm-up long enough for the hot path to be compiled; each window holds several scavenges. This is the mode
  *   that sees what the other hides by design: an object kept past a scavenge (promoted, then only freed by a
- *   full collection) or code the optimizer gives up on.
- *
+ *   full collection) or code the optimizer gives up on. *
  * `node build/bench/instructions.js [requests]` (default 300 jitless, 2,000 jit; INSTRUCTIONS_SMOKE=1 runs 20).
  * Narrow a run with INSTRUCTIONS_MODES=jit, INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and
  * INSTRUCTIONS_CASES=call,call-1mb.
@@ -45,7 +44,10 @@ const MODES: Mode[] = (
     },
     {
       name: 'jit',
-      nodeFlags: [],
+      // The young generation at the size V8 grows it to under load. Left to itself, V8 sizes it by the allocation
+      // rate per millisecond, which under callgrind (tens of times slower) would shrink it and count several
+      // times the scavenges a request causes in production, more or fewer as the machine is busier.
+      nodeFlags: ['--min-semi-space-size=16', '--max-semi-space-size=16'],
       requests: REQUESTS ?? (SMOKE ? 20 : 2_000),
       // TurboFan compiles a function after thousands of calls; fewer, and the window would count the interpreter.
       warmUp: SMOKE ? 20 : 3_000,
@@ -149,7 +151,7 @@ function dumpedInstructions(dir: string, base: string): number {
 }
 
 /**
- * A full collection in the server before each measured window (its usage report runs one). A major collection
+ * A full collection in the server before each measured window (`collect`). A major collection
  * costs V8 more instructions than hundreds of requests: at a fixed request count, whether one falls inside a
  * case's window would otherwise swing a ratio by half. The collections a window does cause (the 1 MB case's)
  * stay in its count.
@@ -157,7 +159,7 @@ function dumpedInstructions(dir: string, base: string): number {
 function collectGarbage(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.once('message', () => resolve());
-    child.send('usage');
+    child.send('collect');
   });
 }
 
@@ -200,7 +202,7 @@ async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: 
 function printRatios(mode: Mode, rows: Row[]): void {
   const per = (server: ServerName, id: string) =>
     rows.find((r) => r.server === server && r.benchCase.id === id)?.perRequest;
-  const flags = mode.nodeFlags.length > 0 ? `node ${mode.nodeFlags.join(' ')}` : 'node with its JIT and default heap';
+  const flags = `node ${mode.nodeFlags.join(' ')}`;
   const big = requestsOf(mode, bigCall);
   console.log(
     `\nInstructions per request under callgrind (${mode.name}: ${flags}), ${mode.requests} requests after ` +
