@@ -18,7 +18,8 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
  * - `jit`: Node with its optimizing compiler, and its young generation at the size it reaches under load, after a
  *   warm-up long enough for the hot path to be compiled; each window holds several scavenges. This is the mode
  *   that sees what the other hides by design: an object kept past a scavenge (promoted, then only freed by a
- *   full collection) or code the optimizer gives up on. *
+ *   full collection) or code the optimizer gives up on.
+ *
  * `node build/bench/instructions.js [requests]` (default 300 jitless, 2,000 jit; INSTRUCTIONS_SMOKE=1 runs 20).
  * Narrow a run with INSTRUCTIONS_MODES=jit, INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and
  * INSTRUCTIONS_CASES=call,call-1mb.
