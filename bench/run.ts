@@ -372,6 +372,22 @@ async function main(): Promise<void> {
     find('mcp-express', 'call'),
     find('rekog-express', 'call'),
   );
+  // On Nest's default Express adapter, Express's own per-request prototype swap bounds any library (the bare route
+  // alone costs a fifth of the SDK's call); the adapter this package ships for it shows what the MCP layer allows.
+  speed(
+    'Express, PrototypeExpressAdapter: MCP tools/call vs SDK createMcpHandler',
+    '≥ 10',
+    10,
+    find('mcp-express-prototype', 'call'),
+    find('sdk', 'call'),
+  );
+  speed(
+    'Express, PrototypeExpressAdapter: MCP tools/call vs @rekog/mcp-nest (Express)',
+    '≥ 10',
+    10,
+    find('mcp-express-prototype', 'call'),
+    find('rekog-express', 'call'),
+  );
   // The peers' 2026 rows run with their legacy leg off, so their ratio also carries what the dual-era routing costs.
   for (const [server, name, goal] of [
     ['mcp-fastify', 'Fastify: MCP', 0.95],
