@@ -59,8 +59,8 @@ const port = await start(name as ServerName, Number(tools), flags);
 // `collect` only runs the collection: the instruction gauge counts what the server does, and a GC profiler's
 // statistics, gathered at every collection, would be part of that.
 const gcWindow = new GcWindow();
+const collect = () => (globalThis as { gc?: () => void }).gc?.();
 process.on('message', (message) => {
-  const collect = () => (globalThis as { gc?: () => void }).gc?.();
   if (message === 'collect') {
     collect();
     process.send!('collected');

@@ -37,9 +37,10 @@ function expireOverdue(pending: readonly BodyDeadline[]): void {
 /**
  * Reads a request body into memory, never past `limit` bytes and never for much longer than `deadlineMs` (0: no
  * deadline; see `deadlines` for how late it may be), and hands the outcome to `done`, once, from the stream's own
- * event: no promise stands between a body's end and the request it completes. A compressed body is counted after inflation, so a small gzip bomb cannot expand past the limit,
- * and a chunked body is cut as soon as it crosses it. The deadline is what keeps a stalled upload from holding
- * its socket until Node's own server-wide timeouts (minutes by default), without changing those for the app.
+ * event: no promise stands between a body's end and the request it completes. A compressed body is counted after
+ * inflation, so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses
+ * it. The deadline is what keeps a stalled upload from holding its socket until Node's own server-wide timeouts
+ * (minutes by default), without changing those for the app.
  */
 export function readBody(
   req: IncomingMessage,
