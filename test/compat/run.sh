@@ -20,8 +20,8 @@ else
 fi
 
 cd "$root"
-# npm pack builds first (prepack); COMPAT_TARBALL names one already packed (CI packs once for every Node version).
-tarball="${COMPAT_TARBALL:-}"
+# npm pack builds first (prepack); NESTJS_MCP_TARBALL names one already packed (CI packs once for every Node version).
+tarball="${NESTJS_MCP_TARBALL:-}"
 if [ -z "$tarball" ]; then tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"; fi
 
 failed=0

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,6 +38,20 @@ function importedPackages(code: string): string[] {
   );
 }
 
+/** `npm pack` of a copy of the checkout holding only its tracked files; the tarball's path. */
+function packCleanCheckout(scratch: string): string {
+  const checkout = join(scratch, 'checkout');
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+  for (const file of tracked.filter((path) => path && existsSync(join(ROOT, path)))) {
+    mkdirSync(dirname(join(checkout, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(checkout, file));
+  }
+  expect(existsSync(join(checkout, 'dist'))).toBe(false);
+  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
+  return join(scratch, readdirSync(scratch).find((name) => name.endsWith('.tgz'))!);
+}
+
 // What a user installs: `npm pack` of a checkout holding only the tracked files (no dist/, no build output).
 describe('npm pack of a clean checkout', () => {
   let scratch: string;
@@ -47,20 +61,12 @@ describe('npm pack of a clean checkout', () => {
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'nestjs-mcp-pack-'));
-    const checkout = join(scratch, 'checkout');
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
-    for (const file of tracked.filter((path) => path && existsSync(join(ROOT, path)))) {
-      mkdirSync(dirname(join(checkout, file)), { recursive: true });
-      cpSync(join(ROOT, file), join(checkout, file));
-    }
-    expect(existsSync(join(checkout, 'dist'))).toBe(false);
-    symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
-    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
-    expect(tarball).toBe('nestjs-mcp-0.1.0.tgz');
+    // CI packs once, from its own clean clone, for this test and the compat apps alike.
+    const tarball = process.env.NESTJS_MCP_TARBALL ?? packCleanCheckout(scratch);
+    expect(basename(tarball)).toBe('nestjs-mcp-0.1.0.tgz');
     unpacked = join(scratch, 'unpacked');
     mkdirSync(unpacked);
-    execFileSync('tar', ['-xzf', join(scratch, tarball!), '-C', unpacked]);
+    execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
     files = filesUnder(join(unpacked, 'package')).sort();
     manifest = JSON.parse(readFileSync(join(unpacked, 'package/package.json'), 'utf8')) as PackageJson;
   }, 600_000);
