@@ -1,8 +1,11 @@
 import { request as clientRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { isIPv6 } from 'node:net';
 import { Duplex } from 'node:stream';
 
 /** Set on the server end of an in-process connection: what tells an in-process request from a network one. */
 const IN_PROCESS = Symbol.for('nestjs-mcp.in-process-request');
+/** Set beside it: what the request is meant to reach, for the app-side check that it did. */
+const TARGET = Symbol.for('nestjs-mcp.in-process-target');
 
 export interface InProcessRequest {
   method: string;
@@ -12,6 +15,10 @@ export interface InProcessRequest {
   body?: Buffer;
   /** Seen by the server as the connection's peer (`req.socket.remoteAddress`, Express's `req.ip`). */
   remoteAddress?: string;
+  /** Whether the connection reads as TLS (`socket.encrypted`): the framework's `req.protocol` is then `https`. */
+  encrypted?: boolean;
+  /** What the request is meant to reach, read back on the server side by `inProcessTarget`. */
+  target?: object;
   /** The answer is read into memory up to this many bytes; a longer one is cut and refused. */
   maxResponseBytes: number;
   signal?: AbortSignal;
@@ -32,11 +39,12 @@ class InMemorySocket extends Duplex {
   readonly remotePort = 0;
   readonly localAddress = '127.0.0.1';
   readonly localPort = 0;
-  readonly remoteFamily = 'IPv4';
+  readonly remoteFamily: string;
   encrypted = false;
 
   constructor(readonly remoteAddress: string) {
     super();
+    this.remoteFamily = isIPv6(remoteAddress) ? 'IPv6' : 'IPv4';
   }
 
   override _read(): void {}
@@ -81,6 +89,11 @@ export function isInProcessRequest(req: IncomingMessage): boolean {
   return (req.socket as unknown as Record<symbol, unknown> | null)?.[IN_PROCESS] === true;
 }
 
+/** The `target` an in-process request was sent with; undefined for any other request. */
+export function inProcessTarget(socket: unknown): object | undefined {
+  return (socket as Record<symbol, object | undefined> | null | undefined)?.[TARGET];
+}
+
 /**
  * Sends one HTTP request to `server` without a listener: the request travels over an in-memory connection
  * handed to the server as Node's `connection` event allows, so the server parses it as it parses any
@@ -93,6 +106,8 @@ export function sendInProcess(server: Server, request: InProcessRequest): Promis
   serverEnd.peer = clientEnd;
   clientEnd.peer = serverEnd;
   (serverEnd as unknown as Record<symbol, unknown>)[IN_PROCESS] = true;
+  if (request.target) (serverEnd as unknown as Record<symbol, unknown>)[TARGET] = request.target;
+  serverEnd.encrypted = request.encrypted === true;
 
   return new Promise((resolve, reject) => {
     const abort = () => {

@@ -178,7 +178,7 @@ export class SessionHttp {
   }
 
   private refuse(res: ServerResponse, refusal: SessionRefusal, id: RequestId | null): void {
-    const code = refusal.status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError;
+    const code = refusal.code ?? (refusal.status === 404 ? ErrorCode.SessionNotFound : ErrorCode.ServerError);
     this.writer.write(res, refusal.status, errorResponse(id, code, refusal.message));
   }
 

@@ -14,7 +14,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { VERSION_METADATA } from '@nestjs/common/constants.js';
-import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { APP_GUARD, ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import { isResourceServer } from '../auth/auth-options.js';
 import type { OAuthResourceServer } from '../auth/oauth-resource-server.js';
@@ -44,6 +44,7 @@ import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { RouteToolsExplorer } from './routes/route-tools.explorer.js';
+import { RouteTargetGuard } from './routes/route-target.guard.js';
 import { MCPServer } from './mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-routes.js';
@@ -66,6 +67,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     McpHandlerFactory,
     McpExplorer,
     RouteToolsExplorer,
+    { provide: APP_GUARD, useClass: RouteTargetGuard },
     ProtectedResourceMetadataRoutes,
     {
       provide: MCP_RESOURCE_SERVER,

@@ -13,11 +13,10 @@ import type { McpRedisConnections } from './redis-connections.js';
 
 // Every expiry is relative (PX), so Redis' clock decides none. A session's own keys share its hash slot; the
 // indexes that count sessions for the caps share another (see RedisAdmission).
-// KEYS: record, events, subscriptions. ARGV: idle ms.
+// KEYS: record, events, subscriptions, sizes (a hash: bytes of events and of subscriptions). ARGV: idle ms.
 const TOUCH = `
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-redis.call('PEXPIRE', KEYS[3], ARGV[1])
+for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return 1
 `;
 // KEYS: owner's sessions, all sessions. ARGV: id, idle ms, now. Each index lives as long as its longest-lived
@@ -30,31 +29,44 @@ for i = 1, 2 do
 end
 return 1
 `;
-// KEYS: record, subscriptions (a set). ARGV: uri, max. One script, so concurrent subscribes never pass the cap.
+// KEYS: record, subscriptions (a set), sizes. ARGV: uri, max, max bytes (-1: none). One script, so concurrent
+// subscribes never pass a cap.
 const SUBSCRIBE = `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl <= 0 then return 'gone' end
-if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then
-  return 'full'
-end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 'subscribed' end
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'full' end
+local bytes = tonumber(redis.call('HGET', KEYS[3], 'subscriptions') or '0') + string.len(ARGV[1])
+if tonumber(ARGV[3]) >= 0 and bytes > tonumber(ARGV[3]) then return 'full' end
 redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], 'subscriptions', bytes)
 redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
 return 'subscribed'
 `;
-// KEYS: record, subscriptions. ARGV: uri.
+// KEYS: record, subscriptions, sizes. ARGV: uri.
 const UNSUBSCRIBE = `
 if redis.call('PTTL', KEYS[1]) <= 0 then return 0 end
-redis.call('SREM', KEYS[2], ARGV[1])
+if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
+  redis.call('HINCRBY', KEYS[3], 'subscriptions', -string.len(ARGV[1]))
+end
 return 1
 `;
-// KEYS: record, events. ARGV: event JSON, channel, message to publish.
+// KEYS: record, events, sizes. ARGV: event JSON, channel, message to publish. The oldest events go while the
+// list holds more than maxEvents or more than maxEventBytes: one larger than that is published, never kept.
 const APPEND = `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl <= 0 then return 0 end
-local max = cjson.decode(redis.call('GET', KEYS[1])).maxEvents
-redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('LTRIM', KEYS[2], -max, -1)
+local record = cjson.decode(redis.call('GET', KEYS[1]))
+local maxBytes = tonumber(record.maxEventBytes) or -1
+local count = redis.call('RPUSH', KEYS[2], ARGV[1])
+local bytes = redis.call('HINCRBY', KEYS[3], 'events', string.len(ARGV[1]))
+while count > 0 and (count > record.maxEvents or (maxBytes >= 0 and bytes > maxBytes)) do
+  bytes = redis.call('HINCRBY', KEYS[3], 'events', -string.len(redis.call('LPOP', KEYS[2])))
+  count = count - 1
+end
 redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 `;
@@ -77,17 +89,18 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
-// KEYS: record, events, subscriptions. ARGV: channel, message.
+// KEYS: record, events, subscriptions, sizes. ARGV: channel, message.
 const DELETE = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 
 /**
  * 2025-era sessions in Redis, so any instance serves any session: a record per session (JSON, expiring after
- * its idle timeout, renewed by each use), its stream events in a capped list, its subscriptions (a set), a sorted set
+ * its idle timeout, renewed by each use), its stream events in a list capped in count and bytes, its
+ * subscriptions (a set, read one URI at a time), the bytes of both (a hash), a sorted set
  * per owner and one for all that count live sessions for the caps, and a claim key per open stream (its holder, expiring after a lease the holder renews). Appends and
  * deletes are published on one channel, which every instance's watchers hear. When Redis cannot answer, a
  * session call fails with `McpRedisUnavailableError`, which the HTTP layer answers with 503. On a Redis Cluster
@@ -132,15 +145,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const [raw, subscriptions] = await this.redis.run('read a session', (redis) =>
-      Promise.all([redis.get(this.record(id)), redis.smembers(this.subscriptions(id))]),
-    );
+    const raw = await this.redis.run('read a session', (redis) => redis.get(this.record(id)));
     if (!raw) return undefined;
     const record = JSON.parse(raw) as SessionRecord;
-    record.subscriptions = subscriptions;
     record.lastActivity = this.now();
     const touched = await this.redis.run('renew a session', (redis) =>
-      redis.eval(TOUCH, 3, ...this.sessionKeys(id), record.idleTimeoutMs),
+      redis.eval(TOUCH, 4, ...this.sessionKeys(id), record.idleTimeoutMs),
     );
     if (touched !== 1) return undefined;
     const { owner, all } = this.indexes(record.owner);
@@ -150,18 +160,24 @@ export class RedisSessionStore implements SessionStore {
     return record;
   }
 
-  async subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome> {
+  async subscribe(id: string, uri: string, max: number, maxBytes = Infinity): Promise<SubscribeOutcome> {
+    const bound = Number.isFinite(maxBytes) ? maxBytes : -1;
     const reply = await this.redis.run('keep a subscription', (redis) =>
-      redis.eval(SUBSCRIBE, 2, this.record(id), this.subscriptions(id), uri, max),
+      redis.eval(SUBSCRIBE, 3, this.record(id), this.subscriptions(id), this.sizes(id), uri, max, bound),
     );
     return reply as SubscribeOutcome;
   }
 
   async unsubscribe(id: string, uri: string): Promise<boolean> {
     const reply = await this.redis.run('drop a subscription', (redis) =>
-      redis.eval(UNSUBSCRIBE, 2, this.record(id), this.subscriptions(id), uri),
+      redis.eval(UNSUBSCRIBE, 3, this.record(id), this.subscriptions(id), this.sizes(id), uri),
     );
     return reply === 1;
+  }
+
+  async subscribed(id: string, uri: string): Promise<boolean> {
+    const held = await this.redis.run('read a subscription', (redis) => redis.sismember(this.subscriptions(id), uri));
+    return held === 1;
   }
 
   async delete(id: string): Promise<boolean> {
@@ -169,7 +185,7 @@ export class RedisSessionStore implements SessionStore {
     if (!raw) return false;
     const record = JSON.parse(raw) as SessionRecord;
     const reply = await this.redis.run('end a session', (redis) =>
-      redis.eval(DELETE, 3, ...this.sessionKeys(id), this.channel.name, JSON.stringify({ s: id, end: 1 })),
+      redis.eval(DELETE, 4, ...this.sessionKeys(id), this.channel.name, JSON.stringify({ s: id, end: 1 })),
     );
     if (reply !== 1) return false;
     await this.admission.withdraw(this.indexes(record.owner), id);
@@ -181,9 +197,10 @@ export class RedisSessionStore implements SessionStore {
     await this.redis.run('keep a stream event', (redis) =>
       redis.eval(
         APPEND,
-        2,
+        3,
         this.record(sessionId),
         `${this.record(sessionId)}:events`,
+        this.sizes(sessionId),
         json,
         this.channel.name,
         JSON.stringify({ s: sessionId, e: event }),
@@ -242,8 +259,12 @@ export class RedisSessionStore implements SessionStore {
     return `${this.record(sessionId)}:claim:${stream}`;
   }
 
-  private sessionKeys(id: string): [string, string, string] {
-    return [this.record(id), `${this.record(id)}:events`, this.subscriptions(id)];
+  private sizes(id: string): string {
+    return `${this.record(id)}:sizes`;
+  }
+
+  private sessionKeys(id: string): [string, string, string, string] {
+    return [this.record(id), `${this.record(id)}:events`, this.subscriptions(id), this.sizes(id)];
   }
 
   private indexes(owner: string): AdmissionIndexes {

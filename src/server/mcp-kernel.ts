@@ -101,6 +101,8 @@ export class McpKernel {
   readonly legacy: LegacyLeg | undefined;
   /** Most URIs one listen may name; the most `resources/subscribe` one 2025-era session may hold too. */
   readonly maxResourceSubscriptions: number;
+  /** Longest URI one listen may watch and one 2025-era `resources/subscribe` may name. */
+  readonly maxUriLength: number;
 
   constructor(options: McpServerOptions) {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
@@ -149,6 +151,7 @@ export class McpKernel {
       throw new McpConfigurationError(INVALID_LEGACY_MODE(legacy.mode));
     }
     this.maxResourceSubscriptions = listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions;
+    this.maxUriLength = listen.maxUriLength ?? DEFAULT_LISTEN_LIMITS.maxUriLength;
     this.legacy = legacy.mode === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, legacy);
 
     const audience = JSON.stringify([options.name, requestState.audience ?? '']);
@@ -183,6 +186,7 @@ export class McpKernel {
       maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
       maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
       maxResourceSubscriptions: this.maxResourceSubscriptions,
+      maxUriLength: this.maxUriLength,
     };
     this.listen = new ListenMethods(
       this.tools,
@@ -223,6 +227,11 @@ export class McpKernel {
   /** Throws the 403 step-up error when the caller lacks the scopes of a resource it subscribes to (see listen). */
   checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void {
     this.listen.audience(uris, scopes);
+  }
+
+  /** Whether a resource or template of this server serves `uri` (for the 2025-era `resources/subscribe`). */
+  servesResource(uri: string): boolean {
+    return this.resources.match(uri) !== undefined;
   }
 
   /** The capabilities of what is registered now, for an era's handshake (`server/discover`, `initialize`). */

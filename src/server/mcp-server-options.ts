@@ -40,6 +40,11 @@ export interface McpListenOptions {
   maxStreamsPerCaller?: number;
   /** Most URIs one listen request may name in `resourceSubscriptions`; more is -32602. Default 1000. */
   maxResourceSubscriptions?: number;
+  /**
+   * Longest URI (in characters) one listen may watch, and one 2025-era `resources/subscribe` may name; longer is
+   * -32602. Default 4096.
+   */
+  maxUriLength?: number;
 }
 
 /** The `requestState` option group: the signed state of multi-round (`input_required`) requests. */

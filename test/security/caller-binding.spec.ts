@@ -117,6 +117,32 @@ describe('security round 2: one caller identity', () => {
     const other = await secondRound(app, bearer(await issuer.token({ sub: 'u-9' })), answer);
     expect(other.body.error).toMatchObject(REFUSED);
   });
+
+  // Security round 3, finding 7: the client a token names is bound beside its subject.
+  it.each([
+    ['client_id', { client_id: 'client-a' }, { client_id: 'client-b' }],
+    ['azp', { client_id: undefined, azp: 'client-a' }, { client_id: undefined, azp: 'client-b' }],
+  ])(
+    'a round begun through one client (%s) cannot be finished from another client of the same user',
+    async (_, a, b) => {
+      const answer = await firstRound(app, bearer(await issuer.token({ sub: 'u-10', ...a })));
+      const replayed = await secondRound(app, bearer(await issuer.token({ sub: 'u-10', ...b })), answer);
+      expect(replayed.body.error).toMatchObject(REFUSED);
+      const now = Math.floor(Date.now() / 1000);
+      const refreshed = await issuer.token({ sub: 'u-10', ...a, jti: 'refreshed', iat: now + 1 });
+      expect((await secondRound(app, bearer(refreshed), answer)).body.result.content).toEqual(CONFIRMED);
+    },
+  );
+
+  it("a task made through one client is not another client's of the same user", async () => {
+    const through = async (client: string, jti?: string) =>
+      bearer(await issuer.token({ sub: 'u-11', client_id: client, jti }));
+    const { taskId } = await createTask(app, 'slow_job', {}, { headers: await through('client-a') });
+    const other = await taskRequest(app, 'tasks/get', { taskId }, { headers: await through('client-b') });
+    expect(other.body.error).toMatchObject({ code: ErrorCode.InvalidParams });
+    const own = await taskRequest(app, 'tasks/get', { taskId }, { headers: await through('client-a', 'refreshed') });
+    expect(own.body.result).toMatchObject({ taskId });
+  });
 });
 
 describe('security round 2: identity from an app guard (finding 9) and a tenant bound into the state (finding 10)', () => {

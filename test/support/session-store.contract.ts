@@ -16,12 +16,18 @@ export function session(owner: string, overrides: Partial<SessionRecord> = {}): 
     protocolVersion: '2025-11-25',
     clientCapabilities: { sampling: {} },
     clientInfo: { name: 'contract', version: '1.0.0' },
-    subscriptions: [],
     lastActivity: Date.now(),
     idleTimeoutMs: 60_000,
+    maxEventBytes: 1024 * 1024,
     maxEvents: 3,
     ...overrides,
   };
+}
+
+/** Which of `uris` the session holds, sorted. */
+async function held(store: SessionStore, id: string, uris: string[]): Promise<string[]> {
+  const flags = await Promise.all(uris.map((uri) => store.subscribed(id, uri)));
+  return uris.filter((_, i) => flags[i]).sort();
 }
 
 const until = async (check: () => boolean, what: string) => {
@@ -56,7 +62,6 @@ export function sessionStoreContract(name: string, open: () => Promise<SessionSt
         protocolVersion: '2025-11-25',
         clientCapabilities: { sampling: {} },
         clientInfo: { name: 'contract', version: '1.0.0' },
-        subscriptions: [],
       });
       expect(await b.get('no-such-session')).toBeUndefined();
     });
@@ -169,11 +174,36 @@ export function sessionStoreContract(name: string, open: () => Promise<SessionSt
       expect(await b.subscribe(made.id, 'test://b', 2)).toBe('subscribed');
       expect(await a.subscribe(made.id, 'test://a', 2)).toBe('subscribed');
       expect(await a.subscribe(made.id, 'test://c', 2)).toBe('full');
-      expect((await b.get(made.id))?.subscriptions.sort()).toEqual(['test://a', 'test://b']);
+      expect(await held(b, made.id, ['test://a', 'test://b', 'test://c'])).toEqual(['test://a', 'test://b']);
       expect(await b.unsubscribe(made.id, 'test://a')).toBe(true);
       expect(await b.unsubscribe(made.id, 'test://never')).toBe(true);
       expect(await a.subscribe(made.id, 'test://c', 2)).toBe('subscribed');
-      expect((await a.get(made.id))?.subscriptions.sort()).toEqual(['test://b', 'test://c']);
+      expect(await held(a, made.id, ['test://a', 'test://b', 'test://c'])).toEqual(['test://b', 'test://c']);
+    });
+
+    it('refuses a subscription past the byte budget, and counts a removed URI out of it', async () => {
+      const made = session('alice');
+      await a.create(made, LIMITS);
+      const uri = (c: string) => `test://${c.repeat(40)}`; // 47 bytes each
+      expect(await a.subscribe(made.id, uri('a'), 10, 100)).toBe('subscribed');
+      expect(await b.subscribe(made.id, uri('b'), 10, 100)).toBe('subscribed');
+      expect(await a.subscribe(made.id, uri('c'), 10, 100)).toBe('full');
+      expect(await a.subscribe(made.id, uri('a'), 10, 100)).toBe('subscribed');
+      expect(await b.unsubscribe(made.id, uri('a'))).toBe(true);
+      expect(await a.subscribe(made.id, uri('c'), 10, 100)).toBe('subscribed');
+      expect(await held(a, made.id, [uri('a'), uri('b'), uri('c')])).toEqual([uri('b'), uri('c')]);
+    });
+
+    it('keeps at most maxEventBytes of events, dropping the oldest; one larger is never kept', async () => {
+      const made = session('alice', { maxEvents: 100, maxEventBytes: 1000 });
+      await a.create(made, LIMITS);
+      const event = (seq: number, size: number) => ({ id: `p1_${seq}`, data: 'x'.repeat(size) });
+      for (let seq = 1; seq <= 10; seq++) await a.append(made.id, event(seq, 300));
+      const kept = await b.replay(made.id, 'p1', 0);
+      expect(kept.map((e) => e.id)).toEqual(['p1_8', 'p1_9', 'p1_10']);
+      expect(kept.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0)).toBeLessThanOrEqual(1000);
+      await a.append(made.id, event(11, 5000));
+      expect(await b.replay(made.id, 'p1', 0)).toEqual([]);
     });
 
     it('keeps every one of concurrent subscribes of one session, and lets no more than the cap through', async () => {
@@ -182,11 +212,11 @@ export function sessionStoreContract(name: string, open: () => Promise<SessionSt
       const uris = Array.from({ length: 12 }, (_, i) => `test://r${i}`);
       const under = await Promise.all(uris.slice(0, 6).map((uri, i) => (i % 2 ? a : b).subscribe(made.id, uri, 100)));
       expect(under).toEqual(Array(6).fill('subscribed'));
-      expect((await a.get(made.id))?.subscriptions.sort()).toEqual(uris.slice(0, 6).sort());
+      expect(await held(a, made.id, uris)).toEqual(uris.slice(0, 6).sort());
       const over = await Promise.all(uris.slice(6).map((uri, i) => (i % 2 ? a : b).subscribe(made.id, uri, 8)));
       expect(over.filter((outcome) => outcome === 'subscribed')).toHaveLength(2);
       expect(over.filter((outcome) => outcome === 'full')).toHaveLength(4);
-      expect((await b.get(made.id))?.subscriptions).toHaveLength(8);
+      expect(await held(b, made.id, uris)).toHaveLength(8);
     });
   });
 }

@@ -25,6 +25,7 @@ const NEST_KINDS = [
   'provider',
   'factory',
   'filter',
+  'guard',
   'token',
   'constants',
   'enum',

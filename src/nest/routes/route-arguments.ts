@@ -28,6 +28,8 @@ export interface RouteArgument {
 export interface RouteArguments {
   inputSchema: JsonSchema;
   byName: ReadonlyMap<string, RouteArgument>;
+  /** Each `:token` of the path and the argument that fills it. */
+  pathNames: ReadonlyMap<string, string>;
   /** Where arguments the schema does not name go: a route taking an untyped `@Body()` or `@Query()`. */
   rest?: 'body' | 'query';
   /** Whether the route reads a body at all (a GET without `@Body` is sent none). */
@@ -68,7 +70,7 @@ export function routeArguments(
   let defs: Record<string, JsonSchema> | undefined;
   let rest: RouteArguments['rest'];
   let hasBody = false;
-  const pathKeys = new Set<string>();
+  const pathNames = new Map<string, string>();
 
   const add = (argument: Omit<RouteArgument, 'name'>, schema: JsonSchema, isRequired: boolean) => {
     const name = (argument.key !== undefined && rename?.[argument.source]?.[argument.key]) || argument.key || 'body';
@@ -76,7 +78,7 @@ export function routeArguments(
     if (claimed)
       throw new McpConfigurationError(ARGUMENT_COLLISION(place, name, claimed.declaredBy, argument.declaredBy));
     byName.set(name, { ...argument, name });
-    if (argument.source === 'path') pathKeys.add(argument.key!);
+    if (argument.source === 'path') pathNames.set(argument.key!, name);
     properties[name] = schema;
     if (isRequired) required.push(name);
   };
@@ -131,14 +133,14 @@ export function routeArguments(
     }
   }
   for (const [, token] of path.matchAll(PATH_TOKEN)) {
-    if (pathKeys.has(token)) continue;
+    if (pathNames.has(token)) continue;
     add({ source: 'path', key: token, declaredBy: `the path "${path}"` }, { type: 'string' }, true);
   }
 
   const inputSchema: JsonSchema = { type: 'object', properties };
   if (required.length > 0) inputSchema.required = required;
   if (defs) inputSchema.$defs = defs;
-  return { inputSchema, byName, rest, hasBody };
+  return { inputSchema, byName, pathNames, rest, hasBody };
 }
 
 /** A DTO class's JSON Schema: its class-validator rules (the converter `@Tool` uses) plus its `@ApiProperty` ones. */

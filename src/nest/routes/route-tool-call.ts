@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InProcessRequest, InProcessResponse } from '../../http/in-process-request.js';
 import type { CallToolResult } from '../../protocol/mcp-types.js';
+import { McpError } from '../../protocol/mcp-error.js';
 import { httpErrorText } from '../http-error-text.js';
 import type { RouteArguments } from './route-arguments.js';
 
@@ -17,6 +18,19 @@ export interface RouteRequestPlan {
   maxResponseBytes: number;
 }
 
+/**
+ * The handler one call is meant for, and what the app-side guard (`RouteTargetGuard`) saw: the handler Nest's
+ * router dispatched the request to is checked against it before that handler's own guards run.
+ */
+export interface RouteTarget {
+  readonly controller: Function;
+  readonly handler: Function;
+  /** The request reached this handler. */
+  reached: boolean;
+  /** The router dispatched it to another handler, which was refused before it ran. */
+  strayed: boolean;
+}
+
 const PATH_TOKEN = /:([A-Za-z0-9_]+)/g;
 
 /**
@@ -29,6 +43,7 @@ export function routeRequest(
   args: Record<string, unknown>,
   httpRequest: unknown,
   signal: AbortSignal,
+  target?: RouteTarget,
 ): InProcessRequest {
   const pathValues: Record<string, unknown> = {};
   const query = new URLSearchParams();
@@ -45,7 +60,9 @@ export function routeRequest(
       else (body as Record<string, unknown>)[key] = value;
     }
   }
-  const path = plan.path.replace(PATH_TOKEN, (_, token: string) => encodeURIComponent(textOf(pathValues[token])));
+  const path = plan.path.replace(PATH_TOKEN, (_, token: string) =>
+    encodeURIComponent(pathSegment(plan, pathValues, token)),
+  );
   const search = query.toString();
 
   const outer = headersOf(httpRequest);
@@ -66,7 +83,8 @@ export function routeRequest(
     path: search ? `${path}?${search}` : path,
     headers,
     body: payload,
-    remoteAddress: remoteAddressOf(httpRequest),
+    ...peerOf(httpRequest),
+    target,
     maxResponseBytes: plan.maxResponseBytes,
     signal,
   };
@@ -77,7 +95,17 @@ export function routeRequest(
  * text is text; a 4xx/5xx is an error result with the route's message; a redirect, an event stream, a binary
  * or an oversized answer is an error result saying so. No header of the answer reaches the MCP client.
  */
-export function routeResult(response: InProcessResponse, maxResponseBytes: number): CallToolResult {
+export function routeResult(
+  response: InProcessResponse,
+  maxResponseBytes: number,
+  plan: RouteRequestPlan,
+  target: RouteTarget,
+): CallToolResult {
+  if (target.strayed)
+    return failure(`these arguments lead to a route other than ${plan.method} ${plan.path}; its handler was not run`);
+  // Answered before any handler (a middleware): an error keeps its message, a success is not the route's own.
+  if (!target.reached && response.status < 400)
+    return failure(`the request was answered by something other than the route ${plan.method} ${plan.path}`);
   if (response.kind === 'stream')
     return failure('the route answered with an event stream (text/event-stream), which a tool call cannot carry');
   if (response.kind === 'too-large') return failure(`the route's answer exceeds ${maxResponseBytes} bytes`);
@@ -119,6 +147,23 @@ function appendQuery(query: URLSearchParams, key: string, value: unknown): void 
   else query.append(key, textOf(value));
 }
 
+/**
+ * The text of one path parameter, refused (-32602 naming the argument) when it is missing or would not stay
+ * one segment of this route: empty (the route's parent, a trailing-slash twin), `.` or `..`.
+ */
+function pathSegment(plan: RouteRequestPlan, values: Record<string, unknown>, token: string): string {
+  const value = values[token];
+  const name = plan.arguments.pathNames.get(token) ?? token;
+  if (value === undefined || value === null)
+    throw McpError.invalidParams(
+      `Invalid params: "${name}" is required (a path parameter of ${plan.method} ${plan.path})`,
+    );
+  const text = textOf(value);
+  if (text === '' || text === '.' || text === '..')
+    throw McpError.invalidParams(`Invalid params: "${name}" must not be empty, "." or ".." (a path segment)`);
+  return text;
+}
+
 function textOf(value: unknown): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -133,6 +178,15 @@ function headersOf(httpRequest: unknown): IncomingHttpHeaders | undefined {
   return (httpRequest as { headers?: IncomingHttpHeaders } | undefined)?.headers;
 }
 
-function remoteAddressOf(httpRequest: unknown): string | undefined {
-  return (httpRequest as { socket?: { remoteAddress?: string } } | undefined)?.socket?.remoteAddress;
+/**
+ * The MCP caller's address and protocol as the app resolved them: Express's `req.ip` / `req.protocol` (under its
+ * `trust proxy` setting) and Fastify's `request.ip` / `request.protocol` (under `trustProxy`); the socket's
+ * peer for any other request object. The route's framework then resolves the same from the inner connection.
+ */
+function peerOf(httpRequest: unknown): { remoteAddress?: string; encrypted: boolean } {
+  const request = httpRequest as
+    { ip?: unknown; protocol?: unknown; socket?: { remoteAddress?: string; encrypted?: boolean } } | undefined;
+  const ip = typeof request?.ip === 'string' && request.ip !== '' ? request.ip : request?.socket?.remoteAddress;
+  const encrypted = typeof request?.protocol === 'string' ? request.protocol === 'https' : !!request?.socket?.encrypted;
+  return { remoteAddress: ip, encrypted };
 }

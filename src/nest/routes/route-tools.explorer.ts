@@ -25,7 +25,7 @@ import type { McpModuleOptions } from '../mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { getRequiredScopes } from '../require-scopes.decorator.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
-import { routeRequest, routeResult, type RouteRequestPlan } from './route-tool-call.js';
+import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from './route-tool-call.js';
 import type { RouteToolOptions } from './route-tool-options.interface.js';
 import { API_EXCLUDE_ENDPOINT, apiOperationOf, apiResponseTypeOf } from './swagger-metadata.js';
 
@@ -157,8 +157,14 @@ export class RouteToolsExplorer {
         requiredScopes: getRequiredScopes(method, controller),
         validateArguments: false,
         handler: async (args, _inputResponses, ctx) => {
-          const request = routeRequest(plan, args as Record<string, unknown>, ctx.httpRequest, ctx.signal);
-          return routeResult(await sendInProcess(await this.httpServer(), request), plan.maxResponseBytes);
+          const target: RouteTarget = { controller, handler: method, reached: false, strayed: false };
+          const request = routeRequest(plan, args as Record<string, unknown>, ctx.httpRequest, ctx.signal, target);
+          return routeResult(
+            await sendInProcess(await this.httpServer(), request),
+            plan.maxResponseBytes,
+            plan,
+            target,
+          );
         },
       },
     };

@@ -10,7 +10,10 @@ export type CallerIdentify = (principal: any) => unknown;
 
 /** The `auth` members the kernel reads. */
 export interface McpCallerOptions {
-  /** Supplies the caller identity instead of the default rule (issuer + subject, else issuer + client, else the claims). */
+  /**
+   * Supplies the caller identity instead of the default rule (issuer + subject + the client the token names,
+   * else issuer + client, else the claims).
+   */
   identify?: CallerIdentify;
 }
 
@@ -26,9 +29,9 @@ const TIME_VARYING: ReadonlySet<string> = new Set(['exp', 'iat', 'nbf', 'jti', '
 
 /**
  * The one caller identity. The default rule reads the token's standard claims (an McpPrincipal, or a
- * Passport user that is the token's payload): issuer + subject, else issuer + client (`client_id`, `azp`),
- * else every claim but the time-varying ones, so a token refresh keeps the identity and two users of one
- * issuer never share it.
+ * Passport user that is the token's payload): issuer + subject + the token's client (`client_id`, else `azp`)
+ * when it names one, else issuer + client, else every claim but the time-varying ones, so a token refresh
+ * keeps the identity, two users of one issuer never share it, and one user's two clients do not either.
  */
 export class CallerIdentity {
   constructor(private readonly identify?: CallerIdentify) {}
@@ -50,8 +53,11 @@ function standardIdentity(principal: unknown): Caller {
     return identifiesNobody(data) ? null : canonicalDigest(['value', data]);
   const claims = data as Record<string, unknown>;
   const issuer = typeof claims.iss === 'string' ? claims.iss : null;
-  if (typeof claims.sub === 'string' && claims.sub !== '') return canonicalDigest(['sub', issuer, claims.sub]);
   const client = stringClaim(claims.client_id) ?? stringClaim(claims.azp);
+  if (typeof claims.sub === 'string' && claims.sub !== '')
+    // The client a token names is as stable across refresh as its subject: what one client of a user was given
+    // (a request state, a task) is not the same user's in another client.
+    return canonicalDigest(client === undefined ? ['sub', issuer, claims.sub] : ['sub', issuer, claims.sub, client]);
   if (client !== undefined) return canonicalDigest(['client', issuer, client]);
   const stable: Record<string, unknown> = {};
   for (const key of Object.keys(claims)) if (!TIME_VARYING.has(key)) stable[key] = claims[key];

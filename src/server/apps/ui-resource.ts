@@ -49,6 +49,10 @@ export interface UiResourceRegistration extends Omit<ResourceRegistration, 'hand
 
 // A source in a policy is one token: a space, `;` or `,` would let a declared origin add directives of its own.
 const CSP_SOURCE = /^[^\s;,'"]+$/;
+// A CSP list holds origins only: a web or WebSocket scheme and a host (a leading `*.` for its subdomains), an
+// optional port and path. A bare `*`, a scheme alone (`https:`, `data:`) or a keyword would open the view to
+// every origin of that kind, which no declared origin means.
+const CSP_ORIGIN = /^(https?|wss?):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?(\/[^\s;,'"*]*)?$/i;
 
 /**
  * The resource registration of a UI: mimeType fixed, `_meta.ui` on both the list entry and the read's content
@@ -123,7 +127,7 @@ function uiMeta(owner: string, given: UiResourceMeta): UiResourceMeta | undefine
         throw new McpConfigurationError(UI_UNKNOWN_CSP_LIST(owner, key, UI_CSP_KEYS));
       }
       if (value === undefined) continue;
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CSP_SOURCE.test(v))) {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CSP_ORIGIN.test(v))) {
         throw new McpConfigurationError(UI_CSP_NOT_ORIGINS(owner, key));
       }
       meta.csp[key as keyof typeof meta.csp] = [...value];

@@ -148,7 +148,8 @@ export const UI_UNKNOWN_CSP_LIST = (owner: string, key: string, known: readonly 
   `${owner}: csp.${key} is not a CSP list (use ${known.join(', ')})`;
 
 export const UI_CSP_NOT_ORIGINS = (owner: string, key: string) =>
-  `${owner}: csp.${key} must be a list of origins like "https://api.example.com"`;
+  `${owner}: csp.${key} must be a list of origins like "https://api.example.com" or "https://*.cdn.example.com" ` +
+  '(http, https, ws or wss, a host, an optional port and path; not "*", a bare scheme or a keyword)';
 
 export const UI_UNKNOWN_PERMISSION = (owner: string, key: string, known: readonly string[]) =>
   `${owner}: permissions.${key} is not a permission (use ${known.join(', ')})`;

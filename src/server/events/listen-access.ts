@@ -16,12 +16,15 @@ export interface ListenLimits {
   maxStreamsPerCaller: number;
   /** URIs in one stream's `resourceSubscriptions`. */
   maxResourceSubscriptions: number;
+  /** Characters in one watched URI (a 2025-era `resources/subscribe` URI too). */
+  maxUriLength: number;
 }
 
 export const DEFAULT_LISTEN_LIMITS: ListenLimits = {
   maxStreams: 1000,
   maxStreamsPerCaller: 10,
   maxResourceSubscriptions: 1000,
+  maxUriLength: 4096,
 };
 
 /**
@@ -77,14 +80,22 @@ export class ListenSlots {
  * The `resourceSubscriptions` of a listen request: the string entries, at most `max` of them (more is -32602,
  * never a silently shortened list).
  */
-export function requestedSubscriptions(value: unknown, max: number): string[] {
+export function requestedSubscriptions(value: unknown, max: number, maxUriLength: number): string[] {
   if (!Array.isArray(value)) return [];
   if (value.length > max) {
     throw McpError.invalidParams(
       `Invalid params: resourceSubscriptions lists ${value.length} URIs; at most ${max} are accepted`,
     );
   }
-  return value.filter((u): u is string => typeof u === 'string');
+  const uris = value.filter((u): u is string => typeof u === 'string');
+  for (const uri of uris) checkUriLength(uri, maxUriLength);
+  return uris;
+}
+
+/** Refuses (-32602) a URI to watch that is longer than any the server keeps for a subscriber. */
+export function checkUriLength(uri: string, maxUriLength: number): void {
+  if (uri.length > maxUriLength)
+    throw McpError.invalidParams(`Invalid params: a subscribed URI may be at most ${maxUriLength} characters long`);
 }
 
 /**

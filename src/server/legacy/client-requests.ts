@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseClientReply, type ReplyOutcome } from '../../protocol/client-reply.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { nestsDeeperThan } from '../../protocol/json-depth.js';
+import { jsonFault } from '../../protocol/json-limits.js';
 import type { JsonRpcErrorObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
@@ -159,8 +159,9 @@ export class ClientRequests {
   async acceptReply(message: Record<string, unknown>, caller: Caller): Promise<ReplyOutcome> {
     const owner = this.owner(caller);
     const parsed = parseClientReply(message);
-    // Too deep to measure without overflowing the stack: refused as malformed, before anything serialises it.
-    if (!parsed || nestsDeeperThan(parsed.reply)) return 'malformed';
+    // Too deep to measure without overflowing the stack, or a number JSON cannot carry: refused as malformed,
+    // before anything serialises it.
+    if (!parsed || jsonFault(parsed.reply) !== undefined) return 'malformed';
     if (Buffer.byteLength(JSON.stringify(parsed.reply)) > this.options.maxReplyBytes) return 'too-large';
     if (owner === undefined) return 'forbidden';
     return this.options.router.deliver(parsed.id, owner, parsed.reply);

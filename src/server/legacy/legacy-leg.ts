@@ -21,6 +21,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
 import type { McpEvent } from '../events/event-bus.js';
+import { checkUriLength } from '../events/listen-access.js';
 import { LegacySessions, UNKNOWN_SESSION, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
 import type { SessionRecord } from '../sessions/session-store.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
@@ -64,6 +65,10 @@ export interface LegacyDispatcher {
   subscribeEvents(listener: (event: McpEvent) => void): () => void;
   /** Most URIs one listen may watch: also the most subscriptions one session may hold. */
   readonly maxResourceSubscriptions: number;
+  /** Longest URI one listen may watch: also the longest one `resources/subscribe` may name. */
+  readonly maxUriLength: number;
+  /** Whether a resource or template of the server serves `uri`. */
+  servesResource(uri: string): boolean;
 }
 
 // A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
@@ -141,40 +146,55 @@ export class LegacyLeg {
         return successResponse(request.id, {});
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        // Stateless, accepted and never delivered: there is no stream to send resources/updated on.
-        if (!this.capabilities().resources)
-          return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-        if (typeof request.params?.uri !== 'string')
-          return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
-        // Refused like a 2026-07-28 listen that names the resource: a subscription is a promise of updates, which
-        // a caller without the resource's scopes may not be made (were they ever delivered).
-        if (request.method === 'resources/subscribe') {
-          try {
-            this.kernel.checkSubscriptions([request.params.uri], context.scopes);
-          } catch (error) {
-            if (!(error instanceof McpError)) throw error;
-            return errorResponse(request.id, error.code, error.message, error.data);
-          }
-        }
-        if (session && this.sessions) {
-          const max = this.kernel.maxResourceSubscriptions;
-          const outcome =
-            request.method === 'resources/subscribe'
-              ? await this.sessions.subscribe(session, request.params.uri, max)
-              : (await this.sessions.unsubscribe(session, request.params.uri)) || 'gone';
-          if (outcome === 'full')
-            return errorResponse(
-              request.id,
-              ErrorCode.InvalidParams,
-              `Invalid params: a session may hold at most ${max} subscriptions`,
-            );
-          // Ended (DELETE, idle timeout) between the request's arrival and now: as for any request of an ended one.
-          if (outcome === 'gone') return errorResponse(request.id, ErrorCode.SessionNotFound, UNKNOWN_SESSION.message);
-        }
-        return successResponse(request.id, {});
+        return this.subscription(request, context, session);
       default:
         return this.serve(request, context, session?.protocolVersion ?? version, session);
     }
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe`. Stateless, accepted and never delivered: there is no stream
+   * to send resources/updated on. A subscription is refused (-32602) for a URI longer than `listen.maxUriLength`
+   * or one no resource or template of the server serves, and like a 2026-07-28 listen that names the resource
+   * when the caller lacks its scopes: it is a promise of updates a caller without them may not be made.
+   */
+  private async subscription(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    session: SessionRecord | undefined,
+  ): Promise<JsonRpcResponse> {
+    if (!this.capabilities().resources)
+      return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string')
+      return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string');
+    const subscribing = request.method === 'resources/subscribe';
+    if (subscribing) {
+      try {
+        checkUriLength(uri, this.kernel.maxUriLength);
+        if (!this.kernel.servesResource(uri))
+          throw McpError.invalidParams(`Invalid params: no resource or template of this server serves ${uri}`);
+        this.kernel.checkSubscriptions([uri], context.scopes);
+      } catch (error) {
+        if (!(error instanceof McpError)) throw error;
+        return errorResponse(request.id, error.code, error.message, error.data);
+      }
+    }
+    if (session && this.sessions) {
+      const max = this.kernel.maxResourceSubscriptions;
+      const outcome = subscribing
+        ? await this.sessions.subscribe(session, uri, max)
+        : (await this.sessions.unsubscribe(session, uri)) || 'gone';
+      if (outcome === 'full')
+        return errorResponse(
+          request.id,
+          ErrorCode.InvalidParams,
+          `Invalid params: a session may hold at most ${max} subscriptions, of ${this.sessions.maxSubscriptionBytes} bytes of URIs in all`,
+        );
+      // Ended (DELETE, idle timeout) between the request's arrival and now: as for any request of an ended one.
+      if (outcome === 'gone') return errorResponse(request.id, ErrorCode.SessionNotFound, UNKNOWN_SESSION.message);
+    }
+    return successResponse(request.id, {});
   }
 
   /** Who a transport's principal speaks for (the kernel's one caller identity). */

@@ -77,7 +77,11 @@ export class ListenMethods {
     if (filter.toolsListChanged === true && this.tools.size > 0) honoured.toolsListChanged = true;
     if (filter.promptsListChanged === true && this.prompts.size > 0) honoured.promptsListChanged = true;
     if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
-    const watched = requestedSubscriptions(filter.resourceSubscriptions, this.limits.maxResourceSubscriptions);
+    const watched = requestedSubscriptions(
+      filter.resourceSubscriptions,
+      this.limits.maxResourceSubscriptions,
+      this.limits.maxUriLength,
+    );
     if (watched.length > 0 && this.resources.size > 0) honoured.resourceSubscriptions = watched;
     const taskIds = Array.isArray(filter.taskIds)
       ? filter.taskIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TASK_IDS)

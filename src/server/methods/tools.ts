@@ -10,7 +10,7 @@ import { isContentBlock, renderText } from '../content.js';
 import type { HandlerFailure } from '../errors/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
 import { InputRequired } from '../input/input-required.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/json-depth.js';
+import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
@@ -73,7 +73,8 @@ export class ToolMethods {
     const name = params.name;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
-    if (nestsDeeperThan(args)) throw McpError.invalidParams(TOO_DEEP);
+    const fault = jsonFault(args);
+    if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
     if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
@@ -136,6 +137,7 @@ export class ToolMethods {
 
 // Arguments are walked before they are bound, hashed or validated (prompt arguments are flat strings already).
 const TOO_DEEP = `Invalid params: "arguments" nest deeper than ${MAX_JSON_DEPTH} levels`;
+const NON_FINITE = 'Invalid params: "arguments" hold a number that is not finite (JSON numbers must be)';
 
 /**
  * What a tool handler returned, as a `tools/call` result: with an outputSchema, its `structuredContent` is the

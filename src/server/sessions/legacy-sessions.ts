@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities, Implementation } from '../../protocol/mcp-types.js';
 import type { Caller } from '../access/caller-identity.js';
@@ -29,6 +30,20 @@ export interface LegacySessionOptions {
   maxTotal?: number;
   /** Events kept per session for clients that resume a stream (`Last-Event-ID`). Default 100. */
   maxEventsPerSession?: number;
+  /** Bytes of events (their JSON) kept per session for resuming clients; the oldest go first. Default 1 MiB. */
+  maxEventBytesPerSession?: number;
+  /**
+   * Bytes of events kept for all the sessions of one identified caller: each of its sessions keeps at most this
+   * divided by `maxPerCaller` (or `maxEventBytesPerSession`, when smaller). Default 4 MiB.
+   */
+  maxEventBytesPerCaller?: number;
+  /** Bytes of URIs (UTF-8) one session's `resources/subscribe` calls may hold in all; past it -32602. Default 64 KiB. */
+  maxSubscriptionBytes?: number;
+  /**
+   * Largest `capabilities` and `clientInfo` of an `initialize` a session keeps, in bytes of their JSON; a larger
+   * `initialize` is refused with -32602 and makes no session. Default 16 KiB.
+   */
+  maxInitializeBytes?: number;
   /** Streams one session may hold open at once: its GET stream plus resumed ones. Default 4. */
   maxStreamsPerSession?: number;
   /** The SSE `retry` a stream's priming event tells the client to wait before it reconnects. Default 1 s. */
@@ -43,6 +58,8 @@ export interface LegacySessionOptions {
 /** Why a request's session cannot be used: the HTTP status and the message a client is told. */
 export interface SessionRefusal {
   status: 400 | 404 | 429 | 503;
+  /** The JSON-RPC code, when the status alone does not say it. */
+  code?: number;
   message: string;
 }
 
@@ -70,10 +87,15 @@ export class LegacySessions {
   readonly retryMs: number;
   readonly maxStreamsPerSession: number;
   readonly streamLeaseMs: number;
+  readonly maxSubscriptionBytes: number;
   private readonly idleTimeoutMs: number;
   private readonly maxPerCaller: number;
   private readonly maxTotal: number;
   private readonly maxEvents: number;
+  private readonly maxEventBytes: number;
+  /** What each session of an identified caller keeps: its share of the caller's budget. */
+  private readonly maxEventBytesOfCaller: number;
+  private readonly maxInitializeBytes: number;
   private readonly streams = new Map<
     string,
     { stream: SessionStream; writer: StreamWriter; scopes: ReadonlySet<string> }
@@ -95,6 +117,14 @@ export class LegacySessions {
     this.maxPerCaller = positive('legacy.sessions.maxPerCaller', options.maxPerCaller ?? 10);
     this.maxTotal = positive('legacy.sessions.maxTotal', options.maxTotal ?? 10_000);
     this.maxEvents = positive('legacy.sessions.maxEventsPerSession', options.maxEventsPerSession ?? 100);
+    this.maxEventBytes = positive('legacy.sessions.maxEventBytesPerSession', options.maxEventBytesPerSession ?? MIB);
+    const perCaller = positive('legacy.sessions.maxEventBytesPerCaller', options.maxEventBytesPerCaller ?? 4 * MIB);
+    this.maxEventBytesOfCaller = Math.min(this.maxEventBytes, Math.floor(perCaller / this.maxPerCaller));
+    this.maxSubscriptionBytes = positive(
+      'legacy.sessions.maxSubscriptionBytes',
+      options.maxSubscriptionBytes ?? 64 * KIB,
+    );
+    this.maxInitializeBytes = positive('legacy.sessions.maxInitializeBytes', options.maxInitializeBytes ?? 16 * KIB);
     this.maxStreamsPerSession = positive('legacy.sessions.maxStreamsPerSession', options.maxStreamsPerSession ?? 4);
     this.retryMs = positive('legacy.sessions.retryMs', options.retryMs ?? 1_000);
     this.streamLeaseMs = positive('legacy.sessions.streamLeaseMs', options.streamLeaseMs ?? 30_000);
@@ -113,19 +143,29 @@ export class LegacySessions {
     protocolVersion: string,
     params: Record<string, unknown> | undefined,
   ): Promise<SessionRecord | SessionRefusal> {
+    const clientCapabilities = isPlainObject(params?.capabilities) ? (params.capabilities as ClientCapabilities) : {};
+    const clientInfo = isPlainObject(params?.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined;
+    // Kept for the session's whole life, and sent with each of its calls: refused whole rather than cut.
+    if (Buffer.byteLength(JSON.stringify([clientCapabilities, clientInfo ?? null])) > this.maxInitializeBytes)
+      return {
+        status: 400,
+        code: ErrorCode.InvalidParams,
+        message: `Invalid params: initialize's capabilities and clientInfo exceed ${this.maxInitializeBytes} bytes`,
+      };
+    const identified = typeof caller === 'string';
     const record: SessionRecord = {
       id: randomBytes(24).toString('base64url'),
       owner: this.owner(caller),
       protocolVersion,
-      clientCapabilities: isPlainObject(params?.capabilities) ? (params.capabilities as ClientCapabilities) : {},
-      clientInfo: isPlainObject(params?.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
-      subscriptions: [],
+      clientCapabilities,
+      clientInfo,
       lastActivity: Date.now(),
       idleTimeoutMs: this.idleTimeoutMs,
       maxEvents: this.maxEvents,
+      maxEventBytes: identified ? this.maxEventBytesOfCaller : this.maxEventBytes,
     };
     // Anonymous callers (and principals that identify nobody) share one owner: only the total bounds them.
-    const maxPerCaller = typeof caller === 'string' ? this.maxPerCaller : Number.MAX_SAFE_INTEGER;
+    const maxPerCaller = identified ? this.maxPerCaller : Number.MAX_SAFE_INTEGER;
     const admission = await this.store.create(record, { maxPerCaller, maxTotal: this.maxTotal });
     if (admission === 'caller-full')
       return { status: 429, message: `Too many sessions: this caller already has ${this.maxPerCaller}; end one first` };
@@ -149,9 +189,9 @@ export class LegacySessions {
     return undefined;
   }
 
-  /** Adds a `resources/subscribe` URI to a session (at most `max`), in the store at once. */
+  /** Adds a `resources/subscribe` URI to a session (at most `max`, `maxSubscriptionBytes` in all), in the store. */
   subscribe(record: SessionRecord, uri: string, max: number): Promise<SubscribeOutcome> {
-    return this.store.subscribe(record.id, normalizeUri(uri), max);
+    return this.store.subscribe(record.id, normalizeUri(uri), max, this.maxSubscriptionBytes);
   }
 
   /** Removes a `resources/unsubscribe` URI of a session; false when the session is gone. */
@@ -193,10 +233,9 @@ export class LegacySessions {
       const { stream, writer } = open;
       if (event.type === 'resources/updated') {
         const uri = normalizeUri(event.uri);
-        void this.store.get(stream.sessionId).then(
-          (record) => {
-            if (record?.subscriptions.includes(uri))
-              writer(stream.event(notification('notifications/resources/updated', { uri: event.uri })));
+        void this.store.subscribed(stream.sessionId, uri).then(
+          (subscribed) => {
+            if (subscribed) writer(stream.event(notification('notifications/resources/updated', { uri: event.uri })));
           },
           () => undefined,
         );
@@ -243,6 +282,9 @@ function notification(method: string, params?: Record<string, unknown>): string 
   if (params) message.params = params;
   return JSON.stringify(message);
 }
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
 
 function positive(option: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(option, value));

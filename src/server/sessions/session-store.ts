@@ -9,14 +9,19 @@ export interface SessionRecord {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
-  /** The URIs of `resources/subscribe` calls still in force. */
-  subscriptions: string[];
   /** Epoch ms of the last request that carried it. */
   lastActivity: number;
   /** How long it lives without a request; every use starts the period again. */
   idleTimeoutMs: number;
   /** How many events its streams keep for a resuming client, oldest dropped first. */
   maxEvents: number;
+  /** How many bytes of events (their JSON) it keeps, oldest dropped first: one larger is sent, never kept. */
+  maxEventBytes: number;
+}
+
+/** The size an event is counted at against `maxEventBytes`: its JSON. */
+export function eventBytes(event: SessionEvent): number {
+  return Buffer.byteLength(JSON.stringify(event));
 }
 
 /** What `create` says when a session could not be made. */
@@ -47,10 +52,12 @@ export type SessionEventListener = (event: SessionEvent | null) => void;
  * The contract, for every implementation:
  * - `create` counts live sessions per owner and in total and refuses past either cap, atomically.
  * - `get` returns a live session and starts its idle period again; an expired or deleted one is undefined.
- * - `append` keeps an event of a live session (at most `maxEvents` per session) and hands it to every
+ * - `append` keeps an event of a live session (at most `maxEvents` and `maxEventBytes` per session, the oldest
+ *   dropped first) and hands it to every
  *   `watch` of its stream, wherever it was made; `replay` returns a stream's kept events after an id, in order.
- * - `subscribe` adds a URI to a session's subscriptions, refusing past `max`, atomically: concurrent calls of
- *   one session never lose each other's URIs nor pass the cap together; `unsubscribe` removes one.
+ * - `subscribe` adds a URI to a session's subscriptions, refusing past `max` URIs or `maxBytes` bytes of URIs
+ *   (UTF-8), atomically: concurrent calls of one session never lose each other's URIs nor pass a cap together;
+ *   `unsubscribe` removes one; `subscribed` says whether one is held, reading nothing else of the session.
  * - `claimStream` is true for the first claim of a stream by a holder until the holder releases it, the session
  *   ends, or `leaseMs` passes without `renewStream` by that holder: one GET per session, one resumer per stream,
  *   and an instance that dies holding a claim frees it within a lease. Only the holder renews or releases.
@@ -59,9 +66,10 @@ export type SessionEventListener = (event: SessionEvent | null) => void;
 export interface SessionStore {
   create(session: SessionRecord, limits: { maxPerCaller: number; maxTotal: number }): Promise<SessionAdmission>;
   get(id: string): Promise<SessionRecord | undefined>;
-  subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome>;
+  subscribe(id: string, uri: string, max: number, maxBytes?: number): Promise<SubscribeOutcome>;
   /** False when the session is gone. */
   unsubscribe(id: string, uri: string): Promise<boolean>;
+  subscribed(id: string, uri: string): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   append(sessionId: string, event: SessionEvent): Promise<void>;
   replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]>;
@@ -118,7 +126,13 @@ export class SessionWatchers {
 
 interface LiveSession {
   record: SessionRecord;
-  events: SessionEvent[];
+  /** Kept events, oldest first, each with its size as `eventBytes` counts it. */
+  events: Array<{ event: SessionEvent; bytes: number }>;
+  /** Their bytes in all. */
+  eventBytes: number;
+  subscriptions: Set<string>;
+  /** Bytes of `subscriptions`. */
+  subscriptionBytes: number;
   /** Each claimed stream's holder and when its lease ends (epoch ms). */
   claimed: Map<string, { holder: string; until: number }>;
 }
@@ -145,7 +159,14 @@ export class InMemorySessionStore implements SessionStore {
     const mine = this.perOwner.get(session.owner) ?? 0;
     if (mine >= limits.maxPerCaller) return 'caller-full';
     this.perOwner.set(session.owner, mine + 1);
-    this.sessions.set(session.id, { record: { ...session }, events: [], claimed: new Map() });
+    this.sessions.set(session.id, {
+      record: { ...session },
+      events: [],
+      eventBytes: 0,
+      subscriptions: new Set(),
+      subscriptionBytes: 0,
+      claimed: new Map(),
+    });
     return 'created';
   }
 
@@ -153,24 +174,29 @@ export class InMemorySessionStore implements SessionStore {
     const live = this.live(id);
     if (!live) return undefined;
     live.record.lastActivity = Date.now();
-    return { ...live.record, subscriptions: [...live.record.subscriptions] };
+    return { ...live.record };
   }
 
-  async subscribe(id: string, uri: string, max: number): Promise<SubscribeOutcome> {
+  async subscribe(id: string, uri: string, max: number, maxBytes = Infinity): Promise<SubscribeOutcome> {
     const live = this.live(id);
     if (!live) return 'gone';
-    const subscriptions = live.record.subscriptions;
-    if (subscriptions.includes(uri)) return 'subscribed';
-    if (subscriptions.length >= max) return 'full';
-    subscriptions.push(uri);
+    if (live.subscriptions.has(uri)) return 'subscribed';
+    const bytes = Buffer.byteLength(uri);
+    if (live.subscriptions.size >= max || live.subscriptionBytes + bytes > maxBytes) return 'full';
+    live.subscriptions.add(uri);
+    live.subscriptionBytes += bytes;
     return 'subscribed';
   }
 
   async unsubscribe(id: string, uri: string): Promise<boolean> {
     const live = this.live(id);
     if (!live) return false;
-    live.record.subscriptions = live.record.subscriptions.filter((existing) => existing !== uri);
+    if (live.subscriptions.delete(uri)) live.subscriptionBytes -= Buffer.byteLength(uri);
     return true;
+  }
+
+  async subscribed(id: string, uri: string): Promise<boolean> {
+    return this.live(id)?.subscriptions.has(uri) ?? false;
   }
 
   async delete(id: string): Promise<boolean> {
@@ -182,18 +208,27 @@ export class InMemorySessionStore implements SessionStore {
   async append(sessionId: string, event: SessionEvent): Promise<void> {
     const live = this.live(sessionId);
     if (!live) return;
-    live.events.push(event);
-    if (live.events.length > live.record.maxEvents) live.events.splice(0, live.events.length - live.record.maxEvents);
+    const size = eventBytes(event);
+    live.events.push({ event, bytes: size });
+    const { maxEvents, maxEventBytes } = live.record;
+    let drop = 0;
+    let bytes = live.eventBytes + size;
+    while (drop < live.events.length && (live.events.length - drop > maxEvents || bytes > maxEventBytes))
+      bytes -= live.events[drop++].bytes;
+    if (drop > 0) live.events.splice(0, drop);
+    live.eventBytes = bytes;
     this.watchers.emit(sessionId, event);
   }
 
   async replay(sessionId: string, stream: string, afterSeq: number): Promise<SessionEvent[]> {
     const live = this.live(sessionId);
     if (!live) return [];
-    return live.events.filter((event) => {
-      const at = parseEventId(event.id);
-      return at !== undefined && at.stream === stream && at.seq > afterSeq;
-    });
+    return live.events
+      .map((kept) => kept.event)
+      .filter((event) => {
+        const at = parseEventId(event.id);
+        return at !== undefined && at.stream === stream && at.seq > afterSeq;
+      });
   }
 
   watch(sessionId: string, stream: string, listener: SessionEventListener): () => void {
