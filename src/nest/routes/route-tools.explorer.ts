@@ -24,6 +24,7 @@ import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import type { McpModuleOptions } from '../mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { getRequiredScopes } from '../require-scopes.decorator.js';
+import { currentStdioRequest } from '../stdio-request.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan } from './route-tool-call.js';
 import type { RouteToolOptions } from './route-tool-options.interface.js';
@@ -157,7 +158,9 @@ export class RouteToolsExplorer {
         requiredScopes: getRequiredScopes(method, controller),
         validateArguments: false,
         handler: async (args, _inputResponses, ctx) => {
-          const request = routeRequest(plan, args as Record<string, unknown>, ctx.httpRequest, ctx.signal);
+          // Over stdio, the stand-in request carries the headers the stdio server was told to send.
+          const outer = ctx.httpRequest ?? currentStdioRequest.getStore();
+          const request = routeRequest(plan, args as Record<string, unknown>, outer, ctx.signal);
           return routeResult(await sendInProcess(await this.httpServer(), request), plan.maxResponseBytes);
         },
       },
