@@ -74,13 +74,16 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * default to that server's module options (`http.maxBodyBytes`, `http.maxResponseBytes`, `http.drainTimeoutMs`). Stdout carries
  * MCP messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
- * run) and the process exits. The app's enhancers see a stdio call as a local request (see
- * `McpExecutionContext.getTransport()`), and `HttpAdapterHost` holds a stand-in adapter that lets HTTP-style
- * exception filters answer it.
+ * run) and the process exits. Each request runs inside the app's middleware bound to the MCP endpoint (the
+ * contexts MikroORM, nestjs-cls and `AsyncLocalStorage` middleware open); `configure` applies the app's own
+ * set-up, `headers` the credential route tools send. The app's enhancers see a stdio call as a local request
+ * (see `McpExecutionContext.getTransport()`), and `HttpAdapterHost` holds a stand-in adapter that lets
+ * HTTP-style exception filters answer it.
  *
  * ```ts
  * bootstrapStdio(AppModule);
  * bootstrapStdio(AppModule, { server: 'billing' }); // an app with several McpModule servers
+ * bootstrapStdio(AppModule, { configure: configureApp }); // the function main.ts calls before listen()
  * ```
  */
 export async function bootstrapStdio(
