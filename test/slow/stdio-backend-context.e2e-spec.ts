@@ -181,3 +181,21 @@ describe('a stdio server given no credential', () => {
     });
   });
 });
+
+describe("a stdio request the app's middleware answers itself", () => {
+  let backend: StdioBackend;
+  beforeAll(async () => {
+    backend = await StdioBackend.start({ STDIO_CONTEXT_DENY: '1' });
+  }, START_MS + 10_000);
+  afterAll(() => backend?.stop());
+
+  it("ends with -32000 carrying the middleware's message and status instead of a result", async () => {
+    const reply = await backend.call('tools/call', { name: 'add_note', arguments: { text: 'never saved' } });
+    expect(reply.error).toEqual({
+      code: -32000,
+      message: "The app's middleware refused the request: Denied by the gate",
+      data: { status: 403 },
+    });
+    expect(reply.result).toBeUndefined();
+  });
+});

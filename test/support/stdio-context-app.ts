@@ -49,6 +49,16 @@ const NoteSchema = new EntitySchema<Note>({
 /** What the app's middleware opens for each request; tools read it to say what they run inside. */
 export const requestStore = new AsyncLocalStorage<{ by: string[]; url: string; method: string }>();
 
+/** The app's own gate: a request marked `x-deny` is answered 403 by middleware, before any route. */
+function gate(
+  req: { headers: Record<string, string> },
+  res: { status(code: number): { json(body: unknown): void } },
+  next: () => void,
+): void {
+  if (req.headers['x-deny']) res.status(403).json({ statusCode: 403, message: 'Denied by the gate' });
+  else next();
+}
+
 function openStore(req: { url?: string; method?: string }, _res: unknown, next: () => void): void {
   requestStore.run({ by: ['function'], url: String(req.url), method: String(req.method) }, next);
 }
@@ -181,6 +191,7 @@ export class StdioContextModule implements NestModule {
       .apply((_req: unknown, _res: unknown, next: () => void) => RequestContext.create(this.orm.em, next))
       .forRoutes('{*path}');
     consumer.apply(openStore, MarkStore).forRoutes('{*path}');
+    consumer.apply(gate).forRoutes('{*path}');
   }
 }
 

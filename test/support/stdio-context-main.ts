@@ -15,6 +15,9 @@ if (process.argv[2] === 'http') {
   const token = process.env.STDIO_CONTEXT_TOKEN;
   await bootstrapStdio(StdioContextModule, {
     configure: configureStdioContextApp,
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(process.env.STDIO_CONTEXT_DENY ? { 'x-deny': '1' } : {}),
+    },
   });
 }
