@@ -1,5 +1,6 @@
 import {
   ConsoleLogger,
+  Logger,
   type DynamicModule,
   type INestApplication,
   type INestApplicationContext,
@@ -8,7 +9,7 @@ import {
   type LogLevel,
   type Type,
 } from '@nestjs/common';
-import { HttpAdapterHost, NestFactory, type AbstractHttpAdapter } from '@nestjs/core';
+import { ApplicationConfig, NestFactory, type AbstractHttpAdapter } from '@nestjs/core';
 import { McpStdioDriver, type McpStdioOptions } from '../stdio/mcp-stdio-driver.js';
 import { guardStdout } from '../stdio/stdout-guard.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
@@ -17,8 +18,10 @@ import { UNKNOWN_STDIO_SERVER } from '../server/errors/configuration-messages.js
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
 import { stdioHttpAdapter } from './stdio-http-adapter.js';
+import { endpointPaths } from './endpoint-paths.js';
+import { containerOf, stdioMiddleware } from './stdio-middleware.js';
 
-export interface McpStdioBootstrapOptions extends McpStdioOptions {
+export interface McpStdioBootstrapOptions extends Omit<McpStdioOptions, 'around'> {
   /**
    * Which of the app's MCP servers to serve, by its name (as `@InjectMcpServer(name)` takes it). Default: the
    * default server (the one `MCPServer` injects). An unknown name fails start-up with `McpConfigurationError`.
@@ -37,6 +40,20 @@ export interface McpStdioBootstrapOptions extends McpStdioOptions {
    * Default: a Nest application context, with no HTTP adapter.
    */
   http?: boolean | AbstractHttpAdapter;
+  /**
+   * The app's own set-up, as `main.ts` runs it before `listen` (often a function `main.ts` already calls):
+   * global pipes, filters and interceptors, the global prefix, versioning. Called once, before the app is
+   * initialized, on an app with an HTTP adapter that never listens (`http`, Nest's default when not set), so
+   * tools over stdio see the pipes HTTP calls see and route tools the paths HTTP routes have.
+   */
+  configure?: (app: INestApplication) => unknown;
+  /**
+   * Headers every stdio request carries, as an HTTP client would send them: the app's middleware and the
+   * tools' enhancers read them on the request, and route tools forward `authorization`, `cookie` and
+   * `routes.forwardHeaders` to their routes, whose guards then authenticate the stdio server. Whoever can
+   * write to the process's stdin acts with them. Default: none.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A Nest app serving MCP on stdin/stdout. */
@@ -57,13 +74,16 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * default to that server's module options (`http.maxBodyBytes`, `http.maxResponseBytes`, `http.drainTimeoutMs`). Stdout carries
  * MCP messages only: everything else written to it goes to stderr from before the app is created. When stdin ends
  * or on SIGINT/SIGTERM, calls in flight are drained, the app is closed (`onModuleDestroy` and shutdown hooks
- * run) and the process exits. The app's enhancers see a stdio call as a local request (see
- * `McpExecutionContext.getTransport()`), and `HttpAdapterHost` holds a stand-in adapter that lets HTTP-style
- * exception filters answer it.
+ * run) and the process exits. Each request runs inside the app's middleware bound to the MCP endpoint (the
+ * contexts MikroORM, nestjs-cls and `AsyncLocalStorage` middleware open); `configure` applies the app's own
+ * set-up, `headers` the credential route tools send. The app's enhancers see a stdio call as a local request
+ * (see `McpExecutionContext.getTransport()`), and `HttpAdapterHost` holds a stand-in adapter that lets
+ * HTTP-style exception filters answer it.
  *
  * ```ts
  * bootstrapStdio(AppModule);
  * bootstrapStdio(AppModule, { server: 'billing' }); // an app with several McpModule servers
+ * bootstrapStdio(AppModule, { configure: configureApp }); // the function main.ts calls before listen()
  * ```
  */
 export async function bootstrapStdio(
@@ -74,28 +94,37 @@ export async function bootstrapStdio(
   let app: INestApplicationContext;
   try {
     const nestOptions = { logger: options.logger ?? defaultLogger(), abortOnError: false };
-    app = options.http
-      ? await createHttpApp(module, options.http, nestOptions)
-      : await NestFactory.createApplicationContext(module, nestOptions);
+    app =
+      options.http || options.configure
+        ? await createHttpApp(module, options.http || true, nestOptions, options.configure)
+        : await NestFactory.createApplicationContext(module, nestOptions);
   } catch (error) {
     stdout.restore();
     throw error;
   }
   let target: McpTransportTarget;
+  let around: McpStdioOptions['around'];
   try {
     target = serverOf(app, options.server);
+    // Exception filters that answer through `HttpAdapterHost` (the Nest docs' catch-all) find an adapter.
+    const container = containerOf(app);
+    if (!container.getHttpAdapterRef()) container.setHttpAdapter(stdioHttpAdapter());
+    const [endpoint] = endpointPaths(app.get(ApplicationConfig), target.path, target.options.http?.version);
+    around = await stdioMiddleware(
+      app,
+      { endpoint, headers: lowerCased(options.headers), principal: options.principal },
+      new Logger('MCPServer'),
+    );
   } catch (error) {
     await app.close();
     stdout.restore();
     throw error;
   }
-  // Exception filters that answer through `HttpAdapterHost` (the Nest docs' catch-all) find an adapter.
-  const adapterHost = app.get(HttpAdapterHost, { strict: false });
-  if (!adapterHost.httpAdapter) adapterHost.httpAdapter = stdioHttpAdapter() as HttpAdapterHost['httpAdapter'];
   const { maxBodyBytes, maxResponseBytes, drainTimeoutMs } = target.options.http ?? {};
   const driver = new McpStdioDriver(target.kernel, {
     ...withoutUndefined({ maxMessageBytes: maxBodyBytes, maxResponseBytes, drainTimeoutMs }),
     ...withoutUndefined(options),
+    around,
   });
 
   let closing: Promise<void> | undefined;
@@ -146,10 +175,16 @@ async function createHttpApp(
   module: Type<unknown> | DynamicModule,
   http: true | AbstractHttpAdapter,
   nestOptions: NestApplicationOptions,
+  configure: McpStdioBootstrapOptions['configure'],
 ): Promise<INestApplication> {
   const app =
     http === true ? await NestFactory.create(module, nestOptions) : await NestFactory.create(module, http, nestOptions);
+  await configure?.(app);
   return app.init();
+}
+
+function lowerCased(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 function defaultLogger(): LoggerService {

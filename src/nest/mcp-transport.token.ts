@@ -5,6 +5,8 @@ import type { McpModuleOptions } from './mcp-module-options.interface.js';
 export interface McpTransportTarget {
   readonly kernel: McpKernel;
   readonly options: McpModuleOptions;
+  /** The endpoint's path as the module declares it (before the global prefix). */
+  readonly path: string;
 }
 
 /**

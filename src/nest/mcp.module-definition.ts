@@ -33,7 +33,11 @@ export const {
         // Not exported: `bootstrapStdio` resolves them from the whole app.
         ...names.map((name): Provider => ({
           provide: getMcpTransportToken(name),
-          useFactory: (kernel: McpKernel, options: McpModuleOptions): McpTransportTarget => ({ kernel, options }),
+          useFactory: (kernel: McpKernel, options: McpModuleOptions): McpTransportTarget => ({
+            kernel,
+            options,
+            path: extras.path,
+          }),
           inject: [MCP_KERNEL, MCP_MODULE_OPTIONS],
         })),
       ],

@@ -3,7 +3,6 @@ import {
   Logger,
   Module,
   VERSION_NEUTRAL,
-  VersioningType,
   type Type,
   type BeforeApplicationShutdown,
   type LoggerService,
@@ -22,7 +21,7 @@ import { McpHttpDriver } from '../http/mcp-http-driver.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { appGuardCaller } from './app-guard-caller.js';
-import { joinPath } from './join-path.js';
+import { endpointPaths } from './endpoint-paths.js';
 import { installExpressBodyLayer } from './mcp-body-layer.js';
 import { restoreBody } from './hidden-body.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
@@ -93,6 +92,8 @@ export class McpModule
   extends McpConfigurableModule
   implements NestModule, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
+  private hooked = false;
+
   constructor(
     @Inject(MCP_KERNEL) private readonly kernel: McpKernel,
     private readonly driver: McpHttpDriver,
@@ -126,7 +127,9 @@ export class McpModule
     // parser; this route middleware, the last step before the app's guards, puts its headers back.
     if (adapter?.getType() === 'express' && this.driver.readsBodyInRoute)
       consumer.apply(restoreBodyHeaders).forRoutes(this.controller);
-    if (adapter?.getType() !== 'fastify') return;
+    // `bootstrapStdio` runs configure() a second time to find the middleware bound to the endpoint.
+    if (adapter?.getType() !== 'fastify' || this.hooked) return;
+    this.hooked = true;
     for (const path of this.fullPaths()) installFastifyBodyHook(adapter.getInstance(), path, this.driver);
   }
 
@@ -167,18 +170,7 @@ export class McpModule
 
   /** Where Nest serves the endpoint: under the global prefix, and under each URI version it answers. */
   private fullPaths(): string[] {
-    const prefix = this.appConfig.getGlobalPrefix();
-    const versioning = this.appConfig.getVersioning();
-    const version = this.options.http?.version ?? VERSION_NEUTRAL;
-    if (versioning?.type !== VersioningType.URI) return [joinPath(prefix, this.path)];
-    const segment = versioning.prefix === false ? '' : (versioning.prefix ?? 'v');
-    return [version]
-      .flat()
-      .map((each) =>
-        each === VERSION_NEUTRAL
-          ? joinPath(prefix, this.path)
-          : joinPath(prefix, `${segment}${String(each)}`, this.path),
-      );
+    return endpointPaths(this.appConfig, this.path, this.options.http?.version);
   }
 }
 

@@ -21,9 +21,13 @@ interface StandInRequest {
  * method), working on the call's recorded response and stand-in request. A filter written for HTTP, such as
  * the Nest docs' catch-all, then answers a stdio call as it answers an HTTP one. `getType()` is `'stdio'`.
  */
+const NO_SERVER = Object.freeze({});
+
 export function stdioHttpAdapter(): HttpServer {
   const adapter = {
     getType: () => 'stdio',
+    // Modules that probe the adapter's framework in configure() (nestjs-cls picks its mount path) find no server.
+    getInstance: () => NO_SERVER,
     getRequestUrl: (request: StandInRequest) => request?.originalUrl ?? request?.url ?? '',
     getRequestMethod: (request: StandInRequest) => request?.method ?? 'POST',
     getRequestHostname: () => 'localhost',

@@ -32,6 +32,13 @@ export interface McpStdioOptions {
    */
   principal?: unknown;
   scopes?: readonly string[];
+  /**
+   * Runs around each request the driver dispatches (both eras; not notifications, not replies to the server's
+   * requests): `dispatch` answers the request, and what `around` returns is written. A framework layer uses
+   * it to run a request inside the per-request context its HTTP pipeline would create (middleware, async-local
+   * stores). It must answer every request: a failure it throws is written as -32603.
+   */
+  around?: (request: JsonRpcRequest, dispatch: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
 }
 
 /** Where lines go: stdout, or anything with a stream's `write`. */
@@ -194,10 +201,12 @@ export class McpStdioDriver {
     }
     const exchange = new StdioExchange(request, this.writeMessage, this.options.principal, this.options.scopes);
     this.inFlight.set(request.id, exchange);
-    const work =
+    const dispatch = () =>
       era === 'modern'
         ? this.kernel.dispatch(request, exchange)
         : this.legacy!.handle(request, exchange, this.legacyVersion);
+    const around = this.options.around;
+    const work = around ? Promise.resolve().then(() => around(request, dispatch)) : dispatch();
     exchange.work = work
       // Both answer every failure themselves; this only keeps a broken promise from killing the process.
       .catch(() => errorResponse(request.id, ErrorCode.InternalError, 'Internal error'))

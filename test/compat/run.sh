@@ -67,10 +67,11 @@ for app in nest11-cjs nest12-esm; do
   cd "$root"
 done
 
-# Two realistic backends (Express with TypeORM on the machine's PostgreSQL, and Fastify), each with its own jest
-# e2e: mcp.e2e-spec.ts (the endpoint inside the app) and mcp-enhancers.e2e-spec.ts (the app's own guards,
-# filters, versioning and stdio around tools), run and counted apart.
-for app in nest11-express-backend nest11-fastify-backend; do
+# Three realistic backends (Express with TypeORM on the machine's PostgreSQL, Fastify, and Express with MikroORM
+# on PostgreSQL, nestjs-cls and media-type versioning), each with its own jest e2e specs, run and counted apart:
+# mcp.e2e-spec.ts (the endpoint inside the app), then the app's own guards, filters, versioning and stdio around
+# tools (mcp-enhancers.e2e-spec.ts; for the MikroORM backend, mcp-stdio.e2e-spec.ts).
+for app in nest11-express-backend nest11-fastify-backend nest11-mikro-backend; do
   echo "== compat: $app"
   mkdir -p "$scratch/$app"
   cp -r "$here/$app/." "$scratch/$app"
@@ -82,7 +83,9 @@ for app in nest11-express-backend nest11-fastify-backend; do
   started=$(date +%s)
   timeout 300 npx tsc --noEmit -p tsconfig.json || failed=1
   echo "# $app tsc --noEmit: done in $(($(date +%s) - started))s"
-  for spec in mcp mcp-enhancers; do
+  specs="mcp mcp-enhancers"
+  if [ "$app" = nest11-mikro-backend ]; then specs="mcp mcp-stdio"; fi
+  for spec in $specs; do
     run "$app $spec.e2e-spec.ts" npm run test:e2e -- "test/$spec.e2e-spec.ts"
   done
   cd "$root"

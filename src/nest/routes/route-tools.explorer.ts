@@ -24,6 +24,7 @@ import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import type { McpModuleOptions } from '../mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { getRequiredScopes } from '../require-scopes.decorator.js';
+import { currentStdioRequest } from '../stdio-request.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from './route-tool-call.js';
 import type { RouteToolOptions } from './route-tool-options.interface.js';
@@ -158,7 +159,9 @@ export class RouteToolsExplorer {
         validateArguments: false,
         handler: async (args, _inputResponses, ctx) => {
           const target: RouteTarget = { controller, handler: method, reached: false, strayed: false };
-          const request = routeRequest(plan, args as Record<string, unknown>, ctx.httpRequest, ctx.signal, target);
+          // Over stdio, the stand-in request carries the headers the stdio server was told to send.
+          const outer = ctx.httpRequest ?? currentStdioRequest.getStore();
+          const request = routeRequest(plan, args as Record<string, unknown>, outer, ctx.signal, target);
           return routeResult(
             await sendInProcess(await this.httpServer(), request),
             plan.maxResponseBytes,
