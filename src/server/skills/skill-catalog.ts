@@ -3,7 +3,12 @@ import { SKILL_MANIFEST } from '../../protocol/skills.js';
 import type { DirectoryChild, SkillEntry } from '../../protocol/skills.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { REGISTRATION_FAILED } from '../errors/configuration-messages.js';
+import {
+  DUPLICATE_SKILL,
+  REGISTRATION_FAILED,
+  SKILL_FOLDER_PROBLEMS,
+  SKILL_FOLDER_UNREADABLE,
+} from '../errors/configuration-messages.js';
 import type { McpContext } from '../mcp-context.js';
 import { PagedList } from '../registry/paged-list.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -60,7 +65,7 @@ export class SkillCatalog {
     const limits = { ...DEFAULT_SKILL_LIMITS, ...this.options!.limits };
     const prefix = this.options!.prefix?.split('/').filter((s) => s !== '') ?? [];
     const read = await readSkillFolder(directory, limits).catch((error: Error) => {
-      throw new McpConfigurationError(`skills.directory: ${directory} cannot be read: ${error.message}`);
+      throw new McpConfigurationError(SKILL_FOLDER_UNREADABLE(directory, error.message));
     });
     const problems = [...read.problems];
     const requiredScopes = checkRequiredScopes('skills', this.options!.requiredScopes);
@@ -76,8 +81,7 @@ export class SkillCatalog {
         problems.push(`${place}: ${(error as Error).message}`);
       }
     }
-    if (problems.length > 0)
-      throw new McpConfigurationError(`skills.directory ${directory}:\n  ${problems.join('\n  ')}`);
+    if (problems.length > 0) throw new McpConfigurationError(SKILL_FOLDER_PROBLEMS(directory, problems));
   }
 
   /** A skill built in code; its `SKILL.md` is written from its fields. Throws on a broken or duplicate skill. */
@@ -140,7 +144,7 @@ export class SkillCatalog {
 
   private add(skill: ServedSkill): void {
     const key = normalizeUri(skill.entry.uri);
-    if (this.skills.has(key)) throw new McpConfigurationError(`${skill.entry.uri} is served twice`);
+    if (this.skills.has(key)) throw new McpConfigurationError(DUPLICATE_SKILL(skill.entry.uri));
     const added: string[] = [];
     try {
       for (const file of skill.files) {
