@@ -10,8 +10,9 @@
  * 4. Stops the fixture, reads every checks.json and prints a per-scenario table for each set.
  * Fails on any FAILURE, WARNING or SKIPPED check in a required scenario, on a required scenario that did not
  * run, and on any check short of SUCCESS in the pending scenarios.
- * 5. The tasks extension (SEP-2663): runs each tasks-* scenario for real at 2026-07-28 and gates it (see below).
- * The last line counts the gated scenarios of both sets and of the tasks step (what .ci/run adds up).
+ * 5. The extensions, tasks (SEP-2663) and skills (SEP-2640): runs each of their scenarios for real at 2026-07-28
+ * and gates it (see below). The last line counts the gated scenarios of both sets and of the extensions step
+ * (what .ci/run adds up).
  *
  * `MCP_LEGACY=stateful` starts the fixture (every one of them) with 2025-era sessions, and gates 2025-11-25's
  * pending scenarios too.
@@ -264,29 +265,42 @@ function report(results, { required, pending }, baseline, gatePending, infoPasse
   return { table, summary, failures, passed, failed: gated - passed };
 }
 
-// ----- tasks extension (SEP-2663) ---------------------------------------------------------------------------
-// The tasks-* scenarios belong to an extension, so `--requirements` reports them as "not scored" and never
-// fails on them. This step runs each one on its own at 2026-07-28 (`--spec-version` needs `--force`: without
-// it the referee prints SKIPPED and exits 0) into its own directory, and fails on anything short of SUCCESS or
-// INFO, except the one scenario the referee itself always skips (pending its subscriptions/listen rewrite).
-const TASK_SCENARIOS = [
-  'tasks-capability-negotiation',
-  'tasks-dispatch-and-envelope',
-  'tasks-lifecycle',
-  'tasks-mrtr-composition',
-  'tasks-mrtr-input',
-  'tasks-request-headers',
-  'tasks-request-state-removal',
-  'tasks-required-task-error',
-  'tasks-status-notifications',
-  'tasks-wire-fields',
+// ----- extensions: tasks (SEP-2663) and skills (SEP-2640) ---------------------------------------------------
+// An extension's scenarios are "not scored" under `--requirements`, which never fails on them. This step runs
+// each one on its own at 2026-07-28 (`--spec-version` needs `--force`: without it the referee prints SKIPPED
+// and exits 0) into its own directory, and fails on anything short of SUCCESS or INFO, except where the referee
+// itself always skips (tasks-status-notifications, pending its subscriptions/listen rewrite). The skills
+// scenarios pass only with every check SUCCESS: a SKIPPED there means the fixture stopped serving skills.
+const EXTENSIONS = [
+  {
+    label: 'tasks extension',
+    scenarios: [
+      'tasks-capability-negotiation',
+      'tasks-dispatch-and-envelope',
+      'tasks-lifecycle',
+      'tasks-mrtr-composition',
+      'tasks-mrtr-input',
+      'tasks-request-headers',
+      'tasks-request-state-removal',
+      'tasks-required-task-error',
+      'tasks-status-notifications',
+      'tasks-wire-fields',
+    ],
+    refereeSkips: new Set(['tasks-status-notifications']),
+    passes: ['SUCCESS', 'INFO'],
+  },
+  {
+    label: 'skills extension',
+    scenarios: ['sep-2640-skills-directory', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest'],
+    refereeSkips: new Set(),
+    passes: ['SUCCESS'],
+  },
 ];
-const TASK_SCENARIOS_THE_REFEREE_SKIPS = new Set(['tasks-status-notifications']);
-const TASKS_SPEC_VERSION = '2026-07-28';
+const EXTENSIONS_SPEC_VERSION = '2026-07-28';
 
-async function runTaskScenarios(url, outDir) {
+async function runExtensionScenarios(url, outDir, scenarios) {
   const cli = join(refereeDir, 'dist', 'index.js');
-  for (const scenario of TASK_SCENARIOS) {
+  for (const scenario of scenarios) {
     const args = [
       cli,
       'server',
@@ -295,7 +309,7 @@ async function runTaskScenarios(url, outDir) {
       '--scenario',
       scenario,
       '--spec-version',
-      TASKS_SPEC_VERSION,
+      EXTENSIONS_SPEC_VERSION,
       '--force',
       '-o',
       outDir,
@@ -310,30 +324,30 @@ function referee(args) {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-function reportTaskScenarios(results) {
+function reportExtensionScenarios(results, { label, scenarios, refereeSkips, passes }) {
   const failures = [];
-  const rows = TASK_SCENARIOS.map((scenario) => {
+  const rows = scenarios.map((scenario) => {
     const result = results.get(scenario);
     if (!result) {
       failures.push(`${scenario}: did not run`);
       return [scenario, '-', '-', '-', '-', '-', '-', 'MISSING'];
     }
-    const { counts, total, problems } = result;
-    const allowed = TASK_SCENARIOS_THE_REFEREE_SKIPS.has(scenario) ? ['SKIPPED'] : [];
-    const bad = problems.filter((p) => !allowed.includes(p.status));
+    const { counts, total } = result;
+    const allowed = [...passes, ...(refereeSkips.has(scenario) ? ['SKIPPED'] : [])];
+    const bad = result.problems.filter((p) => !allowed.includes(p.status));
     for (const p of bad)
       failures.push(`${scenario}: ${p.status} ${p.id}${p.errorMessage ? ` — ${p.errorMessage}` : ''}`);
-    const verdict = bad.length > 0 ? 'FAIL' : allowed.length > 0 ? 'skipped by the referee' : 'pass';
+    const verdict = bad.length > 0 ? 'FAIL' : refereeSkips.has(scenario) ? 'skipped by the referee' : 'pass';
     return [scenario, total, ...STATUSES.map((s) => counts[s]), verdict];
   });
-  const header = ['tasks scenario', 'checks', ...STATUSES, 'verdict'];
+  const header = [`${label} scenario`, 'checks', ...STATUSES, 'verdict'];
   const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const count = (verdict) => rows.filter((r) => r.at(-1) === verdict).length;
-  const failed = TASK_SCENARIOS.length - count('pass') - count('skipped by the referee');
-  const summary = `tasks extension: ${count('pass')} passed, ${count('skipped by the referee')} skipped by the referee, ${failed} failed`;
+  const failed = scenarios.length - count('pass') - count('skipped by the referee');
+  const summary = `${label}: ${count('pass')} passed, ${count('skipped by the referee')} skipped by the referee, ${failed} failed`;
   return { table, failures, summary, passed: count('pass'), failed };
 }
-// ----- end of the tasks extension step -----------------------------------------------------------------------
+// ----- end of the extensions step -----------------------------------------------------------------------------
 
 /** Starts one fixture process on a free port (or PORT) and waits until it answers; `env` adds to the environment. */
 async function startFixture(env = {}, port) {
@@ -400,8 +414,8 @@ async function main() {
   if (!process.argv.includes('--no-build') && !process.env.MCP_URL) run(npm, ['run', '--silent', 'build:all']);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outRoot = join(root, 'conformance-results', stamp);
-  const tasksDir = join(outRoot, 'tasks-extension');
-  mkdirSync(tasksDir, { recursive: true });
+  const extensionDir = (extension) => join(outRoot, extension.label.replace(' ', '-'));
+  for (const extension of EXTENSIONS) mkdirSync(extensionDir(extension), { recursive: true });
 
   const target = await startTarget();
   const statuses = new Map();
@@ -425,7 +439,8 @@ async function main() {
       ];
       statuses.set(requirements, await referee(args));
     }
-    await runTaskScenarios(target.url, tasksDir);
+    for (const extension of EXTENSIONS)
+      await runExtensionScenarios(target.url, extensionDir(extension), extension.scenarios);
   } finally {
     await target.stop();
   }
@@ -450,15 +465,18 @@ async function main() {
     passed += result.passed;
     failed += result.failed;
   }
-  const tasks = reportTaskScenarios(readResults(tasksDir));
-  writeFileSync(join(tasksDir, 'summary.md'), `${tasks.table}\n\n${tasks.summary}\n`);
-  console.log(
-    `\n## tasks extension (${TASKS_SPEC_VERSION}, forced)\n\n${tasks.table}\n\n${tasks.summary}\nResults: ${tasksDir}`,
-  );
-  failures.push(...tasks.failures.map((f) => `tasks extension: ${f}`));
-  passed += tasks.passed;
-  failed += tasks.failed;
-  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks extension)`;
+  for (const extension of EXTENSIONS) {
+    const dir = extensionDir(extension);
+    const verdict = reportExtensionScenarios(readResults(dir), extension);
+    writeFileSync(join(dir, 'summary.md'), `${verdict.table}\n\n${verdict.summary}\n`);
+    console.log(
+      `\n## ${extension.label} (${EXTENSIONS_SPEC_VERSION}, forced)\n\n${verdict.table}\n\n${verdict.summary}\nResults: ${dir}`,
+    );
+    failures.push(...verdict.failures.map((f) => `${extension.label}: ${f}`));
+    passed += verdict.passed;
+    failed += verdict.failed;
+  }
+  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks and skills extensions)`;
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
     console.log(closing);

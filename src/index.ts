@@ -23,6 +23,7 @@ export { ResourceTemplate, type ResourceTemplateOptions } from './nest/decorator
 export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.js';
 export { UiResource, type UiResourceOptions } from './nest/decorators/ui-resource.decorator.js';
 export { RouteTool } from './nest/decorators/route-tool.decorator.js';
+export { Skill, type SkillOptions } from './nest/decorators/skill.decorator.js';
 export type {
   RouteToolOptions,
   RouteArgumentSource,
@@ -67,6 +68,7 @@ export type {
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
 export type { UiResourceRegistration } from './server/apps/ui-resource.js';
 export type { UiResourceCsp, UiResourcePermissions } from './protocol/apps.js';
+export type { McpSkill, McpSkillsOptions } from './server/skills/skill-options.js';
 
 // Errors: start-up configuration, and what a custom token verifier throws.
 export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';

@@ -9,6 +9,7 @@ import { ListChangedTools } from './list-changed.tools.js';
 import { fixtureMcpModules } from './mcp-setup.js';
 import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
+import { ConformanceSkills } from './conformance.skills.js';
 import { TaskTools } from './task.tools.js';
 
 /**
@@ -31,6 +32,7 @@ import { TaskTools } from './task.tools.js';
     TaskTools,
     ConformanceResources,
     ConformancePrompts,
+    ConformanceSkills,
   ],
 })
 export class ConformanceModule {}

@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import { resolve } from 'node:path';
 import { McpModule, type McpModuleOptions } from '../../src/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 
@@ -17,6 +18,8 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
     version: '1.0.0',
     requestState: { secret },
     tasks,
+    // The Skills extension (SEP-2640): this folder (run from the repository's root) and ConformanceSkills.
+    skills: { directory: resolve(env.MCP_SKILLS_DIR ?? 'examples/conformance/skills'), directoryRead: true },
   };
   const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
   if (mode) options.legacy = { mode };

@@ -44,6 +44,7 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
     observability: { redactErrors: observability.redactErrors, onHandlerError },
     logger: kernelLogger,
   });
+  await kernel.loadSkills();
   if (kernel.usesGeneratedStateSecret) {
     logger.warn(GENERATED_STATE_SECRET(options.name));
   }

@@ -1,6 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { PromptOptions } from './decorators/prompt.decorator.js';
+import type { SkillOptions } from './decorators/skill.decorator.js';
 import type { ResourceTemplateOptions } from './decorators/resource-template.decorator.js';
 import type { ResourceOptions } from './decorators/resource.decorator.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
@@ -9,6 +10,7 @@ import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_SKILL_METADATA,
   MCP_TOOL_METADATA,
   MCP_UI_RESOURCE_METADATA,
 } from './mcp-metadata.constants.js';
@@ -19,7 +21,8 @@ export type McpMethodMetadata =
   | { kind: 'resource'; options: ResourceOptions }
   | { kind: 'resourceTemplate'; options: ResourceTemplateOptions }
   | { kind: 'prompt'; options: PromptOptions }
-  | { kind: 'uiResource'; options: UiResourceOptions };
+  | { kind: 'uiResource'; options: UiResourceOptions }
+  | { kind: 'skill'; options: SkillOptions };
 
 /** Reads the MCP decorators' metadata off provider methods. */
 @Injectable()
@@ -37,6 +40,8 @@ export class McpMetadataAccessor {
     if (prompt) return { kind: 'prompt', options: prompt };
     const ui = this.reflector.get<UiResourceOptions | undefined>(MCP_UI_RESOURCE_METADATA, method);
     if (ui) return { kind: 'uiResource', options: ui };
+    const skill = this.reflector.get<SkillOptions | undefined>(MCP_SKILL_METADATA, method);
+    if (skill) return { kind: 'skill', options: skill };
     return undefined;
   }
 }

@@ -40,6 +40,13 @@ export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticato
    * route's own `bodyTimeoutMs` aside. Off by default: the server keeps the timeouts the app and Node gave it.
    */
   serverTimeouts?: ServerTimeouts | boolean;
+  /**
+   * The Server Card at `<endpoint>/server-card` (SEP-2127): on by default; `false` turns it off. `url` is the
+   * endpoint's public URL for its `remotes` (default: `auth.resource`, else the endpoint at the Host asked).
+   */
+  serverCard?: boolean | { url?: string };
+  /** Opt-in: list this server in the site's `/.well-known/mcp/catalog.json` (for apps that own their `.well-known`). */
+  catalog?: boolean;
 }
 
 /**

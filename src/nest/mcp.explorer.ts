@@ -6,6 +6,7 @@ import type { InputRequired } from '../server/input/input-required.js';
 import type { PromptValue } from '../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../server/registry/resource-registry.js';
 import type { McpCompleters } from './decorators/mcp-completers.js';
+import type { SkillContent } from './decorators/skill.decorator.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { getRequiredScopes } from './require-scopes.decorator.js';
@@ -13,7 +14,11 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from './mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE } from '../server/errors/configuration-messages.js';
+import {
+  COMPLETER_NOT_A_METHOD,
+  DUPLICATE_PRIMITIVE,
+  SKILL_NOT_STATIC,
+} from '../server/errors/configuration-messages.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import { McpRegistrationError } from './errors/mcp-registration-error.js';
 import type { MCPServer } from './mcp.server.js';
@@ -137,6 +142,15 @@ export class McpExplorer implements OnModuleInit {
         });
         return;
       }
+      case 'skill': {
+        const { name } = metadata.options;
+        const content = await this.skillContent(wrapper, methodName, name);
+        const visible = this.handlers.hasGuards(wrapper, methodName)
+          ? this.handlers.createGuardCheck(wrapper, methodName, `skill ${name}`)
+          : undefined;
+        this.server.addSkill({ ...metadata.options, ...content, requiredScopes, visible });
+        return;
+      }
       case 'prompt': {
         const { name, ...rest } = metadata.options;
         const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
@@ -150,6 +164,19 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
     }
+  }
+
+  /** A `@Skill` method's content, asked once at start-up of the provider's (singleton) instance. */
+  private async skillContent(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    name: string,
+  ): Promise<{ body: string; files?: Record<string, string | Uint8Array> }> {
+    const instance = wrapper.instance as Record<string, () => unknown> | undefined;
+    if (!wrapper.isDependencyTreeStatic() || typeof instance?.[methodName] !== 'function')
+      throw new McpConfigurationError(SKILL_NOT_STATIC(name));
+    const content = (await instance[methodName]()) as SkillContent;
+    return typeof content === 'string' ? { body: content } : content;
   }
 
   /** Completers named by method are bound to the provider's (singleton) instance. */
@@ -181,5 +208,6 @@ function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost 
 function identityOf(metadata: McpMethodMetadata, methodName: string): string {
   if (metadata.kind === 'resource' || metadata.kind === 'uiResource') return metadata.options.uri;
   if (metadata.kind === 'resourceTemplate') return metadata.options.uriTemplate;
+  if (metadata.kind === 'skill') return `${metadata.options.prefix ?? ''}/${metadata.options.name}`;
   return metadata.options.name ?? methodName;
 }

@@ -47,6 +47,7 @@ import { RouteTargetGuard } from './routes/route-target.guard.js';
 import { MCPServer } from './mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-routes.js';
+import { ServerCardRoutes } from './server-card-routes.js';
 
 /**
  * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).
@@ -68,6 +69,7 @@ import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-r
     RouteToolsExplorer,
     { provide: APP_GUARD, useClass: RouteTargetGuard },
     ProtectedResourceMetadataRoutes,
+    ServerCardRoutes,
     {
       provide: MCP_RESOURCE_SERVER,
       useFactory: async (options: McpModuleOptions) => {

@@ -11,6 +11,7 @@ import type { InferSchemaInput } from '../server/schema/mcp-schema.js';
 import type { McpToolRegistration } from '../server/registry/tool-registration.js';
 import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/tool-registry.js';
 import type { UiResourceRegistration } from '../server/apps/ui-resource.js';
+import type { McpSkill } from '../server/skills/skill-options.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -87,6 +88,20 @@ export class MCPServer {
 
   removePrompt(name: string): boolean {
     return this.kernel.removePrompt(name);
+  }
+
+  /**
+   * Serves a skill built in code (SEP-2640), next to those of the `skills` option: its `SKILL.md` is written
+   * from `name`, `description`, `frontmatter` and `body`, its `files` become `skill://` resources. Returns the
+   * URI of its `SKILL.md`. See docs/discovery.md.
+   */
+  addSkill(skill: McpSkill): string {
+    return this.kernel.addSkill(skill);
+  }
+
+  /** Stops serving the skill whose `SKILL.md` is at `uri`, and its files; false when there is none. */
+  removeSkill(uri: string): boolean {
+    return this.kernel.removeSkill(uri);
   }
 
   /** Tells listen streams that subscribed to this resource that it changed. */

@@ -1,3 +1,5 @@
+import type { GetSkillResult, ListSkillsResult, ReadDirectoryResult } from './skills.js';
+
 /** MCP 2026-07-28 shapes the server produces or reads (from `schema/2026-07-28/schema.ts`). */
 
 export type JsonSchema = Record<string, unknown>;
@@ -234,7 +236,10 @@ export type McpResult =
   | ListResourceTemplatesResult
   | ListPromptsResult
   | DiscoverResult
-  | SubscriptionsListenResult;
+  | SubscriptionsListenResult
+  | ListSkillsResult
+  | GetSkillResult
+  | ReadDirectoryResult;
 
 /**
  * The 2026-07-28 interim result: the server needs the client's answers to `inputRequests` first, and the client

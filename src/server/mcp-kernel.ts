@@ -58,6 +58,9 @@ import { TaskRunner } from './tasks/task-runner.js';
 import { ToolTasks } from './tasks/tool-tasks.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './registry/tool-registry.js';
 import { uiLinkProblem } from './apps/ui-links.js';
+import { SkillCatalog } from './skills/skill-catalog.js';
+import { SkillMethods } from './skills/skill-methods.js';
+import type { McpSkill } from './skills/skill-options.js';
 import { toUiResourceRegistration, type UiResourceRegistration } from './apps/ui-resource.js';
 
 /**
@@ -81,6 +84,7 @@ export class McpKernel {
   private readonly tools: ToolRegistry;
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
+  private readonly skills: SkillCatalog;
   private readonly states: RequestStateCodec;
   private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
@@ -122,6 +126,7 @@ export class McpKernel {
     this.prompts = new PromptRegistry(pageSize, (requiredScopes) =>
       this.publish({ type: 'prompts/list_changed', requiredScopes }),
     );
+    this.skills = new SkillCatalog(options.skills, this.resources, pageSize);
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.eventBus = listen.eventBus ?? new InProcessEventBus();
     this.identity = new CallerIdentity(options.auth?.identify);
@@ -174,11 +179,13 @@ export class McpKernel {
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
+    const skills = new SkillMethods(this.skills, gate, round);
     const server = (this.server = new ServerMethods(
       this.tools,
       this.prompts,
       this.resources,
       completion,
+      this.skills,
       Era2026.supportedVersions,
       options.instructions,
     ));
@@ -207,6 +214,9 @@ export class McpKernel {
       ['prompts/list', (req, ctx) => prompts.list(req, ctx)],
       ['prompts/get', (req, ctx, caller) => prompts.get(req, ctx, caller)],
       ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
+      ['skills/list', (req, ctx) => skills.list(req, ctx)],
+      ['skills/get', (req, ctx) => skills.get(req, ctx)],
+      ['resources/directory/read', (req, ctx) => skills.readDirectory(req, ctx)],
       ['subscriptions/listen', (req, ctx, caller) => this.listen.listen(req, ctx, caller)],
       ['tasks/get', (req, _ctx, caller) => tasks.get(req, caller)],
       ['tasks/update', (req, _ctx, caller) => tasks.update(req, caller)],
@@ -352,6 +362,24 @@ export class McpKernel {
 
   removePrompt(name: string): boolean {
     return this.prompts.remove(name);
+  }
+
+  /**
+   * Serves a skill built in code (SEP-2640): its `SKILL.md` is written from its fields, its files become
+   * `skill://` resources. Returns the URI of its `SKILL.md`; throws `McpConfigurationError` when it is broken.
+   */
+  addSkill(skill: McpSkill): string {
+    return this.skills.addSkill(skill);
+  }
+
+  /** Stops serving the skill whose `SKILL.md` is at `uri`, and its files; false when there is none. */
+  removeSkill(uri: string): boolean {
+    return this.skills.remove(uri);
+  }
+
+  /** Reads the folder of the `skills.directory` option; a transport host calls it once, before serving. */
+  loadSkills(): Promise<void> {
+    return this.skills.load();
   }
 
   /** Tells listen streams that subscribed to this resource that it changed. */

@@ -8,6 +8,7 @@ import type { McpLogger } from './mcp-logger.js';
 import type { RequestStateBind } from './input/input-round.js';
 import type { RequestStateStore } from './input/request-state-store.js';
 import type { TaskOptions } from './tasks/task-runner.js';
+import type { McpSkillsOptions } from './skills/skill-options.js';
 
 /** What `serverInfo` says of the server besides its `name` and `version`. */
 export type McpServerInfo = Omit<Implementation, 'name' | 'version'>;
@@ -98,6 +99,8 @@ export interface McpServerOptions {
   /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */
   tasks?: TaskOptions;
   observability?: McpErrorReportingOptions;
+  /** Skills (SEP-2640): a folder of skills served as `skill://` resources, and the extension declared. */
+  skills?: McpSkillsOptions;
   /**
    * Where the kernel writes what only the operator should read: redacted handler errors (without
    * `onHandlerError`), interceptors that throw, an event bus or task store that fails. Default: stderr.

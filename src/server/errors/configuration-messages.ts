@@ -41,6 +41,17 @@ export const REGISTRATION_FAILED = (place: string, reason: string) => `${place}:
 export const DUPLICATE_PRIMITIVE = (kind: string, key: string, first: string, second: string) =>
   `Duplicate MCP ${kind} "${key}": declared by ${first} and by ${second}`;
 
+export const SKILL_NOT_STATIC = (name: string) =>
+  `@Skill "${name}": the method runs once at start-up, so it must be a method of a singleton (not request-scoped) provider`;
+
+export const SKILL_FOLDER_UNREADABLE = (directory: string, reason: string) =>
+  `skills.directory: ${directory} cannot be read: ${reason}`;
+
+export const SKILL_FOLDER_PROBLEMS = (directory: string, problems: readonly string[]) =>
+  `skills.directory ${directory}:\n  ${problems.join('\n  ')}`;
+
+export const DUPLICATE_SKILL = (uri: string) => `${uri} is served twice`;
+
 export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
   `completer "${completer}" for "${key}" must be a method of a singleton provider`;
 

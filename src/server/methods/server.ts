@@ -6,6 +6,8 @@ import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { CompletionMethods } from './completion.js';
+import type { SkillCatalog } from '../skills/skill-catalog.js';
+import { SKILLS_EXTENSION } from '../../protocol/skills.js';
 
 /** What the server says about itself: its capabilities (any era's handshake) and `server/discover`. */
 export class ServerMethods {
@@ -14,6 +16,7 @@ export class ServerMethods {
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
     private readonly completion: CompletionMethods,
+    private readonly skills: SkillCatalog,
     private readonly supportedVersions: readonly string[],
     private readonly instructions: string | undefined,
   ) {}
@@ -23,11 +26,17 @@ export class ServerMethods {
     const capabilities: ServerCapabilities = {};
     if (this.tools.size > 0) capabilities.tools = { listChanged: true };
     if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
-    if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.resources.size > 0 || this.skills.enabled) capabilities.resources = { subscribe: true, listChanged: true };
     if (this.completion.available) capabilities.completions = {};
     capabilities.logging = {};
     // MCP Apps asks nothing of the transport, so both eras' handshakes name it.
     if (this.tools.hasUiTools) capabilities.extensions = { [UI_EXTENSION]: {} };
+    // Skills (SEP-2640) ask nothing of the transport either; their settings sit inline under the identifier.
+    if (this.skills.enabled)
+      capabilities.extensions = {
+        ...capabilities.extensions,
+        [SKILLS_EXTENSION]: this.skills.directoryRead ? { directoryRead: true } : {},
+      };
     return capabilities;
   }
 

@@ -79,6 +79,8 @@ export class ResourceRegistry {
   /** The scoped static resources by loose key. */
   private readonly scopedByLooseKey = new Map<string, ResourceRegistration[]>();
   private readonly templates = new Map<string, TemplateEntry>();
+  /** Resources read by URI but left out of `resources/list` (a skill's files besides its `SKILL.md`). */
+  private readonly unlisted = new Set<string>();
   readonly listing: PagedList<ResourceDefinition>;
   readonly templateListing: PagedList<ResourceTemplateDefinition>;
 
@@ -87,7 +89,10 @@ export class ResourceRegistry {
     private readonly onChange: ListChangeListener,
   ) {
     this.listing = new PagedList(
-      () => [...this.resources.values()].map(definitionOf),
+      () =>
+        [...this.resources]
+          .filter(([key]) => this.unlisted.size === 0 || !this.unlisted.has(key))
+          .map(([, registration]) => definitionOf(registration)),
       pageSize,
       'resources',
       (d) => this.resources.get(normalizeUri(d.uri))?.requiredScopes,
@@ -114,7 +119,8 @@ export class ResourceRegistry {
     return entry && definitionOf(entry);
   }
 
-  addResource(registration: ResourceRegistration): void {
+  /** `listed: false` serves the resource to reads without showing it in `resources/list`. */
+  addResource(registration: ResourceRegistration, listed = true): void {
     const { uri, name } = registration;
     if (typeof uri !== 'string' || !isAbsoluteUri(uri)) throw new McpConfigurationError(RESOURCE_URI_NOT_ABSOLUTE(uri));
     if (typeof name !== 'string' || name.length === 0)
@@ -128,6 +134,7 @@ export class ResourceRegistry {
       requiredScopes: checkRequiredScopes(`Resource "${uri}"`, registration.requiredScopes),
     };
     this.resources.set(key, entry);
+    if (!listed) this.unlisted.add(key);
     if (entry.requiredScopes) {
       const loose = looseUriKey(uri);
       this.scopedByLooseKey.set(loose, [...(this.scopedByLooseKey.get(loose) ?? []), entry]);
@@ -159,6 +166,7 @@ export class ResourceRegistry {
     const entry = this.resources.get(key);
     if (!entry) return false;
     this.resources.delete(key);
+    this.unlisted.delete(key);
     if (entry.requiredScopes) {
       const loose = looseUriKey(uri);
       const rest = this.scopedByLooseKey.get(loose)!.filter((e) => e !== entry);
