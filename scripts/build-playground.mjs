@@ -1,0 +1,42 @@
+// Bundles the playground page (playground/, Preact) into one self-contained HTML file: the script and the
+// style are inlined, so the page needs nothing but the endpoint beside it, and the server allows exactly them
+// by hash in the page's Content-Security-Policy. Everything comes from node_modules at build time: nothing is
+// fetched at run time, and an app that does not enable the playground never reads the file.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, transform } from 'esbuild';
+
+const SCRIPT_MARKER = '<!-- playground script -->';
+const STYLE_MARKER = '<!-- playground style -->';
+
+/** Writes `<outDir>/index.html` and returns its size in bytes. */
+export async function buildPlayground(outDir) {
+  const bundle = await build({
+    entryPoints: ['playground/main.tsx'],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning',
+  });
+  const style = await transform(readFileSync('playground/styles.css', 'utf8'), { loader: 'css', minify: true });
+  // `</script` or `</style` inside the code would end the inline element early.
+  const script = bundle.outputFiles[0].text.replaceAll('</script', '<\\/script');
+  const html = readFileSync('playground/page.html', 'utf8')
+    .replace(STYLE_MARKER, () => `<style>${style.code.replaceAll('</style', '<\\/style')}</style>`)
+    .replace(SCRIPT_MARKER, () => `<script>${script}</script>`);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'index.html'), html);
+  return Buffer.byteLength(html);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const outDir = process.argv[2] ?? 'dist/playground';
+  console.log(`${join(outDir, 'index.html')}: ${await buildPlayground(outDir)} bytes`);
+}
