@@ -3,13 +3,15 @@ import { ErrorView } from './content-view.js';
 import { InputRequests } from './input-requests.js';
 import type { McpClient, RpcOutcome } from './mcp-client.js';
 
+type Progress = { progress: number; total?: number; message?: string };
+
 /** Where a call is: sent, waiting for the user's answers, followed as a task, or ended. */
 export type CallPhase =
   | { kind: 'idle' }
-  | { kind: 'running'; progress?: { progress: number; total?: number; message?: string } }
+  | { kind: 'running'; progress?: Progress }
   | { kind: 'input'; requests: Record<string, any>; requestState?: string; round: number }
   | { kind: 'task'; task: any }
-  | { kind: 'done'; result: any }
+  | { kind: 'done'; result: any; progress?: Progress }
   | { kind: 'failed'; outcome: RpcOutcome };
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -24,6 +26,8 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
   const [phase, setPhase] = useState<CallPhase>({ kind: 'idle' });
   const sent = useRef<{ params: Record<string, unknown>; headers?: Record<string, string> }>(undefined);
   const generation = useRef(0);
+  // The last progress notification stays shown with the result: a quick call's bar would otherwise only flash.
+  const lastProgress = useRef<Progress | undefined>(undefined);
 
   const settle = async (outcome: RpcOutcome, run: number, round: number): Promise<void> => {
     if (run !== generation.current) return;
@@ -38,7 +42,7 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
         round,
       });
     if (result.resultType === 'task') return follow(result, run);
-    setPhase({ kind: 'done', result });
+    setPhase({ kind: 'done', result, progress: lastProgress.current });
   };
 
   const follow = async (task: any, run: number): Promise<void> => {
@@ -61,8 +65,9 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
     const outcome = await client.request(method, params, {
       headers: sent.current?.headers,
       onNotification: (notification) => {
-        if (notification.method === 'notifications/progress' && run === generation.current)
-          setPhase({ kind: 'running', progress: notification.params });
+        if (notification.method !== 'notifications/progress' || run !== generation.current) return;
+        lastProgress.current = notification.params;
+        setPhase({ kind: 'running', progress: notification.params });
       },
     });
     await settle(outcome, run, round);
@@ -73,6 +78,7 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
     start(params: Record<string, unknown>, headers?: Record<string, string>) {
       const run = ++generation.current;
       sent.current = { params, headers };
+      lastProgress.current = undefined;
       setPhase({ kind: 'running' });
       const progressToken = `playground-${run}`;
       void send({ ...params, _meta: { progressToken } }, 0, run);
@@ -85,12 +91,8 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
         return send(retry, phase.round + 1, run);
       }
       if (phase.kind === 'task') {
-        const taskId = phase.task.taskId;
-        const outcome = await client.request('tasks/update', { taskId, inputResponses: answers });
-        if (outcome.error) return settle(outcome, run, 0);
-        const next = await client.request('tasks/get', { taskId });
-        if (!next.result) return settle(next, run, 0);
-        return follow(next.result, run);
+        const next = await answerTask(client, phase.task.taskId, answers);
+        return next.result ? follow(next.result, run) : settle(next, run, 0);
       }
     },
     async cancel() {
@@ -101,6 +103,12 @@ export function useCall(client: McpClient, method: string, onChallenge: (outcome
 
 export type CallHandle = ReturnType<typeof useCall>;
 
+/** A task's questions answered with `tasks/update`; the task as it then is, or the refusal. */
+async function answerTask(client: McpClient, taskId: string, answers: Record<string, unknown>): Promise<RpcOutcome> {
+  const update = await client.request('tasks/update', { taskId, inputResponses: answers });
+  return update.error ? update : client.request('tasks/get', { taskId });
+}
+
 /** The call's state on the page; the ended call's answer (`render`) or error goes in `data-testid="result"`. */
 export function CallView({ call, render }: { call: CallHandle; render(result: any): preact.ComponentChild }) {
   const { phase } = call;
@@ -110,15 +118,7 @@ export function CallView({ call, render }: { call: CallHandle; render(result: an
     case 'running':
       return (
         <p class="running" data-testid="progress">
-          Running…
-          {phase.progress ? (
-            <>
-              {' '}
-              <progress value={phase.progress.progress} max={phase.progress.total ?? undefined} />{' '}
-              {phase.progress.progress}
-              {phase.progress.total !== undefined ? ` / ${phase.progress.total}` : ''} {phase.progress.message ?? ''}
-            </>
-          ) : null}
+          Running… <ProgressLine progress={phase.progress} />
         </p>
       );
     case 'input':
@@ -128,6 +128,11 @@ export function CallView({ call, render }: { call: CallHandle; render(result: an
     case 'done':
       return (
         <section data-testid="result" class={phase.result?.isError ? 'result is-error' : 'result'}>
+          {phase.progress ? (
+            <p class="muted">
+              Progress: <ProgressLine progress={phase.progress} />
+            </p>
+          ) : null}
           {render(phase.result)}
         </section>
       );
@@ -138,6 +143,16 @@ export function CallView({ call, render }: { call: CallHandle; render(result: an
         </section>
       );
   }
+}
+
+function ProgressLine({ progress }: { progress?: Progress }) {
+  if (!progress) return null;
+  return (
+    <>
+      <progress value={progress.progress} max={progress.total ?? undefined} /> {progress.progress}
+      {progress.total !== undefined ? ` / ${progress.total}` : ''} {progress.message ?? ''}
+    </>
+  );
 }
 
 function TaskView({ call, task }: { call: CallHandle; task: any }) {

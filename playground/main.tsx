@@ -22,41 +22,47 @@ const EMPTY: Catalog = { tools: [], resources: [], templates: [], prompts: [] };
 const pagePath = location.pathname.replace(/\/+$/, '');
 const endpoint = pagePath.replace(/\/playground$/, '');
 
+/** What the server offers: `server/discover`, then every page of each list it has; a 401 or 403 is a challenge. */
+async function loadCatalog(
+  client: McpClient,
+  setCatalog: (catalog: Catalog) => void,
+  setChallenge: (outcome: RpcOutcome | undefined) => void,
+  setFailure: (outcome: RpcOutcome | undefined) => void,
+): Promise<void> {
+  setFailure(undefined);
+  const discover = await client.request('server/discover');
+  if (discover.status === 401 || discover.status === 403) {
+    setChallenge(discover);
+    setCatalog(EMPTY);
+    return;
+  }
+  if (!discover.result) return setFailure(discover);
+  setChallenge(undefined);
+  const capabilities = discover.result.capabilities ?? {};
+  const none = Promise.resolve({ items: [] as any[] });
+  const [tools, resources, templates, prompts] = await Promise.all([
+    capabilities.tools ? client.list('tools/list', 'tools') : none,
+    capabilities.resources ? client.list('resources/list', 'resources') : none,
+    capabilities.resources ? client.list('resources/templates/list', 'resourceTemplates') : none,
+    capabilities.prompts ? client.list('prompts/list', 'prompts') : none,
+  ]);
+  setCatalog({
+    info: discover.result,
+    tools: tools.items,
+    resources: resources.items,
+    templates: templates.items,
+    prompts: prompts.items,
+  });
+}
+
 function App() {
   const client = useMemo(() => new McpClient(endpoint), []);
   const [catalog, setCatalog] = useState<Catalog>(EMPTY);
   const [selection, setSelection] = useState<Selection>();
   const [challenge, setChallenge] = useState<RpcOutcome>();
   const [failure, setFailure] = useState<RpcOutcome>();
-  const [token, setToken] = useState('');
 
-  const load = async () => {
-    setFailure(undefined);
-    const discover = await client.request('server/discover');
-    if (discover.status === 401 || discover.status === 403) {
-      setChallenge(discover);
-      setCatalog(EMPTY);
-      return;
-    }
-    if (!discover.result) return setFailure(discover);
-    setChallenge(undefined);
-    const capabilities = discover.result.capabilities ?? {};
-    const none = Promise.resolve({ items: [] as any[] });
-    const [tools, resources, templates, prompts] = await Promise.all([
-      capabilities.tools ? client.list('tools/list', 'tools') : none,
-      capabilities.resources ? client.list('resources/list', 'resources') : none,
-      capabilities.resources ? client.list('resources/templates/list', 'resourceTemplates') : none,
-      capabilities.prompts ? client.list('prompts/list', 'prompts') : none,
-    ]);
-    setCatalog({
-      info: discover.result,
-      tools: tools.items,
-      resources: resources.items,
-      templates: templates.items,
-      prompts: prompts.items,
-    });
-  };
-
+  const load = () => loadCatalog(client, setCatalog, setChallenge, setFailure);
   useEffect(() => void load(), []);
 
   const context: PanelContext = {
@@ -68,39 +74,16 @@ function App() {
   };
   const skills = catalog.resources.filter((r) => r.uri.startsWith('skill://'));
   const resources = catalog.resources.filter((r) => !r.uri.startsWith('skill://'));
-  const serverInfo = catalog.info?._meta?.['io.modelcontextprotocol/serverInfo'];
 
   return (
     <div class="layout">
-      <header>
-        <h1>
-          MCP playground{' '}
-          {serverInfo ? (
-            <span class="muted">
-              {serverInfo.name} {serverInfo.version}
-            </span>
-          ) : null}
-        </h1>
-        <code class="muted">{endpoint}</code>
-        <form
-          class="auth"
-          onSubmit={(e) => {
-            e.preventDefault();
-            client.token = token.trim();
-            void load();
-          }}
-        >
-          <input
-            type="password"
-            aria-label="Bearer token"
-            placeholder="Bearer token (kept in this page only)"
-            autocomplete="off"
-            value={token}
-            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-          />
-          <button type="submit">Use token</button>
-        </form>
-      </header>
+      <Header
+        serverInfo={catalog.info?._meta?.['io.modelcontextprotocol/serverInfo']}
+        onToken={(token) => {
+          client.token = token;
+          void load();
+        }}
+      />
       {challenge ? (
         <div class="challenge" data-testid="auth-challenge">
           <ErrorView
@@ -125,23 +108,60 @@ function App() {
         <Section title="Skills" items={skills} pick={(item) => setSelection({ kind: 'resource', item })} />
       </nav>
       <main>
-        {selection?.kind === 'tool' ? (
-          <ToolPanel key={selection.item.name} tool={selection.item} context={context} />
-        ) : null}
-        {selection?.kind === 'resource' ? (
-          <ResourcePanel
-            key={selection.item.uri ?? selection.item.uriTemplate}
-            item={selection.item}
-            context={context}
-          />
-        ) : null}
-        {selection?.kind === 'prompt' ? (
-          <PromptPanel key={selection.item.name} prompt={selection.item} context={context} />
-        ) : null}
-        {!selection ? <p class="muted">Pick a tool, a resource or a prompt.</p> : null}
+        <Selected selection={selection} context={context} />
       </main>
     </div>
   );
+}
+
+/** The page's title and the token field (the token goes to the client object, and nowhere else). */
+function Header({ serverInfo, onToken }: { serverInfo?: any; onToken(token: string): void }) {
+  const [token, setToken] = useState('');
+  return (
+    <header>
+      <h1>
+        MCP playground{' '}
+        {serverInfo ? (
+          <span class="muted">
+            {serverInfo.name} {serverInfo.version}
+          </span>
+        ) : null}
+      </h1>
+      <code class="muted">{endpoint}</code>
+      <form
+        class="auth"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onToken(token.trim());
+        }}
+      >
+        <input
+          type="password"
+          aria-label="Bearer token"
+          placeholder="Bearer token (kept in this page only)"
+          autocomplete="off"
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+        />
+        <button type="submit">Use token</button>
+      </form>
+    </header>
+  );
+}
+
+function Selected({ selection, context }: { selection: Selection; context: PanelContext }) {
+  switch (selection?.kind) {
+    case 'tool':
+      return <ToolPanel key={selection.item.name} tool={selection.item} context={context} />;
+    case 'resource':
+      return (
+        <ResourcePanel key={selection.item.uri ?? selection.item.uriTemplate} item={selection.item} context={context} />
+      );
+    case 'prompt':
+      return <PromptPanel key={selection.item.name} prompt={selection.item} context={context} />;
+    default:
+      return <p class="muted">Pick a tool, a resource or a prompt.</p>;
+  }
 }
 
 /** A list of the server's primitives; each entry's text is the primitive's name alone. */

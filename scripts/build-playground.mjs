@@ -3,12 +3,31 @@
 // by hash in the page's Content-Security-Policy. Everything comes from node_modules at build time: nothing is
 // fetched at run time, and an app that does not enable the playground never reads the file.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
 
 const SCRIPT_MARKER = '<!-- playground script -->';
 const STYLE_MARKER = '<!-- playground style -->';
+
+/**
+ * ext-apps validates its messages with zod, whose namespace re-exports every locale's error messages (a third
+ * of the page): the page keeps the English ones zod configures itself with, and drops the `z.locales` others.
+ */
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      importer.includes(`${sep}zod${sep}`)
+        ? { path: join(dirname(importer), '..', 'locales', 'en.js'), namespace: 'zod-en' }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'zod-en' }, ({ path }) => ({
+      contents: `export { default as en } from ${JSON.stringify(path)};`,
+      resolveDir: dirname(path),
+    }));
+  },
+};
 
 /** Writes `<outDir>/index.html` and returns its size in bytes. */
 export async function buildPlayground(outDir) {
@@ -22,6 +41,7 @@ export async function buildPlayground(outDir) {
     jsxImportSource: 'preact',
     minify: true,
     legalComments: 'none',
+    plugins: [englishOnlyZod],
     write: false,
     logLevel: 'warning',
   });

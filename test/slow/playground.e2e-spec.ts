@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, Module, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { McpModule } from '../../src/index.js';
 import { AppModule as AppsExampleModule } from '../../examples/apps/app.module.js';
 import { weatherFor } from '../../examples/apps/weather-report.js';
 import { buildPlayground } from '../../scripts/build-playground.mjs';
@@ -89,6 +91,15 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await result().getByText('Missing required argument: b', { exact: false }).waitFor();
       expect(await result().getAttribute('class')).toBe('result is-error');
       await shot('validation-error');
+    });
+
+    it('keeps the progress a tool reported on the way with its result', async () => {
+      await page.goto(`${origin}/mcp/playground`);
+      await tool('countdown').click();
+      await page.locator('input[name="n"]').fill('5');
+      await page.getByRole('button', { name: 'Call', exact: true }).click();
+      await result().getByText('Lift-off!').waitFor();
+      expect(await result().textContent()).toMatch(/5 \/ 5 0 to go/);
     });
 
     it('answers an input_required confirmation in the page', async () => {
@@ -207,5 +218,60 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await page.getByRole('button', { name: 'Call', exact: true }).click();
       await result().getByText('"temperatureC": 13').waitFor();
     });
+  });
+});
+
+@Injectable()
+class DevHeaderGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
+    return req.headers['x-dev'] === 'yes';
+  }
+}
+
+describe('the playground at start-up', () => {
+  it('says where it is once the app listens, and is served under NODE_ENV=production when forced', async () => {
+    await buildPlayground('dist/playground');
+    const lines: string[] = [];
+    const quiet = () => undefined;
+    const logger = { log: (message: unknown) => lines.push(String(message)), error: quiet, warn: quiet };
+    @Module({
+      imports: [
+        McpModule.forRoot({
+          name: 'forced',
+          version: '1.0.0',
+          playground: { enabled: true, allowInProduction: true },
+        }),
+      ],
+    })
+    class ForcedModule {}
+    const before = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    const app = await NestFactory.create(ForcedModule, { logger }).finally(() => (process.env.NODE_ENV = before));
+    try {
+      await app.listen(0, '127.0.0.1');
+      const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      expect(lines).toContain(`MCP playground (development only): ${origin}/mcp/playground`);
+      expect((await fetch(`${origin}/mcp/playground`)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("puts the page behind the app's global guards, as the endpoint is", async () => {
+    await buildPlayground('dist/playground');
+    @Module({
+      imports: [McpModule.forRoot({ name: 'guarded', version: '1.0.0', playground: true })],
+      providers: [{ provide: APP_GUARD, useClass: DevHeaderGuard }],
+    })
+    class GuardedModule {}
+    const { app, origin } = await startApp(GuardedModule, 'express');
+    try {
+      expect((await fetch(`${origin}/mcp/playground`)).status).toBe(403);
+      expect((await fetch(`${origin}/mcp/playground`, { headers: { 'x-dev': 'yes' } })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });
