@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { PLAYGROUND_NOT_BUILT } from '../../server/errors/configuration-messages.js';
-import { PLAYGROUND_PAGE_PLACES, readPlaygroundPage } from './playground-assets.cjs';
+import { PLAYGROUND_PAGE_PLACES } from './playground-assets.cjs';
 
 /** A document the playground serves, with the headers it is served with. */
 export interface PlaygroundDocument {
+  status: number;
   body: string;
   headers: Record<string, string>;
 }
@@ -37,10 +37,11 @@ if (window.parent !== window && window.origin === 'null') {
 }
 </script></head><body></body></html>`;
 
-/** The page and the view shell, read and hashed once at start-up. */
+/** The page (as built, or undefined when no build of it was found) and the view shell, hashed once at start-up. */
 export class PlaygroundPage {
   readonly page: PlaygroundDocument;
   readonly frame: PlaygroundDocument = {
+    status: 200,
     body: FRAME_SHELL,
     headers: {
       ...COMMON_HEADERS,
@@ -49,9 +50,29 @@ export class PlaygroundPage {
     },
   };
 
-  constructor(html: string | undefined = readPlaygroundPage()) {
-    if (html === undefined) throw new McpConfigurationError(PLAYGROUND_NOT_BUILT(PLAYGROUND_PAGE_PLACES));
-    this.page = { body: html, headers: { ...COMMON_HEADERS, 'content-security-policy': pagePolicy(html) } };
+  /** Why the page cannot be served (a source checkout that was never built), or undefined. */
+  readonly missing: string | undefined;
+
+  constructor(html: string | undefined) {
+    if (html !== undefined) {
+      this.page = {
+        status: 200,
+        body: html,
+        headers: { ...COMMON_HEADERS, 'content-security-policy': pagePolicy(html) },
+      };
+      return;
+    }
+    // Only a checkout run from its sources lacks it (the package ships it): the app starts, and the page says why.
+    this.missing = PLAYGROUND_NOT_BUILT(PLAYGROUND_PAGE_PLACES);
+    this.page = {
+      status: 503,
+      body: this.missing,
+      headers: {
+        ...COMMON_HEADERS,
+        'content-type': 'text/plain; charset=utf-8',
+        'content-security-policy': "default-src 'none'",
+      },
+    };
   }
 }
 

@@ -3,6 +3,7 @@ import { PlaygroundPage, type PlaygroundDocument } from './playground-page.js';
 
 /** What Express's response and Fastify's reply both offer. */
 interface HeaderSetter {
+  status(code: number): unknown;
   header(name: string, value: string): unknown;
 }
 
@@ -30,6 +31,7 @@ export function createPlaygroundController(path: string): Type<unknown> {
 }
 
 function send(res: HeaderSetter, document: PlaygroundDocument): string {
+  res.status(document.status);
   for (const [name, value] of Object.entries(document.headers)) res.header(name, value);
   return document.body;
 }

@@ -226,4 +226,4 @@ export const PLAYGROUND_IN_PRODUCTION =
 
 export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
   `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
-  'the package build writes it (npm run build)';
+  'the package build writes it: run npm run build';
