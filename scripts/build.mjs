@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { buildPlayground } from './build-playground.mjs';
 import { copyJsSources } from './copy-js-sources.mjs';
 
 const ESM = 'dist/esm';
@@ -64,3 +65,6 @@ for (const { path, text } of bundled.outputFiles) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text.replaceAll(ROOT_MARK, `${root}/`));
 }
+
+// The playground page (McpModule's `playground` option): one HTML file beside the two builds, read by both.
+await buildPlayground('dist/playground');

@@ -7,6 +7,7 @@ import type { OpenTelemetryOptions } from '../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../http/server-timeouts.js';
 import type { McpErrorReportingOptions, McpServerOptions } from '../server/mcp-server-options.js';
 import type { McpRoutesOptions } from './routes/route-tool-options.interface.js';
+import type { McpPlaygroundOption } from './playground/playground-options.interface.js';
 
 /** The `observability` group: what the kernel reports of handler errors, plus the logs, traces and metrics of every call. */
 export interface McpObservabilityOptions extends McpErrorReportingOptions {
@@ -88,4 +89,10 @@ export interface McpModuleExtras {
    * all but one (start-up fails when two servers claim it) and inject the others by name.
    */
   isDefault: boolean;
+  /**
+   * Serve a page at `<endpoint>/playground` that lists, calls and renders what this server offers, for
+   * development (see docs/playground.md). Off by default, and refused at start-up when `NODE_ENV` is
+   * `production` unless given as `{ enabled: true, allowInProduction: true }`.
+   */
+  playground: McpPlaygroundOption;
 }

@@ -24,3 +24,6 @@ export const MCP_IS_DEFAULT = Symbol('MCP_IS_DEFAULT');
 
 /** This server's controller class, which the module marks (version, route decorators) before routes are registered. */
 export const MCP_CONTROLLER = Symbol('MCP_CONTROLLER');
+
+/** This server's playground controller class, or null when the playground is off. */
+export const MCP_PLAYGROUND_CONTROLLER = Symbol('MCP_PLAYGROUND_CONTROLLER');

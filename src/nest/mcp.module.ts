@@ -35,6 +35,7 @@ import {
   MCP_IS_DEFAULT,
   MCP_KERNEL,
   MCP_LOGGER,
+  MCP_PLAYGROUND_CONTROLLER,
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
 } from './mcp.constants.js';
@@ -46,6 +47,7 @@ import { RouteToolsExplorer } from './routes/route-tools.explorer.js';
 import { RouteTargetGuard } from './routes/route-target.guard.js';
 import { MCPServer } from './mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
+import { announcePlayground } from './playground/playground-announcement.js';
 import { ProtectedResourceMetadataRoutes } from './protected-resource-metadata-routes.js';
 import { ServerCardRoutes } from './server-card-routes.js';
 
@@ -107,6 +109,7 @@ export class McpModule
     private readonly moduleRef: ModuleRef,
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
     @Inject(MCP_CONTROLLER) private readonly controller: Type<unknown>,
+    @Inject(MCP_PLAYGROUND_CONTROLLER) private readonly playground: Type<unknown> | null,
   ) {
     super();
   }
@@ -144,6 +147,12 @@ export class McpModule
     const http = this.options.http ?? {};
     warnOnPublicListen(adapter, http, this.logger);
     const httpServer = adapter.getHttpServer?.() as Server | undefined;
+    if (this.playground)
+      announcePlayground(
+        httpServer,
+        this.fullPaths().map((path) => `${path}/playground`),
+        this.logger,
+      );
     // Server-wide, so every route of the app would see them: only on request (the MCP route bounds its own body).
     if (httpServer && http.serverTimeouts)
       applyServerTimeouts(httpServer, http.serverTimeouts === true ? {} : http.serverTimeouts, true);
@@ -161,13 +170,16 @@ export class McpModule
   }
 
   /**
-   * The route's version and decorators, set on its controller before Nest registers routes (they are read
+   * The route's version and decorators, set on its controller (and the playground's) before Nest registers routes (they are read
    * then). Version-neutral by default: an app's `defaultVersion` would otherwise move the endpoint (and make
    * Nest report it under a version it does not care about).
    */
   private markRoute(): void {
-    Reflect.defineMetadata(VERSION_METADATA, this.options.http?.version ?? VERSION_NEUTRAL, this.controller);
-    for (const decorator of this.options.http?.routeDecorators ?? []) decorator(this.controller);
+    // The playground sits beside the endpoint: under the same version, with the same route metadata.
+    for (const controller of this.playground ? [this.controller, this.playground] : [this.controller]) {
+      Reflect.defineMetadata(VERSION_METADATA, this.options.http?.version ?? VERSION_NEUTRAL, controller);
+      for (const decorator of this.options.http?.routeDecorators ?? []) decorator(controller);
+    }
   }
 
   /** Where Nest serves the endpoint: under the global prefix, and under each URI version it answers. */

@@ -18,4 +18,4 @@ export {
   type RenderedToolUi,
   type UiHostConnection,
 } from './render-tool-ui.js';
-export { uiContentSecurityPolicy } from './ui-content-security-policy.js';
+export { uiContentSecurityPolicy } from '../server/apps/ui-content-security-policy.js';

@@ -6,7 +6,7 @@ import { UI_MIME_TYPE, UI_RESOURCE_URI_META_KEY, type UiResourceMeta } from '../
 import type { CallToolResult, ReadResourceResult, ToolDefinition } from '../protocol/mcp-types.js';
 import { optionalImport } from '../server/schema/optional-import.js';
 import { McpTestClient } from './mcp-test-client.js';
-import { uiContentSecurityPolicy } from './ui-content-security-policy.js';
+import { uiContentSecurityPolicy, withContentSecurityPolicy } from '../server/apps/ui-content-security-policy.js';
 
 /**
  * How the host reaches the server: the kit's `McpTestClient`, or anything with the official client's three
@@ -139,7 +139,7 @@ export async function renderToolUi(
     });
     await page.setContent(`<!doctype html><html><body><script>${script}</script></body></html>`);
     await page.evaluate((args) => (globalThis as any).renderUi(args), {
-      html: withPolicy(item.text, contentSecurityPolicy),
+      html: withContentSecurityPolicy(item.text, contentSecurityPolicy),
       permissions: meta.permissions,
       toolInput,
       toolResult: result,
@@ -182,14 +182,6 @@ function uiResourceUriOf(tool: ToolDefinition): string | undefined {
   const ui = tool._meta?.ui as { resourceUri?: unknown } | undefined;
   const uri = ui?.resourceUri ?? tool._meta?.[UI_RESOURCE_URI_META_KEY];
   return typeof uri === 'string' && uri.startsWith('ui://') ? uri : undefined;
-}
-
-/** The document with the policy as its first `<head>` element, so it covers every script and style. */
-function withPolicy(html: string, policy: string): string {
-  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy.replaceAll('"', '&quot;')}">`;
-  const head = /<head[^>]*>/i.exec(html);
-  if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
-  return meta + html;
 }
 
 async function bundleHostScript(): Promise<string> {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -80,6 +80,18 @@ describe('npm pack of a clean checkout', () => {
     for (const path of named) expect(files).toContain(path.replace(/^\.\//, ''));
     expect(files).toContain('dist/cjs/package.json');
     expect(files.filter((path) => !path.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+  });
+
+  it('ships the playground page where both builds look for it, with no network address in it', () => {
+    expect(files).toContain('dist/playground/index.html');
+    for (const build of ['esm', 'cjs']) {
+      const locator = join(unpacked, 'package', 'dist', build, 'nest/playground/playground-assets.cjs');
+      const { readPlaygroundPage } = createRequire(import.meta.url)(locator) as { readPlaygroundPage(): string };
+      const page = readPlaygroundPage();
+      expect(page).toContain('<div id="app"></div>');
+      // Everything is inlined: no script, style or font is fetched from anywhere.
+      expect(page).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=/);
+    }
   });
 
   it('ships the MIT licence it declares, and says where the project lives', () => {

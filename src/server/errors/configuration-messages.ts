@@ -231,3 +231,11 @@ export const RESOURCE_NOT_ABSOLUTE = (uri: unknown) =>
 export const RESOURCE_WITH_FRAGMENT = 'auth.resource must not contain a fragment';
 
 export const RESOURCE_NOT_HTTP = 'auth.resource must be an http(s) URI';
+
+export const PLAYGROUND_IN_PRODUCTION =
+  'McpModule: the playground is a development tool and NODE_ENV is "production": remove the "playground" option ' +
+  'for production, or write playground: { enabled: true, allowInProduction: true } to serve it anyway';
+
+export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
+  `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
+  'the package build writes it: run npm run build';

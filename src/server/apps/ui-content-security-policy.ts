@@ -1,4 +1,4 @@
-import type { UiResourceCsp } from '../protocol/apps.js';
+import type { UiResourceCsp } from '../../protocol/apps.js';
 
 /**
  * The Content-Security-Policy a host puts around a UI (MCP Apps, SEP-1865): the spec's default, which lets the
@@ -23,4 +23,12 @@ export function uiContentSecurityPolicy(csp: UiResourceCsp = {}): string {
     `base-uri ${list(["'self'"], csp.baseUriDomains)}`,
     "object-src 'none'",
   ].join('; ');
+}
+
+/** The document with the policy as its first `<head>` element, so it covers every script and style. */
+export function withContentSecurityPolicy(html: string, policy: string): string {
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy.replaceAll('"', '&quot;')}">`;
+  const head = /<head[^>]*>/i.exec(html);
+  if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
+  return meta + html;
 }
