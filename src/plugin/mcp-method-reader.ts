@@ -3,6 +3,7 @@ import type { JsonSchema, PromptArgument } from '../protocol/mcp-types.js';
 import type { PluginClassMetadata, PluginMethodMetadata } from '../server/schema/plugin-metadata.js';
 import { docOf, literalValueOf, paramDocOf } from './doc-comments.js';
 import { McpPluginError } from './mcp-plugin-error.js';
+import { isPackageFile } from './package-file.js';
 import { acceptsUndefined, TypeRefusal, TypeSchemaBuilder } from './type-schema.js';
 
 type Kind = PluginMethodMetadata['kind'];
@@ -16,9 +17,6 @@ const METHOD_DECORATORS: Record<string, Kind> = {
 
 // The options keys that, written in the decorator, leave the matching derivation out.
 const EXPLICIT_INPUT: Partial<Record<Kind, string>> = { tool: 'inputSchema', prompt: 'arguments' };
-
-/** Where this package's decorators are declared: the installed package, or its own sources (its examples). */
-const PACKAGE_FILE = /[\\/]nestjs-mcp[\\/]|[\\/]src[\\/]nest[\\/]decorators[\\/]/;
 
 /**
  * Reads one class for the plugin: for each `@Tool`, `@Prompt`, `@ResourceTemplate` and `@RouteTool` method,
@@ -53,7 +51,13 @@ function readMethod(
   if (inputKey && explicit.has(inputKey)) return meta;
   // A route tool's arguments are its route's parameters, which the route tools explorer reads at start-up.
   if (kind === 'prompt') meta.arguments = promptArguments(deriveArguments(method, checker, place), place);
-  if (kind === 'tool') meta.inputSchema = deriveArguments(method, checker, place);
+  if (kind === 'tool') {
+    const input = deriveArguments(method, checker, place);
+    // A method that takes no arguments keeps the default of a tool without inputSchema: no arguments at all.
+    if (Object.keys(input.properties as object).length > 0 || input.additionalProperties !== undefined) {
+      meta.inputSchema = input;
+    }
+  }
   if ((kind === 'tool' || kind === 'routeTool') && !explicit.has('outputSchema')) {
     const output = outputSchemaOf(method, checker);
     if (output) meta.outputSchema = output;
@@ -133,7 +137,7 @@ function outputSchemaOf(method: ts.MethodDeclaration, checker: ts.TypeChecker): 
   if (!declaration || declaration.getSourceFile().isDeclarationFile) return undefined;
   if (type.getProperty('content')) return undefined;
   try {
-    const builder = new TypeSchemaBuilder(checker);
+    const builder = new TypeSchemaBuilder(checker, true);
     const schema = builder.objectSchemaOf(type);
     const defs = builder.defs();
     return defs ? { ...schema, $defs: defs } : schema;
@@ -172,7 +176,7 @@ function packageExportName(expression: ts.Expression, checker: ts.TypeChecker): 
   let symbol = checker.getSymbolAtLocation(identifier);
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol?.declarations?.[0];
-  if (!symbol || !declaration || !PACKAGE_FILE.test(declaration.getSourceFile().fileName)) return undefined;
+  if (!symbol || !declaration || !isPackageFile(declaration.getSourceFile().fileName)) return undefined;
   return symbol.getName();
 }
 

@@ -24,6 +24,20 @@ export class ReadonlyVisitor {
   }
 
   visit(program: ts.Program, sourceFile: ts.SourceFile): void {
+    try {
+      this.read(program, sourceFile);
+    } catch (error) {
+      // The CLI runs visitors after its type check has settled, and drops what they throw: the refusal is
+      // printed and fails the build here.
+      if (error instanceof McpPluginError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 1;
+      }
+      throw error;
+    }
+  }
+
+  private read(program: ts.Program, sourceFile: ts.SourceFile): void {
     const checker = program.getTypeChecker();
     const classes: Record<string, ts.ObjectLiteralExpression> = {};
     for (const statement of sourceFile.statements) {

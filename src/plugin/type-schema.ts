@@ -31,7 +31,14 @@ export class TypeSchemaBuilder {
   private readonly definitions: Record<string, JsonSchema> = {};
   private readonly path: string[] = [];
 
-  constructor(private readonly checker: ts.TypeChecker) {}
+  /**
+   * @param forResult a result's schema: a result is validated as the method returned it, before it is serialized,
+   *   so a `Date` in it (a string only once serialized) has no schema that holds.
+   */
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    private readonly forResult = false,
+  ) {}
 
   defs(): Record<string, JsonSchema> | undefined {
     return Object.keys(this.definitions).length > 0 ? this.definitions : undefined;
@@ -106,7 +113,10 @@ export class TypeSchemaBuilder {
 
   private objectTypeSchema(type: ts.ObjectType): JsonSchema {
     const symbolName = type.getSymbol()?.getName();
-    if (symbolName === 'Date' && isFromDefaultLibrary(type)) return { type: 'string', format: 'date-time' };
+    if (symbolName === 'Date' && isFromDefaultLibrary(type)) {
+      if (this.forResult) throw this.refuse(type, 'a Date is validated before it is serialized to a string');
+      return { type: 'string', format: 'date-time' };
+    }
     if (this.checker.isArrayType(type)) {
       const [item] = this.checker.getTypeArguments(type as ts.TypeReference);
       return { type: 'array', items: this.schemaAt('[]', item) };

@@ -23,7 +23,14 @@ const CLASS_VALIDATOR_TYPES = ['IsInt', 'IsEmail', 'IsOptional', 'IsPositive', '
   )
   .join('\n');
 
-const PRELUDE = `import { Tool, Prompt, ResourceTemplate, RouteTool, Args, McpCtx } from 'nestjs-mcp';
+const NEST_COMMON_TYPES = `
+export declare function Injectable(): ClassDecorator;
+export declare function Controller(path?: string): ClassDecorator;
+export declare function Get(path?: string): MethodDecorator;
+`;
+
+const PRELUDE = `import { Controller, Get, Injectable } from '@nestjs/common';
+import { Tool, Prompt, ResourceTemplate, RouteTool, Args, McpCtx } from 'nestjs-mcp';
 import { IsInt, IsEmail, IsOptional, IsPositive, IsUUID, IsNotEmpty, Min, Max, MinLength, MaxLength, Length, Matches, IsIn, ArrayMinSize } from 'class-validator';
 `;
 
@@ -40,9 +47,14 @@ export function compileWithPlugin(sources: Record<string, string>): Record<strin
     for (const [dir, types] of [
       ['nestjs-mcp', PACKAGE_TYPES],
       ['class-validator', CLASS_VALIDATOR_TYPES],
+      ['@nestjs/common', NEST_COMMON_TYPES],
     ]) {
       mkdirSync(join(root, 'node_modules', dir), { recursive: true });
       writeFileSync(join(root, 'node_modules', dir, 'index.d.ts'), types);
+      writeFileSync(
+        join(root, 'node_modules', dir, 'package.json'),
+        JSON.stringify({ name: dir, types: 'index.d.ts' }),
+      );
     }
     const files = Object.keys(sources).map((name) => join(root, `${name}.ts`));
     Object.values(sources).forEach((source, index) => writeFileSync(files[index], PRELUDE + source));
@@ -84,11 +96,15 @@ export function compileWithPlugin(sources: Record<string, string>): Record<strin
   }
 }
 
-/** Runs emitted CommonJS with the decorators as no-ops and returns what it exports. */
-export function evaluate(js: string): Record<string, unknown> {
+/**
+ * Runs emitted CommonJS and returns what it exports: with the modules given (the real decorators), or with every
+ * import's decorators as no-ops.
+ */
+export function evaluate(js: string, modules: Record<string, unknown> = {}): Record<string, unknown> {
   const noop = () => () => undefined;
   const stub = new Proxy({}, { get: () => noop });
   const module = { exports: {} as Record<string, unknown> };
-  new Function('require', 'module', 'exports', js)(() => stub, module, module.exports);
+  const load = (name: string) => (Object.hasOwn(modules, name) ? modules[name] : stub);
+  new Function('require', 'module', 'exports', js)(load, module, module.exports);
   return module.exports;
 }

@@ -141,12 +141,11 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
       },
     },
   },
-  'the output schema from a plain data return type, awaited': {
+  'the output schema from a plain data return type, awaited; no arguments, no input schema': {
     source: `interface Forecast { city: string; temperatureC: number }
       export class T { @Tool() async m(): Promise<Forecast> { return { city: 'x', temperatureC: 1 }; } }`,
     expected: {
       kind: 'tool',
-      inputSchema: { type: 'object', properties: {} },
       outputSchema: {
         type: 'object',
         properties: { city: { type: 'string' }, temperatureC: { type: 'number' } },
@@ -154,13 +153,14 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
       },
     },
   },
-  'no output schema for a string, an array or a result carrying its own content': {
+  'no output schema for a string, an array, a result carrying its own content or holding a Date': {
     source: `export class T {
+        @Tool() d(): { at: Date } { return { at: new Date() }; }
         @Tool() m(): { content: { type: 'text'; text: string }[] } { return { content: [] }; }
         @Tool() s(): string { return ''; }
         @Tool() a(): number[] { return []; }
       }`,
-    expected: { kind: 'tool', inputSchema: { type: 'object', properties: {} } },
+    expected: { kind: 'tool' },
   },
   'an explicit inputSchema wins: only a missing description is derived': {
     source: `export class T {
