@@ -6,10 +6,11 @@ import { AppService } from './app.service';
 export class EchoTools {
   constructor(private readonly appService: AppService) {}
 
-  // No hand-written schema: nestjs-mcp/plugin derives it (nest-cli.json for `nest build`, ts-jest's
-  // astTransformers for the specs).
-  /** Echoes text */
-  @Tool({ name: 'echo' })
+  @Tool({
+    name: 'echo',
+    description: 'Echoes text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
   echo(@Args('text') text: string, @McpCtx() ctx: McpContext) {
     ctx.log('info', `echo ${text}`);
     return text;
