@@ -6,6 +6,7 @@ import type { ResourceTemplateOptions } from './decorators/resource-template.dec
 import type { ResourceOptions } from './decorators/resource.decorator.js';
 import type { ToolOptions } from './decorators/tool.decorator.js';
 import type { UiResourceOptions } from './decorators/ui-resource.decorator.js';
+import { pluginMetadataOf, type PluginMethodMetadata } from '../server/schema/plugin-metadata.js';
 import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
@@ -44,4 +45,36 @@ export class McpMetadataAccessor {
     if (skill) return { kind: 'skill', options: skill };
     return undefined;
   }
+
+  /**
+   * The method's metadata with what `nestjs-mcp/plugin` derived from its types and comments filled in where the
+   * decorator says nothing. A hand-written `inputSchema` (a prompt's `arguments`) keeps the plugin's schemas out.
+   */
+  withPluginMetadata(metadata: McpMethodMetadata, classRef: Function, methodName: string): McpMethodMetadata {
+    const derived = pluginMetadataOf(classRef, methodName);
+    if (!derived || derived.kind !== metadata.kind) return metadata;
+    const description = metadata.options.description ?? derived.description;
+    switch (metadata.kind) {
+      case 'tool': {
+        const schemas = metadata.options.inputSchema === undefined ? schemasOf(derived) : {};
+        return { kind: 'tool', options: { ...schemas, ...defined(metadata.options), description } };
+      }
+      case 'prompt': {
+        const args = metadata.options.arguments ?? derived.arguments;
+        return { kind: 'prompt', options: { ...metadata.options, description, arguments: args } };
+      }
+      case 'resourceTemplate':
+        return { kind: 'resourceTemplate', options: { ...metadata.options, description } };
+      default:
+        return metadata;
+    }
+  }
+}
+
+function schemasOf({ inputSchema, outputSchema }: PluginMethodMetadata) {
+  return outputSchema ? { inputSchema, outputSchema } : { inputSchema };
+}
+
+function defined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

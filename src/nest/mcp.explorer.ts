@@ -87,8 +87,9 @@ export class McpExplorer implements OnModuleInit {
       const prototype = providerPrototype(wrapper);
       if (!prototype) continue;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const metadata = this.accessor.getMethodMetadata(prototype[methodName]);
-        if (!metadata) continue;
+        const declared = this.accessor.getMethodMetadata(prototype[methodName]);
+        if (!declared) continue;
+        const metadata = this.accessor.withPluginMetadata(declared, prototype.constructor, methodName);
         const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
         yield { wrapper, methodName, metadata, requiredScopes, place: `${prototype.constructor.name}.${methodName}` };
       }

@@ -1,3 +1,4 @@
+import { loadPluginMetadata } from './load-plugin-metadata.js';
 import {
   Inject,
   Logger,
@@ -112,6 +113,15 @@ export class McpModule
     @Inject(MCP_PLAYGROUND_CONTROLLER) private readonly playground: Type<unknown> | null,
   ) {
     super();
+  }
+
+  /**
+   * Loads the `metadata.ts` that `nestjs-mcp/plugin` has the Nest CLI generate for SWC builds (which compile
+   * without the type checker the plugin reads): `await McpModule.loadPluginMetadata(metadata)` before
+   * `NestFactory.create`. A tsc build needs no call.
+   */
+  static loadPluginMetadata(metadata: () => Promise<Record<string, unknown>>): Promise<void> {
+    return loadPluginMetadata(metadata);
   }
 
   /** Two default servers would make `MCPServer` mean a different server depending on where it is asked for. */

@@ -326,6 +326,10 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     ],
     types: ['McpRedisClient', 'McpRedisModuleExtras', 'McpRedisOptions'],
   },
+  'nestjs-mcp/plugin': {
+    values: ['ReadonlyVisitor', 'before', 'factory', 'name', 'version'],
+    types: ['McpPluginOptions'],
+  },
 };
 
 const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
@@ -334,6 +338,7 @@ const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
   'nestjs-mcp/testing': () => import('../../src/testing/index.js'),
   'nestjs-mcp/express': () => import('../../src/express/index.js'),
   'nestjs-mcp/redis': () => import('../../src/redis/index.js'),
+  'nestjs-mcp/plugin': () => import('../../src/plugin/index.js'),
 };
 
 describe('The exported surface of each entry point', () => {

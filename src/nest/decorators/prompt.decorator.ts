@@ -15,7 +15,7 @@ export interface PromptOptions extends Omit<PromptRegistration, 'handler' | 'com
  * Declares a provider method as an MCP prompt (registered with `MCPServer.addPrompt`). Without parameter
  * decorators the method receives `(args, ctx)`.
  */
-export function Prompt(options: PromptOptions): MethodDecorator {
+export function Prompt(options: PromptOptions = {}): MethodDecorator {
   return (target, key, descriptor) => {
     defaultMcpParams(target, key, [McpParamtype.ARGS, McpParamtype.CONTEXT]);
     SetMetadata(MCP_PROMPT_METADATA, options)(target, key, descriptor);

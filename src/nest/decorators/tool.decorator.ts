@@ -40,7 +40,7 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
  * Declares a provider method as an MCP tool. The explorer registers it at start-up with `MCPServer`, the same
  * registry `registerTool` feeds. Without parameter decorators the method receives `(args, inputResponses, ctx)`.
  */
-export function Tool(options: ToolOptions): MethodDecorator {
+export function Tool(options: ToolOptions = {}): MethodDecorator {
   return (target, key, descriptor) => {
     defaultMcpParams(target, key, [McpParamtype.ARGS, McpParamtype.INPUT_RESPONSES, McpParamtype.CONTEXT]);
     SetMetadata(MCP_TOOL_METADATA, options)(target, key, descriptor);

@@ -24,6 +24,7 @@ import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import type { McpModuleOptions } from '../mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { getRequiredScopes } from '../require-scopes.decorator.js';
+import { pluginMetadataOf } from '../../server/schema/plugin-metadata.js';
 import { currentStdioRequest } from '../stdio-request.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from './route-tool-call.js';
@@ -141,6 +142,7 @@ export class RouteToolsExplorer {
         this.options.routes?.maxResponseBytes ?? this.options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
     const responseType = outputSchema === undefined ? apiResponseTypeOf(method, controller) : undefined;
+    const derived = pluginMetadataOf(controller, methodName);
     const toolName =
       name ?? operation?.operationId ?? snakeCase(`${controller.name.replace(/Controller$/, '')}_${methodName}`);
     return {
@@ -151,9 +153,11 @@ export class RouteToolsExplorer {
         name: toolName,
         description:
           description ??
-          ([operation?.summary, operation?.description].filter(Boolean).join('\n\n') || `${verb} ${path}`),
+          ([operation?.summary, operation?.description].filter(Boolean).join('\n\n') ||
+            derived?.description ||
+            `${verb} ${path}`),
         inputSchema: routeArgs.inputSchema,
-        outputSchema: outputSchema ?? (responseType ? dtoSchema(responseType) : undefined),
+        outputSchema: outputSchema ?? (responseType ? dtoSchema(responseType) : derived?.outputSchema),
         annotations: { ...METHOD_ANNOTATIONS[verb], ...annotations },
         requiredScopes: getRequiredScopes(method, controller),
         validateArguments: false,

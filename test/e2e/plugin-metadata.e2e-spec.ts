@@ -1,0 +1,132 @@
+import 'reflect-metadata';
+import * as nestCommon from '@nestjs/common';
+import { Module, type INestApplication, type Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import * as nestjsMcp from '../../src/index.js';
+import { McpModule } from '../../src/index.js';
+import { createMcpTestClient } from '../../src/testing/index.js';
+import { compileWithPlugin, evaluate } from '../support/plugin-compile.js';
+
+// Providers and a controller compiled with nestjs-mcp/plugin and run with the real decorators: the explorer fills in
+// what each decorator leaves out from what the plugin derived, and what a decorator says itself wins.
+const SOURCE = `
+export interface Query {
+  /** The city to look up */
+  city: string;
+  limit?: number;
+}
+
+@Injectable()
+export class DerivedTools {
+  /** Finds places. */
+  @Tool()
+  find(@Args() query: Query): { count: number } {
+    return { count: query.city.length };
+  }
+
+  /** Derived description, replaced below. */
+  @Tool({ name: 'explicit', description: 'Written by hand', inputSchema: { type: 'object', properties: { x: { type: 'string' } } } })
+  explicit(@Args('y') y: number) {
+    return y;
+  }
+
+  /**
+   * A city's weather, as a prompt.
+   * @param city which city
+   */
+  @Prompt()
+  report(@Args('city') city: string, @Args('style') style?: 'short' | 'long') {
+    return 'Weather in ' + city + (style ?? '');
+  }
+
+  /** One city's forecast. */
+  @ResourceTemplate({ uriTemplate: 'weather://{city}', name: 'forecast' })
+  forecast(uri: string) {
+    return uri;
+  }
+}
+
+@Controller('orders')
+export class OrdersController {
+  /** The number of open orders. */
+  @RouteTool()
+  @Get('count')
+  count(): { open: number } {
+    return { open: 3 };
+  }
+}
+`;
+
+describe('nestjs-mcp/plugin metadata in a running app', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const { app: outcome } = compileWithPlugin({ app: SOURCE });
+    if (outcome.error) throw outcome.error;
+    const exports = evaluate(outcome.js, { 'nestjs-mcp': nestjsMcp, '@nestjs/common': nestCommon });
+    @Module({
+      imports: [McpModule.forRoot({ name: 'plugin', version: '1.0.0' })],
+      providers: [exports.DerivedTools as Type<unknown>],
+      controllers: [exports.OrdersController as Type<unknown>],
+    })
+    class AppModule {}
+    app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({ logger: false });
+    await app.init();
+  }, 60_000);
+  afterAll(() => app.close());
+
+  it('lists tools with the derived schemas and descriptions, and a hand-written schema as written', async () => {
+    const { result } = await createMcpTestClient(app).listTools();
+    const tools = Object.fromEntries(result!.tools.map((tool) => [tool.name, tool]));
+    expect(tools.find).toMatchObject({
+      description: 'Finds places.',
+      inputSchema: {
+        type: 'object',
+        properties: { city: { type: 'string', description: 'The city to look up' }, limit: { type: 'number' } },
+        required: ['city'],
+      },
+      outputSchema: { type: 'object', properties: { count: { type: 'number' } }, required: ['count'] },
+    });
+    expect(tools.explicit).toMatchObject({
+      description: 'Written by hand',
+      inputSchema: { type: 'object', properties: { x: { type: 'string' } } },
+    });
+    expect(tools.explicit.outputSchema).toBeUndefined();
+    expect(tools.orders_count).toMatchObject({
+      description: 'The number of open orders.',
+      outputSchema: { type: 'object', properties: { open: { type: 'number' } }, required: ['open'] },
+    });
+  });
+
+  it('validates calls against the derived schema and returns structured content by the derived output schema', async () => {
+    const mcp = createMcpTestClient(app);
+    const wrong = await mcp.callTool('find', { city: 7 });
+    expect(wrong.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('"city"') }],
+    });
+    const right = await mcp.callTool('find', { city: 'Oslo' });
+    expect(right.result?.structuredContent).toEqual({ count: 4 });
+  });
+
+  it('lists the prompt with its derived arguments and the template with its derived description', async () => {
+    const mcp = createMcpTestClient(app);
+    const prompts = await mcp.listPrompts();
+    expect(prompts.result?.prompts).toEqual([
+      {
+        name: 'report',
+        description: "A city's weather, as a prompt.",
+        arguments: [
+          { name: 'city', description: 'which city', required: true },
+          { name: 'style', required: false },
+        ],
+      },
+    ]);
+    const templates = await mcp.request<{ resourceTemplates: Array<Record<string, unknown>> }>(
+      'resources/templates/list',
+    );
+    expect(templates.result?.resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'weather://{city}', description: "One city's forecast." }),
+    ]);
+  });
+});

@@ -1,0 +1,183 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+
+const ROOT = process.cwd();
+const NEST = resolve('node_modules/@nestjs/cli/bin/nest.js');
+const FIXTURE = resolve('test/slow/plugin-app');
+
+interface ToolsList {
+  result: { tools: Array<{ name: string; description?: string; inputSchema: unknown; outputSchema?: unknown }> };
+}
+
+// A Nest app (nest-cli.json naming "nestjs-mcp/plugin", tools written as typed methods with JSDoc and no schema)
+// built by the Nest CLI with tsc and with SWC, against the package as built for publishing and resolved through
+// its exports map, as an installed package would be.
+describe('nestjs-mcp/plugin in a Nest CLI build', () => {
+  let app: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(() => {
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe', timeout: 300_000 });
+    mkdirSync(join(ROOT, 'build'), { recursive: true });
+    app = mkdtempSync(join(ROOT, 'build', 'plugin-e2e-'));
+    cpSync(FIXTURE, app, { recursive: true });
+    mkdirSync(join(app, 'node_modules'));
+    symlinkSync(ROOT, join(app, 'node_modules', 'nestjs-mcp'), 'dir');
+  }, 360_000);
+
+  afterAll(() => {
+    for (const child of children) child.kill();
+    rmSync(app, { recursive: true, force: true });
+  });
+
+  /** `nest build` with these extra arguments; the output is moved to `dist-<label>`. */
+  function nestBuild(label: string, ...args: string[]): string {
+    const build = spawnSync(process.execPath, [NEST, 'build', ...args], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (build.status !== 0) throw new Error(`nest build ${args.join(' ')} failed:\n${build.stdout}${build.stderr}`);
+    const out = join(app, `dist-${label}`);
+    rmSync(out, { recursive: true, force: true });
+    renameSync(join(app, 'dist'), out);
+    // The SWC builder keeps the source folder in its output when the tsconfig sets `rootDir`.
+    return existsSync(join(out, 'src', 'main.js')) ? join(out, 'src') : out;
+  }
+
+  async function start(dist: string): Promise<string> {
+    const child = spawn(process.execPath, [join(dist, 'main.js')], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const port = await new Promise<string>((done, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const match = /listening (\d+)/.exec(chunk.toString());
+        if (match) done(match[1]);
+      });
+      child.once('exit', (code) => fail(new Error(`the app exited with ${code}: ${stderr}`)));
+    });
+    return `http://127.0.0.1:${port}/mcp`;
+  }
+
+  async function post(url: string, method: string, params: Record<string, unknown> = {}) {
+    const body = mcpMessage(method, params);
+    const res = await fetch(url, { method: 'POST', headers: mcpHeaders(body), body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  it('serves the same derived tools/list built with tsc and with SWC, and refuses a wrong argument type naming it', async () => {
+    const tsc = nestBuild('tsc');
+    expect(readFileSync(join(tsc, 'weather.tools.js'), 'utf8')).toContain('_MCP_METADATA_FACTORY');
+
+    const swc = nestBuild('swc', '-b', 'swc', '--type-check');
+    // SWC compiles without a type checker: the schemas come from the metadata file the CLI generated.
+    expect(readFileSync(join(swc, 'weather.tools.js'), 'utf8')).not.toContain('_MCP_METADATA_FACTORY');
+    expect(existsSync(join(swc, 'metadata.js'))).toBe(true);
+    rmSync(join(app, 'src', 'metadata.ts'));
+
+    const [tscUrl, swcUrl] = await Promise.all([start(tsc), start(swc)]);
+    const fromTsc = (await post(tscUrl, 'tools/list')).body as ToolsList;
+    const fromSwc = (await post(swcUrl, 'tools/list')).body as ToolsList;
+    expect(fromSwc.result.tools).toEqual(fromTsc.result.tools);
+
+    const byName = Object.fromEntries(fromTsc.result.tools.map((tool) => [tool.name, tool]));
+    expect(byName.forecast).toEqual({
+      name: 'forecast',
+      description: 'The forecast for a city.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', description: 'The city to look up' },
+          days: { type: 'number', description: 'How many days ahead, from today' },
+          from: { type: 'string', format: 'date-time', description: 'Where the days start' },
+          units: { type: 'string', enum: ['C', 'F'], description: 'the temperature scale', default: 'C' },
+        },
+        required: ['city'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          city: { type: 'string' },
+          temperature: { type: 'number' },
+          conditions: { type: 'string', enum: ['sunny', 'windy', 'rainy'] },
+        },
+        required: ['city', 'temperature', 'conditions'],
+      },
+    });
+    expect(byName.add).toEqual({
+      name: 'add',
+      description: 'Adds two numbers.',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    });
+
+    for (const url of [tscUrl, swcUrl]) {
+      // The derived schema is checked like a written one: a wrong argument is a tool error naming it (the
+      // 2025-11-25 revision made argument errors tool results the model can correct, not protocol errors).
+      const wrong = await post(url, 'tools/call', { name: 'add', arguments: { a: 'one', b: 2 } });
+      expect(wrong.body.result).toEqual(
+        expect.objectContaining({
+          isError: true,
+          content: [{ type: 'text', text: 'Invalid argument "a": must be number (type)' }],
+        }),
+      );
+      const right = await post(url, 'tools/call', {
+        name: 'forecast',
+        arguments: { city: 'Oslo', units: 'F', from: '2026-01-01T00:00:00Z' },
+      });
+      expect(right.body.result.structuredContent).toEqual({
+        city: 'Oslo',
+        temperature: 55,
+        conditions: 'windy',
+      });
+    }
+  }, 600_000);
+
+  it('changes the schema on the next build when a parameter type changes, and fails the build on a function type', () => {
+    const tools = join(app, 'src', 'weather.tools.ts');
+    const source = readFileSync(tools, 'utf8');
+    writeFileSync(tools, source.replace("@Args('b') b: number", "@Args('b') b: 2 | 3"));
+    const rebuilt = nestBuild('tsc-changed');
+    const output = readFileSync(join(rebuilt, 'weather.tools.js'), 'utf8');
+    expect(output).toMatch(/"b": \{\s*"type": "integer",\s*"enum": \[2, 3\]/);
+
+    writeFileSync(
+      tools,
+      source.replace(
+        "@Args('b') b: number): number {\n    return a + b;",
+        "@Args('b') b: () => number): number {\n    return a + b();",
+      ),
+    );
+    const failed = spawnSync(process.execPath, [NEST, 'build'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+    expect(failed.status).not.toBe(0);
+    expect(failed.stdout + failed.stderr).toContain(
+      'nestjs-mcp/plugin: WeatherTools.add: argument "b" has type "() => number"',
+    );
+    const swcFailed = spawnSync(process.execPath, [NEST, 'build', '-b', 'swc', '--type-check'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    expect(swcFailed.status).not.toBe(0);
+    expect(swcFailed.stdout + swcFailed.stderr).toContain(
+      'nestjs-mcp/plugin: WeatherTools.add: argument "b" has type "() => number"',
+    );
+    writeFileSync(tools, source);
+  }, 600_000);
+});
