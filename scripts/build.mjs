@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { copyJsSources } from './copy-js-sources.mjs';
 
 const ESM = 'dist/esm';
-const ENTRY_POINTS = ['index', 'core/index', 'testing/index', 'express/index', 'redis/index'];
+const ENTRY_POINTS = ['index', 'core/index', 'testing/index', 'express/index', 'redis/index', 'bullmq/index'];
 // Stands for the build's root in an import of a hand-written .cjs file until the importing file's place is known.
 const ROOT_MARK = '@nestjs-mcp-build-root@/';
 

@@ -234,6 +234,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'PromptDefinition',
       'PromptMessage',
       'ProtectedResourceMetadata',
+      'QueuedTask',
       'ReadResourceResult',
       'ReplyDelivery',
       'ReplyOutcome',
@@ -259,7 +260,9 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'TaskCreateOutcome',
       'TaskError',
       'TaskLimits',
+      'TaskCall',
       'TaskOptions',
+      'TaskQueue',
       'TaskSignal',
       'TaskStatus',
       'TaskStore',
@@ -322,6 +325,10 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
     ],
     types: ['McpRedisClient', 'McpRedisModuleExtras', 'McpRedisOptions'],
   },
+  'nestjs-mcp/bullmq': {
+    values: ['McpBullModule', 'McpTaskQueue', 'McpTaskWorker', 'bootstrapTaskWorker'],
+    types: ['McpBullOptions', 'McpTaskWorkerBootstrapOptions'],
+  },
 };
 
 const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
@@ -330,6 +337,7 @@ const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
   'nestjs-mcp/testing': () => import('../../src/testing/index.js'),
   'nestjs-mcp/express': () => import('../../src/express/index.js'),
   'nestjs-mcp/redis': () => import('../../src/redis/index.js'),
+  'nestjs-mcp/bullmq': () => import('../../src/bullmq/index.js'),
 };
 
 describe('The exported surface of each entry point', () => {
