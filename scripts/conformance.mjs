@@ -19,6 +19,9 @@
  * `MCP_URL=http://host:port/mcp` runs the referee against a server that is already up instead of step 2.
  * `--cluster N` (`npm run test:conformance:cluster`) starts N fixtures sharing Redis (`REDIS_URL`, default the
  * machine's) and one request-state secret, behind a round-robin proxy, and runs the referee through the proxy.
+ * `--tasks bullmq` (`npm run test:conformance:bullmq`) starts the fixture as a web instance whose task tools run
+ * as BullMQ jobs (`MCP_TASKS=bullmq`, sharing Redis) and a worker process of the same fixture that runs them,
+ * and runs the tasks extension step only: every task is queued by one process and run by the other.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +39,10 @@ const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];
 // fixture runs with sessions (MCP_LEGACY=stateful), where every pending scenario of both sets must pass.
 const GATED_PENDING = new Set(process.env.MCP_LEGACY === 'stateful' ? REQUIREMENT_SETS : ['2026-07-28']);
 const PROBE_VERSION = '2026-07-28';
+const tasksAt = process.argv.indexOf('--tasks');
+const queuedTasks = tasksAt >= 0 && process.argv[tasksAt + 1] === 'bullmq';
+// With the tasks on a queue, only the tasks step runs: the requirement sets exercise nothing the queue changes.
+const requirementSets = queuedTasks ? [] : REQUIREMENT_SETS;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const prefix = join(root, '.conformance');
@@ -367,12 +374,56 @@ async function startFixture(env = {}, port) {
   return { child, url, origin: `http://127.0.0.1:${port}` };
 }
 
+/** Starts the fixture's task worker (`worker.js`) and resolves once it says it takes jobs. */
+function startWorker(env) {
+  const child = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'worker.js')], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('The task worker did not say it was ready within 60 s')), 60_000);
+    let seen = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      seen += chunk;
+      if (!/ready/.test(seen)) return;
+      clearTimeout(timer);
+      resolve(child);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The task worker exited with ${code} before it was ready`));
+    });
+  });
+}
+
+/** `--tasks bullmq`: a web instance that queues task tools and a worker process that runs them, sharing Redis. */
+async function startQueuedTarget() {
+  const env = {
+    MCP_TASKS: 'bullmq',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `nestjs-mcp-conformance:${randomBytes(8).toString('hex')}:`,
+    MCP_STATE_SECRET: randomBytes(32).toString('hex'),
+  };
+  const worker = await startWorker(env);
+  try {
+    const fixture = await startFixture(env);
+    console.log(`web instance ${fixture.url} queues task tools on BullMQ; worker process ${worker.pid} runs them`);
+    return { url: fixture.url, stop: () => Promise.all([stop(fixture.child), stop(worker)]) };
+  } catch (error) {
+    await stop(worker);
+    throw error;
+  }
+}
+
 /**
  * What the referee runs against, and how to stop it: the server at MCP_URL (left alone), one fixture, or with
  * `--cluster N`, N fixtures sharing Redis behind a round-robin proxy (built from test/support by build:all).
  */
 async function startTarget() {
   if (process.env.MCP_URL) return { url: process.env.MCP_URL, stop: async () => {} };
+  if (queuedTasks) return startQueuedTarget();
   const clusterAt = process.argv.indexOf('--cluster');
   if (clusterAt < 0) {
     const fixture = await startFixture();
@@ -421,7 +472,7 @@ async function main() {
   const statuses = new Map();
   try {
     const cli = join(refereeDir, 'dist', 'index.js');
-    for (const requirements of REQUIREMENT_SETS) {
+    for (const requirements of requirementSets) {
       const outDir = join(outRoot, requirements);
       mkdirSync(outDir, { recursive: true });
       console.log(`\n=== conformance server --requirements ${requirements} ===`);
@@ -448,7 +499,7 @@ async function main() {
   const failures = [];
   let passed = 0;
   let failed = 0;
-  for (const requirements of REQUIREMENT_SETS) {
+  for (const requirements of requirementSets) {
     const outDir = join(outRoot, requirements);
     const result = report(
       readResults(outDir),

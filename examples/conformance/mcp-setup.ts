@@ -1,6 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { resolve } from 'node:path';
+import { BullModule } from '@nestjs/bullmq';
 import { McpModule, type McpModuleOptions } from '../../src/index.js';
+import { McpBullModule, McpTaskQueue } from '../../src/bullmq/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 
 /**
@@ -8,7 +10,9 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
  * events and single-use request states go through Redis (under `REDIS_KEY_PREFIX`), and `MCP_STATE_SECRET`
  * signs request state the same way on every instance, so any of them can serve any round. `MCP_TASK_LEASE_MS`
  * sets `tasks.leaseMs` (how soon the others see a task of a dead instance failed), and `MCP_LEGACY` sets
- * `legacy.mode` (`stateful`: 2025-era clients get sessions).
+ * `legacy.mode` (`stateful`: 2025-era clients get sessions). `MCP_TASKS=bullmq` (with `REDIS_URL`) runs the task
+ * tools as BullMQ jobs: this process only queues them, and `worker.ts` (the same module) runs them;
+ * `MCP_TASK_STALLED_MS` sets the workers' lock and stalled-check interval (how soon a lost worker's job moves).
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
@@ -24,17 +28,40 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
   const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
   if (mode) options.legacy = { mode };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
+  const keyPrefix = env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:';
+  const queued = env.MCP_TASKS === 'bullmq';
   return [
-    McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:' }),
+    McpRedisModule.forRoot({ url: env.REDIS_URL, keyPrefix }),
+    ...(queued ? taskQueueModules(env.REDIS_URL, keyPrefix, env) : []),
     McpModule.forRootAsync({
-      inject: [McpRedisBackends],
-      useFactory: (redis: McpRedisBackends) => ({
+      inject: queued ? [McpRedisBackends, McpTaskQueue] : [McpRedisBackends],
+      useFactory: (redis: McpRedisBackends, queue?: McpTaskQueue) => ({
         ...options,
         ...redis,
         requestState: { ...redis.requestState, secret },
-        tasks: { ...redis.tasks, ...tasks },
+        tasks: { ...redis.tasks, ...tasks, queue },
         legacy: { ...redis.legacy, mode },
       }),
+    }),
+  ];
+}
+
+/** BullMQ on the same Redis, under the same prefix; the web instance queues only (`runJobs: false`). */
+function taskQueueModules(url: string, keyPrefix: string, env: NodeJS.ProcessEnv): DynamicModule[] {
+  const { hostname, port, password, pathname } = new URL(url);
+  const connection = {
+    host: hostname,
+    port: Number(port || 6379),
+    password: password || undefined,
+    db: Number(pathname.slice(1) || 0),
+  };
+  const interval = env.MCP_TASK_STALLED_MS ? Number(env.MCP_TASK_STALLED_MS) : undefined;
+  return [
+    BullModule.forRoot({ connection, prefix: `${keyPrefix}bull` }),
+    McpBullModule.forRoot({
+      queue: 'mcp-tasks',
+      runJobs: false,
+      worker: interval ? { lockDuration: interval, stalledInterval: interval } : undefined,
     }),
   ];
 }

@@ -68,7 +68,8 @@ export {
   type TaskLimits,
   type TaskCreateOutcome,
 } from '../server/tasks/task-store.js';
-export type { TaskOptions } from '../server/tasks/task-runner.js';
+export type { TaskOptions } from '../server/tasks/task-options.js';
+export type { TaskQueue, QueuedTask, TaskCall } from '../server/tasks/task-queue.js';
 export {
   TASKS_EXTENSION,
   isTerminalStatus,

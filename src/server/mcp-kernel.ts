@@ -56,6 +56,7 @@ import { toToolRegistration, type McpToolRegistration } from './registry/tool-re
 import { serverInfoOf } from './server-info.js';
 import { TaskRunner } from './tasks/task-runner.js';
 import { ToolTasks } from './tasks/tool-tasks.js';
+import type { QueuedTask } from './tasks/task-queue.js';
 import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './registry/tool-registry.js';
 import { uiLinkProblem } from './apps/ui-links.js';
 import { SkillCatalog } from './skills/skill-catalog.js';
@@ -89,6 +90,7 @@ export class McpKernel {
   private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
   private readonly taskRunner: TaskRunner;
+  private readonly toolCalls: ToolMethods;
   private readonly server: ServerMethods;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly era: Era2026;
@@ -175,7 +177,13 @@ export class McpKernel {
       this.logger,
     );
     const tasks = new TaskMethods(this.taskRunner, schemas);
-    const tools = new ToolMethods(this.tools, round, failure, gate, new ToolTasks(this.taskRunner, schemas));
+    const tools = (this.toolCalls = new ToolMethods(
+      this.tools,
+      round,
+      failure,
+      gate,
+      new ToolTasks(this.taskRunner, schemas),
+    ));
     const resources = new ResourceMethods(this.resources, round, failure, gate);
     const prompts = new PromptMethods(this.prompts, round, failure, gate);
     const completion = new CompletionMethods(this.prompts, this.resources, gate);
@@ -222,6 +230,16 @@ export class McpKernel {
       ['tasks/update', (req, _ctx, caller) => tasks.update(req, caller)],
       ['tasks/cancel', (req, _ctx, caller) => tasks.cancel(req, caller)],
     ]);
+  }
+
+  /**
+   * Runs one round of a task queued by an instance with `tasks.queue` (a worker calls it for each job it takes;
+   * `nestjs-mcp/bullmq` does). Resolves once the round has ended and its outcome is in the task store; a round
+   * of a task that has ended, expired or moved on runs nothing. `restarts`: how often the queue gave this round
+   * again after losing its worker (past the tool's `retry`, the task ends `failed` without running).
+   */
+  runQueuedTask(job: QueuedTask, restarts = 0): Promise<void> {
+    return this.toolCalls.runQueued(job, restarts);
   }
 
   /** Calls running now and listen streams open now, for health checks and load tests. */

@@ -7,7 +7,7 @@ import type { LegacyOptions } from './legacy/legacy-leg.js';
 import type { McpLogger } from './mcp-logger.js';
 import type { RequestStateBind } from './input/input-round.js';
 import type { RequestStateStore } from './input/request-state-store.js';
-import type { TaskOptions } from './tasks/task-runner.js';
+import type { TaskOptions } from './tasks/task-options.js';
 import type { McpSkillsOptions } from './skills/skill-options.js';
 
 /** What `serverInfo` says of the server besides its `name` and `version`. */

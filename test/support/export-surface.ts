@@ -7,6 +7,7 @@ export const ENTRY_POINTS = {
   'nestjs-mcp/express': 'src/express/index.ts',
   'nestjs-mcp/redis': 'src/redis/index.ts',
   'nestjs-mcp/plugin': 'src/plugin/index.ts',
+  'nestjs-mcp/bullmq': 'src/bullmq/index.ts',
 } as const;
 
 export type EntryPoint = keyof typeof ENTRY_POINTS;

@@ -238,6 +238,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'PromptDefinition',
       'PromptMessage',
       'ProtectedResourceMetadata',
+      'QueuedTask',
       'ReadResourceResult',
       'ReplyDelivery',
       'ReplyOutcome',
@@ -263,7 +264,9 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'TaskCreateOutcome',
       'TaskError',
       'TaskLimits',
+      'TaskCall',
       'TaskOptions',
+      'TaskQueue',
       'TaskSignal',
       'TaskStatus',
       'TaskStore',
@@ -329,6 +332,9 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
   'nestjs-mcp/plugin': {
     values: ['ReadonlyVisitor', 'before', 'factory', 'name', 'version'],
     types: ['McpPluginOptions'],
+  'nestjs-mcp/bullmq': {
+    values: ['McpBullModule', 'McpTaskQueue', 'McpTaskWorker', 'bootstrapTaskWorker'],
+    types: ['McpBullOptions', 'McpTaskWorkerBootstrapOptions'],
   },
 };
 
@@ -339,6 +345,7 @@ const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
   'nestjs-mcp/express': () => import('../../src/express/index.js'),
   'nestjs-mcp/redis': () => import('../../src/redis/index.js'),
   'nestjs-mcp/plugin': () => import('../../src/plugin/index.js'),
+  'nestjs-mcp/bullmq': () => import('../../src/bullmq/index.js'),
 };
 
 describe('The exported surface of each entry point', () => {

@@ -34,7 +34,7 @@ const NEST_KINDS = [
 ];
 const plain = /^[a-z0-9]+(-[a-z0-9]+)*\.(ts|cjs|d\.cts)$/;
 const nestKind = new RegExp(`^[a-z0-9]+(-[a-z0-9]+)*\\.(${NEST_KINDS.join('|')})\\.ts$`);
-const isNestLayer = (file: string) => file.startsWith('nest/') || /^redis\/mcp-redis[.-]/.test(file);
+const isNestLayer = (file: string) => file.startsWith('nest/') || /^(redis\/mcp-redis|bullmq\/mcp-bull)[.-]/.test(file);
 
 describe('source layout', () => {
   it('names every file in kebab-case, with a kind suffix only on Nest building blocks', () => {

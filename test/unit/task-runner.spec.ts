@@ -5,7 +5,8 @@ import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.j
 import type { DetailedTask } from '../../src/protocol/tasks.js';
 import type { TaskRun } from '../../src/server/tasks/active-task.js';
 import { taskOwner } from '../../src/server/tasks/task-owner.js';
-import { TaskRunner, type TaskOutcome } from '../../src/server/tasks/task-runner.js';
+import { TaskRunner } from '../../src/server/tasks/task-runner.js';
+import type { TaskOutcome } from '../../src/server/tasks/task-records.js';
 import {
   INSTANCE_LOST,
   InMemoryTaskStore,

@@ -29,6 +29,11 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   /** With `taskSupport`: run in the request until the method calls `ctx.startTask()` (input rounds first). */
   deferTask?: boolean;
   /**
+   * With `taskSupport` and tasks on a queue (`nestjs-mcp/bullmq`): how many times a task is run again from the
+   * start when its worker is lost. Default 0: it ends `failed` instead (declare it only for idempotent work).
+   */
+  retry?: number;
+  /**
    * The tool's UI (MCP Apps): the `ui://` resource (`@UiResource`) a host renders with its result, and who may
    * call it: `visibility: ['app']` for a tool only the UI calls (it keeps the tool's guards and scopes), `['model']`
    * for one the UI may not call; default both. The result still needs text for clients without UIs. See docs/apps.md.

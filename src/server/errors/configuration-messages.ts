@@ -104,6 +104,9 @@ export const INVALID_SCOPES = (owner: string) =>
 export const INVALID_TASK_SUPPORT = (tool: string, taskSupport: unknown) =>
   `Tool "${tool}": taskSupport must be "optional" or "required", got ${JSON.stringify(taskSupport)}`;
 
+export const INVALID_TASK_RETRY = (tool: string, retry: unknown) =>
+  `Tool "${tool}": retry must be an integer from 0 to 100, on a tool with a taskSupport; got ${JSON.stringify(retry)}`;
+
 export const DEFER_TASK_WITHOUT_SUPPORT = (tool: string) => `Tool "${tool}": deferTask needs a taskSupport`;
 
 export const INPUT_SCHEMA_NOT_OBJECT = (tool: string) =>

@@ -16,6 +16,7 @@ import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../access/scope-gate.js';
 import type { ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
+import type { QueuedTask } from '../tasks/task-queue.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SchemaCheck } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
@@ -100,7 +101,7 @@ export class ToolMethods {
         if (checked.error !== undefined) return toolError(checked.error);
         const input = checked.value as Record<string, unknown>;
         const startTask = () =>
-          this.tasks.start(entry, input, context, caller, this.settlement(request, name, entry.output));
+          this.tasks.start(entry, input, context, caller, this.settlement(request, name, entry.output), args);
         if (mode === 'task') return startTask();
         const failed = (error: unknown): ToolCallAnswer | Promise<ToolCallAnswer> => {
           if (error instanceof StartTask && mode === 'deferred') return startTask();
@@ -124,6 +125,17 @@ export class ToolMethods {
         );
       }),
     );
+  }
+
+  /** One round of a queued task, on the worker that took it (see `McpKernel.runQueuedTask`). */
+  runQueued(job: QueuedTask, restarts: number): Promise<void> {
+    return this.tasks.resume(job, restarts, (call) => {
+      const entry = this.tools.get(call.tool);
+      if (!entry) return undefined;
+      const params = { name: call.tool, arguments: call.arguments, _meta: call.meta };
+      const request: JsonRpcRequest = { jsonrpc: '2.0', id: call.requestId, method: 'tools/call', params };
+      return { entry, settle: this.settlement(request, call.tool, entry.output) };
+    });
   }
 
   /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */

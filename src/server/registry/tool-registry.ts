@@ -11,6 +11,7 @@ import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.j
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import {
   DEFER_TASK_WITHOUT_SUPPORT,
+  INVALID_TASK_RETRY,
   DUPLICATE_NAME,
   HANDLER_NOT_A_FUNCTION,
   INPUT_SCHEMA_NOT_OBJECT,
@@ -45,6 +46,12 @@ export interface ToolRegistration extends ToolDefinition {
    */
   deferTask?: boolean;
   /**
+   * With `taskSupport` and a task queue (`tasks.queue`): how many times a task of this tool is run again from
+   * the start when the worker running it is lost (killed, crashed, stalled). Default 0: the task ends `failed`
+   * instead, since a tool that is not idempotent must not run twice. At most 100.
+   */
+  retry?: number;
+  /**
    * The tool's UI (MCP Apps): the `ui://` resource a host renders with its result, and who may call it
    * (`visibility`: `['model']`, `['app']` for a tool only the UI calls, default both). Published in `_meta.ui`.
    */
@@ -77,6 +84,7 @@ export interface ToolEntry {
   readonly requiredScopes?: readonly string[];
   readonly taskSupport?: TaskSupport;
   readonly deferTask: boolean;
+  readonly retry?: number;
   readonly ui?: UiToolMeta;
 }
 
@@ -146,6 +154,7 @@ export class ToolRegistry {
       requiredScopes,
       taskSupport,
       deferTask,
+      retry,
       ui,
       validateArguments,
       ...definition
@@ -158,6 +167,8 @@ export class ToolRegistry {
       throw new McpConfigurationError(INVALID_TASK_SUPPORT(name, taskSupport));
     }
     if (deferTask && taskSupport === undefined) throw new McpConfigurationError(DEFER_TASK_WITHOUT_SUPPORT(name));
+    if (retry !== undefined && (taskSupport === undefined || !Number.isInteger(retry) || retry < 0 || retry > 100))
+      throw new McpConfigurationError(INVALID_TASK_RETRY(name, retry));
     if (ui !== undefined) {
       checkToolUi(name, ui);
       definition._meta = withToolUi(definition._meta, ui);
@@ -191,6 +202,7 @@ export class ToolRegistry {
       requiredScopes: checkRequiredScopes(`Tool "${name}"`, requiredScopes),
       taskSupport,
       deferTask: deferTask === true,
+      retry,
       ui,
     };
     this.entries.set(name, entry);

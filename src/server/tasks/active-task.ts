@@ -50,12 +50,22 @@ export class ActiveTask implements TaskRun {
     answers: InputResponses,
     private readonly writer: TaskWriter,
     private readonly now: () => number,
+    /**
+     * A round of a queued task: an ask is not waited on. The round shows its asks (`input_required`) and ends;
+     * the round after the answers runs the handler again with them, wherever a worker takes it.
+     */
+    private readonly suspends = false,
   ) {
     this.answers = { ...answers };
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** True once the round ended to wait for input (a queued task's round): its outcome is not the task's. */
+  get suspended(): boolean {
+    return this.signal.reason instanceof TaskSuspended;
   }
 
   ask(key: string, request: InputRequest): Promise<InputResponse> {
@@ -123,6 +133,11 @@ export class ActiveTask implements TaskRun {
     return this.writes;
   }
 
+  /** Resolves once every write queued so far has been attempted. */
+  settled(): Promise<void> {
+    return this.writes;
+  }
+
   private flushAsks(): void {
     const asks = this.fresh!;
     this.fresh = undefined;
@@ -132,6 +147,7 @@ export class ActiveTask implements TaskRun {
       inputRequests: { ...task.inputRequests, ...asks },
       lastUpdatedAt: this.now(),
     }));
+    if (this.suspends) this.stop(new TaskSuspended());
   }
 
   /** `changeFor` runs when the write's turn comes, so the change is built from what is current then. */
@@ -156,6 +172,14 @@ export class TaskStopped extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'TaskStopped';
+  }
+}
+
+/** Ends a queued task's round at its asks: the next round runs with the answers. */
+export class TaskSuspended extends TaskStopped {
+  constructor() {
+    super('The round waits for input');
+    this.name = 'TaskSuspended';
   }
 }
 

@@ -1,46 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { CallToolResult, InputRequest, InputResponses } from '../../protocol/mcp-types.js';
-import { isTerminalStatus, type CreateTaskResult, type DetailedTask, type TaskError } from '../../protocol/tasks.js';
+import type { InputRequest, InputResponses } from '../../protocol/mcp-types.js';
+import { isTerminalStatus, type CreateTaskResult, type DetailedTask } from '../../protocol/tasks.js';
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
-import { InMemoryTaskStore, TaskResultsFull, type StoredTask, type TaskLimits, type TaskStore } from './task-store.js';
+import { detailedTask, ended, failure, type TaskOutcome } from './task-records.js';
+import { WORKER_LOST, type QueuedTask, type TaskCall, type TaskQueue } from './task-queue.js';
+import type { TaskOptions } from './task-options.js';
+import {
+  InMemoryTaskStore,
+  TaskResultsFull,
+  type StoredTask,
+  type TaskCreateOutcome,
+  type TaskLimits,
+  type TaskStore,
+} from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER, TASK_LEASE_OUT_OF_RANGE, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
-
-/** How tools called as tasks (SEP-2663) are kept and bounded. */
-export interface TaskOptions {
-  /** Where tasks live; share one between instances (e.g. Redis) so any of them can answer about any task. In memory by default. */
-  store?: TaskStore;
-  /** How long a task and its result are kept, from its creation; the handler is stopped then too. Default 5 minutes. */
-  ttlMs?: number;
-  /** How often clients are asked to poll `tasks/get`. Default 1000 ms. */
-  pollIntervalMs?: number;
-  /** Most tasks kept at once for one caller (its caller identity; all unauthenticated callers are one). Default 100. */
-  maxTasksPerCaller?: number;
-  /** Most tasks kept at once in all. Default 10 000. */
-  maxTasks?: number;
-  /** Largest result one task may keep, in bytes of JSON; a bigger one ends the task `failed`. Default 1 MiB. */
-  maxResultBytes?: number;
-  /** Most bytes of results one caller's tasks may keep at once; a result past it ends its task `failed`. Default 16 MiB. */
-  maxResultBytesPerCaller?: number;
-  /**
-   * How long a running task stays alive in the store without word from the instance running it, which renews
-   * it every third of this. A task whose instance dies (or stalls, or loses the store) this long ends `failed`
-   * with a message saying its instance was lost. Default 15 000 ms; at least 1 000.
-   */
-  leaseMs?: number;
-}
-
-/** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
-export type TaskOutcome = { result: CallToolResult; resultBytes?: number } | { error: TaskError };
-
-function failure(message: string): TaskOutcome {
-  return { error: { code: ErrorCode.InternalError, message } };
-}
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -51,6 +30,7 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 // second, an event loop busy for a few hundred milliseconds would already fail healthy tasks.
 const RENEWALS_PER_LEASE = 3;
 const MIN_LEASE_MS = 1_000;
+const QUEUE_REFUSED = 'Internal error: the task could not be queued';
 const LEASE_LOST = 'The task was ended failed by another instance: this one did not renew its lease in time';
 
 /**
@@ -67,6 +47,7 @@ export class TaskRunner {
   private readonly maxResultBytes: number;
   private readonly maxResultBytesPerCaller: number;
   private readonly leaseMs: number;
+  private readonly queue: TaskQueue | undefined;
   private readonly active = new Map<string, ActiveTask>();
   private readonly renewing = new Set<string>();
 
@@ -93,9 +74,15 @@ export class TaskRunner {
       options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
       'tasks.maxResultBytesPerCaller',
     );
+    this.queue = options.queue;
     this.leaseMs = options.leaseMs ?? 15_000;
     if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < MIN_LEASE_MS || this.leaseMs > MAX_TIMER_DELAY)
       throw new McpConfigurationError(TASK_LEASE_OUT_OF_RANGE(MIN_LEASE_MS, MAX_TIMER_DELAY, options.leaseMs));
+  }
+
+  /** Whether the work of tasks runs on a job queue (`tasks.queue`) rather than in this process. */
+  get queued(): boolean {
+    return this.queue !== undefined;
   }
 
   /**
@@ -107,67 +94,55 @@ export class TaskRunner {
     answers: InputResponses,
     work: (run: TaskRun) => Promise<TaskOutcome>,
   ): Promise<CreateTaskResult> {
-    const owner = taskOwner(this.server, caller);
-    if (owner === undefined)
-      throw new McpError(
-        ErrorCode.InternalError,
-        'Internal error: a task cannot be owned by a principal without identity (give it an identifying member, e.g. sub)',
-      );
-    const createdAt = this.now();
-    const record: StoredTask = {
-      taskId: randomBytes(18).toString('base64url'),
-      server: this.server,
-      owner,
-      createdAt,
-      lastUpdatedAt: createdAt,
-      ttlMs: this.ttlMs,
-      pollIntervalMs: this.pollIntervalMs,
-      status: 'working',
-      leaseExpiresAt: createdAt + this.leaseMs,
-    };
-    const task = new ActiveTask(
-      record.taskId,
-      answers,
-      { write: (taskId, change) => this.write(owner, taskId, change, this.maxResultBytesPerCaller) },
-      this.now,
-    );
+    const owner = this.ownerOf(caller);
+    const record = this.newRecord(owner);
+    record.leaseExpiresAt = record.createdAt + this.leaseMs;
+    const task = this.activeTask(owner, record.taskId, answers, false);
     const [outcome, unsubscribe] = await Promise.all([
       this.store.create(record, this.limits),
       this.store.subscribe(this.server, record.taskId, (signal) => task.receive(signal)),
     ]);
-    if (outcome !== 'created') {
-      await unsubscribe();
-      const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
-      throw new McpError(
-        ErrorCode.InternalError,
-        `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
-        { reason: 'task_limit' },
-      );
-    }
-    this.active.set(record.taskId, task);
-    const expiry = setTimeout(
-      () => task.stop(new TaskStopped('The task expired')),
-      Math.max(createdAt + this.ttlMs - this.now(), 0),
-    );
-    expiry.unref();
-    const heartbeat = setInterval(() => this.renew(task), Math.floor(this.leaseMs / RENEWALS_PER_LEASE));
-    heartbeat.unref();
-    let released = false;
-    // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
-    // keeps only its own closure alive, not this instance's subscription, timer or bookkeeping.
-    const release = () => {
-      if (released) return;
-      released = true;
-      clearTimeout(expiry);
-      clearInterval(heartbeat);
-      this.active.delete(record.taskId);
-      unsubscribe().catch((error: unknown) =>
-        this.logger.error(`MCP tasks: unsubscribing from task ${record.taskId} failed`, error),
-      );
-    };
-    task.signal.addEventListener('abort', release, { once: true });
-    void this.execute(task, work).finally(release);
+    if (outcome !== 'created') await unsubscribe();
+    refuseOver(outcome);
+    void this.launch(task, record.createdAt, unsubscribe, true, work);
     return { resultType: 'task', ...detailedTask(record) };
+  }
+
+  /**
+   * Creates a task whose work runs on the queue: stored with its call (which needs no lease: the queue knows
+   * when a worker is lost), then its first round queued. Resolves once the queue holds it.
+   */
+  async enqueue(caller: Caller, call: TaskCall): Promise<CreateTaskResult> {
+    const owner = this.ownerOf(caller);
+    const record: StoredTask = { ...this.newRecord(owner), call };
+    refuseOver(await this.store.create(record, this.limits));
+    await this.addRound(record);
+    return { resultType: 'task', ...detailedTask(record) };
+  }
+
+  /**
+   * Runs one round of a queued task (a worker calls this with each job it takes), and resolves once the round
+   * has ended and its outcome is stored. A round whose task has ended, expired, or is not at that round any more
+   * runs nothing. `restarts` is how often the queue gave this round again after its worker was lost: past the
+   * tool's `retry`, the task ends `failed` saying so, rather than running a tool that may not be safe to repeat.
+   */
+  async runQueued(
+    job: QueuedTask,
+    restarts: number,
+    prepare: (call: TaskCall) => { retry: number; work: (run: TaskRun) => Promise<TaskOutcome> },
+  ): Promise<void> {
+    if (job.server !== this.server) return;
+    const stored = await this.store.get(this.server, job.taskId, job.owner);
+    const call = stored?.call;
+    if (!call || stored.status !== 'working' || Object.keys(call.answers).length !== job.round) return;
+    const { retry, work } = prepare(call);
+    if (restarts > retry) {
+      await this.write(job.owner, job.taskId, (task) => ended(task, failure(WORKER_LOST), this.now()));
+      return;
+    }
+    const task = this.activeTask(job.owner, job.taskId, call.answers, true);
+    const unsubscribe = await this.store.subscribe(this.server, job.taskId, (signal) => task.receive(signal));
+    await this.launch(task, stored.createdAt, unsubscribe, false, work);
   }
 
   /** The task as `tasks/get` shows it. An unknown, expired or foreign id is -32602, all alike. */
@@ -202,10 +177,16 @@ export class TaskRunner {
         status: waiting ? 'input_required' : 'working',
         inputRequests: waiting ? left : undefined,
         lastUpdatedAt: this.now(),
+        // A queued task keeps its answers: its next round runs the handler again with all of them.
+        call: task.call && { ...task.call, answers: { ...task.call.answers, ...taken } },
       };
     });
     if (!updated) return;
     this.published(found.owner, detailedTask(updated));
+    if (updated.call && this.queue) {
+      if (updated.status === 'working') await this.addRound(updated);
+      return;
+    }
     await this.store.signal(this.server, found.taskId, { type: 'input', responses: taken });
   }
 
@@ -264,13 +245,10 @@ export class TaskRunner {
     try {
       outcome = await work(task);
     } catch (error) {
-      outcome = {
-        error: {
-          code: ErrorCode.InternalError,
-          message: error instanceof TaskStopped ? error.message : 'Internal error',
-        },
-      };
+      outcome = failure(error instanceof TaskStopped ? error.message : 'Internal error');
     }
+    // The round ended at its asks: the task waits for them, and the next round brings its outcome.
+    if (task.suspended) return task.settled();
     if ('result' in outcome) {
       const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
       outcome =
@@ -282,6 +260,91 @@ export class TaskRunner {
     }
     const ending = outcome;
     await task.finish((stored) => ended(stored, ending, this.now()));
+  }
+
+  private ownerOf(caller: Caller): string {
+    const owner = taskOwner(this.server, caller);
+    if (owner === undefined)
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: a task cannot be owned by a principal without identity (give it an identifying member, e.g. sub)',
+      );
+    return owner;
+  }
+
+  private newRecord(owner: string): StoredTask {
+    const createdAt = this.now();
+    return {
+      taskId: randomBytes(18).toString('base64url'),
+      server: this.server,
+      owner,
+      createdAt,
+      lastUpdatedAt: createdAt,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      status: 'working',
+    };
+  }
+
+  private activeTask(owner: string, taskId: string, answers: InputResponses, suspends: boolean): ActiveTask {
+    const writer = { write: this.writerFor(owner) };
+    return new ActiveTask(taskId, answers, writer, this.now, suspends);
+  }
+
+  private writerFor(owner: string) {
+    return (taskId: string, change: (task: StoredTask) => StoredTask | undefined) =>
+      this.write(owner, taskId, change, this.maxResultBytesPerCaller);
+  }
+
+  /**
+   * Runs `work` in a task this instance now listens to, until it settles or is stopped (cancelled, expired,
+   * the server closing; with a lease, lost to another instance). Resolves once the outcome is stored.
+   */
+  private launch(
+    task: ActiveTask,
+    createdAt: number,
+    unsubscribe: () => Promise<void>,
+    lease: boolean,
+    work: (run: TaskRun) => Promise<TaskOutcome>,
+  ): Promise<void> {
+    this.active.set(task.taskId, task);
+    const expiry = setTimeout(
+      () => task.stop(new TaskStopped('The task expired')),
+      Math.max(createdAt + this.ttlMs - this.now(), 0),
+    );
+    expiry.unref();
+    const heartbeat = lease
+      ? setInterval(() => this.renew(task), Math.floor(this.leaseMs / RENEWALS_PER_LEASE))
+      : undefined;
+    heartbeat?.unref();
+    let released = false;
+    // Whichever comes first, the handler settling or the task being stopped: a handler that ignores its signal
+    // keeps only its own closure alive, not this instance's subscription, timer or bookkeeping.
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(expiry);
+      clearInterval(heartbeat);
+      this.active.delete(task.taskId);
+      unsubscribe().catch((error: unknown) =>
+        this.logger.error(`MCP tasks: unsubscribing from task ${task.taskId} failed`, error),
+      );
+    };
+    task.signal.addEventListener('abort', release, { once: true });
+    return this.execute(task, work).finally(release);
+  }
+
+  /** Queues the task's next round; a queue that refuses it ends the task `failed`, and the request with -32603. */
+  private async addRound(task: StoredTask): Promise<void> {
+    const call = task.call!;
+    const round = { server: this.server, taskId: task.taskId, owner: task.owner, tool: call.tool };
+    try {
+      await this.queue!.add({ ...round, round: Object.keys(call.answers).length });
+    } catch (error) {
+      this.logger.error(`MCP tasks: queueing a round of task ${task.taskId} failed`, error);
+      await this.write(task.owner, task.taskId, (stored) => ended(stored, failure(QUEUE_REFUSED), this.now()));
+      throw new McpError(ErrorCode.InternalError, QUEUE_REFUSED);
+    }
   }
 
   private async find(taskId: unknown, caller: Caller): Promise<StoredTask> {
@@ -312,33 +375,20 @@ export class TaskRunner {
   }
 }
 
-/** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
-function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
-  const next: StoredTask = { ...task, inputRequests: undefined, leaseExpiresAt: undefined, lastUpdatedAt: now };
-  if ('result' in outcome)
-    return { ...next, status: 'completed', result: outcome.result, resultBytes: outcome.resultBytes };
-  return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
-}
-
-/** The wire shape of a stored task: what its status carries and nothing else (no owner, no leftovers). */
-export function detailedTask(task: StoredTask): DetailedTask {
-  const wire: DetailedTask = {
-    taskId: task.taskId,
-    status: task.status,
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttlMs: task.ttlMs,
-  };
-  if (task.statusMessage !== undefined) wire.statusMessage = task.statusMessage;
-  if (task.pollIntervalMs !== undefined) wire.pollIntervalMs = task.pollIntervalMs;
-  if (task.status === 'input_required') wire.inputRequests = task.inputRequests ?? {};
-  else if (task.status === 'completed') wire.result = task.result ?? { content: [] };
-  else if (task.status === 'failed')
-    wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
-  return wire;
-}
-
 function positiveInteger(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(name, value));
   return value;
+}
+
+/** A create the store refused over a limit: -32603 with `data.reason: "task_limit"`. */
+function refuseOver(outcome: TaskCreateOutcome): void {
+  if (outcome === 'created') return;
+  const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
+  throw new McpError(
+    ErrorCode.InternalError,
+    `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
+    {
+      reason: 'task_limit',
+    },
+  );
 }

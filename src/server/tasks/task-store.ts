@@ -2,6 +2,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult, InputRequests, InputResponses } from '../../protocol/mcp-types.js';
 import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/tasks.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
+import type { TaskCall } from './task-queue.js';
 
 /**
  * One task as stored. Times are epoch milliseconds (the wire shows them as ISO 8601). `owner` is an opaque key
@@ -34,6 +35,8 @@ export interface StoredTask {
    * task never lapses.
    */
   leaseExpiresAt?: number;
+  /** A task whose work runs on a job queue (`tasks.queue`): the call its rounds run, with the answers so far. */
+  call?: TaskCall;
 }
 
 /** The status message and error message of a task whose lease lapsed. */

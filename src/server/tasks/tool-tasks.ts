@@ -8,7 +8,9 @@ import { InputRequired } from '../input/input-required.js';
 import type { Caller } from '../access/caller-identity.js';
 import { McpContext } from '../mcp-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
-import type { TaskOutcome, TaskRunner } from './task-runner.js';
+import type { TaskRunner } from './task-runner.js';
+import { failure, type TaskOutcome } from './task-records.js';
+import type { QueuedTask, TaskCall } from './task-queue.js';
 import type { ToolEntry } from '../registry/tool-registry.js';
 
 /** How one `tools/call` runs: in its request, as a task from the first line, or in the request until `ctx.startTask()`. */
@@ -50,8 +52,48 @@ export class ToolTasks {
     base: McpContext,
     caller: Caller,
     settle: ToolSettlement,
+    sent: Record<string, unknown>,
   ): Promise<CreateTaskResult> {
+    if (this.runner.queued) {
+      const { requestId, meta, principal, state, inputResponses: answers } = base;
+      const call = { tool: entry.definition.name, arguments: sent, meta, requestId, principal, state, answers };
+      return this.runner.enqueue(caller, call);
+    }
     return this.runner.start(caller, base.inputResponses, (run) => this.run(entry, args, base, run, settle));
+  }
+
+  /**
+   * One round of a queued task, on the worker that took it: the tool's handler run as in a task, from the call
+   * the store keeps (its arguments checked again), with every answer so far; `find` names the tool's entry.
+   */
+  resume(
+    job: QueuedTask,
+    restarts: number,
+    find: (call: TaskCall) => { entry: ToolEntry; settle: ToolSettlement } | undefined,
+  ): Promise<void> {
+    return this.runner.runQueued(job, restarts, (call) => {
+      const found = find(call);
+      if (!found) return { retry: 0, work: async () => failure(`Tool "${call.tool}" is not registered on the worker`) };
+      const { entry, settle } = found;
+      const work = async (run: TaskRun): Promise<TaskOutcome> => {
+        const checked = await entry.input(call.arguments);
+        if (checked.error !== undefined)
+          return completed({ isError: true, content: [{ type: 'text', text: checked.error }] });
+        const base = new McpContext({
+          requestId: call.requestId,
+          method: 'tools/call',
+          meta: call.meta,
+          signal: run.signal,
+          inputResponses: call.answers,
+          state: call.state,
+          round: 0,
+          principal: call.principal,
+          schemas: this.schemas,
+        });
+        return this.run(entry, checked.value as Record<string, unknown>, base, run, settle);
+      };
+      return { retry: entry.retry ?? 0, work };
+    });
   }
 
   private async run(
