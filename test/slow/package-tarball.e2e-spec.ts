@@ -49,7 +49,10 @@ function packCleanCheckout(scratch: string): string {
   expect(existsSync(join(checkout, 'dist'))).toBe(false);
   symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
   execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
-  return join(scratch, readdirSync(scratch).find((name) => name.endsWith('.tgz'))!);
+  return join(
+    scratch,
+    readdirSync(scratch).find((name) => name.endsWith('.tgz'))!,
+  );
 }
 
 // What a user installs: `npm pack` of a checkout holding only the tracked files (no dist/, no build output).

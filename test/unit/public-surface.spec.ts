@@ -332,6 +332,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
   'nestjs-mcp/plugin': {
     values: ['ReadonlyVisitor', 'before', 'factory', 'name', 'version'],
     types: ['McpPluginOptions'],
+  },
   'nestjs-mcp/bullmq': {
     values: ['McpBullModule', 'McpTaskQueue', 'McpTaskWorker', 'bootstrapTaskWorker'],
     types: ['McpBullOptions', 'McpTaskWorkerBootstrapOptions'],
