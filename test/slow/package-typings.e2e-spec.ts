@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packCleanCheckout, ROOT } from '../support/packed-package.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 // A consumer of every entry point, as a Nest backend writes it; `@Tool({ singleUseState: true })` included.
@@ -47,17 +46,9 @@ describe('the packed package’s typings under each tsconfig module setting', ()
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'nestjs-mcp-typings-'));
-    const checkout = join(scratch, 'checkout');
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
-    for (const file of tracked.filter((path) => path && existsSync(join(ROOT, path)))) {
-      mkdirSync(dirname(join(checkout, file)), { recursive: true });
-      cpSync(join(ROOT, file), join(checkout, file));
-    }
-    symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
+    const tarball = join(scratch, packCleanCheckout(scratch));
     const modules = join(scratch, 'consumer', 'node_modules');
     mkdirSync(join(modules, 'nestjs-mcp'), { recursive: true });
-    const tarball = join(scratch, 'nestjs-mcp-0.1.0.tgz');
     execFileSync('tar', ['-xzf', tarball, '--strip-components=1', '-C', join(modules, 'nestjs-mcp')]);
     for (const name of readdirSync(join(ROOT, 'node_modules'))) {
       if (name !== 'nestjs-mcp' && !name.startsWith('.'))
