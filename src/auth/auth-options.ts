@@ -138,6 +138,16 @@ export interface McpAuthOptions extends McpCallerOptions {
    * optional Passport guard leaves) gets the 401 challenge.
    */
   fromRequest?: (request: any) => unknown;
+  /**
+   * What the app's guards and interceptors find as `request.user` on a call the module authenticated (`jwt`,
+   * `introspection`, `verify`), so they read the caller as on the app's other routes. Default: with `jwt` and
+   * `introspection`, a plain object of the token's claims (`{ sub, roles, … }`, what `@nestjs/jwt` verifies to);
+   * with `verify`, what it returned. Give the mapping a passport-jwt strategy's `validate(payload)` makes, e.g.
+   * `({ claims }) => ({ userId: claims.sub, roles: claims.roles })`; it may return a promise (a user looked up).
+   * A result that is not an object is a 401 `invalid_token`. Handlers still get the principal as
+   * `ctx.principal`. Not with `fromRequest`, whose `request.user` is the app's own already.
+   */
+  toUser?: (principal: any) => unknown;
   /** Reads the granted scopes of a principal. Default: the standard `scope` or `scp`, else a `scopes` array. */
   scopesOf?: (principal: any) => readonly string[];
 }

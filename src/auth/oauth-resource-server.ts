@@ -6,7 +6,7 @@ import type { McpAuthOptions } from './auth-options.js';
 import { bearerToken } from './bearer-token.js';
 import { IntrospectionVerifier } from './introspection-verifier.js';
 import { JwtVerifier } from './jwt-verifier.js';
-import { credentialExpiryOf, scopesOf } from './principal.js';
+import { credentialExpiryOf, McpPrincipal, scopesOf } from './principal.js';
 import {
   canonicalResourceUri,
   defaultResourceMetadataUrl,
@@ -17,7 +17,12 @@ import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifie
 import { readsAsExpired } from './unverified-expiry.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
-import { AUTH_ONE_WAY, AUTH_SERVERS_REQUIRED, URL_NOT_ABSOLUTE } from '../server/errors/configuration-messages.js';
+import {
+  AUTH_ONE_WAY,
+  AUTH_SERVERS_REQUIRED,
+  AUTH_TO_USER_WITH_FROM_REQUEST,
+  URL_NOT_ABSOLUTE,
+} from '../server/errors/configuration-messages.js';
 
 // MCP authorization: servers SHOULD NOT advertise or challenge for offline_access; refresh is the client's business.
 const OFFLINE_ACCESS = 'offline_access';
@@ -39,6 +44,7 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
   private readonly verifier?: TokenVerifier;
   private readonly fromRequest?: (request: unknown) => unknown;
   private readonly scopesOf: (principal: unknown) => readonly string[];
+  private readonly toUser: (principal: unknown) => unknown;
   private readonly hierarchy: ScopeHierarchy;
   private readonly challengeScopes?: readonly string[];
 
@@ -68,6 +74,9 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
       this.verifier = new IntrospectionVerifier(options.introspection, options.introspection.audience ?? this.resource);
     else if (options.verify) this.verifier = functionVerifier(options.verify);
     else this.fromRequest = options.fromRequest;
+    if (options.toUser !== undefined && options.fromRequest !== undefined)
+      throw new McpConfigurationError(AUTH_TO_USER_WITH_FROM_REQUEST);
+    this.toUser = options.toUser ?? claimsAsUser;
     this.fromHeaders = this.fromRequest === undefined;
     this.afterGuards = !this.fromHeaders;
   }
@@ -102,24 +111,36 @@ export class OAuthResourceServer implements McpHttpAuthenticator {
           headers,
         };
       }
-      return {
-        ok: false,
-        status: 500,
-        code: ErrorCode.InternalError,
-        message: 'Internal error: the access token could not be verified',
-      };
+      return internalError('the access token could not be verified');
     }
     if (!isPrincipal(principal))
       return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
-    // Guards and interceptors around tools find the caller where Passport would have put it.
     if (
       typeof httpRequest === 'object' &&
       httpRequest !== null &&
-      (httpRequest as { user?: unknown }).user === undefined
+      (httpRequest as RequestWithUser).user === undefined
     ) {
-      (httpRequest as { user?: unknown }).user = principal;
+      const refused = await this.setUser(httpRequest as RequestWithUser, principal);
+      if (refused) return refused;
     }
     return this.authenticated(principal);
+  }
+
+  /**
+   * Guards and interceptors around tools find the caller where Passport puts it, in the shape the app's own
+   * authentication gives it there, so a `RolesGuard` reading `request.user.roles` decides as on any route.
+   */
+  private async setUser(httpRequest: RequestWithUser, principal: object): Promise<HttpAuthenticationRefusal | void> {
+    let user: unknown;
+    try {
+      const mapped = this.toUser(principal);
+      user = isThenable(mapped) ? await mapped : mapped;
+    } catch {
+      return internalError('auth.toUser failed for the caller');
+    }
+    if (!isPrincipal(user))
+      return this.unauthorized({ error: 'invalid_token', errorDescription: 'The access token names no user' });
+    httpRequest.user = user;
   }
 
   /**
@@ -197,6 +218,24 @@ function authorizationServers(options: McpAuthOptions): string[] | undefined {
 
 function scopeList(name: string, scopes: string[] | undefined): string[] | undefined {
   return checkRequiredScopes(name, scopes)?.filter((s) => s !== OFFLINE_ACCESS);
+}
+
+type RequestWithUser = { user?: unknown };
+
+function internalError(what: string): HttpAuthenticationRefusal {
+  return { ok: false, status: 500, code: ErrorCode.InternalError, message: `Internal error: ${what}` };
+}
+
+/**
+ * A verified token's claims as a plain object: what `@nestjs/jwt`'s `verifyAsync` returns and the Nest docs' guard
+ * puts on `request.user`. A fresh object per call, so a guard that adds to it changes nothing the module keeps.
+ */
+function claimsAsUser(principal: unknown): unknown {
+  return principal instanceof McpPrincipal ? principal.toJSON() : principal;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 /**

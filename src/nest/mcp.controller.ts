@@ -5,6 +5,11 @@ import type { PreparedBody } from '../http/mcp-http-options.js';
 import { MCP_PREPARED_BODY } from './mcp.constants.js';
 import { McpUnauthorizedFilter } from './mcp-unauthorized.filter.js';
 
+// `@ApiExcludeController()` of @nestjs/swagger stores `[true]` under this key; setting it ourselves keeps the
+// endpoint out of the app's OpenAPI document without depending on swagger. It is not a REST resource: one POST
+// whose body is JSON-RPC, which an OpenAPI operation would only misdescribe.
+const SWAGGER_EXCLUDE_CONTROLLER = 'swagger/apiExcludeController';
+
 type NodeRequest = IncomingMessage & { [MCP_PREPARED_BODY]?: PreparedBody };
 /** Express hands over Node's objects themselves; Fastify wraps them and exposes them as `raw`. */
 type FrameworkRequest = NodeRequest & { raw?: NodeRequest; body?: unknown };
@@ -48,5 +53,6 @@ export function createMcpController(path: string): Type<unknown> {
       return this.driver.handle(nodeReq, nodeRes, { parsed: req.body }, req);
     }
   }
+  Reflect.defineMetadata(SWAGGER_EXCLUDE_CONTROLLER, [true], McpController);
   return McpController;
 }

@@ -44,7 +44,8 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
           subject: principal.subject,
           clientId: principal.clientId,
           scopes: principal.scopes,
-          sameAsRequestUser: user === principal,
+          requestUser: user,
+          requestUserIsPrincipal: user === principal,
         };
       },
     });
@@ -198,14 +199,20 @@ describe('Authorization with JWT access tokens (JWKS)', () => {
   });
 
   describe('with a valid token', () => {
-    it('gives the principal to the tool, and the same object as request.user', async () => {
+    it("gives the principal to the tool, and the token's claims as request.user (as @nestjs/jwt's guard does)", async () => {
       const res = await call('whoami', bearer(await issuer.token({ scope: 'files:read' })));
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body.result.content[0].text)).toEqual({
         subject: 'user-1',
         clientId: 'client-1',
         scopes: ['files:read'],
-        sameAsRequestUser: true,
+        requestUser: expect.objectContaining({
+          sub: 'user-1',
+          client_id: 'client-1',
+          scope: 'files:read',
+          aud: RESOURCE,
+        }),
+        requestUserIsPrincipal: false,
       });
     });
 

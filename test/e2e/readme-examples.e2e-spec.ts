@@ -24,6 +24,7 @@ export class FileTools {
   @Tool({
     description: 'Deletes a file once the user confirms',
     inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    singleUseState: true, // a replayed confirmation is refused, never run twice
   })
   async delete_file(@Args('path') path: string, @McpCtx() ctx: McpContext) {
     const answer = await ctx.elicit(`Delete ${path}? This cannot be undone.`, {
@@ -74,6 +75,23 @@ describe('README examples', () => {
     expect(confirmed.result?.content).toEqual([{ type: 'text', text: 'Deleted /tmp/a' }]);
     expect(confirmed.rounds).toBe(1);
     expect(app.get(FileService).deleted).toEqual(['/tmp/a']);
+  });
+
+  it('the deletion example refuses a replayed confirmation: the file is deleted once', async () => {
+    const mcp = createMcpTestClient(app);
+    const first = await mcp.callTool('delete_file', { path: '/tmp/b' });
+    const retry = {
+      name: 'delete_file',
+      arguments: { path: '/tmp/b' },
+      inputResponses: { elicit_0: { action: 'accept', content: { confirm: true } } },
+      requestState: (first.result as unknown as { requestState: string }).requestState,
+    };
+    const confirmed = await mcp.request('tools/call', retry);
+    expect(confirmed.result?.content).toEqual([{ type: 'text', text: 'Deleted /tmp/b' }]);
+    const replayed = await mcp.request('tools/call', retry);
+    expect(replayed.status).toBe(400);
+    expect(replayed.error).toMatchObject({ code: -32602, message: 'requestState has already been used' });
+    expect(app.get(FileService).deleted.filter((path) => path === '/tmp/b')).toEqual(['/tmp/b']);
   });
 });
 

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { builtinModules, createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packedTarball, ROOT } from '../support/packed-package.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Peers whose code is reached through a global they install rather than an import.
 const USED_THROUGH_GLOBAL: Record<string, string> = { 'reflect-metadata': 'Reflect.getMetadata(' };
 
@@ -38,23 +37,6 @@ function importedPackages(code: string): string[] {
   );
 }
 
-/** `npm pack` of a copy of the checkout holding only its tracked files; the tarball's path. */
-function packCleanCheckout(scratch: string): string {
-  const checkout = join(scratch, 'checkout');
-  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
-  for (const file of tracked.filter((path) => path && existsSync(join(ROOT, path)))) {
-    mkdirSync(dirname(join(checkout, file)), { recursive: true });
-    cpSync(join(ROOT, file), join(checkout, file));
-  }
-  expect(existsSync(join(checkout, 'dist'))).toBe(false);
-  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: checkout, stdio: 'ignore' });
-  return join(
-    scratch,
-    readdirSync(scratch).find((name) => name.endsWith('.tgz'))!,
-  );
-}
-
 // What a user installs: `npm pack` of a checkout holding only the tracked files (no dist/, no build output).
 describe('npm pack of a clean checkout', () => {
   let scratch: string;
@@ -64,8 +46,7 @@ describe('npm pack of a clean checkout', () => {
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'nestjs-mcp-pack-'));
-    // CI packs once, from its own clean clone, for this test and the compat apps alike.
-    const tarball = process.env.NESTJS_MCP_TARBALL ?? packCleanCheckout(scratch);
+    const tarball = packedTarball(scratch);
     expect(basename(tarball)).toBe('nestjs-mcp-0.1.0.tgz');
     unpacked = join(scratch, 'unpacked');
     mkdirSync(unpacked);

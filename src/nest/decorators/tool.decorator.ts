@@ -17,6 +17,16 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
   /** Client capabilities the tool cannot work without (-32021 when a request lacks one). */
   requiredCapabilities?: ClientCapabilities;
   /**
+   * Accept each request state of the tool's input rounds once: a replayed retry gets -32602 before the method
+   * runs. For a last round that must happen at most once (a deletion, a payment); see docs/input-required.md.
+   */
+  singleUseState?: boolean;
+  /**
+   * `false`: the arguments are not validated against `inputSchema`, which then only describes them (the method's
+   * own pipes check them). Default true.
+   */
+  validateArguments?: boolean;
+  /**
    * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`).
    * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
    */

@@ -6,14 +6,13 @@ import { convertSchema } from '../../server/schema/schema-converter.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { ARGUMENT_COLLISION } from '../../server/errors/configuration-messages.js';
 import type { RouteArgumentSource, RouteToolOptions } from './route-tool-options.interface.js';
+import { apiParameterOf } from './swagger-metadata.js';
 import {
-  apiParameterOf,
-  apiPropertiesOf,
   isPrimitiveType,
   jsonTypeOf,
   withApiValue,
   type ApiValueMetadata,
-} from './swagger-metadata.js';
+} from '../../server/schema/api-property-schema.js';
 
 /** One tool argument and where the route reads it; `key` undefined: it is the whole body. */
 export interface RouteArgument {
@@ -143,38 +142,9 @@ export function routeArguments(
   return { inputSchema, byName, pathNames, rest, hasBody };
 }
 
-/** A DTO class's JSON Schema: its class-validator rules (the converter `@Tool` uses) plus its `@ApiProperty` ones. */
+/** A DTO class's JSON Schema, as `@Tool` gets it: its class-validator rules plus its `@ApiProperty` ones. */
 export function dtoSchema(dto: Function): JsonSchema {
-  const api = apiPropertiesOf(dto);
-  let schema: JsonSchema;
-  try {
-    schema = convertSchema(dto as new () => unknown, 'input');
-  } catch (error) {
-    // A DTO described by `@ApiProperty` alone needs no class-validator converter.
-    if (api.size === 0) throw error;
-    schema = { type: 'object', properties: {} };
-  }
-  if (api.size === 0) return schema;
-  const properties = { ...((schema.properties ?? {}) as Record<string, JsonSchema>) };
-  const required = new Set((schema.required ?? []) as string[]);
-  for (const [key, value] of api) {
-    properties[key] = withApiValue(properties[key] ?? apiTypeSchema(value), value);
-    if (value.required === false) required.delete(key);
-    else required.add(key);
-  }
-  const out: JsonSchema = { ...schema, properties };
-  if (required.size > 0) out.required = [...required];
-  else delete out.required;
-  return out;
-}
-
-/** An `@ApiProperty` whose class-validator rules are absent: its type, or the nested DTO's schema. */
-function apiTypeSchema(api: ApiValueMetadata): JsonSchema {
-  if (typeof api.type === 'function' && !isPrimitiveType(api.type)) {
-    const nested = dtoSchema(api.type);
-    return api.isArray ? { type: 'array', items: nested } : nested;
-  }
-  return {};
+  return convertSchema(dto as new () => unknown, 'input');
 }
 
 function apiValueSchema(schema: JsonSchema, api: ApiValueMetadata | undefined): JsonSchema {

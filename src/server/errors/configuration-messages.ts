@@ -188,6 +188,9 @@ export const TOOL_UI_VISIBILITY = (owner: string, visibility: unknown) =>
 export const AUTH_ONE_WAY = (ways: readonly string[]) =>
   `auth needs exactly one of jwt, introspection, verify and fromRequest; got ${ways.length === 0 ? 'none' : ways.join(', ')}`;
 
+export const AUTH_TO_USER_WITH_FROM_REQUEST =
+  'auth.toUser maps a principal the module verified; with auth.fromRequest, request.user is already the app’s own';
+
 export const AUTH_SERVERS_REQUIRED =
   'auth.authorizationServers needs at least one issuer URL with jwt.jwksUri, jwt.jwks or introspection';
 

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
+import { apiPropertiesOf, withApiProperties } from './api-property-schema.js';
 import { classToJsonSchema, loadDtoConverter, type DtoConverter } from './class-validator-schema.js';
-import type { McpSchema } from './mcp-schema.js';
+import type { DtoClass, McpSchema } from './mcp-schema.js';
 import { namesDefaultDialect } from './schema-compiler.js';
 import {
   isStandardJsonSchema,
@@ -44,7 +45,7 @@ export async function loadLegacyZodConverter(): Promise<void> {
  * `loadSchemaConverters()` to have run.
  */
 export function convertSchema(schema: McpSchema, direction: SchemaDirection): JsonSchema {
-  if (typeof schema === 'function') return classToJsonSchema(schema, loaded(dtoConverter(), 'A DTO schema'));
+  if (typeof schema === 'function') return dtoSchema(schema);
   if (isStandardJsonSchema(schema)) return withoutDefaultDialect(standardToJsonSchema(schema, direction, undefined));
   if (isZodSchema(schema))
     return withoutDefaultDialect(standardToJsonSchema(schema, direction, loaded(zod, 'A zod schema')));
@@ -60,6 +61,23 @@ function withoutDefaultDialect(schema: JsonSchema): JsonSchema {
   if (!namesDefaultDialect(schema)) return schema;
   const { $schema: _default, ...rest } = schema;
   return rest as JsonSchema;
+}
+
+/**
+ * A DTO class's schema, the same for `@Tool`, `addTool` and a route tool's `@Body()`: its class-validator rules
+ * (`class-validator-jsonschema`) with what its `@ApiProperty` decorators say (descriptions, examples, defaults,
+ * formats), where the app uses `@nestjs/swagger`.
+ */
+function dtoSchema(dto: Function): JsonSchema {
+  const api = apiPropertiesOf(dto);
+  let rules: JsonSchema | undefined;
+  try {
+    rules = classToJsonSchema(dto as DtoClass, loaded(dtoConverter(), 'A DTO schema'));
+  } catch (error) {
+    // A DTO described by `@ApiProperty` alone needs no class-validator converter.
+    if (api.size === 0) throw error;
+  }
+  return withApiProperties(rules, api, dtoSchema);
 }
 
 /** `convertSchema` after loading the converters it may need. */
