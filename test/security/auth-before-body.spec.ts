@@ -75,7 +75,7 @@ describe.each(HTTP_ADAPTERS)('security round 2: authentication before the body (
       name: 'whoami',
       description: 'Who is calling, as a guard sees it on request.user',
       inputSchema: { type: 'object' },
-      handler: (_args, _answers, ctx) => (ctx.httpRequest as { user?: { subject?: string } }).user?.subject ?? 'nobody',
+      handler: (_args, _answers, ctx) => (ctx.httpRequest as { user?: { sub?: string } }).user?.sub ?? 'nobody',
     });
     url = await urlOf(app);
   });
