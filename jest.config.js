@@ -68,5 +68,6 @@ export default {
   // Redis Cluster or an app beside another suite's child processes can pass 5 s without anything being wrong.
   // A case that hangs still fails; files that start slower things set more of their own.
   testTimeout: 30_000,
+  testSequencer: '<rootDir>/test/support/tier-sequencer.cjs',
   reporters: ['default', ['<rootDir>/test/support/slowest-files-reporter.cjs', { count: 10 }]],
 };
