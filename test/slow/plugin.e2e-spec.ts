@@ -1,17 +1,8 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { packedTarball } from '../support/packed-package.js';
 
 const ROOT = process.cwd();
 const NEST = resolve('node_modules/@nestjs/cli/bin/nest.js');
@@ -22,19 +13,23 @@ interface ToolsList {
 }
 
 // A Nest app (nest-cli.json naming "nestjs-mcp/plugin", tools written as typed methods with JSDoc and no schema)
-// built by the Nest CLI with tsc and with SWC, against the package as built for publishing and resolved through
-// its exports map, as an installed package would be.
+// built by the Nest CLI with tsc and with SWC, against the packed package, resolved through its exports map as an
+// installed package is.
 describe('nestjs-mcp/plugin in a Nest CLI build', () => {
   let app: string;
   const children: ChildProcess[] = [];
 
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe', timeout: 300_000 });
     mkdirSync(join(ROOT, 'build'), { recursive: true });
     app = mkdtempSync(join(ROOT, 'build', 'plugin-e2e-'));
     cpSync(FIXTURE, app, { recursive: true });
+    // The packed package, unpacked where an install puts it; its dependencies resolve from the checkout's
+    // node_modules, up the tree. Packed apart (or by CI), never by rebuilding the checkout's dist/, which tests
+    // running beside this one read.
+    const tarball = packedTarball(mkdtempSync(join(app, 'pack-')));
     mkdirSync(join(app, 'node_modules'));
-    symlinkSync(ROOT, join(app, 'node_modules', 'nestjs-mcp'), 'dir');
+    execFileSync('tar', ['-xzf', tarball, '-C', join(app, 'node_modules')]);
+    renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'nestjs-mcp'));
   }, 360_000);
 
   afterAll(() => {
