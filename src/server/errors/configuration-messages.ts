@@ -98,6 +98,9 @@ export const HANDLER_NOT_A_FUNCTION = (owner: string) => `${owner}: handler must
 export const NOTHING_TO_COMPLETE = (owner: string, what: string, key: string) =>
   `${owner}: no ${what} "${key}" to complete`;
 
+export const INVALID_EXTENSION = (id: string) =>
+  `extensions: ${JSON.stringify(id)} must be an identifier "vendor/name" whose settings are an object (JSON)`;
+
 export const INVALID_SCOPES = (owner: string) =>
   `${owner}: scopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`;
 
