@@ -112,7 +112,10 @@ describe.each(HTTP_ADAPTERS)('The conformance fixture in its scope-challenge mod
     const tools = await post(mcpMessage('tools/list'), 'mcp-conformance-scope-low');
     expect(tools.body.result.tools.map((t: { name: string }) => t.name)).not.toContain('test_simple_text');
     expect(tools.body.result.tools.length).toBeGreaterThan(0);
-    const other = await post(mcpMessage('resources/read', { uri: 'test://template/7/data' }), 'mcp-conformance-scope-full');
+    const other = await post(
+      mcpMessage('resources/read', { uri: 'test://template/7/data' }),
+      'mcp-conformance-scope-full',
+    );
     expect(other.status).toBe(403);
     expect(challengeOf(other.headers['www-authenticate']).scope).toBe(
       'mcp:conformance:resources:read mcp:conformance:resources:template:7',
@@ -120,9 +123,7 @@ describe.each(HTTP_ADAPTERS)('The conformance fixture in its scope-challenge mod
   });
 
   it('serves the protected-resource metadata the challenge names', async () => {
-    const res = await request(app.getHttpServer())
-      .get('/.well-known/oauth-protected-resource/mcp')
-      .set('host', HOST);
+    const res = await request(app.getHttpServer()).get('/.well-known/oauth-protected-resource/mcp').set('host', HOST);
     expect(res.status).toBe(200);
     expect(res.body.resource).toBe(`http://${HOST}/mcp`);
   });
