@@ -111,7 +111,7 @@ export const DELETE_CONFIRM_FORM = {
 
 /**
  * The extensions `server-legacy-extensions` expects in the 2025-11-25 `initialize` result, settings and all:
- * MCP Apps, and two made-up ones whose settings no library could know in advance.
+ * MCP Apps, and two made-up ones whose settings no library could know in advance (a null among them).
  */
 export const SERVER_EXTENSIONS = {
   'io.modelcontextprotocol/ui': {},

@@ -27,13 +27,13 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
     tasks,
     // The Skills extension (SEP-2640): this folder (run from the repository's root) and ConformanceSkills.
     skills: { directory: resolve(env.MCP_SKILLS_DIR ?? 'examples/conformance/skills'), directoryRead: true },
-    // server-legacy-extensions: named in the 2025-11-25 initialize result as in server/discover.
-    extensions: SERVER_EXTENSIONS,
   };
   const auth = scopeChallengeAuth(env);
   if (auth) options.auth = auth;
   const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
-  if (mode) options.legacy = { mode };
+  // server-legacy-extensions: named in the 2025-11-25 initialize result only, since their settings hold a null,
+  // which 2026-07-28's JSON values do not allow.
+  options.legacy = { extensions: SERVER_EXTENSIONS, ...(mode ? { mode } : {}) };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   const keyPrefix = env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:';
   const queued = env.MCP_TASKS === 'bullmq';
@@ -47,7 +47,7 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
         ...redis,
         requestState: { ...redis.requestState, secret },
         tasks: { ...redis.tasks, ...tasks, queue },
-        legacy: { ...redis.legacy, mode },
+        legacy: { ...redis.legacy, ...options.legacy },
       }),
     }),
   ];

@@ -104,7 +104,8 @@ export interface McpServerOptions {
   /**
    * More extensions (SEP-2133) the server supports, each under its identifier (`vendor/name`) with its settings,
    * named in both eras' handshakes (`server/discover` and the 2025-era `initialize` result) beside those the
-   * module declares itself (Apps, Skills, Tasks), which win on the same identifier. What a client declared is
+   * module declares itself (Apps, Skills, Tasks), which win on the same identifier. Settings hold objects, arrays,
+   * strings, integers and booleans (2026-07-28's JSON values). What a client declared is
    * `ctx.clientCapabilities.extensions`.
    */
   extensions?: Record<string, Record<string, unknown>>;

@@ -77,10 +77,11 @@ describe.each(HTTP_ADAPTERS)('Extensions over the 2025-11-25 handshake on %s', (
     });
     afterAll(() => app.close());
 
-    it('names them in server/discover, and the tool sees what each request declares', async () => {
+    it('leaves the 2025-only ones out of server/discover; the tool sees what each request declares', async () => {
       const client = createMcpTestClient(app);
       const discover = await client.post(mcpMessage('server/discover'));
-      expect(discover.body.result.capabilities.extensions).toMatchObject(SERVER_EXTENSIONS);
+      expect(discover.body.error).toBeUndefined();
+      expect(Object.keys(discover.body.result.capabilities.extensions ?? {})).not.toContain('com.example/conformance');
       const call = await client.post(
         mcpMessage(
           'tools/call',
@@ -93,14 +94,55 @@ describe.each(HTTP_ADAPTERS)('Extensions over the 2025-11-25 handshake on %s', (
   });
 });
 
-describe('The extensions option', () => {
+describe.each(HTTP_ADAPTERS)('The extensions option on %s', (adapter) => {
+  let app: INestApplication;
+  const maps = { 'com.example/maps': { formats: ['png', 'svg'], maxZoom: 18, tiles: { vector: true } } };
+
+  beforeAll(async () => {
+    app = await createApp(
+      [
+        McpModule.forRoot({
+          name: 'x',
+          version: '1.0.0',
+          extensions: maps,
+          legacy: { extensions: { 'com.example/maps': { old: null }, 'com.example/old-only': { flag: null } } },
+        }),
+      ],
+      [],
+      adapter,
+    );
+  });
+  afterAll(() => app.close());
+
+  it('names the top-level ones in both handshakes and legacy.extensions in the 2025-era one only', async () => {
+    const discover = await createMcpTestClient(app).post(mcpMessage('server/discover'));
+    expect(discover.body.result.capabilities.extensions).toStrictEqual(maps);
+    const init = responseOf(await legacyPost(app, initialize)).result;
+    // The top-level settings win on the same identifier.
+    expect(init.capabilities.extensions).toStrictEqual({ ...maps, 'com.example/old-only': { flag: null } });
+  });
+});
+
+describe('The extensions options at start-up', () => {
   it.each([
     ['an identifier without a vendor', { ui: {} }],
     ['settings that are not an object', { 'com.example/flag': true }],
     ['an identifier with white space', { 'com.example/two words': {} }],
-  ])('refuses %s at start-up', async (_what, extensions) => {
+    ['a null, which 2026-07-28 does not carry', { 'com.example/x': { values: [null] } }],
+    ['a fraction, likewise', { 'com.example/x': { ratio: 0.5 } }],
+  ])('refuses %s in extensions', async (_what, extensions) => {
     await expect(
       createApp([McpModule.forRoot({ name: 'x', version: '1.0.0', extensions: extensions as never })]),
-    ).rejects.toThrow(/extensions: .* must be an identifier "vendor\/name"/);
+    ).rejects.toThrow(/^extensions: .* must be an identifier "vendor\/name"/);
+  });
+
+  it('takes a null in legacy.extensions, but not a bad identifier', async () => {
+    const ok = await createApp([
+      McpModule.forRoot({ name: 'x', version: '1.0.0', legacy: { extensions: { 'a.b/c': { v: [null, 0.5] } } } }),
+    ]);
+    await ok.close();
+    await expect(
+      createApp([McpModule.forRoot({ name: 'x', version: '1.0.0', legacy: { extensions: { c: {} } } })]),
+    ).rejects.toThrow(/^legacy.extensions: "c" must be an identifier/);
   });
 });

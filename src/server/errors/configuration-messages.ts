@@ -98,8 +98,9 @@ export const HANDLER_NOT_A_FUNCTION = (owner: string) => `${owner}: handler must
 export const NOTHING_TO_COMPLETE = (owner: string, what: string, key: string) =>
   `${owner}: no ${what} "${key}" to complete`;
 
-export const INVALID_EXTENSION = (id: string) =>
-  `extensions: ${JSON.stringify(id)} must be an identifier "vendor/name" whose settings are an object (JSON)`;
+export const INVALID_EXTENSION = (option: string, id: string, anyJson: boolean) =>
+  `${option}: ${JSON.stringify(id)} must be an identifier "vendor/name" whose settings are a JSON object` +
+  (anyJson ? '' : ' of objects, arrays, strings, integers and booleans (2026-07-28 allows no null and no fraction)');
 
 /** What `registryServerJson` refuses, every problem at once: the fields the MCP Registry would refuse. */
 export const REGISTRY_ENTRY_REFUSED = (problems: string[]) => `server.json: ${problems.join('; ')}`;

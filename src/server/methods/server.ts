@@ -8,16 +8,11 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { CompletionMethods } from './completion.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import { SKILLS_EXTENSION } from '../../protocol/skills.js';
-import { isPlainObject } from '../../protocol/jsonrpc.js';
-import { McpConfigurationError } from '../errors/configuration-error.js';
-import { INVALID_EXTENSION } from '../errors/configuration-messages.js';
-
-// SEP-2133: a vendor prefix and a name, one slash between; no white space (it travels as a JSON key and a log word).
-const EXTENSION_ID = /^[^\s/]+\/[^\s/]+$/;
+import { checkedExtensions, type DeclaredExtensions } from '../discovery/declared-extensions.js';
 
 /** What the server says about itself: its capabilities (any era's handshake) and `server/discover`. */
 export class ServerMethods {
-  private readonly declared: Record<string, Record<string, unknown>> | undefined;
+  private readonly declared: DeclaredExtensions | undefined;
 
   constructor(
     private readonly tools: ToolRegistry,
@@ -27,9 +22,9 @@ export class ServerMethods {
     private readonly skills: SkillCatalog,
     private readonly supportedVersions: readonly string[],
     private readonly instructions: string | undefined,
-    extensions: Record<string, Record<string, unknown>> | undefined,
+    extensions: DeclaredExtensions | undefined,
   ) {
-    this.declared = extensions === undefined ? undefined : checkedExtensions(extensions);
+    this.declared = extensions === undefined ? undefined : checkedExtensions('extensions', extensions, false);
   }
 
   /** Derived from what is registered now, so a primitive added at run time shows up in the next answer. */
@@ -62,19 +57,5 @@ export class ServerMethods {
       result.capabilities.extensions = { ...result.capabilities.extensions, [TASKS_EXTENSION]: {} };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return new Cacheable(result, DISCOVER);
-  }
-}
-
-/** The app's own extensions, checked and copied once: an app that changes its object later changes nothing. */
-function checkedExtensions(extensions: unknown): Record<string, Record<string, unknown>> | undefined {
-  if (!isPlainObject(extensions)) throw new McpConfigurationError(INVALID_EXTENSION(String(extensions)));
-  for (const [id, settings] of Object.entries(extensions)) {
-    if (!EXTENSION_ID.test(id) || !isPlainObject(settings)) throw new McpConfigurationError(INVALID_EXTENSION(id));
-  }
-  if (Object.keys(extensions).length === 0) return undefined;
-  try {
-    return JSON.parse(JSON.stringify(extensions)) as Record<string, Record<string, unknown>>;
-  } catch {
-    throw new McpConfigurationError(INVALID_EXTENSION(Object.keys(extensions).join(', ')));
   }
 }
