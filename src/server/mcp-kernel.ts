@@ -196,6 +196,7 @@ export class McpKernel {
       this.skills,
       Era2026.supportedVersions,
       options.instructions,
+      options.extensions,
     ));
     const listenLimits = {
       maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
