@@ -2,7 +2,7 @@ import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 import { MODEL_REPLY, startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
 import { runApartClient } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
-import { erasOfToolCalls, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
+import { legacyWire } from './support/wire-log.js';
 
 interface Seen {
   tools: string[];
@@ -48,11 +48,13 @@ describe('mcp-use 1.34.6 MCPClient over Streamable HTTP', () => {
       { content: [{ type: 'text', text: `The model said: ${MODEL_REPLY}` }], isError: false },
     ]);
     expect(seen.asked).toEqual(['elicitation: Delete /tmp/a?', 'sampling: Capital of France?']);
-    expect(serverRequests(proxy.exchanges)).toEqual(['elicitation/create', 'sampling/createMessage']);
-    expect(postedReplyStatuses(proxy.exchanges)).toEqual([202, 202]);
-    expect(erasOfToolCalls(proxy.exchanges)).toEqual([{ era: 'legacy', version: '2025-11-25', header: '2025-11-25' }]);
-    expect(sessionIds(proxy.exchanges)).toEqual([]);
-    expect(serverErrors(proxy.exchanges)).toEqual([]);
+    expect(legacyWire(proxy.exchanges)).toEqual({
+      serverRequests: ['elicitation/create', 'sampling/createMessage'],
+      replyStatuses: [202, 202],
+      eras: [{ era: 'legacy', version: '2025-11-25', header: '2025-11-25' }],
+      sessionIds: [],
+      serverErrors: [],
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-
 import { runApartClient } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { scriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { erasOfToolCalls, postedReplyStatuses, serverErrors, serverRequests, sessionIds } from './support/wire-log.js';
+import { legacyWire } from './support/wire-log.js';
 
 interface Seen {
   tools: string[];
@@ -53,11 +53,13 @@ describe('Strands Agents 1.19.0 over Streamable HTTP', () => {
   it('answers an elicitation through its elicitationCallback, on the call stream, with no session', () => {
     expect(seen.results).toEqual([{ content: [{ type: 'text', text: 'Deleted /tmp/a' }] }]);
     expect(seen.asked).toEqual(['Delete /tmp/a?']);
-    expect(serverRequests(proxy.exchanges)).toEqual(['elicitation/create']);
-    expect(postedReplyStatuses(proxy.exchanges)).toEqual([202]);
-    expect(erasOfToolCalls(proxy.exchanges)).toEqual([{ era: 'legacy', version: '2025-11-25', header: '2025-11-25' }]);
-    expect(sessionIds(proxy.exchanges)).toEqual([]);
-    expect(serverErrors(proxy.exchanges)).toEqual([]);
+    expect(legacyWire(proxy.exchanges)).toEqual({
+      serverRequests: ['elicitation/create'],
+      replyStatuses: [202],
+      eras: [{ era: 'legacy', version: '2025-11-25', header: '2025-11-25' }],
+      sessionIds: [],
+      serverErrors: [],
+    });
   });
 });
 
