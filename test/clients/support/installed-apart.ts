@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withDirLock } from '../../support/dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SOURCES = resolve(ROOT, 'test/clients/installed-apart');
@@ -17,8 +18,8 @@ export type ApartClient = 'mcp-use' | 'strands' | 'voltagent';
 /**
  * Installs a client's pinned dependencies (its own package.json and package-lock.json, `npm ci` on Node 22 from
  * scripts/with-node.sh) into .node-clients/<client>-<digest of its lock>, once: a later run with the same lock
- * finds it there. Jest runs spec files in parallel workers, so each installs into a folder of its own and
- * renames it into place; the loser of a race throws its copy away.
+ * finds it there. Jest runs spec files in parallel workers: a lock makes them install Node 22 one at a time,
+ * another each client, and the install goes to a folder of its own, renamed into place once complete.
  */
 async function install(client: ApartClient): Promise<string> {
   const source = resolve(SOURCES, client);
@@ -27,26 +28,27 @@ async function install(client: ApartClient): Promise<string> {
     .digest('hex')
     .slice(0, 12);
   const target = resolve(INSTALLS, `${client}-${digest}`);
-  if (!existsSync(resolve(target, 'node_modules/.package-lock.json'))) {
-    const scratch = resolve(INSTALLS, `.${client}-${process.pid}-${Date.now()}`);
-    mkdirSync(scratch, { recursive: true });
+  mkdirSync(INSTALLS, { recursive: true });
+  await withDirLock(resolve(INSTALLS, '.node22.lock'), () => withNode22(['node', '--version'], ROOT, 600_000));
+  await withDirLock(resolve(INSTALLS, `.${client}.lock`), async () => {
+    if (existsSync(resolve(target, 'node_modules/.package-lock.json'))) return;
+    const scratch = resolve(INSTALLS, `.${client}-${process.pid}`);
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch);
     try {
       for (const file of ['package.json', 'package-lock.json'])
         copyFileSync(resolve(source, file), resolve(scratch, file));
       await withNode22(['npm', 'ci', '--no-audit', '--no-fund', '--loglevel=error'], scratch, 600_000);
-      try {
-        renameSync(scratch, target);
-      } catch (error) {
-        if (!existsSync(resolve(target, 'node_modules/.package-lock.json'))) throw error;
-      }
+      rmSync(target, { recursive: true, force: true });
+      renameSync(scratch, target);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
     // Installs of an earlier lock of this client are of no further use.
     for (const entry of readdirSync(INSTALLS))
-      if (entry.startsWith(`${client}-`) && resolve(INSTALLS, entry) !== target)
+      if (entry.startsWith(`${client}-`) && entry !== basename(target))
         rmSync(resolve(INSTALLS, entry), { recursive: true, force: true });
-  }
+  });
   // The driver is copied in each run (bare imports resolve from the folder the script is in), so changing it
   // needs no new install.
   copyFileSync(resolve(source, 'client.mjs'), resolve(target, 'client.mjs'));
