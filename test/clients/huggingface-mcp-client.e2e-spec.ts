@@ -1,62 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpClient } from '@huggingface/mcp-client';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
-
-interface ChatRequest {
-  messages: Array<{ role: string; content?: string }>;
-  tools: Array<{ function: { name: string } }>;
-}
-
-/**
- * The model, which cannot run here: an OpenAI-style chat-completions endpoint that streams one tool call (the
- * `call` it was built with) when no tool has answered yet, then the last tool answer as its reply. It keeps the
- * requests, so the test sees which tools the client offered the model.
- */
-async function scriptedModel(call: { name: string; arguments: Record<string, unknown> }) {
-  const requests: ChatRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    void readJson(req).then((body) => {
-      requests.push(body);
-      const answered = body.messages.filter((message) => message.role === 'tool');
-      const delta = answered.length
-        ? { role: 'assistant', content: `The tool said: ${answered.at(-1)!.content}` }
-        : {
-            role: 'assistant',
-            tool_calls: [
-              {
-                index: 0,
-                id: 'call-1',
-                type: 'function',
-                function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-              },
-            ],
-          };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = {
-        id: 'c',
-        object: 'chat.completion.chunk',
-        created: 0,
-        model: 'scripted',
-        choices: [{ index: 0, delta }],
-      };
-      res.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function readJson(req: IncomingMessage): Promise<ChatRequest> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
-}
+import { scriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 /** One turn of the client's agent loop: what it yields, tool messages picked out. */
 async function turn(client: McpClient, prompt: string) {
@@ -75,7 +20,7 @@ async function turn(client: McpClient, prompt: string) {
  */
 describe('@huggingface/mcp-client 0.2.3 over Streamable HTTP', () => {
   let app: ClientsApp;
-  let model: Awaited<ReturnType<typeof scriptedModel>>;
+  let model: ScriptedModel;
   let client: McpClient;
 
   beforeAll(async () => {
@@ -94,12 +39,12 @@ describe('@huggingface/mcp-client 0.2.3 over Streamable HTTP', () => {
     expect(client.availableTools.map((tool) => tool.function.name)).toEqual(TOOL_NAMES);
     const { toolMessages } = await turn(client, 'Greet Ada');
     expect(toolMessages).toEqual([expect.objectContaining({ name: 'greet', content: 'Hello, Ada!' })]);
-    expect(model.requests[0].tools.map((tool) => tool.function.name)).toEqual(TOOL_NAMES);
+    expect(model.requests[0].tools!.map((tool) => tool.function.name)).toEqual(TOOL_NAMES);
   });
 });
 
 describe('@huggingface/mcp-client 0.2.3 over stdio', () => {
-  let model: Awaited<ReturnType<typeof scriptedModel>>;
+  let model: ScriptedModel;
   let client: McpClient;
 
   beforeAll(async () => {

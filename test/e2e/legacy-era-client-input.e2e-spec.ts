@@ -97,6 +97,33 @@ describe('2025-era clients: unknown capabilities and requests the stream cannot 
     expect(call.response.result).toEqual({ content: [{ type: 'text', text: 'Hello, Ada' }] });
   });
 
+  it('asks no 2025 client that declared its capabilities in the request and left elicitation out', async () => {
+    // A 2025-era request (no protocol-version claim) may still carry the client-capabilities key of `_meta`:
+    // then the server knows, and a handler that asks anyway ends at once, with nothing sent to the client.
+    const meta = { _meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } } };
+    const checked = await legacyPost(
+      app,
+      legacyRequest('tools/call', { name: 'greet_politely', arguments: {}, ...meta }),
+    );
+    expect(checked.body.result).toEqual({ content: [{ type: 'text', text: 'Hello, stranger' }] });
+    const res = await legacyPost(
+      app,
+      legacyRequest('tools/call', { name: 'ask_at_length', arguments: {}, ...meta }, 'x'),
+    );
+    // As in a session that declared no elicitation, and in 2026-07-28: -32021, in-band on the 2025 leg, plain JSON.
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'x',
+      error: {
+        code: -32021,
+        message: 'Server requires the elicitation client capability for this request',
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      },
+    });
+  });
+
   it('ends at once, with a clear tool error, a call whose request to the client is too large to send', async () => {
     const res = await legacyPost(app, legacyRequest('tools/call', { name: 'ask_at_length', arguments: {} }, 'big'));
     expect(res.status).toBe(200);

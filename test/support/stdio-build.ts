@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withDirLock } from './dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = resolve(ROOT, 'build/stdio-e2e');
 const LOCK = resolve(ROOT, 'build/stdio-e2e.lock');
-// A lock older than this belongs to a run that died mid-build.
-const STALE_LOCK_MS = 5 * 60_000;
 
 /** Paths of the built stdio entry points that the process tests spawn. */
 export const STDIO_ENTRIES = {
@@ -26,17 +24,7 @@ export const STDIO_ENTRIES = {
  */
 export async function buildStdioEntries(): Promise<void> {
   mkdirSync(resolve(ROOT, 'build'), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (Date.now() - lockedAt() > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
-      await sleep(250);
-    }
-  }
-  try {
+  await withDirLock(LOCK, async () => {
     const run = promisify(execFile);
     const compile = () =>
       run(
@@ -52,15 +40,5 @@ export async function buildStdioEntries(): Promise<void> {
     }
     // The hand-written CommonJS files of src/, which tsc never emits (as `npm run build:all` does).
     await run(process.execPath, [resolve(ROOT, 'scripts/copy-js-sources.mjs'), resolve(OUT, 'src')], { cwd: ROOT });
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
-
-function lockedAt(): number {
-  try {
-    return statSync(LOCK).mtimeMs;
-  } catch {
-    return Date.now();
-  }
+  });
 }

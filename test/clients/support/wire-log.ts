@@ -112,3 +112,18 @@ export function sessionUse(exchanges: readonly WireExchange[]): SessionUse {
   }
   return use;
 }
+
+/**
+ * What a conversation with the stateless 2025 leg left on the wire, in one value to compare: the server's
+ * requests to the client, the statuses of the replies the client posted, the eras of its calls, session ids
+ * (none) and 5xx answers (none).
+ */
+export function legacyWire(exchanges: readonly WireExchange[]) {
+  return {
+    serverRequests: serverRequests(exchanges),
+    replyStatuses: postedReplyStatuses(exchanges),
+    eras: erasOfToolCalls(exchanges),
+    sessionIds: sessionIds(exchanges),
+    serverErrors: serverErrors(exchanges),
+  };
+}
