@@ -68,6 +68,12 @@ function withNode22(command: string[], cwd: string, timeout: number) {
   });
 }
 
+/** Installs every client that runs apart, side by side (each its own folder, lock and registry downloads). */
+export async function installApartClients(): Promise<void> {
+  const clients = readdirSync(SOURCES) as ApartClient[];
+  await Promise.all(clients.map((client) => install(client)));
+}
+
 /**
  * Runs the client's driver (installed-apart/<client>/client.mjs) on Node 22 with `input` as its one argument, and
  * returns what it printed on its last line of stdout, parsed: what the client saw, for the test to assert on.
