@@ -76,7 +76,7 @@ export {
   type DetailedTask,
   type TaskError,
   type TaskStatus,
-} from '../protocol/tasks.js';
+} from '../protocol/extensions/tasks.js';
 // MCP Apps (SEP-1865): the extension's identifiers and wire types, for hosts and gateways that read UI tools.
 export {
   UI_EXTENSION,
@@ -85,7 +85,7 @@ export {
   type UiToolMeta,
   type UiToolVisibility,
   type UiResourceMeta,
-} from '../protocol/apps.js';
+} from '../protocol/extensions/apps.js';
 export type { UiHtmlHandler } from '../server/apps/ui-resource.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
@@ -125,24 +125,28 @@ export type {
   HttpRejection,
   PreparedBody,
 } from '../http/mcp-http-options.js';
-export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin-policy.js';
-export type { McpCorsOptions } from '../http/cors-policy.js';
+export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/policy/host-origin-policy.js';
+export type { McpCorsOptions } from '../http/policy/cors-policy.js';
 
 // stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
 export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio-driver.js';
 
 // Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 export { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from '../auth/auth-options.js';
-export { McpPrincipal, scopesOf } from '../auth/principal.js';
-export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from '../auth/token-verifier.js';
+export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from '../auth/tokens/auth-options.js';
+export { McpPrincipal, scopesOf } from '../auth/tokens/principal.js';
+export {
+  InvalidTokenError,
+  TokenVerificationUnavailableError,
+  type TokenVerifier,
+} from '../auth/tokens/token-verifier.js';
 export { bearerChallenge, type BearerChallenge } from '../auth/www-authenticate.js';
 export {
   PROTECTED_RESOURCE_METADATA_PATH,
   type ProtectedResourceMetadata,
 } from '../auth/protected-resource-metadata.js';
-export { applyServerTimeouts, type ServerTimeouts } from '../http/server-timeouts.js';
-export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
+export { applyServerTimeouts, type ServerTimeouts } from '../http/policy/server-timeouts.js';
+export { isLoopbackHost, publicBindWarning } from '../http/policy/bind-address.js';
 
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';

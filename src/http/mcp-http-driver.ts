@@ -13,14 +13,14 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/mcp-kernel.js';
 import { discardBody, readBody } from './body-reader.js';
-import { CorsPolicy } from './cors-policy.js';
-import { HostOriginPolicy } from './host-origin-policy.js';
+import { CorsPolicy } from './policy/cors-policy.js';
+import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
 import { isInProcessRequest } from './in-process-request.js';
 import { JsonWriter } from './json-writer.js';
 import { LegacyHttp } from './legacy-http.js';
 import type { SessionHttp } from './session-http.js';
-import { checkMediaType } from './media-type.js';
+import { checkMediaType } from './policy/media-type.js';
 import type {
   HttpAuthentication,
   HttpRejection,

@@ -1,7 +1,7 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { McpRedisBackends } from './mcp-redis-backends.js';
 import { McpRedisConfigurableModule, MCP_REDIS_OPTIONS } from './mcp-redis.module-definition.js';
-import { McpRedisConnections } from './redis-connections.js';
+import { McpRedisConnections } from './backends/redis-connections.js';
 import type { McpRedisOptions } from './mcp-redis-options.interface.js';
 
 /**

@@ -15,7 +15,7 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
-import { UI_MIME_TYPE, uiCapabilityOf } from '../protocol/apps.js';
+import { UI_MIME_TYPE, uiCapabilityOf } from '../protocol/extensions/apps.js';
 import { StartTask, type TaskRun } from './tasks/active-task.js';
 import { McpError } from '../protocol/mcp-error.js';
 import {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 /**
- * What the MCP route's body layers (src/nest/mcp-body-layer.ts for Express, src/nest/mcp-fastify-body-hook.ts
+ * What the MCP route's body layers (src/nest/endpoint: mcp-body-layer.ts for Express, mcp-fastify-body-hook.ts
  * for Fastify) rely on that neither Nest nor the adapters document as API. No supported hook does the job: Nest
  * installs its body parsers app-wide before any module middleware, and Fastify has no per-route "do not parse".
  * These tests pin each assumption, so an adapter release that changes one fails here, by name, before the

@@ -2,10 +2,19 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
- * The house rules a newcomer relies on to find their room: `src/server` is a folder per capability with only the
- * kernel and the types every folder shares at its top, and every source file is named by one rule.
+ * The house rules a newcomer relies on to find their room: every folder of `src/` holds at most 12 loose files
+ * (more is a hallway: the files go into rooms by role), and every source file is named by one rule.
  */
 const src = join(process.cwd(), 'src');
+
+const isDir = (path: string) => statSync(path).isDirectory();
+
+function foldersUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .map((entry) => join(dir, entry))
+    .filter(isDir)
+    .flatMap((path) => [path, ...foldersUnder(path)]);
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -55,10 +64,15 @@ describe('source layout', () => {
     expect(inline).toEqual([]);
   });
 
-  it('keeps at most 12 loose files at the top of src/server', () => {
-    const loose = readdirSync(join(src, 'server')).filter(
-      (entry) => !statSync(join(src, 'server', entry)).isDirectory(),
-    );
-    expect(loose.length).toBeLessThanOrEqual(12);
+  it('keeps at most 12 loose files in every folder of src/', () => {
+    const folders = [src, ...foldersUnder(src)];
+    const crowded = folders
+      .map((dir) => ({
+        folder: relative(src, dir) || '.',
+        loose: readdirSync(dir).filter((e) => !isDir(join(dir, e))),
+      }))
+      .filter(({ loose }) => loose.length > 12)
+      .map(({ folder, loose }) => `${folder}: ${loose.length}`);
+    expect(crowded).toEqual([]);
   });
 });

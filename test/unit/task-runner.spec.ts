@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { McpError } from '../../src/protocol/mcp-error.js';
 import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.js';
-import type { DetailedTask } from '../../src/protocol/tasks.js';
+import type { DetailedTask } from '../../src/protocol/extensions/tasks.js';
 import type { TaskRun } from '../../src/server/tasks/active-task.js';
 import { taskOwner } from '../../src/server/tasks/task-owner.js';
 import { TaskRunner } from '../../src/server/tasks/task-runner.js';

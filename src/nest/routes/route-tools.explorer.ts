@@ -21,11 +21,11 @@ import {
   ROUTE_TOOLS_NEED_HTTP,
 } from '../../server/errors/configuration-messages.js';
 import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
-import type { McpModuleOptions } from '../mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import { getRequiredScopes } from '../require-scopes.decorator.js';
+import type { McpModuleOptions } from '../module/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from '../module/mcp.module-definition.js';
+import { getRequiredScopes } from '../decorators/require-scopes.decorator.js';
 import { pluginMetadataOf } from '../../server/schema/plugin-metadata.js';
-import { currentStdioRequest } from '../stdio-request.js';
+import { currentStdioRequest } from '../stdio/stdio-request.js';
 import { dtoSchema, routeArguments } from './route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from './route-tool-call.js';
 import type { RouteToolOptions } from './route-tool-options.interface.js';

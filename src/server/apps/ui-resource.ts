@@ -23,7 +23,7 @@ import {
   UI_PERMISSION_KEYS,
   UI_URI_SCHEME,
   type UiResourceMeta,
-} from '../../protocol/apps.js';
+} from '../../protocol/extensions/apps.js';
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import type { ReadResourceResult, TextResourceContents } from '../../protocol/mcp-types.js';
 import type { McpContext } from '../mcp-context.js';

@@ -9,7 +9,7 @@ import {
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
-import { TASKS_EXTENSION } from '../../protocol/tasks.js';
+import { TASKS_EXTENSION } from '../../protocol/extensions/tasks.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,

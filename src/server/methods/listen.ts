@@ -3,7 +3,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
-import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks.js';
+import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/extensions/tasks.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/versions.js';
 import type { McpEventBus } from '../events/event-bus.js';
 import { ListenAudience, ListenSlots, requestedSubscriptions, type ListenLimits } from '../events/listen-access.js';

@@ -2,7 +2,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { CallToolResult, ListToolsResult, ToolDefinition } from '../../protocol/mcp-types.js';
-import type { CreateTaskResult } from '../../protocol/tasks.js';
+import type { CreateTaskResult } from '../../protocol/extensions/tasks.js';
 import { StartTask } from '../tasks/active-task.js';
 import { checkParamHeaders } from '../../protocol/param-headers.js';
 import { clientCapabilitiesOf, missingCapabilities } from '../input/client-capabilities.js';

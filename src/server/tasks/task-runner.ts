@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequest, InputResponses } from '../../protocol/mcp-types.js';
-import { isTerminalStatus, type CreateTaskResult, type DetailedTask } from '../../protocol/tasks.js';
+import { isTerminalStatus, type CreateTaskResult, type DetailedTask } from '../../protocol/extensions/tasks.js';
 import { ActiveTask, TaskStopped, type TaskRun } from './active-task.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
