@@ -48,7 +48,7 @@ export type { McpArgumentsHost } from './nest/pipeline/mcp-arguments-host.js';
 
 // What handlers get, return and throw.
 export { McpContext } from './server/mcp-context.js';
-export { InputRequired } from './server/input/input-required.js';
+export { InputRequired } from './server/input-required.js';
 export { Content } from './server/content.js';
 export { ToolError } from './server/errors/tool-error.js';
 export { McpError } from './protocol/mcp-error.js';
@@ -74,7 +74,7 @@ export type {
   Completer,
 } from './server/registry/resource-registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
-export type { UiResourceRegistration } from './server/apps/ui-resource.js';
+export type { UiResourceRegistration } from './server/registry/ui-resource.js';
 export type { UiResourceCsp, UiResourcePermissions } from './protocol/extensions/apps.js';
 export type { McpSkill, McpSkillsOptions } from './server/skills/skill-options.js';
 

@@ -29,7 +29,7 @@ export {
 export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
-export { McpKernel } from '../server/mcp-kernel.js';
+export { McpKernel } from '../server/kernel/mcp-kernel.js';
 export type {
   McpServerOptions,
   McpServerInfo,
@@ -38,7 +38,7 @@ export type {
   McpListenOptions,
   McpRequestStateOptions,
   McpErrorReportingOptions,
-} from '../server/mcp-server-options.js';
+} from '../server/kernel/mcp-server-options.js';
 export type { McpRequestContext } from '../server/mcp-request-context.js';
 export type { McpLogger } from '../server/mcp-logger.js';
 export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
@@ -48,11 +48,11 @@ export {
   inputRequired,
   type InputRequiredOptions,
   type InputCapability,
-} from '../server/input/input-required.js';
+} from '../server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from '../server/input/request-state-store.js';
 export { Content } from '../server/content.js';
 export { ToolError } from '../server/errors/tool-error.js';
-export type { HandlerErrorLogger, HandlerErrorReport } from '../server/errors/handler-error-policy.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from '../server/failures/handler-error-policy.js';
 // The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
 // only the registry's JSON-Schema-only form of a tool is the kernel's own.
 export type { ToolRegistration } from '../server/registry/tool-registry.js';
@@ -86,7 +86,7 @@ export {
   type UiToolVisibility,
   type UiResourceMeta,
 } from '../protocol/extensions/apps.js';
-export type { UiHtmlHandler } from '../server/apps/ui-resource.js';
+export type { UiHtmlHandler } from '../server/registry/ui-resource.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,

@@ -11,7 +11,7 @@ import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
-import type { McpKernel } from '../server/mcp-kernel.js';
+import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import { discardBody, readBody } from './body-reader.js';
 import { CorsPolicy } from './policy/cors-policy.js';
 import { HostOriginPolicy } from './policy/host-origin-policy.js';

@@ -1,8 +1,11 @@
 import type { Implementation } from '../protocol/mcp-types.js';
-import type { McpServerOptions } from './mcp-server-options.js';
 
 /** The server's identity as every era sends it: only the fields that are set. */
-export function serverInfoOf(options: Pick<McpServerOptions, 'name' | 'version' | 'info'>): Implementation {
+export function serverInfoOf(options: {
+  name: string;
+  version: string;
+  info?: Omit<Implementation, 'name' | 'version'>;
+}): Implementation {
   const info = options.info ?? {};
   return Object.fromEntries(
     Object.entries({

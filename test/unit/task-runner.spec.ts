@@ -3,7 +3,7 @@ import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { McpError } from '../../src/protocol/mcp-error.js';
 import type { InputRequest, InputResponse } from '../../src/protocol/mcp-types.js';
 import type { DetailedTask } from '../../src/protocol/extensions/tasks.js';
-import type { TaskRun } from '../../src/server/tasks/active-task.js';
+import type { TaskRun } from '../../src/server/task-run.js';
 import { taskOwner } from '../../src/server/tasks/task-owner.js';
 import { TaskRunner } from '../../src/server/tasks/task-runner.js';
 import type { TaskOutcome } from '../../src/server/tasks/task-records.js';

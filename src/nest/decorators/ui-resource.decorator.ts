@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { UiResourceRegistration } from '../../server/apps/ui-resource.js';
+import type { UiResourceRegistration } from '../../server/registry/ui-resource.js';
 import { MCP_UI_RESOURCE_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';

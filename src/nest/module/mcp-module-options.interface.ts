@@ -5,7 +5,7 @@ import type { McpHttpOptions } from '../../http/mcp-http-options.js';
 import type { McpCallEvent } from '../../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../../http/policy/server-timeouts.js';
-import type { McpErrorReportingOptions, McpServerOptions } from '../../server/mcp-server-options.js';
+import type { McpErrorReportingOptions, McpServerOptions } from '../../server/kernel/mcp-server-options.js';
 import type { McpRoutesOptions } from '../routes/route-tool-options.interface.js';
 import type { McpPlaygroundOption } from '../playground/playground-options.interface.js';
 

@@ -1,4 +1,4 @@
-import type { McpKernel } from '../../server/mcp-kernel.js';
+import type { McpKernel } from '../../server/kernel/mcp-kernel.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 
 /** What a transport started outside the module (stdio) needs of one server: its kernel and its module's options. */

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../../server/mcp-context.js';
-import type { InputRequired } from '../../server/input/input-required.js';
+import type { InputRequired } from '../../server/input-required.js';
 import type { PromptValue } from '../../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../../server/registry/resource-registry.js';
 import type { McpCompleters } from '../decorators/mcp-completers.js';

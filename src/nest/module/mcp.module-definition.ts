@@ -14,7 +14,7 @@ import { playgroundEnabled } from '../playground/playground-options.interface.js
 import { playgroundPageProvider } from '../playground/playground.provider.js';
 import { getMcpServerToken } from '../mcp-server.token.js';
 import { getMcpTransportToken, type McpTransportTarget } from './mcp-transport.token.js';
-import type { McpKernel } from '../../server/mcp-kernel.js';
+import type { McpKernel } from '../../server/kernel/mcp-kernel.js';
 
 export const {
   ConfigurableModuleClass: McpConfigurableModule,

@@ -20,7 +20,7 @@ import { isResourceServer } from '../../auth/tokens/auth-options.js';
 import type { OAuthResourceServer } from '../../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../../http/mcp-http-driver.js';
 import { applyServerTimeouts } from '../../http/policy/server-timeouts.js';
-import type { McpKernel } from '../../server/mcp-kernel.js';
+import type { McpKernel } from '../../server/kernel/mcp-kernel.js';
 import { appGuardCaller } from '../pipeline/app-guard-caller.js';
 import { endpointPaths } from '../endpoint/endpoint-paths.js';
 import { installExpressBodyLayer } from '../endpoint/mcp-body-layer.js';

@@ -16,7 +16,7 @@ import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js'
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import { InputRequired } from '../../server/input/input-required.js';
+import { InputRequired } from '../../server/input-required.js';
 import type { McpContext } from '../../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpCapturedResponse } from './mcp-captured-response.js';

@@ -1,6 +1,6 @@
 import { Catch, type ExceptionFilter } from '@nestjs/common';
 import { McpError } from '../../protocol/mcp-error.js';
-import { InputRequired } from '../../server/input/input-required.js';
+import { InputRequired } from '../../server/input-required.js';
 import { ToolError } from '../../server/errors/tool-error.js';
 
 /**

@@ -6,7 +6,7 @@ import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
 import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/extensions/tasks.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/versions.js';
 import type { McpEventBus } from '../events/event-bus.js';
-import { ListenAudience, ListenSlots, requestedSubscriptions, type ListenLimits } from '../events/listen-access.js';
+import { ListenAudience, ListenSlots, requestedSubscriptions, type ListenLimits } from './listen-access.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';

@@ -7,8 +7,9 @@ import {
   tasksExtensionRequired,
   type CreateTaskResult,
 } from '../../protocol/extensions/tasks.js';
-import { TaskStopped, type TaskRun } from './active-task.js';
-import { InputRequired } from '../input/input-required.js';
+import { TaskStopped } from './active-task.js';
+import type { TaskRun } from '../task-run.js';
+import { InputRequired } from '../input-required.js';
 import type { Caller } from '../access/caller-identity.js';
 import { McpContext } from '../mcp-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';

@@ -5,7 +5,7 @@ import { primitiveName } from '../../protocol/routed-name.js';
 import { CallContext } from '../call-context.js';
 import type { HandlerErrorPolicy } from './handler-error-policy.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from '../errors/tool-error.js';
 
 /** What the client reads of an unexpected handler error, and where the interceptors' call learns of it. */
 export class HandlerFailure {

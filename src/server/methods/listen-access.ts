@@ -1,7 +1,7 @@
 import type { Caller } from '../access/caller-identity.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { McpEvent } from './event-bus.js';
+import type { McpEvent } from '../events/event-bus.js';
 import { hasScopes, insufficientScope } from '../access/required-scopes.js';
 import type { ResourceMatch } from '../registry/resource-registry.js';
 import { normalizeUri } from '../uri/uri-normalization.js';

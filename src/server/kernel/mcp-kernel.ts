@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { classifyMessage } from '../protocol/classifier.js';
-import { ErrorCode } from '../protocol/error-codes.js';
-import type { HeaderBag } from '../protocol/header-codec.js';
-import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import { McpError } from '../protocol/mcp-error.js';
-import type { JsonSchema, ServerCapabilities } from '../protocol/mcp-types.js';
-import { CallContext } from './call-context.js';
-import { CallGuard, DeadlineExceeded } from './access/call-guard.js';
-import { CallerIdentity, type Caller } from './access/caller-identity.js';
-import { defaultShare } from './access/fair-share.js';
-import { Era2026 } from './eras/era-2026.js';
-import type { McpEra } from './eras/era.js';
-import { InProcessEventBus, type McpEvent, type McpEventBus } from './events/event-bus.js';
-import { HandlerErrorPolicy, type HandlerErrorLogger } from './errors/handler-error-policy.js';
-import { HandlerFailure } from './errors/handler-failure.js';
-import { McpConfigurationError } from './errors/configuration-error.js';
-import { INVALID_LEGACY_MODE, MISSING_IDENTITY, REGISTRATION_FAILED } from './errors/configuration-messages.js';
-import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from './errors/moved-options.js';
-import { InputRound } from './input/input-round.js';
-import { LegacyLeg } from './legacy/legacy-leg.js';
-import { DEFAULT_LISTEN_LIMITS } from './events/listen-access.js';
+import { classifyMessage } from '../../protocol/classifier.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { HeaderBag } from '../../protocol/header-codec.js';
+import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { JsonSchema, ServerCapabilities } from '../../protocol/mcp-types.js';
+import { CallContext } from '../call-context.js';
+import { CallGuard, DeadlineExceeded } from '../access/call-guard.js';
+import { CallerIdentity, type Caller } from '../access/caller-identity.js';
+import { defaultShare } from '../access/fair-share.js';
+import { Era2026 } from '../eras/era-2026.js';
+import type { McpEra } from '../eras/era.js';
+import { InProcessEventBus, type McpEvent, type McpEventBus } from '../events/event-bus.js';
+import { HandlerErrorPolicy, type HandlerErrorLogger } from '../failures/handler-error-policy.js';
+import { HandlerFailure } from '../failures/handler-failure.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
+import { INVALID_LEGACY_MODE, MISSING_IDENTITY, REGISTRATION_FAILED } from '../errors/configuration-messages.js';
+import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from '../errors/moved-options.js';
+import { InputRound } from '../input/input-round.js';
+import { LegacyLeg } from '../legacy/legacy-leg.js';
+import { DEFAULT_LISTEN_LIMITS } from '../methods/listen-access.js';
 import {
   chainInterceptors,
   describeByHeaders,
@@ -27,42 +27,42 @@ import {
   type McpCall,
   type McpCallInterceptor,
   type McpCallObserver,
-} from './mcp-call.js';
-import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
-import type { McpRequestContext } from './mcp-request-context.js';
+} from '../mcp-call.js';
+import { consoleLogger, logHandlerError, type McpLogger } from '../mcp-logger.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
 import type { McpServerOptions } from './mcp-server-options.js';
-import type { MethodHandler, MethodResult } from './method-result.js';
-import { isThenable } from './util/when-ready.js';
-import { CompletionMethods } from './methods/completion.js';
-import { ListenMethods } from './methods/listen.js';
-import { PromptMethods } from './methods/prompts.js';
-import { ResourceMethods } from './methods/resources.js';
-import { ServerMethods } from './methods/server.js';
-import { TaskMethods } from './methods/tasks.js';
-import { toolError, ToolMethods } from './methods/tools.js';
-import { PromptRegistry, type PromptRegistration } from './registry/prompt-registry.js';
-import { RequestStateCodec } from './input/request-state-codec.js';
-import { InMemoryRequestStateStore } from './input/request-state-store.js';
+import type { MethodHandler, MethodResult } from '../method-result.js';
+import { isThenable } from '../util/when-ready.js';
+import { CompletionMethods } from '../methods/completion.js';
+import { ListenMethods } from '../methods/listen.js';
+import { PromptMethods } from '../methods/prompts.js';
+import { ResourceMethods } from '../methods/resources.js';
+import { ServerMethods } from '../methods/server.js';
+import { TaskMethods } from '../methods/tasks.js';
+import { toolError, ToolMethods } from '../methods/tools.js';
+import { PromptRegistry, type PromptRegistration } from '../registry/prompt-registry.js';
+import { RequestStateCodec } from '../input/request-state-codec.js';
+import { InMemoryRequestStateStore } from '../input/request-state-store.js';
 import {
   ResourceRegistry,
   type ResourceRegistration,
   type ResourceTemplateRegistration,
-} from './registry/resource-registry.js';
-import { register, type RegistrationHandle } from './registry/registration-handle.js';
-import { ScopeGate } from './access/scope-gate.js';
-import { SchemaCompiler } from './schema/schema-compiler.js';
-import type { InferSchemaInput } from './schema/mcp-schema.js';
-import { toToolRegistration, type McpToolRegistration } from './registry/tool-registration.js';
-import { serverInfoOf } from './server-info.js';
-import { TaskRunner } from './tasks/task-runner.js';
-import { ToolTasks } from './tasks/tool-tasks.js';
-import type { QueuedTask } from './tasks/task-queue.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from './registry/tool-registry.js';
-import { uiLinkProblem } from './apps/ui-links.js';
-import { SkillCatalog } from './skills/skill-catalog.js';
-import { SkillMethods } from './skills/skill-methods.js';
-import type { McpSkill } from './skills/skill-options.js';
-import { toUiResourceRegistration, type UiResourceRegistration } from './apps/ui-resource.js';
+} from '../registry/resource-registry.js';
+import { register, type RegistrationHandle } from '../registry/registration-handle.js';
+import { ScopeGate } from '../access/scope-gate.js';
+import { SchemaCompiler } from '../schema/schema-compiler.js';
+import type { InferSchemaInput } from '../schema/mcp-schema.js';
+import { toToolRegistration, type McpToolRegistration } from '../registry/tool-registration.js';
+import { serverInfoOf } from '../server-info.js';
+import { TaskRunner } from '../tasks/task-runner.js';
+import { ToolTasks } from '../tasks/tool-tasks.js';
+import type { QueuedTask } from '../tasks/task-queue.js';
+import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from '../registry/tool-registry.js';
+import { uiLinkProblem } from '../apps/ui-links.js';
+import { SkillCatalog } from '../skills/skill-catalog.js';
+import { SkillMethods } from '../skills/skill-methods.js';
+import type { McpSkill } from '../skills/skill-options.js';
+import { toUiResourceRegistration, type UiResourceRegistration } from '../registry/ui-resource.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is

@@ -1,14 +1,14 @@
-import type { Implementation } from '../protocol/mcp-types.js';
-import type { McpCallerOptions } from './access/caller-identity.js';
-import type { CacheOptions } from './eras/era-2026.js';
-import type { McpEventBus } from './events/event-bus.js';
-import type { HandlerErrorLogger } from './errors/handler-error-policy.js';
-import type { LegacyOptions } from './legacy/legacy-leg.js';
-import type { McpLogger } from './mcp-logger.js';
-import type { RequestStateBind } from './input/input-round.js';
-import type { RequestStateStore } from './input/request-state-store.js';
-import type { TaskOptions } from './tasks/task-options.js';
-import type { McpSkillsOptions } from './skills/skill-options.js';
+import type { Implementation } from '../../protocol/mcp-types.js';
+import type { McpCallerOptions } from '../access/caller-identity.js';
+import type { CacheOptions } from '../eras/era-2026.js';
+import type { McpEventBus } from '../events/event-bus.js';
+import type { HandlerErrorLogger } from '../failures/handler-error-policy.js';
+import type { LegacyOptions } from '../legacy/legacy-leg.js';
+import type { McpLogger } from '../mcp-logger.js';
+import type { RequestStateBind } from '../input/input-round.js';
+import type { RequestStateStore } from '../input/request-state-store.js';
+import type { TaskOptions } from '../tasks/task-options.js';
+import type { McpSkillsOptions } from '../skills/skill-options.js';
 
 /** What `serverInfo` says of the server besides its `name` and `version`. */
 export type McpServerInfo = Omit<Implementation, 'name' | 'version'>;

@@ -27,7 +27,7 @@ import {
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import type { ReadResourceResult, TextResourceContents } from '../../protocol/mcp-types.js';
 import type { McpContext } from '../mcp-context.js';
-import type { ResourceRegistration } from '../registry/resource-registry.js';
+import type { ResourceRegistration } from './resource-registry.js';
 
 /** Produces a UI's HTML per read (a template filled from configuration, a per-tenant theme, ...). */
 export type UiHtmlHandler = (uri: string, context: McpContext) => string | Promise<string>;

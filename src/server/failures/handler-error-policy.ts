@@ -1,5 +1,5 @@
 import { renderText } from '../content.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from '../errors/tool-error.js';
 
 /** What the server log receives with an unexpected handler error. */
 export interface HandlerErrorReport {

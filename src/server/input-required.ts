@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { isPlainObject } from '../../protocol/jsonrpc.js';
-import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../../protocol/mcp-types.js';
-import type { SchemaCompiler } from '../schema/schema-compiler.js';
+import { isPlainObject } from '../protocol/jsonrpc.js';
+import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../protocol/mcp-types.js';
+import type { SchemaCompiler } from './schema/schema-compiler.js';
 
 export interface InputRequiredOptions {
   /** Any JSON value the handler wants back, verified, as `context.state` on the retry. */
