@@ -32,7 +32,7 @@ export type {
   RouteToolOptions,
   RouteArgumentSource,
   McpRoutesOptions,
-} from './nest/routes/route-tool-options.interface.js';
+} from './nest/decorators/route-tool-options.interface.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/params/args.decorator.js';
 export { McpCtx } from './nest/decorators/params/mcp-ctx.decorator.js';

@@ -11,4 +11,5 @@ export { RedisReplyRouter } from './backends/redis-reply-router.js';
 export { RedisSessionStore } from './backends/redis-session-store.js';
 export { RedisTaskStore } from './backends/redis-task-store.js';
 export { McpRedisUnavailableError } from './backends/redis-unavailable-error.js';
-export type { McpRedisOptions, McpRedisModuleExtras } from './mcp-redis-options.interface.js';
+export type { McpRedisOptions } from './backends/redis-options.js';
+export type { McpRedisModuleExtras } from './mcp-redis-options.interface.js';

@@ -1,4 +1,4 @@
-import { RouteToolsExplorer } from '../../src/nest/routes/route-tools.explorer.js';
+import { RouteToolsExplorer } from '../../src/nest/module/route-tools.explorer.js';
 import 'reflect-metadata';
 import { Injectable, Module, Scope, type LoggerService } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';

@@ -6,7 +6,7 @@ import type { McpCallEvent } from '../../observability/call-events.js';
 import type { OpenTelemetryOptions } from '../../observability/open-telemetry.js';
 import type { ServerTimeouts } from '../../http/policy/server-timeouts.js';
 import type { McpErrorReportingOptions, McpServerOptions } from '../../server/kernel/mcp-server-options.js';
-import type { McpRoutesOptions } from '../routes/route-tool-options.interface.js';
+import type { McpRoutesOptions } from '../decorators/route-tool-options.interface.js';
 import type { McpPlaygroundOption } from '../playground/playground-options.interface.js';
 
 /** The `observability` group: what the kernel reports of handler errors, plus the logs, traces and metrics of every call. */

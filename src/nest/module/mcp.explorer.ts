@@ -23,7 +23,7 @@ import { McpConfigurationError } from '../../server/errors/configuration-error.j
 import { McpRegistrationError } from '../errors/mcp-registration-error.js';
 import type { MCPServer } from '../mcp.server.js';
 import { providerPrototype } from '../provider-prototype.js';
-import { RouteToolsExplorer } from '../routes/route-tools.explorer.js';
+import { RouteToolsExplorer } from './route-tools.explorer.js';
 
 type ResourceResult = ResourceReadValue | InputRequired;
 type PromptResult = PromptValue | InputRequired;

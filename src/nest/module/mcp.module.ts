@@ -44,13 +44,13 @@ import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from '../../server/errors/con
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
-import { RouteToolsExplorer } from '../routes/route-tools.explorer.js';
+import { RouteToolsExplorer } from './route-tools.explorer.js';
 import { RouteTargetGuard } from '../routes/route-target.guard.js';
 import { MCPServer } from '../mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { announcePlayground } from '../playground/playground-announcement.js';
 import { ProtectedResourceMetadataRoutes } from '../endpoint/protected-resource-metadata-routes.js';
-import { ServerCardRoutes } from '../endpoint/server-card-routes.js';
+import { ServerCardRoutes } from './server-card-routes.js';
 
 /**
  * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).

@@ -21,7 +21,7 @@ import type { McpContext } from '../../server/mcp-context.js';
 import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpCapturedResponse } from './mcp-captured-response.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
-import { stdioRequest } from '../stdio/stdio-request.js';
+import { stdioRequest } from './stdio-request.js';
 import type { McpContextType } from './mcp-execution-context.js';
 import { MCP_PARAM_ARGS_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';

@@ -8,7 +8,7 @@ import { MiddlewareModule } from '@nestjs/core/middleware/middleware-module.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import { McpCapturedResponse } from '../pipeline/mcp-captured-response.js';
-import { createStdioRequest, currentStdioRequest, type StdioRequestShape } from './stdio-request.js';
+import { createStdioRequest, currentStdioRequest, type StdioRequestShape } from '../pipeline/stdio-request.js';
 
 type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => unknown;
 type Around = (request: JsonRpcRequest, dispatch: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;

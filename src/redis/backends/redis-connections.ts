@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { McpRedisOptions } from '../mcp-redis-options.interface.js';
+import type { McpRedisOptions } from './redis-options.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { REDIS_NO_URL } from '../../server/errors/configuration-messages.js';

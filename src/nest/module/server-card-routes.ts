@@ -7,9 +7,9 @@ import { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
 import { catalogOf, MCP_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, serverCardOf } from '../../http/server-card.js';
 import { serverInfoOf } from '../../server/server-info.js';
 import { joinPath } from '../join-path.js';
-import type { McpModuleOptions } from '../module/mcp-module-options.interface.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from '../mcp.constants.js';
-import { MCP_MODULE_OPTIONS } from '../module/mcp.module-definition.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 
 type Reply = ServerResponse & { raw?: ServerResponse };
 type Request = IncomingMessage & { raw?: IncomingMessage };

@@ -21,15 +21,15 @@ import {
   ROUTE_TOOLS_NEED_HTTP,
 } from '../../server/errors/configuration-messages.js';
 import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
-import type { McpModuleOptions } from '../module/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../module/mcp.module-definition.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { getRequiredScopes } from '../decorators/require-scopes.decorator.js';
 import { pluginMetadataOf } from '../../server/schema/plugin-metadata.js';
-import { currentStdioRequest } from '../stdio/stdio-request.js';
-import { dtoSchema, routeArguments } from './route-arguments.js';
-import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from './route-tool-call.js';
-import type { RouteToolOptions } from './route-tool-options.interface.js';
-import { API_EXCLUDE_ENDPOINT, apiOperationOf, apiResponseTypeOf } from './swagger-metadata.js';
+import { currentStdioRequest } from '../pipeline/stdio-request.js';
+import { dtoSchema, routeArguments } from '../routes/route-arguments.js';
+import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from '../routes/route-tool-call.js';
+import type { RouteToolOptions } from '../decorators/route-tool-options.interface.js';
+import { API_EXCLUDE_ENDPOINT, apiOperationOf, apiResponseTypeOf } from '../routes/swagger-metadata.js';
 
 /** A route tool ready to register, and where it was declared (`OrdersController.findOne`). */
 export interface RouteToolDeclaration {

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { ToolOptions } from './tool.decorator.js';
 
 /** Where a route reads an argument from. */
 export type RouteArgumentSource = 'path' | 'query' | 'body';
