@@ -1,76 +1,49 @@
 import { randomUUID } from 'node:crypto';
 import { classifyMessage } from '../../protocol/classifier.js';
-import { ErrorCode } from '../../protocol/error-codes.js';
 import type { HeaderBag } from '../../protocol/header-codec.js';
-import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
-import { McpError } from '../../protocol/mcp-error.js';
-import type { JsonSchema, ServerCapabilities } from '../../protocol/mcp-types.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/mcp-types.js';
 import { CallContext } from '../call-context.js';
-import { CallGuard, DeadlineExceeded } from '../access/call-guard.js';
+import { CallGuard } from '../access/call-guard.js';
 import { CallerIdentity, type Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import { Era2026 } from '../eras/era-2026.js';
 import type { McpEra } from '../eras/era.js';
-import { InProcessEventBus, type McpEvent, type McpEventBus } from '../events/event-bus.js';
+import { InProcessEventBus, type McpEvent } from '../events/event-bus.js';
 import { HandlerErrorPolicy, type HandlerErrorLogger } from '../failures/handler-error-policy.js';
 import { HandlerFailure } from '../failures/handler-failure.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { INVALID_LEGACY_MODE, MISSING_IDENTITY, REGISTRATION_FAILED } from '../errors/configuration-messages.js';
+import { INVALID_LEGACY_MODE, MISSING_IDENTITY } from '../errors/configuration-messages.js';
 import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from '../errors/moved-options.js';
 import { InputRound } from '../input/input-round.js';
 import { LegacyLeg } from '../legacy/legacy-leg.js';
-import { DEFAULT_LISTEN_LIMITS } from '../methods/listen-access.js';
-import {
-  chainInterceptors,
-  describeByHeaders,
-  describeCall,
-  type McpCall,
-  type McpCallInterceptor,
-  type McpCallObserver,
-} from '../mcp-call.js';
-import { consoleLogger, logHandlerError, type McpLogger } from '../mcp-logger.js';
+import { DEFAULT_LISTEN_LIMITS, type ListenLimits } from '../methods/listen-access.js';
+import type { McpCallInterceptor, McpCallObserver } from '../mcp-call.js';
+import { consoleLogger, logHandlerError } from '../mcp-logger.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { McpServerOptions } from './mcp-server-options.js';
-import type { MethodHandler, MethodResult } from '../method-result.js';
-import { isThenable } from '../util/when-ready.js';
-import { CompletionMethods } from '../methods/completion.js';
-import { ListenMethods } from '../methods/listen.js';
-import { PromptMethods } from '../methods/prompts.js';
-import { ResourceMethods } from '../methods/resources.js';
-import { ServerMethods } from '../methods/server.js';
-import { TaskMethods } from '../methods/tasks.js';
-import { toolError, ToolMethods } from '../methods/tools.js';
-import { PromptRegistry, type PromptRegistration } from '../registry/prompt-registry.js';
+import { CallDispatcher } from './call-dispatcher.js';
+import { KernelRegistrations } from './kernel-registrations.js';
+import { createMethodFamilies, methodTable } from './method-table.js';
+import type { ListenMethods } from '../methods/listen.js';
+import type { ServerMethods } from '../methods/server.js';
+import type { ToolMethods } from '../methods/tools.js';
 import { RequestStateCodec } from '../input/request-state-codec.js';
 import { InMemoryRequestStateStore } from '../input/request-state-store.js';
-import {
-  ResourceRegistry,
-  type ResourceRegistration,
-  type ResourceTemplateRegistration,
-} from '../registry/resource-registry.js';
-import { register, type RegistrationHandle } from '../registry/registration-handle.js';
 import { ScopeGate } from '../access/scope-gate.js';
 import { SchemaCompiler } from '../schema/schema-compiler.js';
-import type { InferSchemaInput } from '../schema/mcp-schema.js';
-import { toToolRegistration, type McpToolRegistration } from '../registry/tool-registration.js';
 import { serverInfoOf } from '../server-info.js';
 import { TaskRunner } from '../tasks/task-runner.js';
-import { ToolTasks } from '../tasks/tool-tasks.js';
 import type { QueuedTask } from '../tasks/task-queue.js';
-import { ToolRegistry, type ToolHandler, type ToolRegistrationOptions } from '../registry/tool-registry.js';
-import { uiLinkProblem } from '../apps/ui-links.js';
-import { SkillCatalog } from '../skills/skill-catalog.js';
-import { SkillMethods } from '../skills/skill-methods.js';
-import type { McpSkill } from '../skills/skill-options.js';
-import { toUiResourceRegistration, type UiResourceRegistration } from '../registry/ui-resource.js';
 
 /**
  * The transport-free MCP server: one JSON-RPC message in, one response out. Everything a request needs is
  * compiled when things are registered (validators, header rules, list pages), so a request does a map lookup,
  * a validation and a call. Nothing about a request is kept once it is answered.
  *
- * This class is the dispatcher: the method table (built once), the classifier, interceptors, the call guard
- * and deadline, and the mapping of failures to JSON-RPC errors. The methods themselves live in one class per
+ * This class is the roof over the registration API (`kernel-registrations.ts`) and the dispatcher
+ * (`call-dispatcher.ts`: the method table built once in `method-table.ts`, interceptors, the call guard and
+ * deadline, and the mapping of failures to JSON-RPC errors). The methods themselves live in one class per
  * family (`methods/`), which answer era-neutral results (`method-result.ts`): the core result, a `Cacheable`
  * naming the cache hints that apply, or an `InterimResult` when a handler asked the client for input
  * (`input/input-round.ts`, the one place multi-round input lives).
@@ -81,25 +54,14 @@ import { toUiResourceRegistration, type UiResourceRegistration } from '../regist
  * `input_required` shape. A transport serving an earlier revision calls `dispatch(request, context, itsEra)`:
  * the same table, guard, interceptors and error mapping, with that era's presentation.
  */
-export class McpKernel {
-  private readonly tools: ToolRegistry;
-  private readonly resources: ResourceRegistry;
-  private readonly prompts: PromptRegistry;
-  private readonly skills: SkillCatalog;
+export class McpKernel extends KernelRegistrations {
   private readonly states: RequestStateCodec;
-  private readonly eventBus: McpEventBus;
   private readonly listen: ListenMethods;
   private readonly taskRunner: TaskRunner;
   private readonly toolCalls: ToolMethods;
   private readonly server: ServerMethods;
-  private readonly methods: ReadonlyMap<string, MethodHandler>;
+  private readonly dispatcher: CallDispatcher;
   private readonly era: Era2026;
-  private readonly logger: McpLogger;
-  private readonly interceptorLog: HandlerErrorLogger;
-  private interceptor?: McpCallInterceptor;
-  private observer?: McpCallObserver;
-  /** Set by `checkUiLinks`: from then on a tool added with a UI must name a registered UI resource at once. */
-  private uiLinksChecked = false;
   /** The call interceptors see, per request being processed, so a handler's error can be attached to it. */
   private readonly calls: CallGuard;
   private readonly identity: CallerIdentity;
@@ -116,21 +78,10 @@ export class McpKernel {
     }
     rejectMovedOptions(options, MOVED_SERVER_OPTIONS, 'MCP server options');
     const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
-    this.logger = options.logger ?? consoleLogger;
-    const pageSize = limits.pageSize ?? 100;
     const schemas = new SchemaCompiler();
-    this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) =>
-      this.publish({ type: 'tools/list_changed', requiredScopes }),
-    );
-    this.resources = new ResourceRegistry(pageSize, (requiredScopes) =>
-      this.publish({ type: 'resources/list_changed', requiredScopes }),
-    );
-    this.prompts = new PromptRegistry(pageSize, (requiredScopes) =>
-      this.publish({ type: 'prompts/list_changed', requiredScopes }),
-    );
-    this.skills = new SkillCatalog(options.skills, this.resources, pageSize);
+    const eventBus = listen.eventBus ?? new InProcessEventBus();
+    super(schemas, limits.pageSize ?? 100, options.skills, eventBus, options.logger ?? consoleLogger);
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
-    this.eventBus = listen.eventBus ?? new InProcessEventBus();
     this.identity = new CallerIdentity(options.auth?.identify);
     const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;
     this.calls = new CallGuard(
@@ -146,7 +97,7 @@ export class McpKernel {
       randomUUID,
     );
     // `onHandlerError` was the kernel's only log before `logger` existed; it still gets these when it is the only one.
-    this.interceptorLog = options.logger || !observability.onHandlerError ? toLogger : observability.onHandlerError;
+    const log = options.logger || !observability.onHandlerError ? toLogger : observability.onHandlerError;
     const serverInfo = serverInfoOf(options);
     this.era = new Era2026(serverInfo, options.lists?.cache);
     if (
@@ -169,67 +120,29 @@ export class McpKernel {
       audience,
       requestState.bind,
     );
-    const gate = new ScopeGate(options.hideForbidden ?? false);
     this.taskRunner = new TaskRunner(
       options.name,
       options.tasks,
       (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
       this.logger,
     );
-    const tasks = new TaskMethods(this.taskRunner, schemas);
-    const tools = (this.toolCalls = new ToolMethods(
-      this.tools,
-      round,
-      failure,
-      gate,
-      new ToolTasks(this.taskRunner, schemas),
-    ));
-    const resources = new ResourceMethods(this.resources, round, failure, gate);
-    const prompts = new PromptMethods(this.prompts, round, failure, gate);
-    const completion = new CompletionMethods(this.prompts, this.resources, gate);
-    const skills = new SkillMethods(this.skills, gate, round);
-    const server = (this.server = new ServerMethods(
-      this.tools,
-      this.prompts,
-      this.resources,
-      completion,
-      this.skills,
-      Era2026.supportedVersions,
+    const families = createMethodFamilies(
+      { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills },
+      { round, failure, gate: new ScopeGate(options.hideForbidden ?? false), taskRunner: this.taskRunner, schemas },
+      { eventBus: this.eventBus, limits: this.listenLimits(listen), serverName: options.name },
       options.instructions,
-    ));
-    const listenLimits = {
+    );
+    ({ listen: this.listen, tools: this.toolCalls, server: this.server } = families);
+    this.dispatcher = new CallDispatcher(methodTable(families), this.calls, (context) => this.callerOf(context), log);
+  }
+
+  private listenLimits(listen: NonNullable<McpServerOptions['listen']>): ListenLimits {
+    return {
       maxStreams: listen.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
       maxStreamsPerCaller: listen.maxStreamsPerCaller ?? DEFAULT_LISTEN_LIMITS.maxStreamsPerCaller,
       maxResourceSubscriptions: this.maxResourceSubscriptions,
       maxUriLength: this.maxUriLength,
     };
-    this.listen = new ListenMethods(
-      this.tools,
-      this.prompts,
-      this.resources,
-      this.eventBus,
-      listenLimits,
-      gate,
-      options.name,
-    );
-    this.methods = new Map<string, MethodHandler>([
-      ['server/discover', () => server.discover()],
-      ['tools/list', (req, ctx) => tools.list(req, ctx)],
-      ['tools/call', (req, ctx, caller) => tools.call(req, ctx, caller)],
-      ['resources/list', (req, ctx) => resources.list(req, ctx)],
-      ['resources/templates/list', (req, ctx) => resources.listTemplates(req, ctx)],
-      ['resources/read', (req, ctx, caller) => resources.read(req, ctx, caller)],
-      ['prompts/list', (req, ctx) => prompts.list(req, ctx)],
-      ['prompts/get', (req, ctx, caller) => prompts.get(req, ctx, caller)],
-      ['completion/complete', (req, ctx) => completion.complete(req, ctx)],
-      ['skills/list', (req, ctx) => skills.list(req, ctx)],
-      ['skills/get', (req, ctx) => skills.get(req, ctx)],
-      ['resources/directory/read', (req, ctx) => skills.readDirectory(req, ctx)],
-      ['subscriptions/listen', (req, ctx, caller) => this.listen.listen(req, ctx, caller)],
-      ['tasks/get', (req, _ctx, caller) => tasks.get(req, caller)],
-      ['tasks/update', (req, _ctx, caller) => tasks.update(req, caller)],
-      ['tasks/cancel', (req, _ctx, caller) => tasks.cancel(req, caller)],
-    ]);
   }
 
   /**
@@ -272,139 +185,6 @@ export class McpKernel {
     return this.states.generatedSecret;
   }
 
-  // ----- registration -------------------------------------------------------------------------------------
-
-  /**
-   * Registers a tool from its name, description, input schema (JSON Schema, zod, Standard Schema or a DTO class)
-   * and handler, whose arguments are typed from the schema, plus any other option (`taskSupport`, ...).
-   */
-  registerTool<S extends object>(
-    name: string,
-    description: string,
-    schema: S,
-    handler: ToolHandler<InferSchemaInput<S>>,
-    options: ToolRegistrationOptions = {},
-  ): RegistrationHandle<McpToolRegistration<S>> {
-    return this.addTool({ ...options, name, description, inputSchema: schema, handler });
-  }
-
-  /** Registers a tool with every option the spec allows (title, outputSchema, annotations, icons, _meta). */
-  addTool<S extends object = JsonSchema>(
-    registration: McpToolRegistration<S>,
-  ): RegistrationHandle<McpToolRegistration<S>> {
-    return register(
-      registration,
-      (r) => {
-        const { registration: tool, checks } = toToolRegistration(r as McpToolRegistration<object>);
-        const problem = this.uiLinksChecked ? this.uiLinkProblem(tool.name, tool.ui?.resourceUri) : undefined;
-        if (problem) throw new McpConfigurationError(REGISTRATION_FAILED(`Tool "${tool.name}"`, problem));
-        this.tools.add(tool, checks);
-      },
-      (r) => this.tools.remove(r.name),
-    );
-  }
-
-  removeTool(name: string): boolean {
-    return this.tools.remove(name);
-  }
-
-  hasTool(name: string): boolean {
-    return this.tools.has(name);
-  }
-
-  addResource(registration: ResourceRegistration): RegistrationHandle<ResourceRegistration> {
-    return register(
-      registration,
-      (r) => this.resources.addResource(r),
-      (r) => this.resources.removeResource(r.uri),
-    );
-  }
-
-  addResourceTemplate(registration: ResourceTemplateRegistration): RegistrationHandle<ResourceTemplateRegistration> {
-    return register(
-      registration,
-      (r) => this.resources.addTemplate(r),
-      (r) => this.resources.removeTemplate(r.uriTemplate),
-    );
-  }
-
-  removeResource(uri: string): boolean {
-    return this.resources.removeResource(uri);
-  }
-
-  /**
-   * Registers a UI resource (MCP Apps): a `ui://` URI serving one HTML document (inline, from a file read now, or
-   * from a handler) with `text/html;profile=mcp-app` and its `_meta.ui` (csp, permissions, domain, prefersBorder).
-   * Remove it with `removeResource`.
-   */
-  addUiResource(registration: UiResourceRegistration): RegistrationHandle<UiResourceRegistration> {
-    return register(
-      registration,
-      (r) => this.resources.addResource(toUiResourceRegistration(r)),
-      (r) => this.resources.removeResource(r.uri),
-    );
-  }
-
-  /**
-   * What keeps a tool's UI from rendering (it names no registered UI resource), one sentence per tool; empty when
-   * every UI resolves. Called once everything is registered (the Nest module does, at start-up): from then on,
-   * a tool added with a UI is refused at once unless its resource is there.
-   */
-  checkUiLinks(): string[] {
-    this.uiLinksChecked = true;
-    const problems: string[] = [];
-    for (const entry of this.tools.withUi()) {
-      const problem = this.uiLinkProblem(entry.definition.name, entry.ui.resourceUri);
-      if (problem) problems.push(problem);
-    }
-    return problems;
-  }
-
-  private uiLinkProblem(tool: string, resourceUri: unknown): string | undefined {
-    // A malformed uri is the tool registry's to report, with its own message.
-    if (typeof resourceUri !== 'string') return undefined;
-    return uiLinkProblem(tool, resourceUri, this.resources.definition(resourceUri));
-  }
-
-  removeResourceTemplate(uriTemplate: string): boolean {
-    return this.resources.removeTemplate(uriTemplate);
-  }
-
-  addPrompt(registration: PromptRegistration): RegistrationHandle<PromptRegistration> {
-    return register(
-      registration,
-      (r) => this.prompts.add(r),
-      (r) => this.prompts.remove(r.name),
-    );
-  }
-
-  removePrompt(name: string): boolean {
-    return this.prompts.remove(name);
-  }
-
-  /**
-   * Serves a skill built in code (SEP-2640): its `SKILL.md` is written from its fields, its files become
-   * `skill://` resources. Returns the URI of its `SKILL.md`; throws `McpConfigurationError` when it is broken.
-   */
-  addSkill(skill: McpSkill): string {
-    return this.skills.addSkill(skill);
-  }
-
-  /** Stops serving the skill whose `SKILL.md` is at `uri`, and its files; false when there is none. */
-  removeSkill(uri: string): boolean {
-    return this.skills.remove(uri);
-  }
-
-  /** Reads the folder of the `skills.directory` option; a transport host calls it once, before serving. */
-  loadSkills(): Promise<void> {
-    return this.skills.load();
-  }
-
-  /** Tells listen streams that subscribed to this resource that it changed. */
-  notifyResourceUpdated(uri: string): void {
-    this.publish({ type: 'resources/updated', uri });
-  }
-
   /**
    * Ends every open listen stream with its closing result (later listens are refused), and every 2025-era call
    * waiting for a client's answer with a clean error.
@@ -442,84 +222,7 @@ export class McpKernel {
    * `era` presents the answer: 2026-07-28 unless the transport serves an earlier revision.
    */
   dispatch(request: JsonRpcRequest, context: McpRequestContext = {}, era: McpEra = this.era): Promise<JsonRpcResponse> {
-    const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
-    if (!handler)
-      return Promise.resolve(
-        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
-      );
-    // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
-    const call = (this.interceptor || this.observer) && describeCall(request, context.httpRequest);
-    const caller = this.callerOf(context);
-    const failed = (error: unknown): JsonRpcResponse => this.observed(call, this.failure(request, era, call, error));
-    const answered = (result: MethodResult): JsonRpcResponse => {
-      let response: JsonRpcResponse;
-      try {
-        response = successResponse(request.id, era.present(result));
-      } catch (error) {
-        response = this.failure(request, era, call, error);
-      }
-      return this.observed(call, response);
-    };
-    let answer: Promise<JsonRpcResponse> | undefined;
-    // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
-    const respond = (): Promise<JsonRpcResponse> => {
-      let running: MethodResult | Promise<MethodResult>;
-      try {
-        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
-        running =
-          request.method === 'subscriptions/listen'
-            ? handler(request, context, caller)
-            : this.calls.run(context, caller, (signal) =>
-                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
-              );
-      } catch (error) {
-        return (answer = Promise.resolve(failed(error)));
-      }
-      // A synchronous answer is presented at once: one promise per call, already settled.
-      return (answer = isThenable(running)
-        ? Promise.resolve(running).then(answered, failed)
-        : Promise.resolve(answered(running)));
-    };
-    if (!call || !this.interceptor) return respond();
-    // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
-    // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
-    try {
-      const intercepted = this.interceptor(call, respond);
-      // Interceptors that passed the answer through (the tracing layer without an SDK) hand back `respond`'s own
-      // promise, which never rejects: guarding it would cost every call a promise and a microtask.
-      if (intercepted === answer) return intercepted;
-      return Promise.resolve(intercepted).then(undefined, (error: unknown) =>
-        this.interceptorFailedResponse(error, call, request),
-      );
-    } catch (error) {
-      return Promise.resolve(this.interceptorFailedResponse(error, call, request));
-    }
-  }
-
-  /** A failure of a dispatched call as its JSON-RPC answer; an unexpected one is kept on the call for the log. */
-  private failure(request: JsonRpcRequest, era: McpEra, call: McpCall | undefined, error: unknown): JsonRpcResponse {
-    if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
-      return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
-    }
-    if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
-    if (call) call.error = error;
-    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-  }
-
-  /** The response after the observers; one that throws is application code failing: logged, and -32603. */
-  private observed(call: McpCall | undefined, response: JsonRpcResponse): JsonRpcResponse {
-    if (!call || !this.observer) return response;
-    try {
-      return this.observer(call, response);
-    } catch (error) {
-      this.interceptorFailed(error, call);
-      return errorResponse(response.id, ErrorCode.InternalError, 'Internal error');
-    }
-  }
-
-  private interceptorFailedResponse(error: unknown, call: McpCall, request: JsonRpcRequest): JsonRpcResponse {
-    this.interceptorFailed(error, call);
-    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+    return this.dispatcher.dispatch(request, context, era);
   }
 
   /**
@@ -528,33 +231,18 @@ export class McpKernel {
    * send (an interceptor may add to it). A message that is not a request has no call to report; a refusal made
    * before the body was read (`message` undefined) is described by the request's `headers`, when they name a method.
    */
-  async observeRefusal(
+  observeRefusal(
     message: unknown,
     response: JsonRpcResponse,
     httpRequest?: unknown,
     headers?: HeaderBag,
   ): Promise<JsonRpcResponse> {
-    if (!this.interceptor && !this.observer) return response;
-    let call: McpCall | undefined;
-    if (message === undefined && headers) call = describeByHeaders(headers, httpRequest);
-    else {
-      const verdict = classifyMessage(message);
-      if (verdict.kind === 'request') call = describeCall(verdict.request, httpRequest);
-    }
-    if (!call) return response;
-    const observed = this.observed(call, response);
-    if (!this.interceptor) return observed;
-    try {
-      return await this.interceptor(call, async () => observed);
-    } catch (error) {
-      this.interceptorFailed(error, call);
-      return observed;
-    }
+    return this.dispatcher.observeRefusal(message, response, httpRequest, headers);
   }
 
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
   intercept(interceptor: McpCallInterceptor): void {
-    this.interceptor = chainInterceptors(this.interceptor, interceptor);
+    this.dispatcher.intercept(interceptor);
   }
 
   /**
@@ -562,24 +250,6 @@ export class McpKernel {
    * interceptors; each one added gets what those added before it returned.
    */
   observe(observer: McpCallObserver): void {
-    const inner = this.observer;
-    this.observer = inner ? (call, response) => observer(call, inner(call, response)) : observer;
-  }
-
-  private interceptorFailed(error: unknown, call: McpCall): void {
-    this.interceptorLog(error, {
-      correlationId: randomUUID(),
-      method: call.method,
-      name: call.name ?? call.uri,
-      requestId: call.requestId,
-    });
-  }
-
-  private publish(event: McpEvent): void {
-    // A remote bus that is down must neither fail the registration nor, as an unhandled rejection, end the
-    // process: listen streams miss this change, and the log says so.
-    Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) =>
-      this.logger.error(`MCP event bus: publish of ${event.type} failed`, error),
-    );
+    this.dispatcher.observe(observer);
   }
 }
