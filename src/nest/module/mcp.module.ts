@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import { VERSION_METADATA } from '@nestjs/common/constants.js';
 import { APP_GUARD, ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import { isResourceServer } from '../../auth/tokens/auth-options.js';
 import type { OAuthResourceServer } from '../../auth/oauth-resource-server.js';
 import { McpHttpDriver } from '../../http/mcp-http-driver.js';
@@ -23,11 +23,9 @@ import { applyServerTimeouts } from '../../http/policy/server-timeouts.js';
 import type { McpKernel } from '../../server/kernel/mcp-kernel.js';
 import { appGuardCaller } from '../pipeline/app-guard-caller.js';
 import { endpointPaths } from '../endpoint/endpoint-paths.js';
-import { installExpressBodyLayer } from '../endpoint/mcp-body-layer.js';
-import { restoreBody } from '../endpoint/hidden-body.js';
 import { McpHandlerFactory } from '../pipeline/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
-import { installFastifyBodyHook } from '../endpoint/mcp-fastify-body-hook.js';
+import { frontLayerFor } from '../../http/front/front-layer.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import {
@@ -138,14 +136,13 @@ export class McpModule
   configure(consumer: MiddlewareConsumer): void {
     this.markRoute();
     const adapter = this.adapterHost?.httpAdapter;
-    // When the body is read in the route, the Express body layer (installed at bootstrap) hides it from every
-    // parser; this route middleware, the last step before the app's guards, puts its headers back.
-    if (adapter?.getType() === 'express' && this.driver.readsBodyInRoute)
-      consumer.apply(restoreBodyHeaders).forRoutes(this.controller);
+    const front = frontLayerFor(adapter?.getType(), this.driver);
+    // Route middleware is the last step before the app's guards (Express: the hidden body's headers go back).
+    if (front?.routeMiddleware) consumer.apply(front.routeMiddleware).forRoutes(this.controller);
     // `bootstrapStdio` runs configure() a second time to find the middleware bound to the endpoint.
     if (adapter?.getType() !== 'fastify' || this.hooked) return;
     this.hooked = true;
-    for (const path of this.fullPaths()) installFastifyBodyHook(adapter.getInstance(), path, this.driver);
+    for (const path of this.fullPaths()) front!.install(adapter.getInstance(), path);
   }
 
   onApplicationBootstrap(): void {
@@ -166,8 +163,10 @@ export class McpModule
     // Server-wide, so every route of the app would see them: only on request (the MCP route bounds its own body).
     if (httpServer && http.serverTimeouts)
       applyServerTimeouts(httpServer, http.serverTimeouts === true ? {} : http.serverTimeouts, true);
+    // Express's layer goes in front of the parsers Nest installs at init: only now are they in its router.
     if (adapter.getType() !== 'express') return;
-    for (const path of this.fullPaths()) installExpressBodyLayer(adapter.getInstance(), path, this.driver);
+    const front = frontLayerFor('express', this.driver)!;
+    for (const path of this.fullPaths()) front.install(adapter.getInstance(), path);
   }
 
   /** Before Nest closes the HTTP server (which waits for open streams): refuse new requests, drain, abort. */
@@ -196,9 +195,4 @@ export class McpModule
   private fullPaths(): string[] {
     return endpointPaths(this.appConfig, this.path, this.options.http?.version);
   }
-}
-
-function restoreBodyHeaders(req: IncomingMessage, _res: unknown, next: () => void): void {
-  restoreBody(req);
-  next();
 }

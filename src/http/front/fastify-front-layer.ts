@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { McpHttpDriver } from '../../http/mcp-http-driver.js';
+import type { McpHttpDriver } from '../mcp-http-driver.js';
 import { hideBody, restoreBody } from './hidden-body.js';
-import { MCP_PREPARED_BODY } from '../mcp.constants.js';
+import { MCP_PREPARED_BODY } from './prepared-body.js';
 
 interface FastifyLikeRequest {
   raw: IncomingMessage & { [MCP_PREPARED_BODY]?: unknown };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpHttpDriver } from '../../http/mcp-http-driver.js';
+import type { McpHttpDriver } from '../mcp-http-driver.js';
 import { hideBody } from './hidden-body.js';
-import { MCP_PREPARED_BODY } from '../mcp.constants.js';
+import { MCP_PREPARED_BODY } from './prepared-body.js';
 
 interface ExpressLikeApp {
   use(path: string, handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
