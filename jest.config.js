@@ -61,12 +61,13 @@ export default {
       ]
     : Object.entries(TIERS).map(([name, testMatch]) => project(name, testMatch)),
   // Jest's default (one worker fewer than the cores) leaves a two-core machine one worker, while the suites
-  // spend much of their time waiting on the servers, processes and sockets they start: two run it in about
-  // two thirds of the time.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // spend much of their time waiting on the servers, processes and sockets they start: over a whole run two
+  // workers keep about one core busy, so a two-core machine runs three.
+  maxWorkers: Math.max(3, availableParallelism()),
   // Jest's 5 s default is a timing threshold in disguise: with two workers on two cores, a case that starts a
   // Redis Cluster or an app beside another suite's child processes can pass 5 s without anything being wrong.
   // A case that hangs still fails; files that start slower things set more of their own.
   testTimeout: 30_000,
+  testSequencer: '<rootDir>/test/support/tier-sequencer.cjs',
   reporters: ['default', ['<rootDir>/test/support/slowest-files-reporter.cjs', { count: 10 }]],
 };

@@ -17,6 +17,8 @@
  * `MCP_LEGACY=stateful` starts the fixture (every one of them) with 2025-era sessions, and gates 2025-11-25's
  * pending scenarios too.
  * `MCP_URL=http://host:port/mcp` runs the referee against a server that is already up instead of step 2.
+ * `--no-build` skips the build of step 2 (CI builds once for every run); `--install-only` does step 1 alone, so
+ * that runs started side by side do not install at the same time.
  * `--cluster N` (`npm run test:conformance:cluster`) starts N fixtures sharing Redis (`REDIS_URL`, default the
  * machine's) and one request-state secret, behind a round-robin proxy, and runs the referee through the proxy.
  * `--tasks bullmq` (`npm run test:conformance:bullmq`) starts the fixture as a web instance whose task tools run
@@ -462,8 +464,10 @@ async function startTarget() {
 
 async function main() {
   ensureReferee();
+  if (process.argv.includes('--install-only')) return;
   if (!process.argv.includes('--no-build') && !process.env.MCP_URL) run(npm, ['run', '--silent', 'build:all']);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  // The pid too: CI starts several runs in the same millisecond.
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
   const outRoot = join(root, 'conformance-results', stamp);
   const extensionDir = (extension) => join(outRoot, extension.label.replace(' ', '-'));
   for (const extension of EXTENSIONS) mkdirSync(extensionDir(extension), { recursive: true });

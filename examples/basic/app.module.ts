@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '../../src/index.js';
 import { ForecastController } from './forecast.controller.js';
+import pluginMetadata from './plugin-metadata.js';
 import { WeatherCatalog } from './weather.catalog.js';
 import { WeatherService } from './weather.service.js';
 import { WeatherTools } from './weather.tools.js';
@@ -16,6 +17,14 @@ import { WeatherTools } from './weather.tools.js';
     }),
   ],
   controllers: [ForecastController],
-  providers: [WeatherService, WeatherTools, WeatherCatalog],
+  providers: [
+    // What nestjs-mcp/plugin derived for the tools written without a schema, generated at build time
+    // (scripts/plugin-metadata.mjs) since plain tsc runs no plugin; `nest build` compiles it into the classes.
+    // A provider's async factory settles before any module starts, so the explorer finds it.
+    { provide: 'PLUGIN_METADATA', useFactory: () => McpModule.loadPluginMetadata(pluginMetadata) },
+    WeatherService,
+    WeatherTools,
+    WeatherCatalog,
+  ],
 })
 export class AppModule {}

@@ -22,13 +22,15 @@ export class WeatherTools {
     return this.weather.forecast(city);
   }
 
-  @Tool({
-    name: 'add',
-    description: 'Adds two numbers',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  })
-  add(@Args() args: { a: number; b: number }): number {
-    return args.a + args.b;
+  /**
+   * Adds two numbers
+   * @param a - the first addend
+   * @param b - the second addend
+   */
+  // No schema written: nestjs-mcp/plugin derives it from the types and this comment (plugin-metadata.ts).
+  @Tool()
+  add(@Args('a') a: number, @Args('b') b: number): number {
+    return a + b;
   }
 
   @Tool({

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { McpModule } from '../../src/index.js';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
 import { ClientRequestTools } from './client-request.tools.js';
@@ -7,6 +8,7 @@ import { DiagnosticTools } from './diagnostic.tools.js';
 import { InputRequiredTools } from './input-required.tools.js';
 import { ListChangedTools } from './list-changed.tools.js';
 import { fixtureMcpModules } from './mcp-setup.js';
+import pluginMetadata from './plugin-metadata.js';
 import { ProgressTools } from './progress.tools.js';
 import { SchemaTools } from './schema.tools.js';
 import { ConformanceSkills } from './conformance.skills.js';
@@ -22,6 +24,9 @@ import { TaskTools } from './task.tools.js';
 @Module({
   imports: fixtureMcpModules(),
   providers: [
+    // nestjs-mcp/plugin's derivations for the tools written without a schema (scripts/plugin-metadata.mjs); an
+    // async factory settles before any module starts, so the explorer reads them.
+    { provide: 'PLUGIN_METADATA', useFactory: () => McpModule.loadPluginMetadata(pluginMetadata) },
     ContentTools,
     ProgressTools,
     SchemaTools,

@@ -9,7 +9,8 @@ import { ENUM_VARIANTS_FORM, DEFAULTS_FORM, USER_FORM } from './fixture-data.js'
  * tools-call-elicitation, elicitation-sep1034-defaults, elicitation-sep1330-enums) and the one that logs
  * (tools-call-with-logging). Each is written once with `ctx.sample` / `ctx.elicit` / `ctx.log` and serves both
  * eras: a 2026-07-28 client gets an input_required round, a 2025-era client a real `sampling/createMessage` or
- * `elicitation/create` request on the call's stream, answered by a POST.
+ * `elicitation/create` request on the call's stream, answered by a POST. The two with arguments have no schema
+ * written: nestjs-mcp/plugin derives it from their parameter types (plugin-metadata.ts).
  */
 @Injectable()
 export class ClientRequestTools {
@@ -23,22 +24,16 @@ export class ClientRequestTools {
     return Content.text('Tool with logging executed successfully');
   }
 
-  @Tool({
-    name: 'test_sampling',
-    description: "Asks the client's model to answer a prompt (sampling)",
-    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
-  })
+  /** Asks the client's model to answer a prompt (sampling) */
+  @Tool({ name: 'test_sampling' })
   async sampling(@Args('prompt') prompt: string, @McpCtx() ctx: McpContext): Promise<ContentBlock> {
     const answer = await ctx.sample(prompt, { maxTokens: 100 });
     const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
     return Content.text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
   }
 
-  @Tool({
-    name: 'test_elicitation',
-    description: 'Asks the user for a username and an email address (elicitation)',
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-  })
+  /** Asks the user for a username and an email address (elicitation) */
+  @Tool({ name: 'test_elicitation' })
   async elicitation(@Args('message') message: string, @McpCtx() ctx: McpContext): Promise<ContentBlock> {
     const answer = await ctx.elicit(message, USER_FORM);
     return Content.text(`User response: <action: ${answer.action}, content: ${JSON.stringify(answer.content ?? {})}>`);

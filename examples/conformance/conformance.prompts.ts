@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Args, Content, McpContext, McpCtx, Prompt } from '../../src/index.js';
+import { Args, Content, McpContext, McpCtx, Prompt, RequireScopes } from '../../src/index.js';
 import type { PromptMessage } from '../../src/core/index.js';
 import { completeFrom } from './complete-from.js';
 import { CONTEXT_FORM, TEST_IMAGE_BASE64 } from './fixture-data.js';
+import { fixtureScopes } from './scope-challenge.js';
 
 /**
  * The prompts of the prompts-* scenarios, the completion target of completion-complete, and the multi-round
@@ -12,6 +13,7 @@ import { CONTEXT_FORM, TEST_IMAGE_BASE64 } from './fixture-data.js';
 @Injectable()
 export class ConformancePrompts {
   @Prompt({ name: 'test_simple_prompt', description: 'A simple prompt without arguments' })
+  @RequireScopes(...fixtureScopes('mcp:conformance:prompts:get', 'mcp:conformance:prompts:test_simple_prompt'))
   simple(): string {
     return 'This is a simple prompt for testing.';
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Args, Resource, ResourceTemplate } from '../../src/index.js';
+import { Args, McpContext, McpCtx, RequireScopes, Resource, ResourceTemplate } from '../../src/index.js';
 import { completeFrom } from './complete-from.js';
 import { TEST_IMAGE_BASE64 } from './fixture-data.js';
+import { fixtureScopes, requireTemplateScopes } from './scope-challenge.js';
 
 /**
  * The resources of the resources-* and caching scenarios. A handler returns text (a text resource) or bytes
@@ -15,6 +16,7 @@ export class ConformanceResources {
     description: 'A static text resource for testing',
     mimeType: 'text/plain',
   })
+  @RequireScopes(...fixtureScopes('mcp:conformance:resources:read', 'mcp:conformance:resources:static'))
   staticText(): string {
     return 'This is the content of the static text resource.';
   }
@@ -37,7 +39,8 @@ export class ConformanceResources {
     mimeType: 'application/json',
     complete: { id: completeFrom(['1', '2', '3', '123']) },
   })
-  templateData(@Args('id') id: string): string {
+  templateData(@Args('id') id: string, @McpCtx() ctx: McpContext): string {
+    requireTemplateScopes(ctx.principal, id);
     return JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` });
   }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Content, Tool } from '../../src/index.js';
+import { Content, RequireScopes, Tool } from '../../src/index.js';
 import type { CallToolResult, ContentBlock } from '../../src/core/index.js';
 import { TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './fixture-data.js';
+import { fixtureScopes } from './scope-challenge.js';
 
 /**
  * The content tools of the tools-call-* scenarios: each returns its blocks through the `Content` helpers.
@@ -11,6 +12,7 @@ import { TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './fixture-data.js';
 @Injectable()
 export class ContentTools {
   @Tool({ name: 'test_simple_text', description: 'Tests simple text content response' })
+  @RequireScopes(...fixtureScopes('mcp:conformance:tools:call', 'mcp:conformance:tools:test_simple_text'))
   simpleText(): ContentBlock {
     return Content.text('This is a simple text response for testing.');
   }

@@ -45,6 +45,19 @@ export class DiagnosticTools {
   }
 
   /**
+   * `server-legacy-extensions`: the extensions the client declared, as the server sees them (never read from the
+   * raw request). On 2026-07-28 every request declares them; on the 2025-era leg only `initialize` does, so only a
+   * session (`MCP_LEGACY=stateful`) keeps them for the calls after it.
+   */
+  @Tool({
+    name: 'test_legacy_extension_capabilities',
+    description: 'Returns the client extensions this server sees for the request, as JSON text',
+  })
+  extensionCapabilities(@McpCtx() ctx: McpContext): ContentBlock {
+    return Content.text(JSON.stringify({ extensions: ctx.clientCapabilities?.extensions ?? {} }));
+  }
+
+  /**
    * Closes its SSE stream before it answers (SSE polling, SEP-1699): with `MCP_LEGACY=stateful` a 2025-era
    * client in a session resumes the stream with a GET carrying `Last-Event-ID` and gets the result there.
    * Anywhere else there is no stream to close and the result comes as usual.

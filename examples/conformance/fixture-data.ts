@@ -108,3 +108,13 @@ export const DELETE_CONFIRM_FORM = {
   properties: { confirm: { type: 'boolean' } },
   required: ['confirm'],
 };
+
+/**
+ * The extensions `server-legacy-extensions` expects in the 2025-11-25 `initialize` result, settings and all:
+ * MCP Apps, and two made-up ones whose settings no library could know in advance (a null among them).
+ */
+export const SERVER_EXTENSIONS = {
+  'io.modelcontextprotocol/ui': {},
+  'com.example/conformance': { nested: { enabled: true, limit: 3 }, values: [null, 'b', 4] },
+  'com.example/empty': {},
+};

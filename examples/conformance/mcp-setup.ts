@@ -4,6 +4,8 @@ import { BullModule } from '@nestjs/bullmq';
 import { McpModule, type McpModuleOptions } from '../../src/index.js';
 import { McpBullModule, McpTaskQueue } from '../../src/bullmq/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
+import { SERVER_EXTENSIONS } from './fixture-data.js';
+import { scopeChallengeAuth } from './scope-challenge.js';
 
 /**
  * The fixture's MCP server, alone by default. With `REDIS_URL` it is one instance of a fleet: listen-stream
@@ -13,6 +15,7 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
  * `legacy.mode` (`stateful`: 2025-era clients get sessions). `MCP_TASKS=bullmq` (with `REDIS_URL`) runs the task
  * tools as BullMQ jobs: this process only queues them, and `worker.ts` (the same module) runs them;
  * `MCP_TASK_STALLED_MS` sets the workers' lock and stalled-check interval (how soon a lost worker's job moves).
+ * `MCP_SCOPE_CHALLENGE=1` makes the endpoint a resource server for the SEP-2350 scenario (`scope-challenge.ts`).
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
@@ -25,8 +28,12 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
     // The Skills extension (SEP-2640): this folder (run from the repository's root) and ConformanceSkills.
     skills: { directory: resolve(env.MCP_SKILLS_DIR ?? 'examples/conformance/skills'), directoryRead: true },
   };
+  const auth = scopeChallengeAuth(env);
+  if (auth) options.auth = auth;
   const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
-  if (mode) options.legacy = { mode };
+  // server-legacy-extensions: named in the 2025-11-25 initialize result only, since their settings hold a null,
+  // which 2026-07-28's JSON values do not allow.
+  options.legacy = { extensions: SERVER_EXTENSIONS, ...(mode ? { mode } : {}) };
   if (!env.REDIS_URL) return [McpModule.forRoot(options)];
   const keyPrefix = env.REDIS_KEY_PREFIX ?? 'nestjs-mcp-conformance:';
   const queued = env.MCP_TASKS === 'bullmq';
@@ -40,7 +47,7 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
         ...redis,
         requestState: { ...redis.requestState, secret },
         tasks: { ...redis.tasks, ...tasks, queue },
-        legacy: { ...redis.legacy, mode },
+        legacy: { ...redis.legacy, ...options.legacy },
       }),
     }),
   ];

@@ -15,11 +15,10 @@ interface RegionArgs {
  */
 @Injectable()
 export class SchemaTools {
-  @Tool({
-    name: 'json_schema_2020_12_tool',
-    description: 'Tests JSON Schema 2020-12 keyword preservation (published verbatim)',
-    inputSchema: JSON_SCHEMA_2020_12,
-  })
+  /** Tests JSON Schema 2020-12 keyword preservation (published verbatim) */
+  // What the scenario checks ($schema, $anchor, if/then/else, a required-anyOf) no TypeScript type says: the
+  // schema is written, and wins over the plugin, which gives the description only.
+  @Tool({ name: 'json_schema_2020_12_tool', inputSchema: JSON_SCHEMA_2020_12 })
   jsonSchema202012(): ContentBlock {
     return Content.text('ok');
   }

@@ -148,6 +148,9 @@ export {
 export { applyServerTimeouts, type ServerTimeouts } from '../http/policy/server-timeouts.js';
 export { isLoopbackHost, publicBindWarning } from '../http/policy/bind-address.js';
 
+// Discovery: the MCP Registry entry, from the server's own identity.
+export { registryServerJson, type RegistryServerJsonOptions } from '../server/discovery/registry-server-json.js';
+
 // Schemas: conversion of zod, Standard Schema and DTO classes to the JSON Schema the kernel publishes.
 export { convertSchema, loadSchemaConverters, toJsonSchema } from '../server/schema/schema-converter.js';
 export type { DtoClass, StandardJsonSchemaSource, ZodSchemaSource } from '../server/schema/mcp-schema.js';

@@ -10,14 +10,19 @@ import type { McpPluginOptions } from './plugin-options.js';
  * the program's type checker, so a transpile-only build (`isolatedModules` in ts-jest) cannot run it.
  */
 export function before(_options: McpPluginOptions | undefined, program: ts.Program | undefined) {
-  if (!program) {
-    throw new Error(
-      'nestjs-mcp/plugin needs the TypeScript program (its type checker): a transpile-only build cannot run it.',
-    );
-  }
+  // A transpile-only compile (ts-jest with `isolatedModules`) gives no program, or one of a single file whose
+  // imports are not resolved: the decorators would not be recognised and every schema silently left out.
+  if (!program || program.getCompilerOptions().noResolve) throw new Error(TRANSPILE_ONLY);
   const checker = program.getTypeChecker();
   return (context: ts.TransformationContext) => (sourceFile: ts.SourceFile) => {
     if (sourceFile.isDeclarationFile) return sourceFile;
+    // The same failure, quieter: a checker of another program than the one being emitted knows none of its nodes.
+    if (program.getSourceFile(sourceFile.fileName) !== ts.getOriginalNode(sourceFile)) {
+      throw new Error(
+        `nestjs-mcp/plugin: ${sourceFile.fileName} is not in the program whose type checker it was given ` +
+          '(a compile with other options than its type check, or a watch that kept its first program).',
+      );
+    }
     const visit = (node: ts.Node): ts.Node => {
       if (ts.isClassDeclaration(node)) return withMetadataFactory(node, checker, context.factory);
       return ts.isSourceFile(node) || ts.isModuleBlock(node) || ts.isModuleDeclaration(node)
@@ -27,6 +32,10 @@ export function before(_options: McpPluginOptions | undefined, program: ts.Progr
     return ts.visitEachChild(sourceFile, visit, context);
   };
 }
+
+const TRANSPILE_ONLY =
+  'nestjs-mcp/plugin needs the type checker, which a transpile-only compile does not build. In ts-jest, set ' +
+  '"isolatedModules": false in its "tsconfig" option.';
 
 function withMetadataFactory(node: ts.ClassDeclaration, checker: ts.TypeChecker, factory: ts.NodeFactory) {
   const original = ts.getOriginalNode(node, ts.isClassDeclaration) ?? node;

@@ -9,8 +9,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-# COMPAT_WORKDIR keeps the apps and their node_modules for the next run (CI runs them on three Node versions);
-# the dependencies are the same on each, so only the tarball is installed again.
+# COMPAT_WORKDIR keeps the apps and their node_modules for the next run (CI runs them on three Node versions):
+# the dependencies and the tarball are the same on each, so they are installed once. `run.sh --install-only`
+# installs every app and runs nothing.
 if [ -n "${COMPAT_WORKDIR:-}" ]; then
   scratch="$COMPAT_WORKDIR"
   mkdir -p "$scratch"
@@ -44,20 +45,50 @@ run() {
   if [ "$status" -ne 0 ]; then failed=1; fi
 }
 
-for app in nest11-cjs nest12-esm; do
-  echo "== compat: $app"
+GENERATED_APPS="nest11-cjs nest12-esm"
+BACKEND_APPS="nest11-express-backend nest11-fastify-backend nest11-mikro-backend"
+
+# Copies an app into the scratch folder and installs its dependencies and the tarball, unless an earlier run in the
+# same COMPAT_WORKDIR installed this tarball there already (CI: the Node 22 and 24 runs, and the install CI starts
+# beside the Node 20 jest run with --install-only).
+install_app() {
+  local app="$1" marker="$scratch/$1/.nestjs-mcp-tarball"
+  if [ -f "$marker" ] && [ "$(cat "$marker")" = "$tarball" ]; then return; fi
   mkdir -p "$scratch/$app"
   cp -r "$here/$app/." "$scratch/$app"
-  cp "$here/shared/mcp-cases.ts" "$scratch/$app/test/"
+  case " $GENERATED_APPS " in *" $app "*) cp "$here/shared/mcp-cases.ts" "$scratch/$app/test/" ;; esac
   (
     cd "$scratch/$app"
     timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error "$tarball"
   )
-  cd "$scratch/$app"
-  # The package's types, as this module system resolves them, in the app's own tsconfig.
+  echo "$tarball" >"$marker"
+}
+
+# The app's own type check of the package, in the current folder. COMPAT_TYPECHECK=0 skips it: CI checks the
+# types on Node 20 only, as tsc's answer does not depend on the Node version that runs it.
+typecheck() {
+  if [ "${COMPAT_TYPECHECK:-1}" = 0 ]; then return; fi
+  local started
   started=$(date +%s)
   timeout 300 npx tsc --noEmit -p tsconfig.json || failed=1
   echo "# $app tsc --noEmit: done in $(($(date +%s) - started))s"
+}
+
+if [ "${1:-}" = --install-only ]; then
+  for app in $GENERATED_APPS $BACKEND_APPS; do
+    started=$(date +%s)
+    install_app "$app"
+    echo "# $app installed in $(($(date +%s) - started))s"
+  done
+  exit 0
+fi
+
+for app in $GENERATED_APPS; do
+  echo "== compat: $app"
+  install_app "$app"
+  cd "$scratch/$app"
+  # The package's types, as this module system resolves them, in the app's own tsconfig.
+  typecheck
   run "$app npm test" npm test
   run "$app npm run test:e2e" npm run test:e2e
   if [ "$app" = nest11-cjs ]; then
@@ -71,18 +102,11 @@ done
 # on PostgreSQL, nestjs-cls and media-type versioning), each with its own jest e2e specs, run and counted apart:
 # mcp.e2e-spec.ts (the endpoint inside the app), then the app's own guards, filters, versioning and stdio around
 # tools (mcp-enhancers.e2e-spec.ts; for the MikroORM backend, mcp-stdio.e2e-spec.ts).
-for app in nest11-express-backend nest11-fastify-backend nest11-mikro-backend; do
+for app in $BACKEND_APPS; do
   echo "== compat: $app"
-  mkdir -p "$scratch/$app"
-  cp -r "$here/$app/." "$scratch/$app"
-  (
-    cd "$scratch/$app"
-    timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error "$tarball"
-  )
+  install_app "$app"
   cd "$scratch/$app"
-  started=$(date +%s)
-  timeout 300 npx tsc --noEmit -p tsconfig.json || failed=1
-  echo "# $app tsc --noEmit: done in $(($(date +%s) - started))s"
+  typecheck
   specs="mcp mcp-enhancers"
   if [ "$app" = nest11-mikro-backend ]; then specs="mcp mcp-stdio"; fi
   for spec in $specs; do

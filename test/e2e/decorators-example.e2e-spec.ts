@@ -37,6 +37,27 @@ describe('The example app (decorator style)', () => {
     expect(sum.body.result.content).toEqual([{ type: 'text', text: '5' }]);
   });
 
+  it("publishes add's schema as nestjs-mcp/plugin derived it, and refuses a wrong argument type naming it", async () => {
+    const { result } = await mcp.listTools();
+    expect(result?.tools.find((tool) => tool.name === 'add')).toEqual({
+      name: 'add',
+      description: 'Adds two numbers',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          a: { type: 'number', description: 'the first addend' },
+          b: { type: 'number', description: 'the second addend' },
+        },
+        required: ['a', 'b'],
+      },
+    });
+    const wrong = await mcp.callTool('add', { a: 'two', b: 3 });
+    expect(wrong.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Invalid argument "a": must be number (type)' }],
+    });
+  });
+
   it('streams countdown progress before the result', async () => {
     const res = await mcp.post(
       mcpMessage('tools/call', { name: 'countdown', arguments: { n: 3 } }, { meta: { progressToken: 'p1' } }),

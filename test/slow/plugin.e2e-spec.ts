@@ -1,20 +1,12 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { packedTarball } from '../support/packed-package.js';
 
 const ROOT = process.cwd();
 const NEST = resolve('node_modules/@nestjs/cli/bin/nest.js');
+const JEST = resolve('node_modules/jest/bin/jest.js');
 const FIXTURE = resolve('test/slow/plugin-app');
 
 interface ToolsList {
@@ -22,19 +14,23 @@ interface ToolsList {
 }
 
 // A Nest app (nest-cli.json naming "nestjs-mcp/plugin", tools written as typed methods with JSDoc and no schema)
-// built by the Nest CLI with tsc and with SWC, against the package as built for publishing and resolved through
-// its exports map, as an installed package would be.
+// built by the Nest CLI with tsc and with SWC, and tested by its own jest with ts-jest, against the packed
+// package, resolved through its exports map as an installed package is.
 describe('nestjs-mcp/plugin in a Nest CLI build', () => {
   let app: string;
   const children: ChildProcess[] = [];
 
   beforeAll(() => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'pipe', timeout: 300_000 });
     mkdirSync(join(ROOT, 'build'), { recursive: true });
     app = mkdtempSync(join(ROOT, 'build', 'plugin-e2e-'));
     cpSync(FIXTURE, app, { recursive: true });
+    // The packed package, unpacked where an install puts it; its dependencies resolve from the checkout's
+    // node_modules, up the tree. Packed apart (or by CI), never by rebuilding the checkout's dist/, which tests
+    // running beside this one read.
+    const tarball = packedTarball(mkdtempSync(join(app, 'pack-')));
     mkdirSync(join(app, 'node_modules'));
-    symlinkSync(ROOT, join(app, 'node_modules', 'nestjs-mcp'), 'dir');
+    execFileSync('tar', ['-xzf', tarball, '-C', join(app, 'node_modules')]);
+    renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'nestjs-mcp'));
   }, 360_000);
 
   afterAll(() => {
@@ -148,6 +144,30 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
       });
     }
   }, 600_000);
+
+  it("runs in jest as ts-jest's AST transformer, and refuses a transpile-only ts-jest", () => {
+    // The fixture's jest.config.json names `nestjs-mcp/plugin` in `astTransformers`. ts-jest resolves it from its
+    // own folder, which here is the repository's: NODE_PATH adds the app's node_modules, as an install would.
+    // Jest runs as ESM because the repository's Nest 12 is ESM only.
+    const jest = (...args: string[]) =>
+      spawnSync(process.execPath, ['--experimental-vm-modules', JEST, '--ci', '--no-cache', ...args], {
+        cwd: app,
+        env: { ...process.env, NODE_PATH: join(app, 'node_modules') },
+        encoding: 'utf8',
+        timeout: 300_000,
+      });
+    const run = jest();
+    expect(run.stderr).toMatch(/Tests: +1 passed, 1 total/);
+    expect(run.status).toBe(0);
+
+    // With `isolatedModules` ts-jest compiles each file alone, without the types the plugin reads.
+    const config = JSON.parse(readFileSync(join(app, 'jest.config.json'), 'utf8'));
+    config.transform['^.+\\.ts$'][1].tsconfig.isolatedModules = true;
+    writeFileSync(join(app, 'jest.transpile-only.json'), JSON.stringify(config));
+    const transpileOnly = jest('--config', 'jest.transpile-only.json');
+    expect(transpileOnly.status).not.toBe(0);
+    expect(transpileOnly.stderr).toContain('nestjs-mcp/plugin needs the type checker');
+  }, 300_000);
 
   it('changes the schema on the next build when a parameter type changes, and fails the build on a function type', () => {
     const tools = join(app, 'src', 'weather.tools.ts');

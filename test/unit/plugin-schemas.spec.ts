@@ -1,3 +1,5 @@
+import ts from 'typescript';
+import { factory } from '../../src/plugin/index.js';
 import { compileWithPlugin, evaluate, type PluginOutcome } from '../support/plugin-compile.js';
 
 /** Each row: a TypeScript source with a class `T`, and what the plugin derives for its method `m`. */
@@ -306,5 +308,23 @@ describe('nestjs-mcp/plugin: TypeScript signatures → JSON Schema', () => {
     const { ok } = compileWithPlugin({ ok: `export class T { m(@Args('a') a: () => void) {} }` });
     expect(ok.js).not.toContain('_MCP_METADATA_FACTORY');
     expect(evaluate(ok.js!).T).toBeDefined();
+  });
+
+  it('refuses a compile without the type checker rather than leave the schemas out', () => {
+    const source = `import { Tool } from 'nestjs-mcp';\nexport class T { @Tool() m(a: string) {} }`;
+    // ts-jest with `isolatedModules`: no program for CommonJS, a program of one unresolved file for ESM.
+    expect(() => factory({})).toThrow(/needs the type checker.*"isolatedModules": false/);
+    const compile = (transformers: (program: ts.Program) => ts.CustomTransformers) => {
+      const host = ts.createCompilerHost({});
+      const file = ts.createSourceFile('t.ts', source, ts.ScriptTarget.ES2022);
+      host.getSourceFile = (name) => (name === 't.ts' ? file : undefined);
+      host.writeFile = () => undefined;
+      const program = ts.createProgram(['t.ts'], { noResolve: true, noLib: true, experimentalDecorators: true }, host);
+      program.emit(undefined, undefined, undefined, false, transformers(program));
+    };
+    expect(() => compile((program) => ({ before: [factory({ program })] }))).toThrow(/needs the type checker/);
+    // A checker of another program than the one emitting knows none of its nodes: refused, not read as no tools.
+    const other = ts.createProgram([], {});
+    expect(() => compile(() => ({ before: [factory({ program: other })] }))).toThrow(/t\.ts is not in the program/);
   });
 });

@@ -98,6 +98,23 @@ export const HANDLER_NOT_A_FUNCTION = (owner: string) => `${owner}: handler must
 export const NOTHING_TO_COMPLETE = (owner: string, what: string, key: string) =>
   `${owner}: no ${what} "${key}" to complete`;
 
+export const INVALID_EXTENSION = (option: string, id: string, anyJson: boolean) =>
+  `${option}: ${JSON.stringify(id)} must be an identifier "vendor/name" whose settings are a JSON object` +
+  (anyJson ? '' : ' of objects, arrays, strings, integers and booleans (2026-07-28 allows no null and no fraction)');
+
+/** What `registryServerJson` refuses, every problem at once: the fields the MCP Registry would refuse. */
+export const REGISTRY_ENTRY_REFUSED = (problems: string[]) => `server.json: ${problems.join('; ')}`;
+export const REGISTRY_ENTRY = {
+  name: (name: string) =>
+    `name ${JSON.stringify(name)} must be "namespace/name" in reverse-DNS form, e.g. "com.example/weather"`,
+  description: 'info.description is required, 1 to 100 characters',
+  title: 'info.title must be 1 to 100 characters',
+  version: (version: string) => `version ${JSON.stringify(version)} must be one version, not a range`,
+  nowhere: 'give the endpoint url, the npm package, or both: an entry must say where the server runs',
+  url: (url: string) => `url ${JSON.stringify(url)} must be an http(s) URL`,
+  npm: 'npm needs an identifier and one published version (not "latest")',
+};
+
 export const INVALID_SCOPES = (owner: string) =>
   `${owner}: scopes must be an array of OAuth scope tokens (no spaces, quotes or backslashes)`;
 

@@ -130,7 +130,7 @@ export class McpKernel extends KernelRegistrations {
       { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills },
       { round, failure, gate: new ScopeGate(options.hideForbidden ?? false), taskRunner: this.taskRunner, schemas },
       { eventBus: this.eventBus, limits: this.listenLimits(listen), serverName: options.name },
-      options.instructions,
+      options,
     );
     ({ listen: this.listen, tools: this.toolCalls, server: this.server } = families);
     this.dispatcher = new CallDispatcher(methodTable(families), this.calls, (context) => this.callerOf(context), log);

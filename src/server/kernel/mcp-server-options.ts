@@ -102,6 +102,14 @@ export interface McpServerOptions {
   /** Skills (SEP-2640): a folder of skills served as `skill://` resources, and the extension declared. */
   skills?: McpSkillsOptions;
   /**
+   * More extensions (SEP-2133) the server supports, each under its identifier (`vendor/name`) with its settings,
+   * named in both eras' handshakes (`server/discover` and the 2025-era `initialize` result) beside those the
+   * module declares itself (Apps, Skills, Tasks), which win on the same identifier. Settings hold objects, arrays,
+   * strings, integers and booleans (2026-07-28's JSON values). What a client declared is
+   * `ctx.clientCapabilities.extensions`.
+   */
+  extensions?: Record<string, Record<string, unknown>>;
+  /**
    * Where the kernel writes what only the operator should read: redacted handler errors (without
    * `onHandlerError`), interceptors that throw, an event bus or task store that fails. Default: stderr.
    */

@@ -20,6 +20,7 @@ import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { TaskRunner } from '../tasks/task-runner.js';
 import { ToolTasks } from '../tasks/tool-tasks.js';
 import { Era2026 } from '../eras/era-2026.js';
+import type { McpServerOptions } from './mcp-server-options.js';
 
 /** What the families serve from. */
 export interface KernelRegistries {
@@ -61,12 +62,21 @@ export function createMethodFamilies(
   registries: KernelRegistries,
   { round, failure, gate, taskRunner, schemas }: KernelServices,
   listen: KernelListen,
-  instructions: string | undefined,
+  { instructions, extensions }: Pick<McpServerOptions, 'instructions' | 'extensions'>,
 ): MethodFamilies {
   const { tools, resources, prompts, skills } = registries;
   const completion = new CompletionMethods(prompts, resources, gate);
   return {
-    server: new ServerMethods(tools, prompts, resources, completion, skills, Era2026.supportedVersions, instructions),
+    server: new ServerMethods(
+      tools,
+      prompts,
+      resources,
+      completion,
+      skills,
+      Era2026.supportedVersions,
+      instructions,
+      extensions,
+    ),
     tools: new ToolMethods(tools, round, failure, gate, new ToolTasks(taskRunner, schemas)),
     resources: new ResourceMethods(resources, round, failure, gate),
     prompts: new PromptMethods(prompts, round, failure, gate),

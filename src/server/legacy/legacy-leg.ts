@@ -30,6 +30,7 @@ import { toolError } from '../methods/tools.js';
 import { InProcessReplyRouter, type ReplyRouter } from './reply-router.js';
 import { ClientRequests } from './client-requests.js';
 import { Era2025 } from '../eras/era-2025.js';
+import { checkedExtensions, type DeclaredExtensions } from '../discovery/declared-extensions.js';
 
 /** The `legacy` option group: how 2025-era clients (those that open with `initialize`) are served. */
 export interface LegacyOptions {
@@ -51,6 +52,11 @@ export interface LegacyOptions {
   maxReplyBytes?: number;
   /** Most of those one identified caller may hold. Default: a quarter of `maxWaitingCalls` (at least 1). */
   maxWaitingCallsPerCaller?: number;
+  /**
+   * Extensions named only in the 2025-era `initialize` result, with settings of any JSON (null too), beside the
+   * top-level `extensions`, which keep theirs on the same identifier, as do the module's own.
+   */
+  extensions?: Record<string, Record<string, unknown>>;
 }
 
 /** What the leg needs of the kernel: its dispatcher, in any era, what it has registered, and its scope rules. */
@@ -88,6 +94,7 @@ export class LegacyLeg {
   /** The sessions of `mode: 'stateful'`; undefined when stateless. */
   readonly sessions: LegacySessions | undefined;
   private readonly router: ReplyRouter;
+  private readonly extensions: DeclaredExtensions | undefined;
 
   constructor(
     private readonly kernel: LegacyDispatcher,
@@ -96,6 +103,8 @@ export class LegacyLeg {
     options: LegacyOptions,
   ) {
     this.router = options.replyRouter ?? new InProcessReplyRouter();
+    this.extensions =
+      options.extensions === undefined ? undefined : checkedExtensions('legacy.extensions', options.extensions, true);
     const maxWaiting = options.maxWaitingCalls ?? 100;
     this.requests = new ClientRequests({
       router: this.router,
@@ -218,6 +227,7 @@ export class LegacyLeg {
    */
   private capabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = { ...this.kernel.capabilities() };
+    if (this.extensions) capabilities.extensions = { ...this.extensions, ...capabilities.extensions };
     const changes = this.sessions ? { listChanged: true } : {};
     if (capabilities.tools) capabilities.tools = { ...changes };
     if (capabilities.prompts) capabilities.prompts = { ...changes };

@@ -8,9 +8,12 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { CompletionMethods } from './completion.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import { SKILLS_EXTENSION } from '../../protocol/skills.js';
+import { checkedExtensions, type DeclaredExtensions } from '../discovery/declared-extensions.js';
 
 /** What the server says about itself: its capabilities (any era's handshake) and `server/discover`. */
 export class ServerMethods {
+  private readonly declared: DeclaredExtensions | undefined;
+
   constructor(
     private readonly tools: ToolRegistry,
     private readonly prompts: PromptRegistry,
@@ -19,7 +22,10 @@ export class ServerMethods {
     private readonly skills: SkillCatalog,
     private readonly supportedVersions: readonly string[],
     private readonly instructions: string | undefined,
-  ) {}
+    extensions: DeclaredExtensions | undefined,
+  ) {
+    this.declared = extensions === undefined ? undefined : checkedExtensions('extensions', extensions, false);
+  }
 
   /** Derived from what is registered now, so a primitive added at run time shows up in the next answer. */
   capabilities(): ServerCapabilities {
@@ -29,8 +35,9 @@ export class ServerMethods {
     if (this.resources.size > 0 || this.skills.enabled) capabilities.resources = { subscribe: true, listChanged: true };
     if (this.completion.available) capabilities.completions = {};
     capabilities.logging = {};
+    if (this.declared) capabilities.extensions = { ...this.declared };
     // MCP Apps asks nothing of the transport, so both eras' handshakes name it.
-    if (this.tools.hasUiTools) capabilities.extensions = { [UI_EXTENSION]: {} };
+    if (this.tools.hasUiTools) capabilities.extensions = { ...capabilities.extensions, [UI_EXTENSION]: {} };
     // Skills (SEP-2640) ask nothing of the transport either; their settings sit inline under the identifier.
     if (this.skills.enabled)
       capabilities.extensions = {

@@ -68,7 +68,7 @@ export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): voi
         await app.init();
         const mcp = createMcpTestClient(app);
         const tools = await mcp.listTools();
-        expect(tools.result?.tools.map((t) => t.name)).toEqual(['echo', 'hello']);
+        expect(tools.result?.tools.map((t) => t.name)).toEqual(['echo', 'hello', 'convert']);
         const echo = await mcp.callTool(
           'echo',
           { text: 'hi' },
@@ -194,15 +194,71 @@ export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): voi
 }
 
 /**
- * The app's own stdio entry (src/stdio.ts: `bootstrapStdio(AppModule)` from the installed package), built as
- * `nest build` lays it out (dist/stdio.js) and launched by the official MCP client the way a desktop client
+ * `convert` is a plain typed method with JSDoc and no schema: nestjs-mcp/plugin derived what it publishes (through
+ * ts-jest's AST transformer on Nest 11, through the generated metadata file under vitest on Nest 12, and in
+ * `nest build` for the stdio case).
+ */
+const CONVERT = {
+  name: 'convert',
+  description: 'Converts a temperature to another scale.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      value: { type: 'number', description: 'the temperature to convert' },
+      to: {
+        type: 'string',
+        enum: ['celsius', 'fahrenheit'],
+        description: 'the scale to convert it to',
+        default: 'fahrenheit',
+      },
+    },
+    required: ['value'],
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      value: { type: 'number', description: 'The converted temperature' },
+      scale: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    },
+    required: ['value', 'scale'],
+  },
+};
+// The derived schema is checked as a written one is: a wrong argument type is a tool error naming the argument.
+const WRONG_VALUE = [{ type: 'text', text: 'Invalid argument "value": must be number (type)' }];
+
+export function definePluginCase(AppModule: Type): void {
+  it(
+    'a tool with no schema written lists the schema the plugin derived from its types, and refuses a wrong type',
+    async () => {
+      const { app } = await createApp([AppModule], new ExpressAdapter());
+      await app.init();
+      try {
+        const mcp = createMcpTestClient(app);
+        const tools = await mcp.listTools();
+        expect(tools.result?.tools.find((tool) => tool.name === 'convert')).toEqual(CONVERT);
+        const wrong = await mcp.callTool('convert', { value: 'hot' });
+        expect(wrong.status).toBe(200);
+        expect(wrong.result?.isError).toBe(true);
+        expect(wrong.result?.content).toEqual(WRONG_VALUE);
+        const right = await mcp.callTool('convert', { value: 100 });
+        expect(right.result?.structuredContent).toEqual({ value: 212, scale: 'fahrenheit' });
+      } finally {
+        await app.close();
+      }
+    },
+    TIMEOUT,
+  );
+}
+
+/**
+ * The app's own stdio entry (src/stdio.ts: `bootstrapStdio(AppModule)` from the installed package), built by
+ * `nest build` (tsc, with nestjs-mcp/plugin from nest-cli.json) and launched by the official MCP client the way a desktop client
  * does. Run from the app's folder, as its test scripts are.
  */
 export function defineStdioCase(): void {
   describe('nestjs-mcp over stdio', () => {
     beforeAll(() => {
-      // `nest build` without the Nest CLI: tsc with the app's build config.
-      execFileSync(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      execFileSync(process.execPath, [join('node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build'], {
         stdio: 'inherit',
       });
     }, 120_000);
@@ -221,11 +277,15 @@ export function defineStdioCase(): void {
         try {
           expect(client.getNegotiatedProtocolVersion()).toBe(PROTOCOL_VERSION);
           const { tools } = await client.listTools();
-          expect(tools.map((tool) => tool.name)).toEqual(['echo', 'hello']);
+          expect(tools.map((tool) => tool.name)).toEqual(['echo', 'hello', 'convert']);
           const echo = await client.callTool({ name: 'echo', arguments: { text: 'over the pipe' } });
           expect(echo.content).toEqual([{ type: 'text', text: 'over the pipe' }]);
           const hello = await client.callTool({ name: 'hello', arguments: {} });
           expect(hello.content).toEqual([{ type: 'text', text: 'Hello World!' }]);
+          expect(tools.find((tool) => tool.name === 'convert')).toEqual(CONVERT);
+          const wrong = await client.callTool({ name: 'convert', arguments: { value: 'hot' } });
+          expect(wrong.isError).toBe(true);
+          expect(wrong.content).toEqual(WRONG_VALUE);
         } finally {
           await client.close();
         }

@@ -1,5 +1,6 @@
 import { AppModule } from '../src/app.module';
-import { defineMcpCases, defineStdioCase } from './mcp-cases';
+import { defineMcpCases, definePluginCase, defineStdioCase } from './mcp-cases';
 
 defineMcpCases(AppModule, { runner: 'jest-cjs' });
+definePluginCase(AppModule);
 defineStdioCase();

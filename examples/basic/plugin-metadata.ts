@@ -1,0 +1,4 @@
+/* eslint-disable */
+export default async () => {
+    return { "nestjs-mcp/plugin": { "mcp": [[import("./forecast.controller.js"), { "ForecastController": { "findOne": { "kind": "routeTool", "outputSchema": { "type": "object", "properties": { "city": { "type": "string" }, "temperatureC": { "type": "number" }, "conditions": { "type": "string" } }, "required": ["city", "temperatureC", "conditions"] } } } }], [import("./weather.catalog.js"), { "WeatherCatalog": { "forecast": { "kind": "resourceTemplate" }, "report": { "kind": "prompt" } } }], [import("./weather.tools.js"), { "WeatherTools": { "getWeather": { "kind": "tool" }, "add": { "kind": "tool", "description": "Adds two numbers", "inputSchema": { "type": "object", "properties": { "a": { "type": "number", "description": "the first addend" }, "b": { "type": "number", "description": "the second addend" } }, "required": ["a", "b"] } }, "countdown": { "kind": "tool" } } }]] } };
+};
