@@ -1,5 +1,5 @@
 // Copies the hand-written CommonJS files of src/ (and their .d.cts types) next to the compiled output: tsc
-// never emits them, and must not compile them (see src/auth/jose-loader.cjs for why).
+// never emits them, and must not compile them (see src/auth/tokens/jose-loader.cjs for why).
 import { cpSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

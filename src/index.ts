@@ -4,17 +4,21 @@
 // helpers are in `nestjs-mcp/core`; the few names both export are the ones a handler uses either way.
 
 // The module, its options and the injectable server.
-export { McpModule } from './nest/mcp.module.js';
+export { McpModule } from './nest/module/mcp.module.js';
 export type {
   McpModuleOptions,
   McpModuleExtras,
   McpModuleHttpOptions,
   McpObservabilityOptions,
-} from './nest/mcp-module-options.interface.js';
+} from './nest/module/mcp-module-options.interface.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { getMcpServerToken } from './nest/mcp-server.token.js';
 export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
-export { bootstrapStdio, type McpStdioBootstrapOptions, type McpStdioApplication } from './nest/bootstrap-stdio.js';
+export {
+  bootstrapStdio,
+  type McpStdioBootstrapOptions,
+  type McpStdioApplication,
+} from './nest/stdio/bootstrap-stdio.js';
 
 // Decorators for tools, resources and prompts on providers, their parameters and execution context.
 export { Tool, type ToolOptions } from './nest/decorators/tool.decorator.js';
@@ -28,25 +32,29 @@ export type {
   RouteToolOptions,
   RouteArgumentSource,
   McpRoutesOptions,
-} from './nest/routes/route-tool-options.interface.js';
+} from './nest/decorators/route-tool-options.interface.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
-export { Args } from './nest/decorators/args.decorator.js';
-export { McpCtx } from './nest/decorators/mcp-ctx.decorator.js';
-export { InputResponses } from './nest/decorators/input-responses.decorator.js';
-export { ResourceUri } from './nest/decorators/resource-uri.decorator.js';
-export { RequireScopes } from './nest/require-scopes.decorator.js';
-export { McpExecutionContext, type McpContextType, type McpTransportKind } from './nest/mcp-execution-context.js';
-export type { McpArgumentsHost } from './nest/mcp-arguments-host.js';
+export { Args } from './nest/decorators/params/args.decorator.js';
+export { McpCtx } from './nest/decorators/params/mcp-ctx.decorator.js';
+export { InputResponses } from './nest/decorators/params/input-responses.decorator.js';
+export { ResourceUri } from './nest/decorators/params/resource-uri.decorator.js';
+export { RequireScopes } from './nest/decorators/require-scopes.decorator.js';
+export {
+  McpExecutionContext,
+  type McpContextType,
+  type McpTransportKind,
+} from './nest/pipeline/mcp-execution-context.js';
+export type { McpArgumentsHost } from './nest/pipeline/mcp-arguments-host.js';
 
 // What handlers get, return and throw.
 export { McpContext } from './server/mcp-context.js';
-export { InputRequired } from './server/input/input-required.js';
+export { InputRequired } from './server/input-required.js';
 export { Content } from './server/content.js';
 export { ToolError } from './server/errors/tool-error.js';
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';
 export { insufficientScope } from './server/access/required-scopes.js';
-export { McpPrincipal } from './auth/principal.js';
+export { McpPrincipal } from './auth/tokens/principal.js';
 
 // Run-time registration through MCPServer: schemas in any style, typed handlers, a handle to update or remove.
 export type { McpSchema, InferSchemaInput } from './server/schema/mcp-schema.js';
@@ -66,10 +74,10 @@ export type {
   Completer,
 } from './server/registry/resource-registry.js';
 export type { PromptHandler, PromptRegistration, PromptValue } from './server/registry/prompt-registry.js';
-export type { UiResourceRegistration } from './server/apps/ui-resource.js';
-export type { UiResourceCsp, UiResourcePermissions } from './protocol/apps.js';
+export type { UiResourceRegistration } from './server/registry/ui-resource.js';
+export type { UiResourceCsp, UiResourcePermissions } from './protocol/extensions/apps.js';
 export type { McpSkill, McpSkillsOptions } from './server/skills/skill-options.js';
 
 // Errors: start-up configuration, and what a custom token verifier throws.
 export { McpConfigurationError, McpRegistrationError } from './nest/errors/index.js';
-export { InvalidTokenError } from './auth/token-verifier.js';
+export { InvalidTokenError } from './auth/tokens/token-verifier.js';

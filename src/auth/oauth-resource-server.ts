@@ -2,18 +2,18 @@ import type { IncomingMessage } from 'node:http';
 import type { HttpAuthentication, HttpAuthenticationRefusal, McpHttpAuthenticator } from '../http/mcp-http-options.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { checkRequiredScopes } from '../server/access/required-scopes.js';
-import type { McpAuthOptions } from './auth-options.js';
+import type { McpAuthOptions } from './tokens/auth-options.js';
 import { bearerToken } from './bearer-token.js';
-import { IntrospectionVerifier } from './introspection-verifier.js';
-import { JwtVerifier } from './jwt-verifier.js';
-import { credentialExpiryOf, McpPrincipal, scopesOf } from './principal.js';
+import { IntrospectionVerifier } from './tokens/introspection-verifier.js';
+import { JwtVerifier } from './tokens/jwt-verifier.js';
+import { credentialExpiryOf, McpPrincipal, scopesOf } from './tokens/principal.js';
 import {
   canonicalResourceUri,
   defaultResourceMetadataUrl,
   type ProtectedResourceMetadata,
 } from './protected-resource-metadata.js';
 import { ScopeHierarchy } from './scope-hierarchy.js';
-import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './token-verifier.js';
+import { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from './tokens/token-verifier.js';
 import { readsAsExpired } from './unverified-expiry.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';

@@ -1,8 +1,8 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { Worker, type Job, type Queue } from 'bullmq';
-import type { McpTransportTarget } from '../nest/mcp-transport.token.js';
-import { getMcpTransportToken } from '../nest/mcp-transport.token.js';
+import type { McpTransportTarget } from '../nest/module/mcp-transport.token.js';
+import { getMcpTransportToken } from '../nest/module/mcp-transport.token.js';
 import type { QueuedTask } from '../server/tasks/task-queue.js';
 import type { McpBullOptions } from './mcp-bull-options.interface.js';
 

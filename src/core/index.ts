@@ -29,7 +29,7 @@ export {
 export { replyAnswer, type ReplyOutcome } from '../protocol/client-reply.js';
 
 // Server: the transport-free kernel and what handlers use.
-export { McpKernel } from '../server/mcp-kernel.js';
+export { McpKernel } from '../server/kernel/mcp-kernel.js';
 export type {
   McpServerOptions,
   McpServerInfo,
@@ -38,7 +38,7 @@ export type {
   McpListenOptions,
   McpRequestStateOptions,
   McpErrorReportingOptions,
-} from '../server/mcp-server-options.js';
+} from '../server/kernel/mcp-server-options.js';
 export type { McpRequestContext } from '../server/mcp-request-context.js';
 export type { McpLogger } from '../server/mcp-logger.js';
 export type { LegacyLeg, LegacyOptions } from '../server/legacy/legacy-leg.js';
@@ -48,11 +48,11 @@ export {
   inputRequired,
   type InputRequiredOptions,
   type InputCapability,
-} from '../server/input/input-required.js';
+} from '../server/input-required.js';
 export { InMemoryRequestStateStore, type RequestStateStore } from '../server/input/request-state-store.js';
 export { Content } from '../server/content.js';
 export { ToolError } from '../server/errors/tool-error.js';
-export type { HandlerErrorLogger, HandlerErrorReport } from '../server/errors/handler-error-policy.js';
+export type { HandlerErrorLogger, HandlerErrorReport } from '../server/failures/handler-error-policy.js';
 // The registration types the kernel takes are the Nest surface's (`import type { ... } from 'nestjs-mcp'`);
 // only the registry's JSON-Schema-only form of a tool is the kernel's own.
 export type { ToolRegistration } from '../server/registry/tool-registry.js';
@@ -76,7 +76,7 @@ export {
   type DetailedTask,
   type TaskError,
   type TaskStatus,
-} from '../protocol/tasks.js';
+} from '../protocol/extensions/tasks.js';
 // MCP Apps (SEP-1865): the extension's identifiers and wire types, for hosts and gateways that read UI tools.
 export {
   UI_EXTENSION,
@@ -85,8 +85,8 @@ export {
   type UiToolMeta,
   type UiToolVisibility,
   type UiResourceMeta,
-} from '../protocol/apps.js';
-export type { UiHtmlHandler } from '../server/apps/ui-resource.js';
+} from '../protocol/extensions/apps.js';
+export type { UiHtmlHandler } from '../server/registry/ui-resource.js';
 export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,
@@ -125,24 +125,28 @@ export type {
   HttpRejection,
   PreparedBody,
 } from '../http/mcp-http-options.js';
-export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/host-origin-policy.js';
-export type { McpCorsOptions } from '../http/cors-policy.js';
+export { LOOPBACK_HOSTS, type HostOriginOptions } from '../http/policy/host-origin-policy.js';
+export type { McpCorsOptions } from '../http/policy/cors-policy.js';
 
 // stdio: the same kernel on stdin/stdout, for local clients that launch the server as a child process.
 export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mcp-stdio-driver.js';
 
 // Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 export { OAuthResourceServer } from '../auth/oauth-resource-server.js';
-export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from '../auth/auth-options.js';
-export { McpPrincipal, scopesOf } from '../auth/principal.js';
-export { InvalidTokenError, TokenVerificationUnavailableError, type TokenVerifier } from '../auth/token-verifier.js';
+export type { McpAuthOptions, JwtVerifierOptions, IntrospectionVerifierOptions } from '../auth/tokens/auth-options.js';
+export { McpPrincipal, scopesOf } from '../auth/tokens/principal.js';
+export {
+  InvalidTokenError,
+  TokenVerificationUnavailableError,
+  type TokenVerifier,
+} from '../auth/tokens/token-verifier.js';
 export { bearerChallenge, type BearerChallenge } from '../auth/www-authenticate.js';
 export {
   PROTECTED_RESOURCE_METADATA_PATH,
   type ProtectedResourceMetadata,
 } from '../auth/protected-resource-metadata.js';
-export { applyServerTimeouts, type ServerTimeouts } from '../http/server-timeouts.js';
-export { isLoopbackHost, publicBindWarning } from '../http/bind-address.js';
+export { applyServerTimeouts, type ServerTimeouts } from '../http/policy/server-timeouts.js';
+export { isLoopbackHost, publicBindWarning } from '../http/policy/bind-address.js';
 
 // Discovery: the MCP Registry entry, from the server's own identity.
 export { registryServerJson, type RegistryServerJsonOptions } from '../server/discovery/registry-server-json.js';

@@ -8,7 +8,7 @@ import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { SessionRecord } from '../server/sessions/session-store.js';
 import type { InFlightExchanges } from './in-flight-exchanges.js';
 import type { JsonWriter } from './json-writer.js';
-import { acceptsJsonAndEventStream } from './media-type.js';
+import { acceptsJsonAndEventStream } from './policy/media-type.js';
 import type { HttpAuthentication } from './mcp-http-options.js';
 import { SessionHttp } from './session-http.js';
 

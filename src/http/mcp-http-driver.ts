@@ -7,38 +7,26 @@ import {
   unsupportedVersionError,
 } from '../protocol/classifier.js';
 import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
-import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
-import type { McpKernel } from '../server/mcp-kernel.js';
+import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import { discardBody, readBody } from './body-reader.js';
-import { CorsPolicy } from './cors-policy.js';
-import { HostOriginPolicy } from './host-origin-policy.js';
+import { CorsPolicy } from './policy/cors-policy.js';
+import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
 import { isInProcessRequest } from './in-process-request.js';
 import { JsonWriter } from './json-writer.js';
+import { CallerAuthentication } from './caller-authentication.js';
 import { LegacyHttp } from './legacy-http.js';
 import type { SessionHttp } from './session-http.js';
-import { checkMediaType } from './media-type.js';
-import type {
-  HttpAuthentication,
-  HttpRejection,
-  HttpAuthenticationRefusal,
-  McpHttpAuthenticator,
-  McpHttpOptions,
-  PreparedBody,
-} from './mcp-http-options.js';
+import { checkMediaType } from './policy/media-type.js';
+import type { HttpAuthentication, HttpRejection, McpHttpOptions, PreparedBody } from './mcp-http-options.js';
 
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
 const DISCARD_FACTOR = 8;
 const DISCARD_DEADLINE_MS = 5_000;
-const AUTHENTICATION_FAILED: HttpAuthentication = Object.freeze({
-  ok: false,
-  status: 500,
-  code: ErrorCode.InternalError,
-  message: 'Internal error: the caller could not be authenticated',
-});
 /** An admission without an authentication of its own: shared, since nothing writes to it. */
 const ADMITTED: PreparedBody = Object.freeze({});
 /** A route tool's in-process request that reached the MCP endpoint: a call must never loop back into MCP. */
@@ -64,7 +52,7 @@ export class McpHttpDriver {
   private readonly bodyTimeoutMs: number;
   private readonly drainTimeoutMs: number;
   private readonly hostOrigin: HostOriginPolicy;
-  private readonly authenticator?: McpHttpAuthenticator;
+  private readonly auth: CallerAuthentication;
   private readonly cors?: CorsPolicy;
   private readonly writer: JsonWriter;
   private readonly inFlight: InFlightExchanges;
@@ -87,14 +75,14 @@ export class McpHttpDriver {
       this.writer,
     );
     this.hostOrigin = new HostOriginPolicy(options);
-    this.authenticator = options.authenticator;
+    this.auth = new CallerAuthentication(kernel, this.writer, options.authenticator);
     this.legacyHttp =
       kernel.legacy &&
       new LegacyHttp(
         kernel.legacy,
         this.inFlight,
         this.writer,
-        (response) => this.scopeChallenge(response),
+        (response) => this.auth.scopeChallenge(response),
         options.sseKeepAliveMs ?? 15_000,
       );
     this.sessions = this.legacyHttp?.sessions;
@@ -182,7 +170,7 @@ export class McpHttpDriver {
    * reads what they set, rather than by `admit` before the route: then a front layer must keep every parser off it.
    */
   get readsBodyInRoute(): boolean {
-    return this.authenticator?.afterGuards === true;
+    return this.auth.afterGuards;
   }
 
   /**
@@ -210,10 +198,10 @@ export class McpHttpDriver {
       this.reject(res, rejection);
       return then(null);
     }
-    if (!this.authenticator?.fromHeaders) return this.admitBody(req, res, undefined, then);
-    void whenReady(this.authenticate(this.authenticator, req, httpRequest), async (authentication) => {
+    if (!this.auth.fromHeaders) return this.admitBody(req, res, undefined, then);
+    void whenReady(this.auth.run(req, httpRequest), async (authentication) => {
       if (authentication.ok) return this.admitBody(req, res, authentication, then);
-      await this.refuseAuthentication(authentication, undefined, res, httpRequest, req);
+      await this.auth.refuse(authentication, undefined, res, httpRequest, req);
       this.dropUnread(req);
       then(null);
     });
@@ -297,14 +285,14 @@ export class McpHttpDriver {
     const unread = admitted.raw === undefined && !('parsed' in admitted);
     // Before the body and before anything is dispatched, so every message, notifications included, needs a
     // caller, and one the authenticator refuses costs no body read or inflation.
-    const pending = this.authenticateOnce(admitted.authentication, req, httpRequest);
+    const pending = this.auth.once(admitted.authentication, req, httpRequest);
     const auth = isThenable(pending) ? await pending : pending;
     if (auth && !auth.ok) {
       if (req.method !== 'POST') {
         this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
         return;
       }
-      await this.refuseAuthentication(auth, unread ? undefined : admitted.parsed, res, httpRequest, req);
+      await this.auth.refuse(auth, unread ? undefined : admitted.parsed, res, httpRequest, req);
       if (unread) this.dropUnread(req);
       return;
     }
@@ -346,17 +334,7 @@ export class McpHttpDriver {
       this.writer.write(res, 400, verdict.response);
       return;
     }
-    if (verdict.kind === 'notification') {
-      // This revision defines no client-to-server notifications over HTTP: accept and drop, unless the client
-      // speaks a version this server does not, which it must learn rather than be silently acknowledged.
-      const version = singleHeader(req.headers, 'mcp-protocol-version');
-      if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        this.writer.write(res, 400, unsupportedVersionError(null, version));
-        return;
-      }
-      res.writeHead(202).end();
-      return;
-    }
+    if (verdict.kind === 'notification') return this.acknowledge(req, res);
     const refused = classifyHttpRequest(verdict.request, req.headers);
     if (refused) {
       this.writer.write(res, httpStatusForErrorCode(refused.error.code), refused);
@@ -368,19 +346,20 @@ export class McpHttpDriver {
     const response = await this.inFlight.run(exchange, this.kernel.dispatch(verdict.request, exchange));
     if (!response) return;
     const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
-    this.writer.write(res, status, response, this.scopeChallenge(response));
+    this.writer.write(res, status, response, this.auth.scopeChallenge(response));
   }
 
   /**
-   * What the headers already established before the body, else the authenticator's verdict now (if any). Only
-   * an authenticator's verdict is a promise: a request without one is not suspended for it.
+   * This revision defines no client-to-server notifications over HTTP: accept and drop, unless the client
+   * speaks a version this server does not, which it must learn rather than be silently acknowledged.
    */
-  private authenticateOnce(
-    known: HttpAuthentication | undefined,
-    req: IncomingMessage,
-    httpRequest: unknown,
-  ): HttpAuthentication | undefined | Promise<HttpAuthentication> {
-    return known ?? (this.authenticator && this.authenticate(this.authenticator, req, httpRequest));
+  private acknowledge(req: IncomingMessage, res: ServerResponse): void {
+    const version = singleHeader(req.headers, 'mcp-protocol-version');
+    if (version != null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      this.writer.write(res, 400, unsupportedVersionError(null, version));
+      return;
+    }
+    res.writeHead(202).end();
   }
 
   /** GET (the session's stream) and DELETE (its end), authenticated as a POST is. */
@@ -397,70 +376,12 @@ export class McpHttpDriver {
    * the JSON-RPC 401 that the endpoint answers everything with.
    */
   async refuseUnauthenticated(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal: HttpAuthenticationRefusal = (await this.authenticator?.refusal?.(req)) ?? {
-      ok: false,
-      status: 401,
-      code: ErrorCode.Unauthorized,
-      message: 'Unauthorized',
-    };
-    this.writer.write(res, refusal.status, errorResponse(null, refusal.code, refusal.message), refusal.headers);
+    await this.auth.refuseUnauthenticated(req, res);
     // The guard ran before the body was read (the front layer kept it for the driver).
     if (!req.readableEnded) this.dropUnread(req);
-  }
-
-  /**
-   * A refused authentication, shown to the interceptors like any answer: the message, or for a body never read
-   * (`unread`), what the request's envelope headers say of it.
-   */
-  private async refuseAuthentication(
-    auth: HttpAuthenticationRefusal,
-    message: unknown,
-    res: ServerResponse,
-    httpRequest: unknown,
-    unread?: IncomingMessage,
-  ): Promise<void> {
-    const refusal = await this.kernel.observeRefusal(
-      message,
-      // A reply's id is the server's own (`srv-…`): an error about a reply is addressed to no request (null).
-      errorResponse(
-        isPlainObject(message) && 'method' in message ? echoableId(message) : null,
-        auth.code,
-        auth.message,
-      ),
-      httpRequest,
-      unread?.headers,
-    );
-    this.writer.write(res, auth.status, refusal, auth.headers);
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {
     this.writer.reject(res, rejection);
   }
-
-  /** The step-up challenge of an InsufficientScope error, when an authenticator can make one. */
-  private scopeChallenge(response: JsonRpcResponse): Record<string, string> | undefined {
-    return 'error' in response && response.error.code === ErrorCode.InsufficientScope
-      ? this.authenticator?.insufficientScopeHeaders(requiredScopesOf(response.error.data))
-      : undefined;
-  }
-
-  /** An authenticator that throws (a `fromRequest` or session lookup) is the server's fault: 500, never a rejection. */
-  private authenticate(
-    authenticator: McpHttpAuthenticator,
-    req: IncomingMessage,
-    httpRequest: unknown,
-  ): HttpAuthentication | Promise<HttpAuthentication> {
-    try {
-      const verdict = authenticator.authenticate(req, httpRequest);
-      return isThenable(verdict) ? Promise.resolve(verdict).catch(() => AUTHENTICATION_FAILED) : verdict;
-    } catch {
-      return AUTHENTICATION_FAILED;
-    }
-  }
-}
-
-/** The scopes an InsufficientScope error names; a handler may have thrown one with any data. */
-function requiredScopesOf(data: unknown): string[] {
-  const scopes = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
-  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { McpCorsOptions } from './cors-policy.js';
-import type { HostOriginOptions } from './host-origin-policy.js';
+import type { McpCorsOptions } from './policy/cors-policy.js';
+import type { HostOriginOptions } from './policy/host-origin-policy.js';
 
 export interface McpHttpOptions extends HostOriginOptions {
   /** Largest request body accepted, in bytes (after decompression). Default 4 MiB. */

@@ -78,22 +78,9 @@ export class SessionHttp {
     }
     const following = resumed && resumed.stream.startsWith('p') ? resumed.stream : undefined;
     const claim = following ?? GET_STREAM;
-    const holder = randomBytes(9).toString('base64url');
-    const lease = this.sessions.streamLeaseMs;
-    const open = this.streamsPerSession.get(session.id) ?? 0;
+    const holder = await this.claimStream(res, session.id, claim, following !== undefined);
+    if (!holder) return;
     const store = this.sessions.store;
-    const claimed =
-      open < this.sessions.maxStreamsPerSession &&
-      (await this.attempt(res, () => store.claimStream(session.id, claim, holder, lease)));
-    if (!claimed) {
-      if (res.headersSent) return;
-      const text = following
-        ? 'Conflict: this stream is already being resumed'
-        : 'Conflict: this session already has its GET stream open (one per session)';
-      this.writer.write(res, 409, errorResponse(null, ErrorCode.ServerError, text));
-      return;
-    }
-    this.streamsPerSession.set(session.id, open + 1);
 
     const stream = following ? undefined : this.sessions.stream(session, 'g');
     res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': session.id });
@@ -127,31 +114,9 @@ export class SessionHttp {
       cleanups.push(store.watch(session.id, stream!.name, (event) => event === null && done()));
       cleanups.push(this.sessions.attach(stream!, scopes, write));
     }
-    const timer =
-      this.keepAliveMs > 0
-        ? setInterval(() => {
-            if (res.writableEnded) return;
-            res.write(KEEP_ALIVE);
-            // An open stream keeps its session alive; one that ended meanwhile ends the stream.
-            void store.get(session.id).then(
-              (alive) => alive || done(),
-              () => undefined,
-            );
-          }, this.keepAliveMs)
-        : undefined;
-    // The claim lives while this stream does: renewed well inside its lease; a claim lost (the session ended, or
-    // a stall let it lapse and another stream took it) ends this stream, so one GET per session still holds.
-    const renewal = setInterval(
-      () =>
-        void store.renewStream(session.id, claim, holder, lease).then(
-          (held) => held || done(),
-          () => undefined,
-        ),
-      Math.max(1, Math.floor(lease / 3)),
-    );
+    const stopTimers = this.keepOpen(res, session.id, claim, holder, done);
     res.once('close', () => {
-      clearInterval(timer);
-      clearInterval(renewal);
+      stopTimers();
       for (const cleanup of cleanups) cleanup();
       const left = (this.streamsPerSession.get(session.id) ?? 1) - 1;
       if (left <= 0) this.streamsPerSession.delete(session.id);
@@ -167,6 +132,73 @@ export class SessionHttp {
     }
     replaying = false;
     for (const event of live) if (seqOf(event) > replayedUpTo && !write(event)) break;
+  }
+
+  /**
+   * Claims the stream `claim` for this GET (a session has one GET stream, and a POST stream is resumed by one GET
+   * at a time); answers a refusal (409) itself. Returns the claim's holder, or undefined when refused.
+   */
+  private async claimStream(
+    res: ServerResponse,
+    sessionId: string,
+    claim: string,
+    resuming: boolean,
+  ): Promise<string | undefined> {
+    const holder = randomBytes(9).toString('base64url');
+    const lease = this.sessions.streamLeaseMs;
+    const open = this.streamsPerSession.get(sessionId) ?? 0;
+    const store = this.sessions.store;
+    const claimed =
+      open < this.sessions.maxStreamsPerSession &&
+      (await this.attempt(res, () => store.claimStream(sessionId, claim, holder, lease)));
+    if (!claimed) {
+      if (res.headersSent) return undefined;
+      const text = resuming
+        ? 'Conflict: this stream is already being resumed'
+        : 'Conflict: this session already has its GET stream open (one per session)';
+      this.writer.write(res, 409, errorResponse(null, ErrorCode.ServerError, text));
+      return undefined;
+    }
+    this.streamsPerSession.set(sessionId, open + 1);
+    return holder;
+  }
+
+  /** Keeps an open GET stream going (keep-alive comments, its claim renewed); returns what stops both. */
+  private keepOpen(
+    res: ServerResponse,
+    sessionId: string,
+    claim: string,
+    holder: string,
+    done: () => void,
+  ): () => void {
+    const store = this.sessions.store;
+    const lease = this.sessions.streamLeaseMs;
+    const timer =
+      this.keepAliveMs > 0
+        ? setInterval(() => {
+            if (res.writableEnded) return;
+            res.write(KEEP_ALIVE);
+            // An open stream keeps its session alive; one that ended meanwhile ends the stream.
+            void store.get(sessionId).then(
+              (alive) => alive || done(),
+              () => undefined,
+            );
+          }, this.keepAliveMs)
+        : undefined;
+    // The claim lives while this stream does: renewed well inside its lease; a claim lost (the session ended, or
+    // a stall let it lapse and another stream took it) ends this stream, so one GET per session still holds.
+    const renewal = setInterval(
+      () =>
+        void store.renewStream(sessionId, claim, holder, lease).then(
+          (held) => held || done(),
+          () => undefined,
+        ),
+      Math.max(1, Math.floor(lease / 3)),
+    );
+    return () => {
+      clearInterval(timer);
+      clearInterval(renewal);
+    };
   }
 
   /** DELETE: ends the caller's session everywhere. */

@@ -1,9 +1,6 @@
 /** The configured endpoint path of one MCP server (before Nest's global prefix). */
 export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
 
-/** Where an adapter's front layer leaves what it admitted for the MCP route (`McpHttpDriver.admit`). */
-export const MCP_PREPARED_BODY = Symbol('MCP_PREPARED_BODY');
-
 /** The server's OAuth resource server (`OAuthResourceServer`), or null when the `auth` option is not set. */
 export const MCP_RESOURCE_SERVER = Symbol('MCP_RESOURCE_SERVER');
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { McpCallInterceptor } from '../server/mcp-call.js';
-import type { McpKernel } from '../server/mcp-kernel.js';
+import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import type { McpRequestContext } from '../server/mcp-request-context.js';
 import type { PromptRegistration } from '../server/registry/prompt-registry.js';
 import type { ResourceRegistration, ResourceTemplateRegistration } from '../server/registry/resource-registry.js';
@@ -10,7 +10,7 @@ import type { RegistrationHandle } from '../server/registry/registration-handle.
 import type { InferSchemaInput } from '../server/schema/mcp-schema.js';
 import type { McpToolRegistration } from '../server/registry/tool-registration.js';
 import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/tool-registry.js';
-import type { UiResourceRegistration } from '../server/apps/ui-resource.js';
+import type { UiResourceRegistration } from '../server/registry/ui-resource.js';
 import type { McpSkill } from '../server/skills/skill-options.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 

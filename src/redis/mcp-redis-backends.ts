@@ -1,9 +1,9 @@
-import type { McpRedisConnections } from './redis-connections.js';
-import { RedisEventBus } from './redis-event-bus.js';
-import { RedisReplyRouter } from './redis-reply-router.js';
-import { RedisRequestStateStore } from './redis-request-state-store.js';
-import { RedisSessionStore } from './redis-session-store.js';
-import { RedisTaskStore } from './redis-task-store.js';
+import type { McpRedisConnections } from './backends/redis-connections.js';
+import { RedisEventBus } from './backends/redis-event-bus.js';
+import { RedisReplyRouter } from './backends/redis-reply-router.js';
+import { RedisRequestStateStore } from './backends/redis-request-state-store.js';
+import { RedisSessionStore } from './backends/redis-session-store.js';
+import { RedisTaskStore } from './backends/redis-task-store.js';
 
 /**
  * Every shared part of an MCP server, backed by Redis, in the option groups `McpModule` takes them in, so the

@@ -1,5 +1,6 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { McpRedisModuleExtras, McpRedisOptions } from './mcp-redis-options.interface.js';
+import type { McpRedisOptions } from './backends/redis-options.js';
+import type { McpRedisModuleExtras } from './mcp-redis-options.interface.js';
 
 export const {
   ConfigurableModuleClass: McpRedisConfigurableModule,

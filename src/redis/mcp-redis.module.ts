@@ -1,8 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { McpRedisBackends } from './mcp-redis-backends.js';
 import { McpRedisConfigurableModule, MCP_REDIS_OPTIONS } from './mcp-redis.module-definition.js';
-import { McpRedisConnections } from './redis-connections.js';
-import type { McpRedisOptions } from './mcp-redis-options.interface.js';
+import { McpRedisConnections } from './backends/redis-connections.js';
+import type { McpRedisOptions } from './backends/redis-options.js';
 
 /**
  * Redis for every part of an MCP server that several instances must share: listen-stream events, consumed

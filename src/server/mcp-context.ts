@@ -15,8 +15,8 @@ import type {
   MetaObject,
 } from '../protocol/mcp-types.js';
 import { LOG_LEVELS } from '../protocol/mcp-types.js';
-import { UI_MIME_TYPE, uiCapabilityOf } from '../protocol/apps.js';
-import { StartTask, type TaskRun } from './tasks/active-task.js';
+import { UI_MIME_TYPE, uiCapabilityOf } from '../protocol/extensions/apps.js';
+import { StartTask, type TaskRun } from './task-run.js';
 import { McpError } from '../protocol/mcp-error.js';
 import {
   answers,
@@ -26,7 +26,7 @@ import {
   InputRequired,
   questionDigest,
   type InputCapability,
-} from './input/input-required.js';
+} from './input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { SchemaCompiler } from './schema/schema-compiler.js';
 

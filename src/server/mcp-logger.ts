@@ -1,5 +1,3 @@
-import type { HandlerErrorReport } from './errors/handler-error-policy.js';
-
 /**
  * Where the kernel writes what only the operator should read. `error` gets the failure itself, so each
  * logger renders it its own way (stderr prints it whole; Nest's `Logger` takes its stack).
@@ -34,7 +32,7 @@ export function logSafe(value: unknown): string {
 export function logHandlerError(
   logger: McpLogger,
   error: unknown,
-  { correlationId, method, name }: HandlerErrorReport,
+  { correlationId, method, name }: { correlationId: string; method: string; name?: string },
 ): void {
   const what = `${logSafe(method)}${name ? ` "${logSafe(name)}"` : ''}`;
   const message = error instanceof Error ? error.message : String(error);

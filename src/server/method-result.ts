@@ -1,6 +1,6 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { CacheHints, InputRequests, McpResult } from '../protocol/mcp-types.js';
-import type { TaskResult } from '../protocol/tasks.js';
+import type { TaskResult } from '../protocol/extensions/tasks.js';
 import type { Caller } from './access/caller-identity.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 

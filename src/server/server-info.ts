@@ -1,8 +1,14 @@
 import type { Implementation } from '../protocol/mcp-types.js';
-import type { McpServerOptions } from './mcp-server-options.js';
+
+/** What the server options say of the server's identity: its name and version, and what `info` adds. */
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  info?: Omit<Implementation, 'name' | 'version'>;
+}
 
 /** The server's identity as every era sends it: only the fields that are set. */
-export function serverInfoOf(options: Pick<McpServerOptions, 'name' | 'version' | 'info'>): Implementation {
+export function serverInfoOf(options: ServerIdentity): Implementation {
   const info = options.info ?? {};
   return Object.fromEntries(
     Object.entries({

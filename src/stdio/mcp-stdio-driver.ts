@@ -13,7 +13,7 @@ import {
 import { McpError } from '../protocol/mcp-error.js';
 import { LEGACY_DEFAULT_TRANSPORT_VERSION } from '../protocol/versions.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
-import type { McpKernel } from '../server/mcp-kernel.js';
+import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import { exceedsBytes, serializeWithinLimit } from '../server/response-serializer.js';
 import { settledWithin } from '../server/util/settled-within.js';
 import { LineSplitter } from './line-splitter.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
-import { UI_MIME_TYPE, UI_RESOURCE_URI_META_KEY, type UiResourceMeta } from '../protocol/apps.js';
+import { UI_MIME_TYPE, UI_RESOURCE_URI_META_KEY, type UiResourceMeta } from '../protocol/extensions/apps.js';
 import type { CallToolResult, ReadResourceResult, ToolDefinition } from '../protocol/mcp-types.js';
 import { optionalImport } from '../server/schema/optional-import.js';
 import { McpTestClient } from './mcp-test-client.js';

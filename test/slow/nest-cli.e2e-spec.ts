@@ -23,7 +23,7 @@ describe('nest-cli.json', () => {
     const build = spawnSync(process.execPath, [NEST, 'build', 'basic'], { encoding: 'utf8', timeout: 240_000 });
     expect(build.stderr + build.stdout).toBe('');
     expect(build.status).toBe(0);
-    expect(existsSync('build/src/auth/jose-loader.cjs')).toBe(true);
+    expect(existsSync('build/src/auth/tokens/jose-loader.cjs')).toBe(true);
 
     const port = await freePort();
     const child = spawn(process.execPath, ['build/examples/basic/main.js'], {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 /**
- * What the MCP route's body layers (src/nest/mcp-body-layer.ts for Express, src/nest/mcp-fastify-body-hook.ts
+ * What the MCP route's body layers (src/http/front: express-front-layer.ts for Express, fastify-front-layer.ts
  * for Fastify) rely on that neither Nest nor the adapters document as API. No supported hook does the job: Nest
  * installs its body parsers app-wide before any module middleware, and Fastify has no per-route "do not parse".
  * These tests pin each assumption, so an adapter release that changes one fails here, by name, before the
@@ -74,7 +74,7 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
       use: (path: string, fn: (req: IncomingMessage, res: unknown, next: () => void) => void) => void;
       router: { stack: unknown[] };
     };
-    // What mcp-body-layer.ts does: read the body itself, then move its layer in front of the parser.
+    // What express-front-layer.ts does: read the body itself, then move its layer in front of the parser.
     express.use('/mcp', (req, _res, next) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));

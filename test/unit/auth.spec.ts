@@ -5,7 +5,7 @@ import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { McpKernel, OAuthResourceServer, bearerChallenge } from '../../src/core/index.js';
-import { getRequiredScopes, MCP_REQUIRED_SCOPES } from '../../src/nest/require-scopes.decorator.js';
+import { getRequiredScopes, MCP_REQUIRED_SCOPES } from '../../src/nest/decorators/require-scopes.decorator.js';
 
 describe('bearerChallenge', () => {
   it('puts error, scope, resource_metadata and description in one Bearer challenge', () => {

@@ -1,4 +1,4 @@
-import { trustedEndpointUrl } from '../../src/auth/endpoint-url.js';
+import { trustedEndpointUrl } from '../../src/auth/tokens/endpoint-url.js';
 import { canonicalResourceUri } from '../../src/auth/protected-resource-metadata.js';
 
 /** A start-up error that wraps another keeps it as `cause`, so the operator sees what the platform said too. */

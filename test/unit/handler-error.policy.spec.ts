@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { HandlerErrorPolicy, scrubMessage } from '../../src/server/errors/handler-error-policy.js';
+import { HandlerErrorPolicy, scrubMessage } from '../../src/server/failures/handler-error-policy.js';
 import { CallGuard, DeadlineExceeded } from '../../src/server/access/call-guard.js';
 import { McpError, ToolError } from '../../src/index.js';
 

@@ -1,9 +1,4 @@
-import {
-  answers,
-  capabilityNeededFor,
-  clientDeclares,
-  isInputResponseFor,
-} from '../../src/server/input/input-required.js';
+import { answers, capabilityNeededFor, clientDeclares, isInputResponseFor } from '../../src/server/input-required.js';
 import type { ClientCapabilities, InputRequest } from '../../src/protocol/mcp-types.js';
 import { SchemaCompiler } from '../../src/server/schema/schema-compiler.js';
 

@@ -1,7 +1,7 @@
 import { classifyEra } from '../../src/protocol/classifier.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../src/protocol/jsonrpc.js';
 import { Era2025 } from '../../src/server/eras/era-2025.js';
-import { McpKernel } from '../../src/server/mcp-kernel.js';
+import { McpKernel } from '../../src/server/kernel/mcp-kernel.js';
 import { Cacheable, InterimResult, PUBLIC_LIST } from '../../src/server/method-result.js';
 import type { McpContext } from '../../src/server/mcp-context.js';
 

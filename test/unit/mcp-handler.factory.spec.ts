@@ -13,9 +13,9 @@ import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Args, ErrorCode, type McpContext } from '../../src/index.js';
-import type { McpArgumentsHost } from '../../src/nest/mcp-arguments-host.js';
+import type { McpArgumentsHost } from '../../src/nest/pipeline/mcp-arguments-host.js';
 import { MCP_LOGGER } from '../../src/nest/mcp.constants.js';
-import { McpHandlerFactory } from '../../src/nest/mcp-handler.factory.js';
+import { McpHandlerFactory } from '../../src/nest/pipeline/mcp-handler.factory.js';
 
 const LABEL = Symbol('LABEL');
 

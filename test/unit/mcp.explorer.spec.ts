@@ -1,4 +1,4 @@
-import { RouteToolsExplorer } from '../../src/nest/routes/route-tools.explorer.js';
+import { RouteToolsExplorer } from '../../src/nest/module/route-tools.explorer.js';
 import 'reflect-metadata';
 import { Injectable, Module, Scope, type LoggerService } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -6,11 +6,11 @@ import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { McpConfigurationError, McpRegistrationError, Prompt, Resource, Tool } from '../../src/index.js';
 import { MCP_LOGGER, MCP_SERVER } from '../../src/nest/mcp.constants.js';
-import { McpExplorer } from '../../src/nest/mcp.explorer.js';
-import { McpHandlerFactory } from '../../src/nest/mcp-handler.factory.js';
-import { McpMetadataAccessor } from '../../src/nest/mcp-metadata.accessor.js';
-import { MCP_MODULE_OPTIONS } from '../../src/nest/mcp.module-definition.js';
-import type { McpModuleOptions } from '../../src/nest/mcp-module-options.interface.js';
+import { McpExplorer } from '../../src/nest/module/mcp.explorer.js';
+import { McpHandlerFactory } from '../../src/nest/pipeline/mcp-handler.factory.js';
+import { McpMetadataAccessor } from '../../src/nest/module/mcp-metadata.accessor.js';
+import { MCP_MODULE_OPTIONS } from '../../src/nest/module/mcp.module-definition.js';
+import type { McpModuleOptions } from '../../src/nest/module/mcp-module-options.interface.js';
 
 /** Stands in for MCPServer: records what the explorer registers. */
 class RecordingServer {

@@ -1,4 +1,4 @@
-import { acceptsJsonAndEventStream } from '../../src/http/media-type.js';
+import { acceptsJsonAndEventStream } from '../../src/http/policy/media-type.js';
 
 describe('acceptsJsonAndEventStream', () => {
   const cases: Array<[string | undefined, boolean]> = [

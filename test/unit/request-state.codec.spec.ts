@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { canonicalDigest, RequestStateCodec } from '../../src/server/input/request-state-codec.js';
+import { RequestStateCodec } from '../../src/server/input/request-state-codec.js';
+import { canonicalDigest } from '../../src/server/util/canonical-digest.js';
 import { InMemoryRequestStateStore } from '../../src/server/input/request-state-store.js';
 
 const KEY_A = 'a'.repeat(32);

@@ -1,11 +1,22 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 
 /**
- * The house rules a newcomer relies on to find their room: `src/server` is a folder per capability with only the
- * kernel and the types every folder shares at its top, and every source file is named by one rule.
+ * The house rules a newcomer relies on to find their room: every folder of `src/` holds at most 12 loose files
+ * (more is a hallway: the files go into rooms by role), no file is over 400 lines, the folders import each other
+ * one way only (the top files of a folder are the floor its subfolders stand on, never the other way round), and
+ * every source file is named by one rule.
  */
 const src = join(process.cwd(), 'src');
+
+const isDir = (path: string) => statSync(path).isDirectory();
+
+function foldersUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .map((entry) => join(dir, entry))
+    .filter(isDir)
+    .flatMap((path) => [path, ...foldersUnder(path)]);
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -55,10 +66,86 @@ describe('source layout', () => {
     expect(inline).toEqual([]);
   });
 
-  it('keeps at most 12 loose files at the top of src/server', () => {
-    const loose = readdirSync(join(src, 'server')).filter(
-      (entry) => !statSync(join(src, 'server', entry)).isDirectory(),
+  it('keeps at most 12 loose files in every folder of src/', () => {
+    const folders = [src, ...foldersUnder(src)];
+    const crowded = folders
+      .map((dir) => ({
+        folder: relative(src, dir) || '.',
+        loose: readdirSync(dir).filter((e) => !isDir(join(dir, e))),
+      }))
+      .filter(({ loose }) => loose.length > 12)
+      .map(({ folder, loose }) => `${folder}: ${loose.length}`);
+    expect(crowded).toEqual([]);
+  });
+
+  it('keeps every file of src/ at 400 lines or fewer', () => {
+    const long = filesUnder(src)
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => ({ file, lines: readFileSync(join(src, file), 'utf8').trimEnd().split('\n').length }))
+      .filter(({ lines }) => lines > 400)
+      .map(({ file, lines }) => `${file}: ${lines}`);
+    expect(long).toEqual([]);
+  });
+
+  it('has no import cycle between folders of src/', () => {
+    const arrows = folderArrows();
+    const cycles = cyclesOf(arrows).map((cycle) =>
+      cycle.map((folder, i) => `${folder} -> ${arrows.get(folder)!.get(cycle[(i + 1) % cycle.length])}`).join('; '),
     );
-    expect(loose.length).toBeLessThanOrEqual(12);
+    expect(cycles).toEqual([]);
   });
 });
+
+/** From folder to folder of src/: one file that imports across, for each pair that does. */
+function folderArrows(): Map<string, Map<string, string>> {
+  const arrows = new Map<string, Map<string, string>>();
+  for (const file of filesUnder(src).filter((f) => /\.(ts|cts)$/.test(f) && !f.endsWith('.d.cts'))) {
+    const text = readFileSync(join(src, file), 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const from = dirname(file);
+      const to = posix.dirname(posix.normalize(posix.join(from, specifier)));
+      if (to === from || to.startsWith('..')) continue;
+      if (!arrows.has(from)) arrows.set(from, new Map());
+      if (!arrows.get(from)!.has(to)) arrows.get(from)!.set(to, `${file} imports ${specifier}`);
+    }
+  }
+  return arrows;
+}
+
+/** The strongly connected groups of more than one folder (Tarjan), each as a walk around its cycle. */
+function cyclesOf(arrows: Map<string, Map<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const visit = (folder: string) => {
+    index.set(folder, index.size);
+    low.set(folder, index.get(folder)!);
+    stack.push(folder);
+    for (const next of arrows.get(folder)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(folder, Math.min(low.get(folder)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(folder, Math.min(low.get(folder)!, index.get(next)!));
+    }
+    if (low.get(folder) !== index.get(folder)) return;
+    const group: string[] = [];
+    let member: string;
+    do group.push((member = stack.pop()!));
+    while (member !== folder);
+    if (group.length > 1) groups.push(walkAround(group, arrows));
+  };
+  for (const folder of arrows.keys()) if (!index.has(folder)) visit(folder);
+  return groups;
+}
+
+// One cycle through a group, for the failure message: follow arrows inside the group until a folder repeats.
+function walkAround(group: string[], arrows: Map<string, Map<string, string>>): string[] {
+  const path = [group[0]];
+  for (;;) {
+    const next = [...(arrows.get(path.at(-1)!)?.keys() ?? [])].find((f) => group.includes(f))!;
+    const seen = path.indexOf(next);
+    if (seen >= 0) return path.slice(seen);
+    path.push(next);
+  }
+}

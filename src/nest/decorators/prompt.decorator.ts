@@ -1,9 +1,9 @@
 import { SetMetadata } from '@nestjs/common';
 import type { PromptRegistration } from '../../server/registry/prompt-registry.js';
 import { MCP_PROMPT_METADATA } from '../mcp-metadata.constants.js';
-import { McpParamtype } from '../mcp-paramtype.enum.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpCompleters } from './mcp-completers.js';
-import { defaultMcpParams } from './mcp-param-decorator.factory.js';
+import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 export interface PromptOptions extends Omit<PromptRegistration, 'handler' | 'complete' | 'name'> {
   /** The prompt's name; defaults to the method name. */

@@ -1,9 +1,9 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ResourceTemplateRegistration } from '../../server/registry/resource-registry.js';
 import { MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp-metadata.constants.js';
-import { McpParamtype } from '../mcp-paramtype.enum.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpCompleters } from './mcp-completers.js';
-import { defaultMcpParams } from './mcp-param-decorator.factory.js';
+import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 export interface ResourceTemplateOptions extends Omit<ResourceTemplateRegistration, 'handler' | 'complete'> {
   complete?: McpCompleters;

@@ -1,8 +1,8 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ResourceRegistration } from '../../server/registry/resource-registry.js';
 import { MCP_RESOURCE_METADATA } from '../mcp-metadata.constants.js';
-import { McpParamtype } from '../mcp-paramtype.enum.js';
-import { defaultMcpParams } from './mcp-param-decorator.factory.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
+import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 export type ResourceOptions = Omit<ResourceRegistration, 'handler'>;
 

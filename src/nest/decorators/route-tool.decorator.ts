@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
-import type { RouteToolOptions } from '../routes/route-tool-options.interface.js';
+import type { RouteToolOptions } from './route-tool-options.interface.js';
 
 /**
  * Serves a controller route (beside `@Get`, `@Post`, ...) as an MCP tool of the servers whose `include` covers

@@ -1,11 +1,11 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ClientCapabilities, ToolDefinition } from '../../protocol/mcp-types.js';
-import type { UiToolMeta } from '../../protocol/apps.js';
+import type { UiToolMeta } from '../../protocol/extensions/apps.js';
 import type { TaskSupport } from '../../server/registry/tool-registry.js';
 import { MCP_TOOL_METADATA } from '../mcp-metadata.constants.js';
-import { McpParamtype } from '../mcp-paramtype.enum.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpSchema } from '../../server/schema/mcp-schema.js';
-import { defaultMcpParams } from './mcp-param-decorator.factory.js';
+import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'> {
   /** The tool's name (1-128 of `[A-Za-z0-9_.-]`); defaults to the method name. */

@@ -1,8 +1,8 @@
 import { SetMetadata } from '@nestjs/common';
-import type { UiResourceRegistration } from '../../server/apps/ui-resource.js';
+import type { UiResourceRegistration } from '../../server/registry/ui-resource.js';
 import { MCP_UI_RESOURCE_METADATA } from '../mcp-metadata.constants.js';
-import { McpParamtype } from '../mcp-paramtype.enum.js';
-import { defaultMcpParams } from './mcp-param-decorator.factory.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
+import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 /** A UI resource declared on a method, which returns its HTML document. */
 export type UiResourceOptions = Omit<UiResourceRegistration, 'html' | 'file' | 'handler'>;

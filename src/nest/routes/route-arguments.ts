@@ -5,7 +5,7 @@ import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { convertSchema } from '../../server/schema/schema-converter.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { ARGUMENT_COLLISION } from '../../server/errors/configuration-messages.js';
-import type { RouteArgumentSource, RouteToolOptions } from './route-tool-options.interface.js';
+import type { RouteArgumentSource, RouteToolOptions } from '../decorators/route-tool-options.interface.js';
 import { apiParameterOf } from './swagger-metadata.js';
 import {
   isPrimitiveType,
@@ -63,33 +63,9 @@ export function routeArguments(
     ParamMetadata
   >;
   const designTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, methodName) ?? []) as unknown[];
-  const byName = new Map<string, RouteArgument>();
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  let defs: Record<string, JsonSchema> | undefined;
+  const args = new ArgumentCollector(place, rename);
   let rest: RouteArguments['rest'];
   let hasBody = false;
-  const pathNames = new Map<string, string>();
-
-  const add = (argument: Omit<RouteArgument, 'name'>, schema: JsonSchema, isRequired: boolean) => {
-    const name = (argument.key !== undefined && rename?.[argument.source]?.[argument.key]) || argument.key || 'body';
-    const claimed = byName.get(name);
-    if (claimed)
-      throw new McpConfigurationError(ARGUMENT_COLLISION(place, name, claimed.declaredBy, argument.declaredBy));
-    byName.set(name, { ...argument, name });
-    if (argument.source === 'path') pathNames.set(argument.key!, name);
-    properties[name] = schema;
-    if (isRequired) required.push(name);
-  };
-  const addDto = (source: RouteArgumentSource, dto: Function, decorator: string) => {
-    const schema = dtoSchema(dto);
-    if (schema.$defs) defs = { ...defs, ...(schema.$defs as Record<string, JsonSchema>) };
-    const dtoRequired = new Set((schema.required ?? []) as string[]);
-    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-      const declaredBy = `${dto.name}.${key} (${decorator})`;
-      add({ source, key, declaredBy }, property, source === 'path' || dtoRequired.has(key));
-    }
-  };
 
   const entries = Object.entries(declared)
     .filter(([key]) => !key.includes(CUSTOM_ROUTE_ARGS_METADATA))
@@ -102,44 +78,87 @@ export function routeArguments(
       case RouteParamtypes.PARAM: {
         if (data !== undefined) {
           const schema = apiValueSchema(scalarSchema(designType, param.pipes), apiParameterOf(method, 'path', data));
-          add({ source: 'path', key: data, declaredBy: `@Param('${data}')` }, schema, true);
-        } else if (isDto(designType)) addDto('path', designType as Function, '@Param()');
+          args.add({ source: 'path', key: data, declaredBy: `@Param('${data}')` }, schema, true);
+        } else if (isDto(designType)) args.addDto('path', designType as Function, '@Param()');
         break;
       }
       case RouteParamtypes.QUERY: {
         if (data !== undefined) {
           const api = apiParameterOf(method, 'query', data);
           const schema = apiValueSchema(scalarSchema(designType, param.pipes), api);
-          add({ source: 'query', key: data, declaredBy: `@Query('${data}')` }, schema, api?.required ?? false);
-        } else if (isDto(designType)) addDto('query', designType as Function, '@Query()');
+          args.add({ source: 'query', key: data, declaredBy: `@Query('${data}')` }, schema, api?.required ?? false);
+        } else if (isDto(designType)) args.addDto('query', designType as Function, '@Query()');
         else rest ??= 'query';
         break;
       }
       case RouteParamtypes.BODY: {
         hasBody = true;
         if (data !== undefined) {
-          add(
+          args.add(
             { source: 'body', key: data, declaredBy: `@Body('${data}')` },
             scalarSchema(designType, param.pipes),
             false,
           );
-        } else if (isDto(designType)) addDto('body', designType as Function, '@Body()');
+        } else if (isDto(designType)) args.addDto('body', designType as Function, '@Body()');
         else if (designType === Object || designType === undefined) rest = 'body';
         else
-          add({ source: 'body', key: undefined, declaredBy: '@Body()' }, scalarSchema(designType, param.pipes), true);
+          args.add(
+            { source: 'body', key: undefined, declaredBy: '@Body()' },
+            scalarSchema(designType, param.pipes),
+            true,
+          );
         break;
       }
     }
   }
   for (const [, token] of path.matchAll(PATH_TOKEN)) {
-    if (pathNames.has(token)) continue;
-    add({ source: 'path', key: token, declaredBy: `the path "${path}"` }, { type: 'string' }, true);
+    if (args.pathNames.has(token)) continue;
+    args.add({ source: 'path', key: token, declaredBy: `the path "${path}"` }, { type: 'string' }, true);
+  }
+  return { inputSchema: args.inputSchema(), byName: args.byName, pathNames: args.pathNames, rest, hasBody };
+}
+
+/** The arguments found so far, by the name the tool gives them, and the schema they make. */
+class ArgumentCollector {
+  readonly byName = new Map<string, RouteArgument>();
+  readonly pathNames = new Map<string, string>();
+  private readonly properties: Record<string, JsonSchema> = {};
+  private readonly required: string[] = [];
+  private defs: Record<string, JsonSchema> | undefined;
+
+  constructor(
+    private readonly place: string,
+    private readonly rename: RouteToolOptions['rename'],
+  ) {}
+
+  add(argument: Omit<RouteArgument, 'name'>, schema: JsonSchema, isRequired: boolean): void {
+    const rename = this.rename;
+    const name = (argument.key !== undefined && rename?.[argument.source]?.[argument.key]) || argument.key || 'body';
+    const claimed = this.byName.get(name);
+    if (claimed)
+      throw new McpConfigurationError(ARGUMENT_COLLISION(this.place, name, claimed.declaredBy, argument.declaredBy));
+    this.byName.set(name, { ...argument, name });
+    if (argument.source === 'path') this.pathNames.set(argument.key!, name);
+    this.properties[name] = schema;
+    if (isRequired) this.required.push(name);
   }
 
-  const inputSchema: JsonSchema = { type: 'object', properties };
-  if (required.length > 0) inputSchema.required = required;
-  if (defs) inputSchema.$defs = defs;
-  return { inputSchema, byName, pathNames, rest, hasBody };
+  addDto(source: RouteArgumentSource, dto: Function, decorator: string): void {
+    const schema = dtoSchema(dto);
+    if (schema.$defs) this.defs = { ...this.defs, ...(schema.$defs as Record<string, JsonSchema>) };
+    const dtoRequired = new Set((schema.required ?? []) as string[]);
+    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      const declaredBy = `${dto.name}.${key} (${decorator})`;
+      this.add({ source, key, declaredBy }, property, source === 'path' || dtoRequired.has(key));
+    }
+  }
+
+  inputSchema(): JsonSchema {
+    const inputSchema: JsonSchema = { type: 'object', properties: this.properties };
+    if (this.required.length > 0) inputSchema.required = this.required;
+    if (this.defs) inputSchema.$defs = this.defs;
+    return inputSchema;
+  }
 }
 
 /** A DTO class's JSON Schema, as `@Tool` gets it: its class-validator rules plus its `@ApiProperty` ones. */

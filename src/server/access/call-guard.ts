@@ -66,24 +66,10 @@ export class CallGuard {
     caller: Caller,
     work: (signal: () => AbortSignal) => T | Promise<T>,
   ): T | Promise<T> {
-    if (this.active >= this.maxConcurrent) {
-      return Promise.reject(
-        new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later'),
-      );
-    }
     // Callers whose principal identifies nobody cannot be told apart: they share one share.
     const bucket = caller === undefined ? undefined : (caller ?? '');
-    const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
-    if (bucket !== undefined && mine >= this.maxPerCaller) {
-      return Promise.reject(
-        new McpError(
-          ErrorCode.InternalError,
-          `Server busy: this caller already has ${this.maxPerCaller} requests running, retry later`,
-        ),
-      );
-    }
-    this.active++;
-    if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
+    const busy = this.take(bucket);
+    if (busy) return Promise.reject(busy);
     let settled = false;
     let controller: AbortController | undefined;
     let stopReason: { reason: unknown } | undefined;
@@ -93,12 +79,7 @@ export class CallGuard {
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
-      this.active--;
-      if (bucket !== undefined) {
-        const left = this.perCaller.get(bucket)! - 1;
-        if (left === 0) this.perCaller.delete(bucket);
-        else this.perCaller.set(bucket, left);
-      }
+      this.release(bucket);
       if (deadline) this.deadlines.delete(deadline);
       unsubscribe?.();
       return true;
@@ -117,19 +98,7 @@ export class CallGuard {
     };
     const cancelled = (reason: unknown) =>
       stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
-    const watch = () => {
-      if (source?.onAbort) {
-        unsubscribe = source.onAbort(cancelled);
-      } else if (source?.signal) {
-        const outer = source.signal;
-        if (outer.aborted) cancelled(outer.reason);
-        else {
-          const listener = () => cancelled(outer.reason);
-          outer.addEventListener('abort', listener, { once: true });
-          unsubscribe = () => outer.removeEventListener('abort', listener);
-        }
-      }
-    };
+    const watch = () => (unsubscribe = watchSource(source, cancelled));
 
     // A source that cannot say it is still there is watched before the work starts: work whose source was
     // already aborted never starts. One that can is watched only once the work turns out to be asynchronous,
@@ -169,10 +138,47 @@ export class CallGuard {
     });
   }
 
+  /** Counts a call in, or says why it is refused: the server's cap, then the caller's share. */
+  private take(bucket: string | undefined): McpError | undefined {
+    if (this.active >= this.maxConcurrent)
+      return new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later');
+    const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
+    if (bucket !== undefined && mine >= this.maxPerCaller)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Server busy: this caller already has ${this.maxPerCaller} requests running, retry later`,
+      );
+    this.active++;
+    if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
+    return undefined;
+  }
+
+  private release(bucket: string | undefined): void {
+    this.active--;
+    if (bucket === undefined) return;
+    const left = this.perCaller.get(bucket)! - 1;
+    if (left === 0) this.perCaller.delete(bucket);
+    else this.perCaller.set(bucket, left);
+  }
+
   private stopOverdue(deadlines: readonly Deadline[]): void {
     const now = Date.now();
     for (const deadline of deadlines) {
       if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
     }
   }
+}
+
+/** Calls `cancelled` when the source aborts (at once, for a signal already aborted); returns how to stop watching. */
+function watchSource(source: AbortSource | undefined, cancelled: (reason: unknown) => void): (() => void) | undefined {
+  if (source?.onAbort) return source.onAbort(cancelled);
+  const outer = source?.signal;
+  if (!outer) return undefined;
+  if (outer.aborted) {
+    cancelled(outer.reason);
+    return undefined;
+  }
+  const listener = () => cancelled(outer.reason);
+  outer.addEventListener('abort', listener, { once: true });
+  return () => outer.removeEventListener('abort', listener);
 }

@@ -1,4 +1,4 @@
-import { canonicalDigest } from '../input/request-state-codec.js';
+import { canonicalDigest } from '../util/canonical-digest.js';
 
 /**
  * Tells callers apart: returns what identifies the caller behind `principal` (a string, or any JSON value),

@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { TOOL_UI_NOT_AN_OBJECT, TOOL_UI_RESOURCE_URI, TOOL_UI_VISIBILITY } from '../errors/configuration-messages.js';
-import { UI_RESOURCE_URI_META_KEY, UI_URI_SCHEME, type UiToolMeta } from '../../protocol/apps.js';
+import { UI_RESOURCE_URI_META_KEY, UI_URI_SCHEME, type UiToolMeta } from '../../protocol/extensions/apps.js';
 import type { MetaObject } from '../../protocol/mcp-types.js';
 
 const VISIBILITIES: readonly string[] = ['model', 'app'];

@@ -1,4 +1,4 @@
-import type { UiResourceCsp } from '../../protocol/apps.js';
+import type { UiResourceCsp } from '../../protocol/extensions/apps.js';
 
 /**
  * The Content-Security-Policy a host puts around a UI (MCP Apps, SEP-1865): the spec's default, which lets the

@@ -1,4 +1,4 @@
-import { UI_MIME_TYPE } from '../../protocol/apps.js';
+import { UI_MIME_TYPE } from '../../protocol/extensions/apps.js';
 import type { ResourceDefinition } from '../../protocol/mcp-types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Icon } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { REGISTRY_ENTRY, REGISTRY_ENTRY_REFUSED } from '../errors/configuration-messages.js';
-import type { McpServerOptions } from '../mcp-server-options.js';
+import type { ServerIdentity } from '../server-info.js';
 import { serverInfoOf } from '../server-info.js';
 
 /** The MCP Registry's `server.json` schema this generator writes. */
@@ -36,7 +36,7 @@ export interface RegistryServerJsonOptions {
  * refuse (a name that is not `namespace/name`, no `info.description` or one over 100 characters, a version range).
  */
 export function registryServerJson(
-  server: Pick<McpServerOptions, 'name' | 'version' | 'info'>,
+  server: ServerIdentity,
   options: RegistryServerJsonOptions,
 ): Record<string, unknown> {
   const info = serverInfoOf(server);

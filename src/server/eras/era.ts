@@ -1,6 +1,6 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import type { InputRequiredResult, McpResult, MetaObject } from '../../protocol/mcp-types.js';
-import type { TaskResult } from '../../protocol/tasks.js';
+import type { TaskResult } from '../../protocol/extensions/tasks.js';
 import type { InterimResult, MethodResult } from '../method-result.js';
 
 /** What an era may add to every result it presents. */

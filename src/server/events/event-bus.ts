@@ -1,4 +1,4 @@
-import type { DetailedTask } from '../../protocol/tasks.js';
+import type { DetailedTask } from '../../protocol/extensions/tasks.js';
 
 /**
  * What listen streams can be told about. A list change carries the scopes needed to see the primitive that

@@ -17,7 +17,7 @@ import {
   isAnyInputResponse,
   isInputResponseFor,
   questionDigest,
-} from './input-required.js';
+} from '../input-required.js';
 import { whenReady } from '../util/when-ready.js';
 import { McpContext } from '../mcp-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';

@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Caller } from '../access/caller-identity.js';
+import { canonicalDigest } from '../util/canonical-digest.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER, STATE_SECRET_EMPTY, STATE_SECRET_SHORT } from '../errors/configuration-messages.js';
@@ -117,11 +118,6 @@ function decode(part: string): SealedBody | undefined {
   return typeof exp === 'number' && typeof b === 'string' && typeof id === 'string' ? (body as SealedBody) : undefined;
 }
 
-/** A digest of a JSON value that does not depend on key order, for binding state to the original arguments. */
-export function canonicalDigest(value: unknown): string {
-  return sha256(canonicalJson(value));
-}
-
 /**
  * What a request state is bound to: the server (its audience, so a state cannot be replayed against another
  * server that shares the secret), the method, the primitive, its arguments, the caller identity (not the
@@ -198,19 +194,4 @@ function shape(value: unknown): unknown {
     else copy[key] = member;
   }
   return copy;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

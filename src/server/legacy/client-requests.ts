@@ -6,7 +6,7 @@ import type { JsonRpcErrorObject, JsonRpcRequest } from '../../protocol/jsonrpc.
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequests, InputResponses } from '../../protocol/mcp-types.js';
 import type { Caller } from '../access/caller-identity.js';
-import { canonicalDigest } from '../input/request-state-codec.js';
+import { canonicalDigest } from '../util/canonical-digest.js';
 import { ReplyTimeout, type PendingReply, type ReplyRouter } from './reply-router.js';
 
 /**

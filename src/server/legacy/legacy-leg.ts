@@ -9,7 +9,7 @@ import {
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc.js';
 import { LOG_LEVELS, type Implementation, type ServerCapabilities } from '../../protocol/mcp-types.js';
-import { TASKS_EXTENSION } from '../../protocol/tasks.js';
+import { TASKS_EXTENSION } from '../../protocol/extensions/tasks.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
@@ -21,7 +21,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
 import type { McpEvent } from '../events/event-bus.js';
-import { checkUriLength } from '../events/listen-access.js';
+import { checkUriLength } from '../methods/listen-access.js';
 import { LegacySessions, UNKNOWN_SESSION, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
 import type { SessionRecord } from '../sessions/session-store.js';
 import type { McpRequestContext } from '../mcp-request-context.js';

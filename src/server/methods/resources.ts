@@ -1,7 +1,7 @@
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult } from '../../protocol/mcp-types.js';
-import type { HandlerFailure } from '../errors/handler-failure.js';
+import type { HandlerFailure } from '../failures/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';

@@ -1,6 +1,6 @@
 import type { DiscoverResult, ServerCapabilities } from '../../protocol/mcp-types.js';
-import { UI_EXTENSION } from '../../protocol/apps.js';
-import { TASKS_EXTENSION } from '../../protocol/tasks.js';
+import { UI_EXTENSION } from '../../protocol/extensions/apps.js';
+import { TASKS_EXTENSION } from '../../protocol/extensions/tasks.js';
 import { Cacheable, DISCOVER } from '../method-result.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';

@@ -1,8 +1,8 @@
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputResponses } from '../../protocol/mcp-types.js';
-import { declaresTasksExtension, tasksExtensionRequired, type DetailedTask } from '../../protocol/tasks.js';
-import { answers } from '../input/input-required.js';
+import { declaresTasksExtension, tasksExtensionRequired, type DetailedTask } from '../../protocol/extensions/tasks.js';
+import { answers } from '../input-required.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import type { TaskRunner } from '../tasks/task-runner.js';

@@ -1,5 +1,5 @@
 import type { GetPromptResult, PromptDefinition, PromptMessage } from '../../protocol/mcp-types.js';
-import type { InputRequired } from '../input/input-required.js';
+import type { InputRequired } from '../input-required.js';
 import type { ListChangeListener } from '../events/event-bus.js';
 import type { McpContext } from '../mcp-context.js';
 import { checkCompleters, checkPrimitiveName, completerOf, someDeclareCompleters } from './registry-rules.js';

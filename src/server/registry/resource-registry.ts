@@ -6,7 +6,7 @@ import type {
   ResourceTemplateDefinition,
 } from '../../protocol/mcp-types.js';
 import type { ListChangeListener } from '../events/event-bus.js';
-import type { InputRequired } from '../input/input-required.js';
+import type { InputRequired } from '../input-required.js';
 import type { McpContext } from '../mcp-context.js';
 import { checkCompleters, completerOf, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';

@@ -1,5 +1,5 @@
 import { extractParamHeaderRules, type ParamHeaderRule } from '../../protocol/param-headers.js';
-import type { UiToolMeta } from '../../protocol/apps.js';
+import type { UiToolMeta } from '../../protocol/extensions/apps.js';
 import type { ClientCapabilities, InputResponses, JsonSchema, ToolDefinition } from '../../protocol/mcp-types.js';
 import { checkToolUi, withToolUi } from '../apps/tool-ui.js';
 import type { ListChangeListener } from '../events/event-bus.js';

@@ -8,7 +8,7 @@ import { hasScopes } from '../access/required-scopes.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
 import type { McpEvent } from '../events/event-bus.js';
-import { canonicalDigest } from '../input/request-state-codec.js';
+import { canonicalDigest } from '../util/canonical-digest.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
 import {
   InMemorySessionStore,

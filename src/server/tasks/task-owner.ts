@@ -1,5 +1,5 @@
 import type { Caller } from '../access/caller-identity.js';
-import { canonicalDigest } from '../input/request-state-codec.js';
+import { canonicalDigest } from '../util/canonical-digest.js';
 
 /**
  * The key a task is bound to: a digest of the server and the caller identity, so the same caller keeps its

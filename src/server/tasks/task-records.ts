@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult } from '../../protocol/mcp-types.js';
-import type { DetailedTask, TaskError } from '../../protocol/tasks.js';
+import type { DetailedTask, TaskError } from '../../protocol/extensions/tasks.js';
 import type { StoredTask } from './task-store.js';
 
 /** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */

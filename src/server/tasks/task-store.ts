@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult, InputRequests, InputResponses } from '../../protocol/mcp-types.js';
-import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/tasks.js';
+import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/extensions/tasks.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { TaskCall } from './task-queue.js';
 

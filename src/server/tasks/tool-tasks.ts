@@ -2,9 +2,14 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { CallToolResult, InputRequests } from '../../protocol/mcp-types.js';
-import { declaresTasksExtension, tasksExtensionRequired, type CreateTaskResult } from '../../protocol/tasks.js';
-import { TaskStopped, type TaskRun } from './active-task.js';
-import { InputRequired } from '../input/input-required.js';
+import {
+  declaresTasksExtension,
+  tasksExtensionRequired,
+  type CreateTaskResult,
+} from '../../protocol/extensions/tasks.js';
+import { TaskStopped } from './active-task.js';
+import type { TaskRun } from '../task-run.js';
+import { InputRequired } from '../input-required.js';
 import type { Caller } from '../access/caller-identity.js';
 import { McpContext } from '../mcp-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';

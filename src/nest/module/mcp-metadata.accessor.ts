@@ -1,0 +1,80 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { PromptOptions } from '../decorators/prompt.decorator.js';
+import type { SkillOptions } from '../decorators/skill.decorator.js';
+import type { ResourceTemplateOptions } from '../decorators/resource-template.decorator.js';
+import type { ResourceOptions } from '../decorators/resource.decorator.js';
+import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { UiResourceOptions } from '../decorators/ui-resource.decorator.js';
+import { pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
+import {
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_SKILL_METADATA,
+  MCP_TOOL_METADATA,
+  MCP_UI_RESOURCE_METADATA,
+} from '../mcp-metadata.constants.js';
+
+/** What an MCP method decorator declared, by kind. */
+export type McpMethodMetadata =
+  | { kind: 'tool'; options: ToolOptions }
+  | { kind: 'resource'; options: ResourceOptions }
+  | { kind: 'resourceTemplate'; options: ResourceTemplateOptions }
+  | { kind: 'prompt'; options: PromptOptions }
+  | { kind: 'uiResource'; options: UiResourceOptions }
+  | { kind: 'skill'; options: SkillOptions };
+
+/** Reads the MCP decorators' metadata off provider methods. */
+@Injectable()
+export class McpMetadataAccessor {
+  constructor(private readonly reflector: Reflector) {}
+
+  getMethodMetadata(method: Type<unknown> | Function): McpMethodMetadata | undefined {
+    const tool = this.reflector.get<ToolOptions | undefined>(MCP_TOOL_METADATA, method);
+    if (tool) return { kind: 'tool', options: tool };
+    const resource = this.reflector.get<ResourceOptions | undefined>(MCP_RESOURCE_METADATA, method);
+    if (resource) return { kind: 'resource', options: resource };
+    const template = this.reflector.get<ResourceTemplateOptions | undefined>(MCP_RESOURCE_TEMPLATE_METADATA, method);
+    if (template) return { kind: 'resourceTemplate', options: template };
+    const prompt = this.reflector.get<PromptOptions | undefined>(MCP_PROMPT_METADATA, method);
+    if (prompt) return { kind: 'prompt', options: prompt };
+    const ui = this.reflector.get<UiResourceOptions | undefined>(MCP_UI_RESOURCE_METADATA, method);
+    if (ui) return { kind: 'uiResource', options: ui };
+    const skill = this.reflector.get<SkillOptions | undefined>(MCP_SKILL_METADATA, method);
+    if (skill) return { kind: 'skill', options: skill };
+    return undefined;
+  }
+
+  /**
+   * The method's metadata with what `nestjs-mcp/plugin` derived from its types and comments filled in where the
+   * decorator says nothing. A hand-written `inputSchema` (a prompt's `arguments`) keeps the plugin's schemas out.
+   */
+  withPluginMetadata(metadata: McpMethodMetadata, classRef: Function, methodName: string): McpMethodMetadata {
+    const derived = pluginMetadataOf(classRef, methodName);
+    if (!derived || derived.kind !== metadata.kind) return metadata;
+    const description = metadata.options.description ?? derived.description;
+    switch (metadata.kind) {
+      case 'tool': {
+        const schemas = metadata.options.inputSchema === undefined ? schemasOf(derived) : {};
+        return { kind: 'tool', options: { ...schemas, ...defined(metadata.options), description } };
+      }
+      case 'prompt': {
+        const args = metadata.options.arguments ?? derived.arguments;
+        return { kind: 'prompt', options: { ...metadata.options, description, arguments: args } };
+      }
+      case 'resourceTemplate':
+        return { kind: 'resourceTemplate', options: { ...metadata.options, description } };
+      default:
+        return metadata;
+    }
+  }
+}
+
+function schemasOf({ inputSchema, outputSchema }: PluginMethodMetadata) {
+  return outputSchema ? { inputSchema, outputSchema } : { inputSchema };
+}
+
+function defined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,214 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { McpContext } from '../../server/mcp-context.js';
+import type { InputRequired } from '../../server/input-required.js';
+import type { PromptValue } from '../../server/registry/prompt-registry.js';
+import type { Completer, ResourceReadValue } from '../../server/registry/resource-registry.js';
+import type { McpCompleters } from '../decorators/mcp-completers.js';
+import type { SkillContent } from '../decorators/skill.decorator.js';
+import type { McpArgumentsHost } from '../pipeline/mcp-arguments-host.js';
+import { McpHandlerFactory } from '../pipeline/mcp-handler.factory.js';
+import { getRequiredScopes } from '../decorators/require-scopes.decorator.js';
+import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.accessor.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { MCP_SERVER } from '../mcp.constants.js';
+import {
+  COMPLETER_NOT_A_METHOD,
+  DUPLICATE_PRIMITIVE,
+  SKILL_NOT_STATIC,
+} from '../../server/errors/configuration-messages.js';
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
+import { McpRegistrationError } from '../errors/mcp-registration-error.js';
+import type { MCPServer } from '../mcp.server.js';
+import { providerPrototype } from '../provider-prototype.js';
+import { RouteToolsExplorer } from './route-tools.explorer.js';
+
+type ResourceResult = ResourceReadValue | InputRequired;
+type PromptResult = PromptValue | InputRequired;
+
+interface DecoratedMethod {
+  wrapper: InstanceWrapper;
+  methodName: string;
+  /** `Class.method`, for start-up errors. */
+  place: string;
+  metadata: McpMethodMetadata;
+  /** What `@RequireScopes` declared on the method and its class. */
+  requiredScopes?: string[];
+}
+
+/**
+ * Finds every `@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt` and `@UiResource` method among the providers
+ * in reach (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
+ * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
+ */
+@Injectable()
+export class McpExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly handlers: McpHandlerFactory,
+    @Inject(MCP_SERVER) private readonly server: MCPServer,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly routeTools: RouteToolsExplorer,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const places = new Map<string, string>();
+    for (const method of this.explore()) {
+      const { metadata, place } = method;
+      const key = identityOf(metadata, method.methodName);
+      const claimed = places.get(`${metadata.kind}:${key}`);
+      if (claimed) throw new McpConfigurationError(DUPLICATE_PRIMITIVE(metadata.kind, key, claimed, place));
+      places.set(`${metadata.kind}:${key}`, place);
+      try {
+        await this.register(method);
+      } catch (error) {
+        throw new McpRegistrationError(place, { cause: error });
+      }
+    }
+    for (const { name, place, registration } of this.routeTools.explore()) {
+      const claimed = places.get(`tool:${name}`);
+      if (claimed) throw new McpConfigurationError(DUPLICATE_PRIMITIVE('tool', name, claimed, place));
+      places.set(`tool:${name}`, place);
+      try {
+        this.server.addTool(registration);
+      } catch (error) {
+        throw new McpRegistrationError(place, { cause: error });
+      }
+    }
+  }
+
+  private *explore(): Generator<DecoratedMethod> {
+    const include = this.options.include;
+    for (const wrapper of this.discovery.getProviders(include ? { include } : undefined)) {
+      const prototype = providerPrototype(wrapper);
+      if (!prototype) continue;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const declared = this.accessor.getMethodMetadata(prototype[methodName]);
+        if (!declared) continue;
+        const metadata = this.accessor.withPluginMetadata(declared, prototype.constructor, methodName);
+        const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
+        yield { wrapper, methodName, metadata, requiredScopes, place: `${prototype.constructor.name}.${methodName}` };
+      }
+    }
+  }
+
+  private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
+    switch (metadata.kind) {
+      case 'tool': {
+        const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
+        const handler = this.handlers.createTool(wrapper, methodName);
+        const hide =
+          (hideWhenDenied ?? this.options.hideForbidden ?? false) && this.handlers.hasGuards(wrapper, methodName);
+        const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
+        this.server.addTool({
+          name,
+          ...rest,
+          inputSchema,
+          outputSchema,
+          handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
+          visible: allowed,
+          requiredScopes,
+        });
+        return;
+      }
+      case 'resource': {
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
+        this.server.addResource({
+          ...metadata.options,
+          requiredScopes,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
+        });
+        return;
+      }
+      case 'resourceTemplate': {
+        const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
+        this.server.addResourceTemplate({
+          ...metadata.options,
+          complete: this.completers(wrapper, metadata.options.complete),
+          requiredScopes,
+          handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
+        });
+        return;
+      }
+      case 'uiResource': {
+        const handler = this.handlers.createReader<string>(wrapper, methodName, 'resource');
+        this.server.addUiResource({
+          ...metadata.options,
+          requiredScopes,
+          handler: (uri, ctx) => handler(hostOf(ctx, {}, uri)),
+        });
+        return;
+      }
+      case 'skill': {
+        const { name } = metadata.options;
+        const content = await this.skillContent(wrapper, methodName, name);
+        const visible = this.handlers.hasGuards(wrapper, methodName)
+          ? this.handlers.createGuardCheck(wrapper, methodName, `skill ${name}`)
+          : undefined;
+        this.server.addSkill({ ...metadata.options, ...content, requiredScopes, visible });
+        return;
+      }
+      case 'prompt': {
+        const { name, ...rest } = metadata.options;
+        const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
+        this.server.addPrompt({
+          name: name ?? methodName,
+          ...rest,
+          complete: this.completers(wrapper, rest.complete),
+          requiredScopes,
+          handler: (args, ctx) => handler(hostOf(ctx, args)),
+        });
+        return;
+      }
+    }
+  }
+
+  /** A `@Skill` method's content, asked once at start-up of the provider's (singleton) instance. */
+  private async skillContent(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    name: string,
+  ): Promise<{ body: string; files?: Record<string, string | Uint8Array> }> {
+    const instance = wrapper.instance as Record<string, () => unknown> | undefined;
+    if (!wrapper.isDependencyTreeStatic() || typeof instance?.[methodName] !== 'function')
+      throw new McpConfigurationError(SKILL_NOT_STATIC(name));
+    const content = (await instance[methodName]()) as SkillContent;
+    return typeof content === 'string' ? { body: content } : content;
+  }
+
+  /** Completers named by method are bound to the provider's (singleton) instance. */
+  private completers(
+    wrapper: InstanceWrapper,
+    given: McpCompleters | undefined,
+  ): Record<string, Completer> | undefined {
+    if (!given) return undefined;
+    const out: Record<string, Completer> = {};
+    for (const [key, completer] of Object.entries(given)) {
+      if (typeof completer === 'function') {
+        out[key] = completer;
+        continue;
+      }
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!wrapper.isDependencyTreeStatic() || typeof instance?.[completer] !== 'function') {
+        throw new McpConfigurationError(COMPLETER_NOT_A_METHOD(completer, key));
+      }
+      out[key] = (instance[completer] as Completer).bind(instance);
+    }
+    return out;
+  }
+}
+
+function hostOf(ctx: McpContext, args: unknown, uri?: string): McpArgumentsHost {
+  return [ctx.httpRequest, undefined, ctx, args, uri, ctx.inputResponses];
+}
+
+function identityOf(metadata: McpMethodMetadata, methodName: string): string {
+  if (metadata.kind === 'resource' || metadata.kind === 'uiResource') return metadata.options.uri;
+  if (metadata.kind === 'resourceTemplate') return metadata.options.uriTemplate;
+  if (metadata.kind === 'skill') return `${metadata.options.prefix ?? ''}/${metadata.options.name}`;
+  return metadata.options.name ?? methodName;
+}

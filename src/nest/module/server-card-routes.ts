@@ -1,0 +1,113 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isResourceServer } from '../../auth/tokens/auth-options.js';
+import { isLoopbackHost } from '../../http/policy/bind-address.js';
+import { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
+import { catalogOf, MCP_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, serverCardOf } from '../../http/server-card.js';
+import { serverInfoOf } from '../../server/server-info.js';
+import { joinPath } from '../join-path.js';
+import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import { MCP_ENDPOINT_PATH } from '../mcp.constants.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+
+type Reply = ServerResponse & { raw?: ServerResponse };
+type Request = IncomingMessage & { raw?: IncomingMessage };
+type CardOf = (host: string) => { body: string; card: ReturnType<typeof serverCardOf>; url: string };
+
+/** The servers of each HTTP framework instance that are listed in its catalog, and whether its route is there. */
+const catalogs = new WeakMap<object, CardOf[]>();
+
+/**
+ * Serves the Server Card (SEP-2127) of one MCP server at `<endpoint>/server-card`, on by default
+ * (`http.serverCard: false` turns it off), and, opt-in with `http.catalog`, lists the server in the site's
+ * `/.well-known/mcp/catalog.json`. Both are public documents a host fetches before it connects, from any
+ * origin: no guard stands in front (routes go straight onto the framework, as the RFC 9728 metadata does),
+ * CORS is `*`, and they are cached an hour. The card is built from the module's `name`, `version` and `info`,
+ * the `serverInfo` of `server/discover`; its remote is `http.serverCard.url`, else the `auth.resource`, else the
+ * endpoint at the Host the request named, once the Host passes the endpoint's own allowlist.
+ */
+@Injectable()
+export class ServerCardRoutes implements OnModuleInit {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_ENDPOINT_PATH) private readonly endpointPath: string,
+    private readonly appConfig: ApplicationConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    const http = this.options.http ?? {};
+    if (!adapter || (http.serverCard === false && !http.catalog)) return;
+    const path = joinPath(this.appConfig.getGlobalPrefix(), this.endpointPath);
+    const hosts = new HostOriginPolicy(http);
+    const fixed =
+      (typeof http.serverCard === 'object' ? http.serverCard.url : undefined) ??
+      (isResourceServer(this.options.auth) ? this.options.auth.resource : undefined);
+    const info = serverInfoOf(this.options);
+    const cards = new Map<string, ReturnType<CardOf>>();
+    const cardOf: CardOf = (host) => {
+      const url = fixed ?? `${isLoopbackHost(hostnameOf(host)) ? 'http' : 'https'}://${host}${path}`;
+      let entry = cards.get(url);
+      if (!entry) {
+        const card = serverCardOf(info, url);
+        if (cards.size >= 16) cards.clear(); // one per name the server answers to: a few, never per request
+        cards.set(url, (entry = { body: JSON.stringify(card), card, url: `${url}/server-card` }));
+      }
+      return entry;
+    };
+    const instance = adapter.getInstance() as object;
+    if (http.serverCard !== false)
+      adapter.get(`${path}/server-card`, (req: Request, res: Reply) => {
+        const host = allowedHost(hosts, req);
+        if (host === undefined) return refuse(res);
+        send(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
+      });
+    if (!http.catalog) return;
+    const listed = catalogs.get(instance);
+    if (listed) return void listed.push(cardOf);
+    const servers: CardOf[] = [cardOf];
+    catalogs.set(instance, servers);
+    adapter.get(MCP_CATALOG_PATH, (req: Request, res: Reply) => {
+      const host = allowedHost(hosts, req);
+      if (host === undefined) return refuse(res);
+      send(
+        res,
+        'application/json',
+        JSON.stringify(
+          catalogOf(
+            hostnameOf(host),
+            servers.map((of) => of(host)),
+          ),
+        ),
+      );
+    });
+  }
+}
+
+function allowedHost(hosts: HostOriginPolicy, req: Request): string | undefined {
+  const host = (req.raw ?? req).headers.host;
+  // Origin is not checked: the documents are public and meant to be read cross-origin.
+  return host !== undefined && hosts.check(host, undefined) === null ? host : undefined;
+}
+
+function hostnameOf(host: string): string {
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+}
+
+function send(res: Reply, type: string, body: string): void {
+  (res.raw ?? res).writeHead(200, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'public, max-age=3600',
+    'access-control-allow-origin': '*',
+  });
+  (res.raw ?? res).end(body);
+}
+
+function refuse(res: Reply): void {
+  const body = JSON.stringify({ error: 'Forbidden: this Host is not one the server answers to' });
+  (res.raw ?? res).writeHead(403, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  (res.raw ?? res).end(body);
+}

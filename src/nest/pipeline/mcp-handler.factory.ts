@@ -1,0 +1,395 @@
+import { HttpException, HttpStatus, Inject, Injectable, type LoggerService, type ParamData } from '@nestjs/common';
+import {
+  CUSTOM_ROUTE_ARGS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PIPES_METADATA,
+} from '@nestjs/common/constants.js';
+import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
+import { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
+import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
+import type { NestContainer } from '@nestjs/core/injector/container.js';
+import { Injector } from '@nestjs/core/injector/injector.js';
+import { InterceptorsConsumer, InterceptorsContextCreator } from '@nestjs/core/interceptors/index.js';
+import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import { InputRequired } from '../../server/input-required.js';
+import type { McpContext } from '../../server/mcp-context.js';
+import type { McpArgumentsHost } from './mcp-arguments-host.js';
+import { McpCapturedResponse } from './mcp-captured-response.js';
+import { McpParamtype } from './mcp-paramtype.enum.js';
+import { stdioRequest } from './stdio-request.js';
+import type { McpContextType } from './mcp-execution-context.js';
+import { MCP_PARAM_ARGS_METADATA } from '../mcp-metadata.constants.js';
+import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpSignalFilter } from './mcp-signal.filter.js';
+import { MCP_LOGGER } from '../mcp.constants.js';
+import { VISIBILITY_GUARD_FAILED } from '../mcp-messages.js';
+import { providerPrototype } from '../provider-prototype.js';
+import { httpErrorText } from '../http-error-text.js';
+
+/**
+ * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
+ * method to return; TypeScript cannot see a decorated method's return type here, and the kernel checks the
+ * value at run time (a resource without contents, a prompt without messages is an error result).
+ */
+export type McpMethodHandler<T = unknown> = (host: McpArgumentsHost) => Promise<T>;
+
+type Instance = Record<string, (...args: unknown[]) => unknown>;
+
+interface ParamMetadata {
+  index: number;
+  data?: string;
+  pipes?: unknown[];
+}
+
+const MCP_CONTEXT: McpContextType = 'mcp';
+const ALL_ENHANCERS = { guards: true, interceptors: true, filters: true };
+const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
+const SIGNAL_FILTER = new McpSignalFilter();
+
+/**
+ * Turns a decorated provider method into a handler, once, at start-up. A singleton method with no guard,
+ * interceptor, pipe or filter in reach is called directly (the fast path); otherwise the call goes through
+ * Nest's pipeline, built by `ExternalContextCreator` as `@nestjs/graphql` does for resolvers. A request-scoped
+ * provider (or one depending on a request-scoped provider) is resolved per call under a fresh context id,
+ * with the HTTP request registered as `REQUEST`.
+ *
+ * Which enhancers a method gets: its class's and its own (guards, interceptors, pipes, filters), and the global
+ * pipes and filters. Global guards and interceptors are not among them: they run at the HTTP route, once for
+ * the request that carries the call, as for any route of the app, and would otherwise run twice per call (a
+ * throttler counting each call twice, a logging interceptor writing two lines).
+ */
+@Injectable()
+export class McpHandlerFactory {
+  private readonly paramsFactory = new McpParamsFactory();
+  private readonly injector = new Injector();
+  private readonly contextCreator: ExternalContextCreator;
+
+  constructor(
+    externalContextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+    private readonly applicationConfig: ApplicationConfig,
+    @Inject(MCP_LOGGER) private readonly logger: LoggerService,
+  ) {
+    this.contextCreator = withoutGlobalGuardsAndInterceptors(externalContextCreator, applicationConfig);
+  }
+
+  /**
+   * A tool's handler, built once: the method called directly or through Nest's pipeline; an `HttpException` (a guard's, a pipe's), or what an exception filter
+   * wrote for an exception, becomes a tool error result the model can read.
+   */
+  createTool(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<unknown> {
+    const handler = this.createHandler(wrapper, methodName);
+    return async (host) => {
+      try {
+        return await handler(host);
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal) return { isError: true, content: [{ type: 'text', text: `Error: ${refusal.message}` }] };
+        throw error;
+      }
+    };
+  }
+
+  /**
+   * A resource's or prompt's handler, built as a tool's; an `HttpException` (or a filter's answer to an exception)
+   * becomes the protocol error that fits it: a 404 from a resource is "Resource not found", any other 4xx is
+   * invalid params, a 5xx an internal error with the exception's message. All of these are expected outcomes,
+   * logged as a refused call, not as a crash.
+   */
+  createReader<T>(wrapper: InstanceWrapper, methodName: string, kind: 'resource' | 'prompt'): McpMethodHandler<T> {
+    const handler = this.createHandler(wrapper, methodName);
+    return async (host) => {
+      try {
+        return (await handler(host)) as T;
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (!refusal) throw error;
+        const uri = host[McpParamtype.URI];
+        if (refusal.status === HttpStatus.NOT_FOUND && kind === 'resource' && uri !== undefined)
+          throw McpError.resourceNotFound(uri);
+        if (refusal.status >= 400 && refusal.status < 500) throw McpError.invalidParams(`Error: ${refusal.message}`);
+        throw new McpError(ErrorCode.InternalError, `Error: ${refusal.message}`);
+      }
+    };
+  }
+
+  /** Whether any guard reaches the method: its class's or its own. */
+  hasGuards(wrapper: InstanceWrapper, methodName: string): boolean {
+    const prototype = providerPrototype(wrapper) as Instance;
+    return declares(GUARDS_METADATA, prototype[methodName], prototype.constructor);
+  }
+
+  /**
+   * Runs only the method's guards against a `tools/list` request. The guards see a handler carrying the method's
+   * metadata (so `Reflector` lookups work) and the list request's host: no arguments. A guard that denies (returns
+   * false, or throws an `HttpException` as Nest's guards do) hides the tool. A guard that fails otherwise (its
+   * database is down) hides it too, since showing a tool nobody could vouch for is worse, but is logged with
+   * its error: an outage must not look like an empty tool list.
+   */
+  createGuardCheck(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    tool: string,
+  ): (context: McpContext) => Promise<boolean> {
+    const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
+    const check = (instance: Instance, contextId?: ContextId) =>
+      this.contextCreator.create(
+        instance,
+        probe,
+        methodName,
+        undefined,
+        undefined,
+        contextId,
+        wrapper.id,
+        GUARDS_ONLY,
+        MCP_CONTEXT,
+      );
+    const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
+    return async (context) => {
+      const host: McpArgumentsHost = [
+        context.httpRequest ?? stdioRequest(context),
+        new McpCapturedResponse(),
+        context,
+        undefined,
+        undefined,
+        context.inputResponses,
+      ];
+      try {
+        if (staticCheck) return (await staticCheck(...host)) === true;
+        const { instance, contextId } = await this.resolvePerCall(wrapper, host[0]);
+        return (await check(instance, contextId)(...host)) === true;
+      } catch (error) {
+        if (!(error instanceof HttpException))
+          this.logger.error(VISIBILITY_GUARD_FAILED(tool), error instanceof Error ? error.stack : String(error));
+        return false;
+      }
+    };
+  }
+
+  private createHandler(wrapper: InstanceWrapper, methodName: string): McpMethodHandler {
+    if (!wrapper.isDependencyTreeStatic()) {
+      const callback = pipelineCallback((providerPrototype(wrapper) as Instance)[methodName]);
+      return async (host) => {
+        const piped = pipelineHost(host);
+        const { instance, contextId } = await this.resolvePerCall(wrapper, piped[0]);
+        return answered(piped, this.pipeline(instance, callback, methodName, contextId, wrapper.id));
+      };
+    }
+    const instance = wrapper.instance as Instance;
+    if (this.hasEnhancers(instance, methodName)) {
+      const pipeline = this.pipeline(
+        instance,
+        pipelineCallback(instance[methodName]),
+        methodName,
+        undefined,
+        wrapper.id,
+      );
+      return (host) => answered(pipelineHost(host), pipeline);
+    }
+    return this.direct(instance, methodName);
+  }
+
+  private pipeline(
+    instance: Instance,
+    callback: (...args: unknown[]) => unknown,
+    methodName: string,
+    contextId: ContextId | undefined,
+    inquirerId: string,
+  ) {
+    return this.contextCreator.create(
+      instance,
+      callback,
+      methodName,
+      MCP_PARAM_ARGS_METADATA,
+      this.paramsFactory,
+      contextId,
+      inquirerId,
+      ALL_ENHANCERS,
+      MCP_CONTEXT,
+    );
+  }
+
+  /** The fast path: the parameters are picked from the host by a table built once. */
+  private direct(instance: Instance, methodName: string): McpMethodHandler {
+    const method = instance[methodName];
+    const params = paramsOf(instance, methodName).map(({ index, type, data }) => ({
+      index,
+      pick: (host: McpArgumentsHost) => this.paramsFactory.exchangeKeyForValue(type, data as ParamData, host),
+    }));
+    const length = params.reduce((max, p) => Math.max(max, p.index + 1), 0);
+    return async (host) => {
+      const args = new Array<unknown>(length);
+      for (const { index, pick } of params) args[index] = pick(host);
+      return method.apply(instance, args);
+    };
+  }
+
+  private async resolvePerCall(
+    wrapper: InstanceWrapper,
+    httpRequest: unknown,
+  ): Promise<{ instance: Instance; contextId: ContextId }> {
+    // A context id per HTTP request (one call per POST), which also honours a ContextIdStrategy (durable providers).
+    const contextId = ContextIdFactory.getByRequest(httpRequest as Record<string, unknown>);
+    this.moduleRef.registerRequestByContextId(httpRequest, contextId);
+    // Within the provider's own module, as @nestjs/graphql does: resolving the token app-wide could find a
+    // provider of the same class registered by another module.
+    const host = wrapper.host!;
+    const instance = await this.injector.loadPerContext(
+      wrapper.instance as Instance,
+      host,
+      host.providers,
+      contextId,
+      wrapper,
+    );
+    return { instance, contextId };
+  }
+
+  private hasEnhancers(instance: Instance, methodName: string): boolean {
+    const method = instance[methodName];
+    const declared = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA].some((key) =>
+      declares(key, method, instance.constructor),
+    );
+    const config = this.applicationConfig;
+    const globals =
+      config.getGlobalPipes().length +
+      config.getGlobalFilters().length +
+      config.getGlobalRequestPipes().length +
+      config.getGlobalRequestFilters().length;
+    return declared || globals > 0 || paramsOf(instance, methodName).some((p) => p.custom || p.pipes.length > 0);
+  }
+}
+
+/**
+ * Nest's `ExternalContextCreator` as `fromContainer` builds it, except that the guard and interceptor chains
+ * are built without the application config, which is where the global ones come from. The container is the
+ * one Nest's own creator holds (it sets it as a property; test/unit/adapter-assumptions.spec.ts pins that).
+ */
+function withoutGlobalGuardsAndInterceptors(
+  nest: ExternalContextCreator,
+  config: ApplicationConfig,
+): ExternalContextCreator {
+  const container = (nest as unknown as { container: NestContainer }).container;
+  const creator = new ExternalContextCreator(
+    new GuardsContextCreator(container),
+    new GuardsConsumer(),
+    new InterceptorsContextCreator(container),
+    new InterceptorsConsumer(),
+    container.getModules(),
+    new PipesContextCreator(container, config),
+    new PipesConsumer(),
+    new ExternalExceptionFilterContext(container, config),
+  );
+  (creator as unknown as { container: NestContainer }).container = container;
+  return creator;
+}
+
+/**
+ * The host the pipeline runs with: a response that records what a filter writes, and over stdio (no HTTP
+ * request) a stand-in request, so enhancers written for HTTP find the objects they read.
+ */
+function pipelineHost(host: McpArgumentsHost): McpArgumentsHost {
+  const context = host[McpParamtype.CONTEXT];
+  return [host[0] ?? stdioRequest(context), new McpCapturedResponse(), context, host[3], host[4], host[5]];
+}
+
+/**
+ * Runs the pipeline, then reads what an exception filter wrote: Nest rethrows the exception when the filter
+ * returns nothing, and a filter may also return the response it wrote to. Either way the written answer is
+ * thrown as a `FilterAnswer`, which each kind of handler turns into its own error.
+ */
+async function answered(
+  host: McpArgumentsHost,
+  pipeline: (...args: McpArgumentsHost) => Promise<unknown>,
+): Promise<unknown> {
+  const response = host[McpParamtype.HTTP_RESPONSE]!;
+  let value: unknown;
+  try {
+    value = await pipeline(...host);
+  } catch (error) {
+    if (response.sent && !(error instanceof McpError || error instanceof InputRequired))
+      throw new FilterAnswer(response, error);
+    throw error;
+  }
+  if (response.sent) throw new FilterAnswer(response, undefined);
+  return value;
+}
+
+/**
+ * What the pipeline calls in place of the method: the method itself, carrying the method's name and metadata
+ * (so guards and interceptors keyed by `context.getHandler()`, such as the throttler's counters, `Reflector`
+ * lookups, cache keys, see the tool's own method) plus `McpSignalFilter` as its innermost exception filter.
+ */
+function pipelineCallback(method: Function): (...args: unknown[]) => unknown {
+  const callback = withMetadataOf(method, function (this: unknown, ...args: unknown[]) {
+    return method.apply(this, args);
+  });
+  Object.defineProperty(callback, 'name', { value: method.name });
+  const filters: unknown[] = Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, method) ?? [];
+  Reflect.defineMetadata(EXCEPTION_FILTERS_METADATA, [...filters, SIGNAL_FILTER], callback);
+  return callback;
+}
+
+/** Copies every metadata entry of `source` onto `target`, so `Reflector` lookups on either agree. */
+function withMetadataOf<T extends Function>(source: Function, target: T): T {
+  for (const key of Reflect.getMetadataKeys(source))
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, source), target);
+  return target;
+}
+
+function declares(key: string, method: object, classRef: object): boolean {
+  const onMethod: unknown[] | undefined = Reflect.getMetadata(key, method);
+  const onClass: unknown[] | undefined = Reflect.getMetadata(key, classRef);
+  return (onMethod?.length ?? 0) + (onClass?.length ?? 0) > 0;
+}
+
+function paramsOf(
+  instance: Instance,
+  methodName: string,
+): Array<{ index: number; type: number; data?: string; pipes: unknown[]; custom: boolean }> {
+  const metadata: Record<string, ParamMetadata> =
+    Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, instance.constructor, methodName) ?? {};
+  return Object.entries(metadata).map(([key, p]) => ({
+    index: p.index,
+    type: Number(key.split(':')[0]),
+    data: p.data,
+    pipes: p.pipes ?? [],
+    custom: key.includes(CUSTOM_ROUTE_ARGS_METADATA),
+  }));
+}
+
+/** An exception filter's answer to an exception (undefined when the pipeline ended normally but a filter wrote). */
+class FilterAnswer {
+  constructor(
+    readonly response: McpCapturedResponse,
+    readonly exception: unknown,
+  ) {}
+}
+
+/**
+ * An expected refusal, with its HTTP status and the text the client reads: an `HttpException` (a guard's
+ * ForbiddenException, a pipe's BadRequestException) or a filter's answer. A filter's body without a message
+ * (the docs' catch-all writes only a status, a timestamp and a path) leaves the exception's own message; a
+ * filter's answer to an unexpected error without a message stays unexpected (undefined), so the kernel's
+ * redaction and error log apply to it as to any bug.
+ */
+function refusalOf(error: unknown): { status: number; message: string } | undefined {
+  if (error instanceof HttpException) return { status: error.getStatus(), message: httpExceptionMessage(error) };
+  if (!(error instanceof FilterAnswer)) return undefined;
+  const { response, exception } = error;
+  const written = response.message();
+  if (written !== undefined) return { status: response.statusCode, message: written };
+  if (exception instanceof HttpException)
+    return { status: response.statusCode, message: httpExceptionMessage(exception) };
+  if (exception === undefined)
+    return { status: response.statusCode, message: JSON.stringify(response.body) ?? 'Error' };
+  throw exception;
+}
+
+function httpExceptionMessage(error: HttpException): string {
+  return httpErrorText(error.getResponse(), error.message);
+}

@@ -1,0 +1,113 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { McpEvent, McpEventBus } from '../../server/events/event-bus.js';
+import { RedisChannel } from './redis-channel.js';
+import type { McpRedisConnections } from './redis-connections.js';
+
+/** What goes over the channel: the publishing instance, so it can skip its own echo, and the event. */
+interface Envelope {
+  o: string;
+  e: McpEvent;
+}
+
+// After an outage this instance may have missed changes published elsewhere: the list events tell its streams
+// to fetch again. A missed resources/updated cannot be rebuilt (its URI is gone with it).
+const RESYNC_EVENTS: readonly McpEvent[] = [
+  { type: 'tools/list_changed' },
+  { type: 'prompts/list_changed' },
+  { type: 'resources/list_changed' },
+];
+
+/**
+ * The event bus over Redis pub/sub: a change published on any instance reaches the listen streams of every
+ * instance. Each instance hands its own events to its own streams at once (so they keep flowing while Redis
+ * is down) and skips their echo from the channel; events from elsewhere arrive in the order they were
+ * published, since one channel is delivered in order to each subscriber. Pub/sub keeps nothing, so there is
+ * nothing in Redis to expire.
+ */
+export class RedisEventBus implements McpEventBus {
+  private readonly listeners = new Set<(event: McpEvent) => void>();
+  private readonly origin = randomUUID();
+  private readonly channel: RedisChannel;
+  private publishFailing = false;
+
+  /** `name` keeps several MCP servers of one app apart (default `events`): each bus is its own channel. */
+  constructor(
+    private readonly redis: McpRedisConnections,
+    name = 'events',
+    private readonly logger: Pick<Logger, 'warn'> = new Logger('McpRedis'),
+  ) {
+    this.channel = new RedisChannel(
+      redis,
+      redis.key(name),
+      (message) => this.receive(message),
+      () => {
+        for (const event of RESYNC_EVENTS) this.deliver(event);
+      },
+    );
+  }
+
+  /** True while this instance receives the events of the others (for readiness checks). */
+  get listening(): boolean {
+    return this.channel.listening;
+  }
+
+  /**
+   * Never rejects: a change is a registration or a tool's notice, neither of which should fail because other
+   * instances cannot be told. While Redis is away they are not, and the log says so once per outage.
+   */
+  async publish(event: McpEvent): Promise<void> {
+    this.deliver(event);
+    const envelope: Envelope = { o: this.origin, e: event };
+    try {
+      await this.redis.run('publish an event', (redis) => redis.publish(this.channel.name, JSON.stringify(envelope)));
+      this.publishFailing = false;
+    } catch (error) {
+      if (this.publishFailing) return;
+      this.publishFailing = true;
+      this.logger.warn(
+        `Events reach only this instance's listen streams until Redis is back: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  subscribe(listener: (event: McpEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops listening on the channel (the connections themselves belong to `McpRedisConnections`). */
+  close(): void {
+    this.channel.close();
+  }
+
+  private receive(envelope: unknown): void {
+    if (!isEnvelope(envelope) || envelope.o === this.origin) return;
+    this.deliver(envelope.e);
+  }
+
+  private deliver(event: McpEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** Only well-formed events reach the streams: anything else published on the channel is ignored. */
+function isEnvelope(value: unknown): value is Envelope {
+  if (typeof value !== 'object' || value === null) return false;
+  const { o, e } = value as Record<string, unknown>;
+  if (typeof o !== 'string' || typeof e !== 'object' || e === null) return false;
+  const event = e as Record<string, unknown>;
+  switch (event.type) {
+    case 'tools/list_changed':
+    case 'prompts/list_changed':
+    case 'resources/list_changed':
+      return true;
+    case 'resources/updated':
+      return typeof event.uri === 'string';
+    // A task's state (the tasks extension), for the streams of the task's owner.
+    case 'tasks/status':
+      return typeof event.owner === 'string' && typeof event.task === 'object' && event.task !== null;
+    default:
+      return false;
+  }
+}

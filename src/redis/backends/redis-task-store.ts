@@ -1,0 +1,248 @@
+import { isTerminalStatus } from '../../protocol/extensions/tasks.js';
+import {
+  InMemoryTaskStore,
+  keepingIdentity,
+  lapsedTask,
+  TaskResultsFull,
+  type StoredTask,
+  type TaskCreateOutcome,
+  type TaskLimits,
+  type TaskSignal,
+  type TaskStore,
+} from '../../server/tasks/task-store.js';
+import { RedisAdmission, type AdmissionIndexes } from './redis-admission.js';
+import { RedisChannel } from './redis-channel.js';
+import type { McpRedisConnections } from './redis-connections.js';
+import { McpRedisUnavailableError } from './redis-unavailable-error.js';
+
+// KEYS: the owner's index, the owner's result sizes (a hash by task id; both in the server's limits slot). ARGV:
+// the bytes of result a record adds, the owner's byte share, the task id, now. Takes the bytes out of the share,
+// counting only the owner's live tasks (those still in its index): the previous size of the task's entry, or ''
+// when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
+const RESERVE_BYTES = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local held = 0
+local sizes = redis.call('HGETALL', KEYS[2])
+for i = 1, #sizes, 2 do
+  if redis.call('ZSCORE', KEYS[1], sizes[i]) then held = held + tonumber(sizes[i + 1])
+  else redis.call('HDEL', KEYS[2], sizes[i]) end
+end
+if tonumber(ARGV[2]) >= 0 and held + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return -1 end
+local previous = redis.call('HGET', KEYS[2], ARGV[3]) or ''
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return previous
+`;
+
+// KEYS: the owner's result sizes. ARGV: the task id, the size RESERVE_BYTES answered. Undoes a reservation whose
+// record was not stored.
+const RELEASE_BYTES = `
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+`;
+
+// KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
+// nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
+// renewal, both written against the record they read, never mix: whichever lands second reads again. A script
+// rather than WATCH/MULTI, which would need a connection of its own per update.
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+`;
+
+// Concurrent updates of one task are rare (the runner, a tasks/update, a tasks/cancel): a few retries settle them.
+const MAX_UPDATE_ATTEMPTS = 16;
+// "Unlimited" (ttlMs null) still ends: nothing this store writes lives for ever.
+const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
+
+/**
+ * The task store in Redis (SEP-2663 tasks created on one instance, polled, answered and cancelled on any):
+ * each task a JSON record expiring at `createdAt + ttlMs`, written before `create` resolves, so `tasks/get` on
+ * any instance finds it before the creating answer is sent; updates are compare-and-set, so a terminal status
+ * is never overwritten; signals (answers, cancel) travel on one channel that every instance listens to, and
+ * reach the listeners of the instance running the task. A running task's lease is a field of its record, renewed
+ * by an ordinary update; whichever instance first reads the record past it stores it failed (STORE_LAPSE).
+ */
+export class RedisTaskStore implements TaskStore {
+  // Signals arriving from the channel reach this instance's listeners through the in-memory store's relay (a copy
+  // per listener, one listener's exception kept from the others); it holds no tasks.
+  private readonly local = new InMemoryTaskStore();
+  private readonly channel: RedisChannel;
+  private readonly admission: RedisAdmission;
+
+  constructor(
+    private readonly redis: McpRedisConnections,
+    private readonly options: { maxTtlMs?: number; now?: () => number } = {},
+  ) {
+    this.admission = new RedisAdmission(redis);
+    this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
+  }
+
+  /** True while this instance receives the signals sent from others (for readiness checks). */
+  get listening(): boolean {
+    return this.channel.listening;
+  }
+
+  async create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome> {
+    const now = this.now();
+    const expiresAt = this.expiryOf(task);
+    const ttlMs = Math.max(expiresAt - now, 1);
+    const indexes = this.indexes(task.server, task.owner);
+    const admitted = await this.admission.admit(
+      'create a task',
+      indexes,
+      { id: task.taskId, expiresAt, ttlMs, now },
+      { perOwner: limits.perOwner, total: limits.total },
+    );
+    if (admitted !== 'admitted') return admitted === 'owner' ? 'owner-limit' : 'total-limit';
+    await this.admission.record(indexes, task.taskId, () =>
+      this.redis.run('create a task', (redis) =>
+        redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
+      ),
+    );
+    return 'created';
+  }
+
+  async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
+    const key = this.taskKey(server, taskId);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
+      const task = this.live(raw);
+      if (!task || task.owner !== owner) return undefined;
+      const failed = lapsedTask(task, this.now());
+      if (!failed) return task;
+      if (await this.storeLapse(key, raw!, failed)) return failed;
+    }
+    throw this.keptChanging('read a task', taskId);
+  }
+
+  async update(
+    server: string,
+    taskId: string,
+    change: (task: StoredTask) => StoredTask | undefined,
+    maxOwnerResultBytes = Infinity,
+  ): Promise<StoredTask | undefined> {
+    const key = this.taskKey(server, taskId);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
+      const current = this.live(raw);
+      if (!current) return undefined;
+      const failed = lapsedTask(current, this.now());
+      if (failed) {
+        if (await this.storeLapse(key, raw!, failed)) return undefined;
+        continue;
+      }
+      if (isTerminalStatus(current.status)) return undefined;
+      // `current` is a fresh parse of the stored record: nothing else holds it.
+      const next = change(current);
+      if (!next) return undefined;
+      const stored = keepingIdentity(current, next);
+      const added = Math.max((stored.resultBytes ?? 0) - (current.resultBytes ?? 0), 0);
+      const sizes = this.redis.slot('tasks', server) + ':bytes:' + stored.owner;
+      const reserved =
+        added > 0
+          ? await this.redis.run('reserve result bytes', (redis) =>
+              redis.eval(
+                RESERVE_BYTES,
+                2,
+                this.indexes(server, stored.owner).owner,
+                sizes,
+                added,
+                Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
+                taskId,
+                this.now(),
+              ),
+            )
+          : undefined;
+      if (reserved === -1) throw new TaskResultsFull();
+      if (await this.compareAndSet(key, raw!, stored)) return stored;
+      if (reserved !== undefined) {
+        await this.redis.run('release result bytes', (redis) =>
+          redis.eval(RELEASE_BYTES, 1, sizes, taskId, reserved as string),
+        );
+      }
+    }
+    throw this.keptChanging('update a task', taskId);
+  }
+
+  async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
+    await this.redis.run('signal a task', (redis) =>
+      redis.publish(this.channel.name, JSON.stringify({ server, taskId, signal })),
+    );
+  }
+
+  async subscribe(
+    server: string,
+    taskId: string,
+    listener: (signal: TaskSignal) => void,
+  ): Promise<() => Promise<void>> {
+    // A signal sent before this instance listens would be lost: a task that cannot be told to stop must not start.
+    if (!this.channel.listening)
+      throw new McpRedisUnavailableError('Redis is unavailable (subscribe to task signals): not subscribed');
+    return this.local.subscribe(server, taskId, listener);
+  }
+
+  /** Stops listening for signals (the connections themselves belong to `McpRedisConnections`). */
+  close(): void {
+    this.channel.close();
+  }
+
+  /**
+   * Stores the failed record of a lapsed lease, unless the task changed since `raw` was read (a renewal that
+   * landed first, by the clock of the instance renewing): then the caller reads it again. True once stored.
+   */
+  private storeLapse(key: string, raw: string, failed: StoredTask): Promise<boolean> {
+    return this.compareAndSet(key, raw, failed, 'fail a lapsed task');
+  }
+
+  private async compareAndSet(key: string, raw: string, next: StoredTask, what = 'update a task'): Promise<boolean> {
+    const stored = await this.redis.run(what, (redis) =>
+      redis.eval(COMPARE_AND_SET, 1, key, raw, JSON.stringify(next)),
+    );
+    return stored === 1;
+  }
+
+  private keptChanging(what: string, taskId: string): McpRedisUnavailableError {
+    return new McpRedisUnavailableError(
+      `Redis is unavailable (${what}): task ${taskId} kept changing under ${MAX_UPDATE_ATTEMPTS} attempts`,
+    );
+  }
+
+  /** The record, unless it is missing or past its expiry (Redis drops it then too, by its own clock). */
+  private live(raw: string | null): StoredTask | undefined {
+    if (raw === null) return undefined;
+    const task = JSON.parse(raw) as StoredTask;
+    return this.expiryOf(task) <= this.now() ? undefined : task;
+  }
+
+  private expiryOf(task: StoredTask): number {
+    return task.createdAt + (task.ttlMs ?? this.options.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private receive(message: unknown): void {
+    const parsed = message as { server?: unknown; taskId?: unknown; signal?: unknown } | null;
+    if (typeof parsed?.server !== 'string' || typeof parsed.taskId !== 'string' || !isTaskSignal(parsed.signal)) return;
+    void this.local.signal(parsed.server, parsed.taskId, parsed.signal);
+  }
+
+  // Task ids and owners are base64url, so a key ends unambiguously whatever the server is named.
+  private taskKey(server: string, taskId: string): string {
+    return this.redis.slot('task', server, taskId);
+  }
+
+  private indexes(server: string, owner: string): AdmissionIndexes {
+    const limits = this.redis.slot('tasks', server);
+    return { owner: `${limits}:of:${owner}`, all: limits };
+  }
+}
+
+function isTaskSignal(value: unknown): value is TaskSignal {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, responses } = value as Record<string, unknown>;
+  return type === 'cancel' || (type === 'input' && typeof responses === 'object' && responses !== null);
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { classifyMessage } from '../../protocol/classifier.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { HeaderBag } from '../../protocol/header-codec.js';
+import { errorResponse, successResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import { CallContext } from '../call-context.js';
+import { DeadlineExceeded, type CallGuard } from '../access/call-guard.js';
+import type { Caller } from '../access/caller-identity.js';
+import type { McpEra } from '../eras/era.js';
+import type { HandlerErrorLogger } from '../failures/handler-error-policy.js';
+import {
+  chainInterceptors,
+  describeByHeaders,
+  describeCall,
+  type McpCall,
+  type McpCallInterceptor,
+  type McpCallObserver,
+} from '../mcp-call.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import type { MethodHandler, MethodResult } from '../method-result.js';
+import { toolError } from '../methods/tools.js';
+import { isThenable } from '../util/when-ready.js';
+
+/**
+ * The kernel's dispatcher: a request through the method table (built once), the call guard and deadline, the
+ * interceptors and observers the application added, and every failure mapped to its JSON-RPC answer. The same
+ * for every era: the era only presents the answer.
+ */
+export class CallDispatcher {
+  private interceptor?: McpCallInterceptor;
+  private observer?: McpCallObserver;
+
+  constructor(
+    private readonly methods: ReadonlyMap<string, MethodHandler>,
+    private readonly calls: CallGuard,
+    private readonly callerOf: (context: McpRequestContext) => Caller,
+    private readonly interceptorLog: HandlerErrorLogger,
+  ) {}
+
+  /** One request through the method table, the call guard, the interceptors and the observers. */
+  dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse> {
+    const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
+    if (!handler)
+      return Promise.resolve(
+        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
+      );
+    // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
+    const call = (this.interceptor || this.observer) && describeCall(request, context.httpRequest);
+    const caller = this.callerOf(context);
+    const failed = (error: unknown): JsonRpcResponse => this.observed(call, this.failure(request, era, call, error));
+    const answered = (result: MethodResult): JsonRpcResponse => {
+      let response: JsonRpcResponse;
+      try {
+        response = successResponse(request.id, era.present(result));
+      } catch (error) {
+        response = this.failure(request, era, call, error);
+      }
+      return this.observed(call, response);
+    };
+    let answer: Promise<JsonRpcResponse> | undefined;
+    // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
+    const respond = (): Promise<JsonRpcResponse> => {
+      let running: MethodResult | Promise<MethodResult>;
+      try {
+        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+        running =
+          request.method === 'subscriptions/listen'
+            ? handler(request, context, caller)
+            : this.calls.run(context, caller, (signal) =>
+                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
+              );
+      } catch (error) {
+        return (answer = Promise.resolve(failed(error)));
+      }
+      // A synchronous answer is presented at once: one promise per call, already settled.
+      return (answer = isThenable(running)
+        ? Promise.resolve(running).then(answered, failed)
+        : Promise.resolve(answered(running)));
+    };
+    if (!call || !this.interceptor) return respond();
+    // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
+    // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
+    try {
+      const intercepted = this.interceptor(call, respond);
+      // Interceptors that passed the answer through (the tracing layer without an SDK) hand back `respond`'s own
+      // promise, which never rejects: guarding it would cost every call a promise and a microtask.
+      if (intercepted === answer) return intercepted;
+      return Promise.resolve(intercepted).then(undefined, (error: unknown) =>
+        this.interceptorFailedResponse(error, call, request),
+      );
+    } catch (error) {
+      return Promise.resolve(this.interceptorFailedResponse(error, call, request));
+    }
+  }
+
+  /** A failure of a dispatched call as its JSON-RPC answer; an unexpected one is kept on the call for the log. */
+  private failure(request: JsonRpcRequest, era: McpEra, call: McpCall | undefined, error: unknown): JsonRpcResponse {
+    if (error instanceof DeadlineExceeded && request.method === 'tools/call') {
+      return successResponse(request.id, era.present(toolError(`Error: ${error.message}`)));
+    }
+    if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+    if (call) call.error = error;
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+  }
+
+  /** The response after the observers; one that throws is application code failing: logged, and -32603. */
+  private observed(call: McpCall | undefined, response: JsonRpcResponse): JsonRpcResponse {
+    if (!call || !this.observer) return response;
+    try {
+      return this.observer(call, response);
+    } catch (error) {
+      this.interceptorFailed(error, call);
+      return errorResponse(response.id, ErrorCode.InternalError, 'Internal error');
+    }
+  }
+
+  private interceptorFailedResponse(error: unknown, call: McpCall, request: JsonRpcRequest): JsonRpcResponse {
+    this.interceptorFailed(error, call);
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+  }
+
+  /** A request the transport refused before dispatch, as the interceptors and observers see it. */
+  async observeRefusal(
+    message: unknown,
+    response: JsonRpcResponse,
+    httpRequest?: unknown,
+    headers?: HeaderBag,
+  ): Promise<JsonRpcResponse> {
+    if (!this.interceptor && !this.observer) return response;
+    let call: McpCall | undefined;
+    if (message === undefined && headers) call = describeByHeaders(headers, httpRequest);
+    else {
+      const verdict = classifyMessage(message);
+      if (verdict.kind === 'request') call = describeCall(verdict.request, httpRequest);
+    }
+    if (!call) return response;
+    const observed = this.observed(call, response);
+    if (!this.interceptor) return observed;
+    try {
+      return await this.interceptor(call, async () => observed);
+    } catch (error) {
+      this.interceptorFailed(error, call);
+      return observed;
+    }
+  }
+
+  /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
+  intercept(interceptor: McpCallInterceptor): void {
+    this.interceptor = chainInterceptors(this.interceptor, interceptor);
+  }
+
+  /**
+   * Adds an observer of every call's response (and of refusals, as interceptors see them), run inside all
+   * interceptors; each one added gets what those added before it returned.
+   */
+  observe(observer: McpCallObserver): void {
+    const inner = this.observer;
+    this.observer = inner ? (call, response) => observer(call, inner(call, response)) : observer;
+  }
+
+  private interceptorFailed(error: unknown, call: McpCall): void {
+    this.interceptorLog(error, {
+      correlationId: randomUUID(),
+      method: call.method,
+      name: call.name ?? call.uri,
+      requestId: call.requestId,
+    });
+  }
+}
