@@ -20,7 +20,6 @@ const ENTRY_POINTS = [
   'index',
   'core/index',
   'testing/index',
-  'express/index',
   'redis/index',
   'plugin/index',
   'bullmq/index',

@@ -309,10 +309,6 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'UiHostConnection',
     ],
   },
-  'nestjs-mcp/express': {
-    values: ['PrototypeExpressAdapter'],
-    types: [],
-  },
   'nestjs-mcp/redis': {
     values: [
       'MCP_REDIS_OPTIONS',
@@ -343,7 +339,6 @@ const load: Record<EntryPoint, () => Promise<Record<string, unknown>>> = {
   'nestjs-mcp': () => import('../../src/index.js'),
   'nestjs-mcp/core': () => import('../../src/core/index.js'),
   'nestjs-mcp/testing': () => import('../../src/testing/index.js'),
-  'nestjs-mcp/express': () => import('../../src/express/index.js'),
   'nestjs-mcp/redis': () => import('../../src/redis/index.js'),
   'nestjs-mcp/plugin': () => import('../../src/plugin/index.js'),
   'nestjs-mcp/bullmq': () => import('../../src/bullmq/index.js'),
