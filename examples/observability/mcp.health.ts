@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { MCPServer } from '../../src/index.js';
 import { McpMetrics } from './mcp-metrics.service.js';
-import { LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../src/core/index.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+} from '../../src/protocol/versions.js';
 
 /** A `@nestjs/terminus` indicator: the MCP server answers `server/discover` in-process, plus its call counters. */
 @Injectable()
