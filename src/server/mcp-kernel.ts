@@ -16,7 +16,7 @@ import { HandlerErrorPolicy, type HandlerErrorLogger } from './errors/handler-er
 import { HandlerFailure } from './errors/handler-failure.js';
 import { McpConfigurationError } from './errors/configuration-error.js';
 import { INVALID_LEGACY_MODE, MISSING_IDENTITY, REGISTRATION_FAILED } from './errors/configuration-messages.js';
-import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from './errors/moved-options.js';
+import { rejectUnknownOptions } from './errors/unknown-options.js';
 import { InputRound } from './input/input-round.js';
 import { LegacyLeg } from './legacy/legacy-leg.js';
 import { DEFAULT_LISTEN_LIMITS } from './events/listen-access.js';
@@ -30,7 +30,7 @@ import {
 } from './mcp-call.js';
 import { consoleLogger, logHandlerError, type McpLogger } from './mcp-logger.js';
 import type { McpRequestContext } from './mcp-request-context.js';
-import type { McpServerOptions } from './mcp-server-options.js';
+import { SERVER_OPTION_KEYS, type McpServerOptions } from './mcp-server-options.js';
 import type { MethodHandler, MethodResult } from './method-result.js';
 import { isThenable } from './util/when-ready.js';
 import { CompletionMethods } from './methods/completion.js';
@@ -114,7 +114,7 @@ export class McpKernel {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
       throw new McpConfigurationError(MISSING_IDENTITY);
     }
-    rejectMovedOptions(options, MOVED_SERVER_OPTIONS, 'MCP server options');
+    rejectUnknownOptions(options, SERVER_OPTION_KEYS, 'MCP server options');
     const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
     this.logger = options.logger ?? consoleLogger;
     const pageSize = limits.pageSize ?? 100;

@@ -1,13 +1,10 @@
 /** Every start-up failure's message, in one place: each names where the problem is and how to fix it. */
 
-/** `legacy.mode` from a flat `legacy: 'off'` reads `{ legacy: { mode: 'off' } }`. */
-function grouped(place: string): string {
-  const path = place.split('.');
-  return path.reduceRight((inner, key) => `{ ${key}: ${inner} }`, '…');
-}
+export const UNKNOWN_OPTION = (where: string, key: string, place: string | undefined) =>
+  `unknown option '${key}' in ${where}${place === undefined ? '' : `; did you mean '${place}'?`}`;
 
-export const MOVED_OPTION = (where: string, key: string, place: string) =>
-  `${where}: option "${key}" is now "${place}"; write ${grouped(place)} instead`;
+export const OPTION_NOT_A_GROUP = (where: string, key: string, keys: readonly string[], value: unknown) =>
+  `option '${key}' in ${where} is a group of options ({ ${keys.join(', ')} }), got ${JSON.stringify(value)}`;
 
 export const MISSING_IDENTITY = 'MCP server options need a "name" and a "version" (strings)';
 
