@@ -6,6 +6,7 @@
 // The module, its options and the injectable server.
 export { McpModule } from './nest/mcp.module.js';
 export type { McpModuleOptions } from './nest/mcp-module-options.interface.js';
+export type { McpCallEvent } from './observability/call-events.js';
 export { MCPServer } from './nest/mcp.server.js';
 export { getMcpServerToken } from './nest/mcp-server.token.js';
 export { InjectMcpServer } from './nest/decorators/inject-mcp-server.decorator.js';
@@ -39,7 +40,6 @@ export { ErrorCode } from './protocol/error-codes.js';
 export { insufficientScope } from './server/access/required-scopes.js';
 export { McpPrincipal } from './auth/principal.js';
 export type { CallToolResult, ContentBlock } from './protocol/mcp-types.js';
-export type { McpCallEvent } from './observability/call-events.js';
 
 // Run-time registration through MCPServer: schemas in any style, typed handlers, a handle to update or remove.
 export type { McpSchema, InferSchemaInput } from './server/schema/mcp-schema.js';
