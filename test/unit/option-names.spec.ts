@@ -4,10 +4,11 @@ import ts from 'typescript';
 
 /**
  * Every `group.key` the docs and the source comments name, where `group` is one of `McpModule`'s option groups,
- * must be a key of that group in the options type (read by the compiler, not from the library's own list): an
- * option renamed or moved leaves no stale name behind for a reader to copy into a start-up failure.
+ * and every name they call an `McpModule` option, must be in the options type (read by the compiler, not from
+ * the library's own list): an option renamed or moved leaves no stale name behind for a reader to copy into a
+ * start-up failure.
  */
-function optionGroups(): Map<string, Set<string>> {
+function optionTypes(): { topLevel: Set<string>; groups: Map<string, Set<string>> } {
   const program = ts.createProgram(['src/index.ts'], {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -20,6 +21,7 @@ function optionGroups(): Map<string, Set<string>> {
   const entry = checker.getSymbolAtLocation(program.getSourceFile('src/index.ts')!)!;
   const symbol = checker.getExportsOfModule(entry).find((s) => s.name === 'McpModuleOptions')!;
   const options = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(symbol));
+  const topLevel = new Set(options.getProperties().map((property) => property.name));
   const groups = new Map<string, Set<string>>();
   for (const property of options.getProperties()) {
     const type = checker.getNonNullableType(checker.getTypeOfSymbol(property));
@@ -32,7 +34,7 @@ function optionGroups(): Map<string, Set<string>> {
     if (objects.length === 0) continue;
     groups.set(property.name, new Set(objects.flatMap((member) => member.getProperties().map((p) => p.name))));
   }
-  return groups;
+  return { topLevel, groups };
 }
 
 function filesUnder(dir: string, suffix: string): string[] {
@@ -61,8 +63,13 @@ function namedPaths(text: string, groups: Map<string, Set<string>>): string[] {
     .map(([path]) => path);
 }
 
+/** What a text calls an option of the module: "McpModule option `x`", "module options x.y". */
+function calledOptions(text: string): string[] {
+  return [...text.matchAll(/\b(?:McpModule|module) options? `?([A-Za-z_][\w.]*\w)/g)].map(([, name]) => name);
+}
+
 describe('Option names in the docs and the source comments', () => {
-  const groups = optionGroups();
+  const { topLevel, groups } = optionTypes();
   const files = ['README.md', ...filesUnder('docs', '.md'), ...filesUnder('src', '.ts')];
 
   it('reads the option groups from the type', () => {
@@ -88,6 +95,22 @@ describe('Option names in the docs and the source comments', () => {
           return !groups.get(group)!.has(key);
         })
         .map((path) => `${file}: ${path}`),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('calls nothing an McpModule option that is not one', () => {
+    expect(calledOptions('the McpModule option `maxSubscriptions`, module option requestState.secret')).toEqual([
+      'maxSubscriptions',
+      'requestState.secret',
+    ]);
+    const stale = files.flatMap((file) =>
+      calledOptions(readFileSync(file, 'utf8'))
+        .filter((name) => {
+          const [head, key] = name.split('.');
+          return key === undefined ? !topLevel.has(head) : !groups.get(head)?.has(key);
+        })
+        .map((name) => `${file}: ${name}`),
     );
     expect(stale).toEqual([]);
   });
