@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
-import { McpKernel, TASKS_EXTENSION, type QueuedTask, type TaskOptions } from '../src/core/index.js';
+import { McpKernel, type QueuedTask } from '../src/core/index.js';
+import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
+import type { TaskOptions } from '../src/server/tasks/task-options.js';
 import { McpTaskQueue } from '../src/bullmq/index.js';
 import { McpRedisConnections, RedisTaskStore } from '../src/redis/index.js';
 import { PROTOCOL_VERSION } from './fixtures.js';

@@ -4,7 +4,8 @@ import { Bench } from 'tinybench';
 import { MCPServer, McpModule } from '../src/index.js';
 import { ADD_TOOL, PROTOCOL_VERSION } from './fixtures.js';
 import { createNestApp } from './servers/nest-app.js';
-import { McpKernel, TASKS_EXTENSION } from '../src/core/index.js';
+import { McpKernel } from '../src/core/index.js';
+import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
 
 /**
  * The cost of a task round trip (SEP-2663): `tools/call` answered with a task, then `tasks/get` until the task

@@ -17,15 +17,7 @@ import { buildPlayground } from './build-playground.mjs';
 import { copyJsSources } from './copy-js-sources.mjs';
 
 const ESM = 'dist/esm';
-const ENTRY_POINTS = [
-  'index',
-  'core/index',
-  'testing/index',
-  'express/index',
-  'redis/index',
-  'plugin/index',
-  'bullmq/index',
-];
+const ENTRY_POINTS = ['index', 'core/index', 'testing/index', 'redis/index', 'plugin/index', 'bullmq/index'];
 // Stands for the build's root in an import of a hand-written .cjs file until the importing file's place is known.
 const ROOT_MARK = '@nestjs-mcp-build-root@/';
 

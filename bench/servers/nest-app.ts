@@ -1,9 +1,12 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { PrototypeExpressAdapter } from '../../src/express/index.js';
+import { PrototypeExpressAdapter } from './prototype-express-adapter.js';
 
-/** Express with Nest's default adapter, Express with `PrototypeExpressAdapter` (this package's), or Fastify. */
+/**
+ * Express with Nest's default adapter, Express with `PrototypeExpressAdapter` (the bench's own copy of the recipe in
+ * docs/performance.md), or Fastify.
+ */
 export type AdapterName = 'express' | 'express-prototype' | 'fastify';
 
 /** A Nest app of `module` on the named adapter, not yet listening, without logs. */

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { CallToolResult } from '../../src/core/index.js';
+import type { CallToolResult } from '../../src/index.js';
 import { MCPServer, Tool, type McpContext } from '../../src/index.js';
 import { weatherFor, type WeatherReport } from './weather-report.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Args, Content, McpContext, McpCtx, Tool } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
 import { ENUM_VARIANTS_FORM, DEFAULTS_FORM, USER_FORM } from './fixture-data.js';
 
 /**

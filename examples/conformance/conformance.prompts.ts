@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Args, Content, McpContext, McpCtx, Prompt, RequireScopes } from '../../src/index.js';
-import type { PromptMessage } from '../../src/core/index.js';
+import type { PromptMessage } from '../../src/protocol/mcp-types.js';
 import { completeFrom } from './complete-from.js';
 import { CONTEXT_FORM, TEST_IMAGE_BASE64 } from './fixture-data.js';
 import { fixtureScopes } from './scope-challenge.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Content, RequireScopes, Tool } from '../../src/index.js';
-import type { CallToolResult, ContentBlock } from '../../src/core/index.js';
+import type { CallToolResult, ContentBlock } from '../../src/index.js';
 import { TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './fixture-data.js';
 import { fixtureScopes } from './scope-challenge.js';
 

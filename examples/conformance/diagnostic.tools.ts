@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Content, McpContext, McpCtx, Tool } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
 import { NAME_FORM } from './fixture-data.js';
 
 /**

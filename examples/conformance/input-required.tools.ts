@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Content, McpContext, McpCtx, Tool } from '../../src/index.js';
-import type { ContentBlock, InputRequests } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
+import type { InputRequests } from '../../src/protocol/mcp-types.js';
 import { COLOR_FORM, CONFIRM_FORM, NAME_FORM } from './fixture-data.js';
 
 /**

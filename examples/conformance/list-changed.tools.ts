@@ -1,8 +1,9 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Content, MCPServer, Tool, type McpToolRegistration, type PromptRegistration } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
-import { McpRedisConnections, RedisChannel } from '../../src/redis/index.js';
+import type { ContentBlock } from '../../src/index.js';
+import { McpRedisConnections } from '../../src/redis/index.js';
+import { RedisChannel } from '../../src/redis/backends/redis-channel.js';
 
 /** The tool `test_trigger_tool_change` adds and removes. */
 const DYNAMIC_TOOL: McpToolRegistration = {

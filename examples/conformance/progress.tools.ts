@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Content, McpContext, McpCtx, Tool } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
 
 /**
  * The tool of tools-call-with-progress. When the call carries `_meta.progressToken`, the response becomes an

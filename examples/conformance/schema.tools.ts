@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Args, Content, Tool } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
 import { JSON_SCHEMA_2020_12 } from './fixture-data.js';
 
 interface RegionArgs {

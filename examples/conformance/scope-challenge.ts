@@ -1,5 +1,5 @@
 import { InvalidTokenError, insufficientScope, type McpModuleOptions } from '../../src/index.js';
-import { scopesOf } from '../../src/core/index.js';
+import { scopesOf } from '../../src/auth/tokens/principal.js';
 
 /**
  * The SEP-2350 scope-challenge mode (`MCP_SCOPE_CHALLENGE=1`): the endpoint is a resource server that accepts

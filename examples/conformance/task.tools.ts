@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Args, Content, ErrorCode, McpContext, McpCtx, McpError, Tool, ToolError } from '../../src/index.js';
-import type { ContentBlock } from '../../src/core/index.js';
+import type { ContentBlock } from '../../src/index.js';
 import { DELETE_CONFIRM_FORM, NAME_FORM } from './fixture-data.js';
 
 const SLOW_COMPUTE_INPUT = {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCallEvent } from '../../src/core/index.js';
+import type { McpCallEvent } from '../../src/index.js';
 
 export interface ToolStats {
   calls: number;

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { MCPServer } from '../../src/index.js';
 import { McpMetrics } from './mcp-metrics.service.js';
-import { LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../../src/core/index.js';
 
 /** A `@nestjs/terminus` indicator: the MCP server answers `server/discover` in-process, plus its call counters. */
 @Injectable()
@@ -19,7 +18,12 @@ export class McpHealthIndicator {
       jsonrpc: '2.0',
       id: 'health',
       method: 'server/discover',
-      params: { _meta: { [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: {} } },
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     });
     if (!response || 'error' in response) return indicator.down({ message: 'server/discover failed' });
     return indicator.up({ failedCalls: this.metrics.errors, calls: this.metrics.snapshot() });

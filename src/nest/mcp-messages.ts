@@ -1,6 +1,6 @@
 /**
- * Every message the Nest layer logs, in one place (as `@nestjs/schedule` keeps its own). What it throws at start-up
- * is with every layer's, in src/server/errors/configuration-messages.ts.
+ * Every message the Nest layer logs or fails start-up with, in one place (as `@nestjs/schedule` keeps its own).
+ * What the layers below fail with is in src/server/errors/configuration-messages.ts.
  */
 
 export const VISIBILITY_GUARD_FAILED = (tool: string) =>
@@ -9,3 +9,50 @@ export const VISIBILITY_GUARD_FAILED = (tool: string) =>
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
   'random per-process key. Deployments with several instances need a shared secret (McpModule option requestState.secret).';
+
+// Start-up failures.
+
+export const DUPLICATE_PRIMITIVE = (kind: string, key: string, first: string, second: string) =>
+  `Duplicate MCP ${kind} "${key}": declared by ${first} and by ${second}`;
+
+export const SKILL_NOT_STATIC = (name: string) =>
+  `@Skill "${name}": the method runs once at start-up, so it must be a method of a singleton (not request-scoped) provider`;
+
+export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
+  `completer "${completer}" for "${key}" must be a method of a singleton provider`;
+
+export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
+  `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
+  'and inject the others with @InjectMcpServer(name)';
+
+export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly string[]) =>
+  `bootstrapStdio: ${name === undefined ? 'the app has no default MCP server' : `the app has no MCP server named "${name}"`} ` +
+  `(its servers: ${known.length > 0 ? known.map((server) => `"${server}"`).join(', ') : 'none; import McpModule'}); ` +
+  'choose one with the server option';
+
+/** Tools naming UI resources that do not exist, found once every module has registered its own. */
+export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
+  `MCP server "${server}": ${problems.join('; ')}`;
+
+export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
+  `${place}: route tool argument "${name}" is declared by ${first} and by ${second}; give one another name ` +
+  `with @RouteTool({ rename: { path | query | body: { ${name}: 'other_name' } } })`;
+
+export const ROUTE_TOOL_UNSUPPORTED = (place: string, reason: string) => `${place}: cannot be a route tool: ${reason}`;
+
+export const ROUTE_TOOLS_NEED_HTTP = (place: string) =>
+  `${place}: route tools run their route through the app's HTTP adapter, and this application has none ` +
+  '(a Nest application context). Create the app with NestFactory.create, or for stdio ' +
+  'bootstrapStdio(AppModule, { http: true })';
+
+export const ROUTE_CONTROLLER_NOT_FOUND = (name: string) =>
+  `McpModule option routes.controllers: ${name} is not a controller of any module of the app; add it to a ` +
+  "module's controllers";
+
+export const PLAYGROUND_IN_PRODUCTION =
+  'McpModule: the playground is a development tool and NODE_ENV is "production": remove the "playground" option ' +
+  'for production, or write playground: { enabled: true, allowInProduction: true } to serve it anyway';
+
+export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
+  `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
+  'the package build writes it: run npm run build';

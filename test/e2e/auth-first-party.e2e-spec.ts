@@ -14,7 +14,7 @@ import { JwtModule, JwtService } from '@nestjs/jwt';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import request from 'supertest';
-import type { McpAuthOptions } from '../../src/core/index.js';
+import type { McpAuthOptions } from '../../src/auth/tokens/auth-options.js';
 import { McpModule, Tool, type McpContext } from '../../src/index.js';
 import { createMcpTestClient, mcpMessage, type McpTestResponse } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';

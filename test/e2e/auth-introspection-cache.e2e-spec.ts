@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import type { IntrospectionVerifierOptions } from '../../src/core/index.js';
+import type { IntrospectionVerifierOptions } from '../../src/auth/tokens/auth-options.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
-import { OAuthResourceServer } from '../../src/core/index.js';
+import { OAuthResourceServer } from '../../src/auth/oauth-resource-server.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const START = Math.floor(Date.now() / 1000) * 1000;

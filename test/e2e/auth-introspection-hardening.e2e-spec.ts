@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, MCPServer } from '../../src/index.js';
-import type { IntrospectionVerifierOptions } from '../../src/core/index.js';
+import type { IntrospectionVerifierOptions } from '../../src/auth/tokens/auth-options.js';
 import { challengeParams, createAuthApp, ISSUER, RESOURCE, startLocalServer } from '../support/auth-tokens.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer } from '../../src/index.js';
-import type { McpAuthOptions } from '../../src/core/index.js';
+import type { McpAuthOptions } from '../../src/auth/tokens/auth-options.js';
 import {
   challengeParams,
   createAuthApp,

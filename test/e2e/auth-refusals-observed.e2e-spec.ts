@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, MCPServer, McpModule } from '../../src/index.js';
-import type { McpCallEvent } from '../../src/core/index.js';
+import type { McpCallEvent } from '../../src/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { ErrorCode, MCPServer, McpModule, type McpContext } from '../../src/index.js';
-import type { McpAuthOptions } from '../../src/core/index.js';
+import type { McpAuthOptions } from '../../src/auth/tokens/auth-options.js';
 import { createTestIssuer, ISSUER, type TestIssuer } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { InputRequired, MCPServer, McpModule, type McpContext } from '../../src/index.js';
-import type { InputRequest } from '../../src/core/index.js';
+import type { InputRequest } from '../../src/protocol/mcp-types.js';
 import { RequestStateCodec } from '../../src/server/input/request-state-codec.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
-import { inputRequired } from '../../src/core/index.js';
+import { inputRequired } from '../../src/server/input-required.js';
 
 const SECRET = 'input-required-e2e-secret-0123456789abcdef';
 const ALL_CAPS = { elicitation: {}, sampling: {}, roots: { listChanged: true } };

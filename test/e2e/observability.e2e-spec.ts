@@ -7,7 +7,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js';
-import type { McpCallEvent } from '../../src/core/index.js';
+import type { McpCallEvent } from '../../src/index.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';
 import { registerFeatures } from '../support/feature-server.js';
 

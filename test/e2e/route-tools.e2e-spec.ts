@@ -3,7 +3,8 @@ import { ValidationPipe, VersioningType, type INestApplication, type VersioningO
 import { APP_PIPE } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import type { CallToolResult, ToolDefinition } from '../../src/core/index.js';
+import type { CallToolResult } from '../../src/index.js';
+import type { ToolDefinition } from '../../src/protocol/mcp-types.js';
 import { McpConfigurationError, McpModule } from '../../src/index.js';
 import { sendInProcess } from '../../src/http/in-process-request.js';
 import { createMcpTestClient, type McpTestClient } from '../../src/testing/index.js';

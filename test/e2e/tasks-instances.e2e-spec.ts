@@ -7,7 +7,8 @@ import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { CONFIRM, TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 import { closeListening, LiveResponse, listenOnLoopback } from '../support/sse-client.js';
-import { InMemoryTaskStore, TASKS_EXTENSION } from '../../src/core/index.js';
+import { InMemoryTaskStore } from '../../src/core/index.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 
 async function appWith(options: Json, jobs: TaskJobs): Promise<INestApplication> {
   const app = await createApp([

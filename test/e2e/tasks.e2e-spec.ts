@@ -3,7 +3,7 @@ import { Args, ErrorCode, McpContext, McpCtx, McpError, McpModule, Tool, ToolErr
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
-import { TASKS_EXTENSION } from '../../src/core/index.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 
 const WITH_TASKS_AND_FORMS = { ...WITH_TASKS, elicitation: {} };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };

@@ -3,7 +3,7 @@ import { MCPServer, McpModule } from '../../src/index.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { assertNoLeak, expectRefused, expectStillServing, FAKE_SECRET, startFixture, type Fixture } from './fixture.js';
-import { type HandlerErrorReport } from '../../src/core/index.js';
+import type { HandlerErrorReport } from '../../src/server/failures/handler-error-policy.js';
 
 // security.md §2.4: dispatch, tools and resources (rows D1-D15; D12 does not apply, see docs/security.md).
 describe('security §2.4 dispatch (D rows)', () => {

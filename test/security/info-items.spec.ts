@@ -7,7 +7,8 @@ import { createTestIssuer, ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createApp } from '../support/create-app.js';
 import { legacyHeaders, legacyPost, legacyRequest } from '../support/legacy-client.js';
 import { WITH_TASKS } from '../support/task-requests.js';
-import { META_CLIENT_CAPABILITIES, TASKS_EXTENSION } from '../../src/core/index.js';
+import { META_CLIENT_CAPABILITIES } from '../../src/protocol/versions.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 
 const sent = (headers: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));

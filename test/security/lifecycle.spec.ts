@@ -3,7 +3,7 @@ import { jest } from '@jest/globals';
 import { Body, Controller, Post, type INestApplication } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { applyServerTimeouts } from '../../src/core/index.js';
+import { applyServerTimeouts } from '../../src/http/policy/server-timeouts.js';
 import { McpModule } from '../../src/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';

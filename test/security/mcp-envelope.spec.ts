@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { LATEST_PROTOCOL_VERSION } from '../../src/core/index.js';
+import { LATEST_PROTOCOL_VERSION } from '../../src/protocol/versions.js';
 import { mcpHeaders, mcpMessage, sseMessages } from '../../src/testing/index.js';
 import { expectRefused, expectStillServing, rawExchange, rawPost, startFixture, type Fixture } from './fixture.js';
 

@@ -6,7 +6,7 @@ import { MCPServer, McpModule, type McpModuleOptions } from '../../src/index.js'
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { createMcpTestClient, mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { expectRefused, rawExchange, startFixture, type Fixture } from './fixture.js';
-import { isLoopbackHost, publicBindWarning } from '../../src/core/index.js';
+import { isLoopbackHost, publicBindWarning } from '../../src/http/policy/bind-address.js';
 
 // security.md §2.5: Origin and Host (rows O1-O10; O11-O15 concern authorization, which this module leaves to
 // the application's guards, see docs/security.md).

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
-import type { LegacySessionOptions } from '../../src/core/index.js';
+import type { LegacySessionOptions } from '../../src/server/sessions/legacy-sessions.js';
 import { createApp } from '../support/create-app.js';
 import { legacyHeaders, legacyRequest } from '../support/legacy-client.js';
 import { startFleetInstance, until } from '../support/redis-fleet.js';

@@ -125,7 +125,7 @@ describe('npm pack of a clean checkout', () => {
       import 'reflect-metadata';
       const root = await import('nestjs-mcp');
       const core = await import('nestjs-mcp/core');
-      await Promise.all(['testing', 'express', 'redis'].map((entry) => import('nestjs-mcp/' + entry)));
+      await Promise.all(['testing', 'redis'].map((entry) => import('nestjs-mcp/' + entry)));
       const kernel = new core.McpKernel({ name: 'packed', version: '1.0.0' });
       // A $ref needs ajv, which the bundle loads through the hand-written CommonJS helper beside it.
       kernel.registerTool('add', 'Adds', {

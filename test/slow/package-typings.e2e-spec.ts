@@ -13,7 +13,6 @@ import { Injectable } from '@nestjs/common';
 import { McpModule, Tool, type McpContext, type ToolOptions } from 'nestjs-mcp';
 import { McpKernel } from 'nestjs-mcp/core';
 import { createMcpTestClient } from 'nestjs-mcp/testing';
-import { PrototypeExpressAdapter } from 'nestjs-mcp/express';
 import { McpRedisModule } from 'nestjs-mcp/redis';
 
 const options: ToolOptions = { description: 'Deletes a file', singleUseState: true };
@@ -26,7 +25,7 @@ export class Files {
   }
 }
 
-export const used = [McpModule, McpKernel, createMcpTestClient, PrototypeExpressAdapter, McpRedisModule];
+export const used = [McpModule, McpKernel, createMcpTestClient, McpRedisModule];
 `;
 
 // What a Nest backend's tsconfig says: Nest 10 and earlier generate "module": "commonjs" (node10 resolution).

@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet, type JWTPayloa
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpModule } from '../../src/index.js';
-import type { McpAuthOptions } from '../../src/core/index.js';
+import type { McpAuthOptions } from '../../src/auth/tokens/auth-options.js';
 import { createApp } from './create-app.js';
 
 export const RESOURCE = 'https://mcp.example.com/mcp';

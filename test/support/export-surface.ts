@@ -4,7 +4,6 @@ export const ENTRY_POINTS = {
   'nestjs-mcp': 'src/index.ts',
   'nestjs-mcp/core': 'src/core/index.ts',
   'nestjs-mcp/testing': 'src/testing/index.ts',
-  'nestjs-mcp/express': 'src/express/index.ts',
   'nestjs-mcp/redis': 'src/redis/index.ts',
   'nestjs-mcp/plugin': 'src/plugin/index.ts',
   'nestjs-mcp/bullmq': 'src/bullmq/index.ts',

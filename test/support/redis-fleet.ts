@@ -1,5 +1,5 @@
 import { Logger, type INestApplication } from '@nestjs/common';
-import type { LegacySessionOptions } from '../../src/core/index.js';
+import type { LegacySessionOptions } from '../../src/server/sessions/legacy-sessions.js';
 import { MCPServer, McpModule } from '../../src/index.js';
 import { McpRedisBackends, McpRedisConnections, McpRedisModule, type McpRedisOptions } from '../../src/redis/index.js';
 import { createApp } from './create-app.js';

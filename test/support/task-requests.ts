@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
-import { TASKS_EXTENSION } from '../../src/core/index.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 
 export type Json = Record<string, any>;
 

@@ -4,7 +4,9 @@ import { bearerToken } from '../../src/auth/bearer-token.js';
 import { canonicalResourceUri, defaultResourceMetadataUrl } from '../../src/auth/protected-resource-metadata.js';
 import { ScopeHierarchy } from '../../src/auth/scope-hierarchy.js';
 import { mcpMessage } from '../../src/testing/index.js';
-import { McpKernel, OAuthResourceServer, bearerChallenge } from '../../src/core/index.js';
+import { McpKernel } from '../../src/core/index.js';
+import { OAuthResourceServer } from '../../src/auth/oauth-resource-server.js';
+import { bearerChallenge } from '../../src/auth/www-authenticate.js';
 import { getRequiredScopes, MCP_REQUIRED_SCOPES } from '../../src/nest/decorators/require-scopes.decorator.js';
 
 describe('bearerChallenge', () => {

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { mcpMessage } from '../../src/testing/index.js';
-import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
+import { McpKernel } from '../../src/core/index.js';
+import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,6 @@
 import { mcpMessage } from '../../src/testing/index.js';
-import { McpKernel, type JsonRpcNotification } from '../../src/core/index.js';
+import { McpKernel } from '../../src/core/index.js';
+import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,11 +1,6 @@
 import { McpConfigurationError, type McpContext } from '../../src/index.js';
-import {
-  InMemoryTaskStore,
-  McpKernel,
-  TASKS_EXTENSION,
-  type QueuedTask,
-  type TaskQueue,
-} from '../../src/core/index.js';
+import { InMemoryTaskStore, McpKernel, type QueuedTask, type TaskQueue } from '../../src/core/index.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 import { WORKER_LOST } from '../../src/server/tasks/task-queue.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: { form: {} } };

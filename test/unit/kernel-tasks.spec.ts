@@ -1,6 +1,7 @@
 import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.js';
 import { type McpContext } from '../../src/index.js';
-import { McpKernel, TASKS_EXTENSION } from '../../src/core/index.js';
+import { McpKernel } from '../../src/core/index.js';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, roots: {}, sampling: {} };
 

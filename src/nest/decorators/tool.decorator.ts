@@ -27,7 +27,7 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
    */
   validateArguments?: boolean;
   /**
-   * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideDeniedTools`).
+   * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideForbidden`).
    * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
    */
   hideWhenDenied?: boolean;

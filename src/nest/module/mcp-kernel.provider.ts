@@ -5,7 +5,8 @@ import { callEventInterceptor } from '../../observability/call-events.js';
 import { deferredOpenTelemetryInterceptor } from '../../observability/open-telemetry.js';
 import type { HandlerErrorLogger } from '../../server/failures/handler-error-policy.js';
 import { McpKernel } from '../../server/kernel/mcp-kernel.js';
-import { MOVED_MODULE_OPTIONS, rejectMovedOptions } from '../../server/errors/moved-options.js';
+import { rejectUnknownOptions, type OptionKeys } from '../../server/errors/unknown-options.js';
+import { SERVER_OPTION_KEYS } from '../../server/kernel/mcp-server-options.js';
 import { loadLegacyZodConverter } from '../../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../../server/mcp-logger.js';
 import { callLoggingObserver } from '../pipeline/mcp-call-logger.js';
@@ -13,6 +14,33 @@ import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_KERNEL, MCP_LOGGER } from '../mcp.constants.js';
 import { GENERATED_STATE_SECRET } from '../mcp-messages.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+
+const { logger: _logger, ...SHARED_OPTION_KEYS } = SERVER_OPTION_KEYS;
+
+/** Every key of `McpModuleOptions`: the kernel's (but its logger, which is Nest's), the module's own groups. */
+const MODULE_OPTION_KEYS = {
+  ...SHARED_OPTION_KEYS,
+  auth: true,
+  include: true,
+  http: {
+    maxBodyBytes: true,
+    bodyTimeoutMs: true,
+    maxResponseBytes: true,
+    sseKeepAliveMs: true,
+    drainTimeoutMs: true,
+    cors: true,
+    allowedHosts: true,
+    allowedOrigins: true,
+    hostOriginCheck: true,
+    version: true,
+    routeDecorators: true,
+    serverTimeouts: true,
+    serverCard: true,
+    catalog: true,
+  },
+  observability: { ...SHARED_OPTION_KEYS.observability, logFailedCalls: true, telemetry: true, onCall: true },
+  routes: { controllers: true, forwardHeaders: true, maxResponseBytes: true },
+} as const satisfies OptionKeys<McpModuleOptions>;
 
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */
 const reportedByCallLogger: HandlerErrorLogger = () => {};
@@ -24,11 +52,11 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  */
 async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
   // forRoot and forRootAsync both arrive here first, so a factory's options are checked like forRoot's.
-  rejectMovedOptions(options, MOVED_MODULE_OPTIONS, 'McpModule options');
+  rejectUnknownOptions(options, MODULE_OPTION_KEYS, 'McpModule options');
   // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
   await loadLegacyZodConverter();
   const kernelLogger = nestLogger(logger);
-  const { http: _http, auth, include: _include, observability = {}, ...kernelOptions } = options;
+  const { http: _http, auth, include: _include, routes: _routes, observability = {}, ...kernelOptions } = options;
   const onHandlerError: HandlerErrorLogger =
     observability.onHandlerError ??
     (observability.logFailedCalls === false

@@ -14,11 +14,7 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from '../mcp.constants.js';
-import {
-  COMPLETER_NOT_A_METHOD,
-  DUPLICATE_PRIMITIVE,
-  SKILL_NOT_STATIC,
-} from '../../server/errors/configuration-messages.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, SKILL_NOT_STATIC } from '../mcp-messages.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { McpRegistrationError } from '../errors/mcp-registration-error.js';
 import type { MCPServer } from '../mcp.server.js';

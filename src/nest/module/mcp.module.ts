@@ -38,7 +38,7 @@ import {
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
 } from '../mcp.constants.js';
-import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from '../../server/errors/configuration-messages.js';
+import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from '../mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';

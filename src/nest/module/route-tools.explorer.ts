@@ -15,11 +15,7 @@ import { sendInProcess } from '../../http/in-process-request.js';
 import type { JsonSchema, ToolAnnotations } from '../../protocol/mcp-types.js';
 import type { McpToolRegistration } from '../../server/registry/tool-registration.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import {
-  ROUTE_CONTROLLER_NOT_FOUND,
-  ROUTE_TOOL_UNSUPPORTED,
-  ROUTE_TOOLS_NEED_HTTP,
-} from '../../server/errors/configuration-messages.js';
+import { ROUTE_CONTROLLER_NOT_FOUND, ROUTE_TOOL_UNSUPPORTED, ROUTE_TOOLS_NEED_HTTP } from '../mcp-messages.js';
 import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PLAYGROUND_NOT_BUILT } from '../../server/errors/configuration-messages.js';
+import { PLAYGROUND_NOT_BUILT } from '../mcp-messages.js';
 import { PLAYGROUND_PAGE_PLACES } from './playground-assets.cjs';
 
 /** A document the playground serves, with the headers it is served with. */

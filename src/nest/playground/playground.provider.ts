@@ -1,6 +1,6 @@
 import type { LoggerService, Provider } from '@nestjs/common';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import { PLAYGROUND_IN_PRODUCTION } from '../../server/errors/configuration-messages.js';
+import { PLAYGROUND_IN_PRODUCTION } from '../mcp-messages.js';
 import { MCP_LOGGER } from '../mcp.constants.js';
 import { readPlaygroundPage } from './playground-assets.cjs';
 import { PlaygroundPage } from './playground-page.js';

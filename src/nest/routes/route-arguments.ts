@@ -4,7 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { convertSchema } from '../../server/schema/schema-converter.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import { ARGUMENT_COLLISION } from '../../server/errors/configuration-messages.js';
+import { ARGUMENT_COLLISION } from '../mcp-messages.js';
 import type { RouteArgumentSource, RouteToolOptions } from '../decorators/route-tool-options.interface.js';
 import { apiParameterOf } from './swagger-metadata.js';
 import {

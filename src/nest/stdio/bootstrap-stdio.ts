@@ -14,7 +14,7 @@ import { McpStdioDriver, type McpStdioOptions } from '../../stdio/mcp-stdio-driv
 import { guardStdout } from '../../stdio/stdout-guard.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import type { McpModuleOptions } from '../module/mcp-module-options.interface.js';
-import { UNKNOWN_STDIO_SERVER } from '../../server/errors/configuration-messages.js';
+import { UNKNOWN_STDIO_SERVER } from '../mcp-messages.js';
 import { MCP_MODULE_OPTIONS } from '../module/mcp.module-definition.js';
 import { getMcpTransportToken, type McpTransportTarget } from '../module/mcp-transport.token.js';
 import { stdioHttpAdapter } from './stdio-http-adapter.js';

@@ -3,7 +3,8 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { McpRedisOptions } from './redis-options.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import { REDIS_NO_URL } from '../../server/errors/configuration-messages.js';
+
+const REDIS_NO_URL = 'McpRedisModule needs a "url", a "cluster" or a "connection"';
 
 /** A connection the module sends commands or subscribes on: one Redis, or a Redis Cluster. */
 export type McpRedisClient = Redis | Cluster;

@@ -1,13 +1,10 @@
 /** Every start-up failure's message, in one place: each names where the problem is and how to fix it. */
 
-/** `legacy.mode` from a flat `legacy: 'off'` reads `{ legacy: { mode: 'off' } }`. */
-function grouped(place: string): string {
-  const path = place.split('.');
-  return path.reduceRight((inner, key) => `{ ${key}: ${inner} }`, '…');
-}
+export const UNKNOWN_OPTION = (where: string, key: string, place: string | undefined) =>
+  `unknown option '${key}' in ${where}${place === undefined ? '' : `; did you mean '${place}'?`}`;
 
-export const MOVED_OPTION = (where: string, key: string, place: string) =>
-  `${where}: option "${key}" is now "${place}"; write ${grouped(place)} instead`;
+export const OPTION_NOT_A_GROUP = (where: string, key: string, keys: readonly string[], value: unknown) =>
+  `option '${key}' in ${where} is a group of options ({ ${keys.join(', ')} }), got ${JSON.stringify(value)}`;
 
 export const MISSING_IDENTITY = 'MCP server options need a "name" and a "version" (strings)';
 
@@ -32,17 +29,9 @@ export const CACHE_TTL = (ttlMs: unknown) => `cache ttlMs must be an integer >= 
 export const CACHE_SCOPE = (scope: unknown) =>
   `cache cacheScope must be "public" or "private", got ${JSON.stringify(scope)}`;
 
-export const REDIS_NO_URL = 'McpRedisModule needs a "url", a "cluster" or a "connection"';
-
-// The Nest layer's start-up failures.
+// A registration's failure, whichever layer registers; skills read from a folder.
 
 export const REGISTRATION_FAILED = (place: string, reason: string) => `${place}: ${reason}`;
-
-export const DUPLICATE_PRIMITIVE = (kind: string, key: string, first: string, second: string) =>
-  `Duplicate MCP ${kind} "${key}": declared by ${first} and by ${second}`;
-
-export const SKILL_NOT_STATIC = (name: string) =>
-  `@Skill "${name}": the method runs once at start-up, so it must be a method of a singleton (not request-scoped) provider`;
 
 export const SKILL_FOLDER_UNREADABLE = (directory: string, reason: string) =>
   `skills.directory: ${directory} cannot be read: ${reason}`;
@@ -51,37 +40,6 @@ export const SKILL_FOLDER_PROBLEMS = (directory: string, problems: readonly stri
   `skills.directory ${directory}:\n  ${problems.join('\n  ')}`;
 
 export const DUPLICATE_SKILL = (uri: string) => `${uri} is served twice`;
-
-export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
-  `completer "${completer}" for "${key}" must be a method of a singleton provider`;
-
-export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
-  `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
-  'and inject the others with @InjectMcpServer(name)';
-
-export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly string[]) =>
-  `bootstrapStdio: ${name === undefined ? 'the app has no default MCP server' : `the app has no MCP server named "${name}"`} ` +
-  `(its servers: ${known.length > 0 ? known.map((server) => `"${server}"`).join(', ') : 'none; import McpModule'}); ` +
-  'choose one with the server option';
-
-/** Tools naming UI resources that do not exist, found once every module has registered its own. */
-export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
-  `MCP server "${server}": ${problems.join('; ')}`;
-
-export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
-  `${place}: route tool argument "${name}" is declared by ${first} and by ${second}; give one another name ` +
-  `with @RouteTool({ rename: { path | query | body: { ${name}: 'other_name' } } })`;
-
-export const ROUTE_TOOL_UNSUPPORTED = (place: string, reason: string) => `${place}: cannot be a route tool: ${reason}`;
-
-export const ROUTE_TOOLS_NEED_HTTP = (place: string) =>
-  `${place}: route tools run their route through the app's HTTP adapter, and this application has none ` +
-  '(a Nest application context). Create the app with NestFactory.create, or for stdio ' +
-  'bootstrapStdio(AppModule, { http: true })';
-
-export const ROUTE_CONTROLLER_NOT_FOUND = (name: string) =>
-  `McpModule option routes.controllers: ${name} is not a controller of any module of the app; add it to a ` +
-  "module's controllers";
 
 // Registrations: tools, resources, prompts and their completers, whichever layer declares them.
 
@@ -254,11 +212,3 @@ export const RESOURCE_NOT_ABSOLUTE = (uri: unknown) =>
 export const RESOURCE_WITH_FRAGMENT = 'auth.resource must not contain a fragment';
 
 export const RESOURCE_NOT_HTTP = 'auth.resource must be an http(s) URI';
-
-export const PLAYGROUND_IN_PRODUCTION =
-  'McpModule: the playground is a development tool and NODE_ENV is "production": remove the "playground" option ' +
-  'for production, or write playground: { enabled: true, allowInProduction: true } to serve it anyway';
-
-export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
-  `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
-  'the package build writes it: run npm run build';

@@ -14,14 +14,14 @@ import { HandlerErrorPolicy, type HandlerErrorLogger } from '../failures/handler
 import { HandlerFailure } from '../failures/handler-failure.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { INVALID_LEGACY_MODE, MISSING_IDENTITY } from '../errors/configuration-messages.js';
-import { MOVED_SERVER_OPTIONS, rejectMovedOptions } from '../errors/moved-options.js';
+import { rejectUnknownOptions } from '../errors/unknown-options.js';
 import { InputRound } from '../input/input-round.js';
 import { LegacyLeg } from '../legacy/legacy-leg.js';
 import { DEFAULT_LISTEN_LIMITS, type ListenLimits } from '../methods/listen-access.js';
 import type { McpCallInterceptor, McpCallObserver } from '../mcp-call.js';
 import { consoleLogger, logHandlerError } from '../mcp-logger.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
-import type { McpServerOptions } from './mcp-server-options.js';
+import { SERVER_OPTION_KEYS, type McpServerOptions } from './mcp-server-options.js';
 import { CallDispatcher } from './call-dispatcher.js';
 import { KernelRegistrations } from './kernel-registrations.js';
 import { createMethodFamilies, methodTable } from './method-table.js';
@@ -76,7 +76,7 @@ export class McpKernel extends KernelRegistrations {
     if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
       throw new McpConfigurationError(MISSING_IDENTITY);
     }
-    rejectMovedOptions(options, MOVED_SERVER_OPTIONS, 'MCP server options');
+    rejectUnknownOptions(options, SERVER_OPTION_KEYS, 'MCP server options');
     const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
     const schemas = new SchemaCompiler();
     const eventBus = listen.eventBus ?? new InProcessEventBus();

@@ -9,6 +9,7 @@ import type { RequestStateBind } from '../input/input-round.js';
 import type { RequestStateStore } from '../input/request-state-store.js';
 import type { TaskOptions } from '../tasks/task-options.js';
 import type { McpSkillsOptions } from '../skills/skill-options.js';
+import type { OptionKeys } from '../errors/unknown-options.js';
 
 /** What `serverInfo` says of the server besides its `name` and `version`. */
 export type McpServerInfo = Omit<Implementation, 'name' | 'version'>;
@@ -117,3 +118,48 @@ export interface McpServerOptions {
   /** Who a caller is: what tasks, request state, 2025-era replies and per-caller shares are bound to. */
   auth?: McpCallerOptions;
 }
+
+/** Every key of `McpServerOptions`, for the start-up check that refuses any other (held to the type by the compiler). */
+export const SERVER_OPTION_KEYS = {
+  name: true,
+  version: true,
+  info: { title: true, description: true, websiteUrl: true, icons: true },
+  instructions: true,
+  extensions: true,
+  limits: { callTimeoutMs: true, maxConcurrentCalls: true, maxConcurrentCallsPerCaller: true, pageSize: true },
+  lists: { cache: true },
+  hideForbidden: true,
+  listen: {
+    eventBus: true,
+    maxStreams: true,
+    maxStreamsPerCaller: true,
+    maxResourceSubscriptions: true,
+    maxUriLength: true,
+  },
+  requestState: { secret: true, ttlMs: true, store: true, audience: true, bind: true },
+  legacy: {
+    mode: true,
+    sessions: true,
+    replyRouter: true,
+    replyTimeoutMs: true,
+    maxWaitingCalls: true,
+    maxReplyBytes: true,
+    maxWaitingCallsPerCaller: true,
+    extensions: true,
+  },
+  tasks: {
+    store: true,
+    ttlMs: true,
+    pollIntervalMs: true,
+    maxTasksPerCaller: true,
+    maxTasks: true,
+    maxResultBytes: true,
+    maxResultBytesPerCaller: true,
+    leaseMs: true,
+    queue: true,
+  },
+  observability: { redactErrors: true, onHandlerError: true },
+  skills: { directory: true, prefix: true, directoryRead: true, requiredScopes: true, limits: true },
+  logger: true,
+  auth: { identify: true },
+} as const satisfies OptionKeys<McpServerOptions>;

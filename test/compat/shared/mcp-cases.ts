@@ -9,7 +9,6 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { McpModule } from 'nestjs-mcp';
-import { PrototypeExpressAdapter } from 'nestjs-mcp/express';
 import { createMcpTestClient, mcpMessage } from 'nestjs-mcp/testing';
 import request from 'supertest';
 import { execFileSync } from 'node:child_process';
@@ -172,25 +171,6 @@ export function defineMcpCases(AppModule: Type, { runner }: McpCaseOptions): voi
       TIMEOUT,
     );
   });
-
-  it(
-    "nestjs-mcp/express's adapter serves a tool call",
-    async () => {
-      const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-      const app = moduleRef.createNestApplication(new PrototypeExpressAdapter(), { logger: false });
-      await app.init();
-      try {
-        const { status, result } = await createMcpTestClient(app).callTool('echo', {
-          text: 'through the prototype adapter',
-        });
-        expect(status).toBe(200);
-        expect(result?.content).toEqual([{ type: 'text', text: 'through the prototype adapter' }]);
-      } finally {
-        await app.close();
-      }
-    },
-    TIMEOUT,
-  );
 }
 
 /**
