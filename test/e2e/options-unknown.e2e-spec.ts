@@ -84,7 +84,7 @@ describe('An unknown option fails start-up, naming the key and the group it belo
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect((error as Error).message).toBe(
       "option 'legacy' in McpModule options is a group of options ({ mode, sessions, replyRouter, replyTimeoutMs, " +
-        'maxWaitingCalls, maxReplyBytes, maxWaitingCallsPerCaller }), got "off"',
+        'maxWaitingCalls, maxReplyBytes, maxWaitingCallsPerCaller, extensions }), got "off"',
     );
   });
 
