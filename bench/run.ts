@@ -237,10 +237,11 @@ const fmt = (n: number, digits = 0) =>
 
 /**
  * The sections read from the OS and the heap: whole-process CPU per request for `@Tool`, `registerTool` and the
- * bare route; an argument's shape; sessions over time. At least three alternating rounds outside smoke mode.
+ * bare route; an argument's shape; sessions over time. Three alternating rounds outside smoke mode, unless
+ * BENCH_ROUNDS says otherwise.
  */
 async function measureSections(): Promise<string[]> {
-  const rounds = SMOKE ? 1 : Math.max(3, ROUNDS);
+  const rounds = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
   const wanted = (name: string) => !SECTIONS || SECTIONS.includes(name);
   const failures: string[] = [];
   if (wanted('os-cpu')) {
