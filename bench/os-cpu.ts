@@ -5,7 +5,7 @@ import { startServerChild, stopServerChild } from './server-process.js';
 
 /**
  * CPU per request as a deployment sees it: the server's whole process (every thread, user + system) from
- * `/proc/<pid>/stat`, under autocannon's load, each server in its own process, the servers alternating round by
+ * `/proc/<pid>/stat`, over a fixed number of requests from autocannon, each server in its own process, the servers alternating round by
  * round so that whatever else the machine runs weighs on all of them alike. Beside the bare Nest route: `add`
  * registered with `registerTool`, and declared as users mostly declare it, a `@Tool` method of a provider (also
  * asked by a 2025-era client). The instruction gauge (`bench:instructions`) counts the same servers' main thread.
@@ -28,7 +28,8 @@ export interface OsCpuFigures {
 export async function measureOsCpu(options: {
   smoke: boolean;
   rounds: number;
-  seconds: number;
+  /** Requests in each measured window (half as many warm it up). */
+  requests: number;
   connections: number;
 }): Promise<OsCpuFigures> {
   const plan = options.smoke ? PLAN.filter(([server]) => server.includes('fastify')) : PLAN;
@@ -44,10 +45,12 @@ export async function measureOsCpu(options: {
             failures.push(`${server}/${id}: a wrong answer`);
             continue;
           }
-          const load = (seconds: number) => cannon(port, benchCase, seconds, options.connections);
-          const warm = await load(options.smoke ? 0.3 : 1);
+          // Counted in requests, not seconds: on a busy machine a timed warm-up may end before the hot path is
+          // compiled, and the compiler's threads would then bill a timed window's few requests for it.
+          const load = (amount: number) => cannon(port, benchCase, amount, options.connections);
+          const warm = await load(options.requests / 2);
           const before = processCpuUs(child.pid!);
-          const result = await load(options.seconds);
+          const result = await load(options.requests);
           const used = processCpuUs(child.pid!) - before;
           const answered = result.requests.total;
           if (warm.non2xx + result.non2xx + result.errors > 0 || answered === 0) {
@@ -65,14 +68,14 @@ export async function measureOsCpu(options: {
   return { perRound, failures };
 }
 
-function cannon(port: number, benchCase: BenchCase, seconds: number, connections: number) {
+function cannon(port: number, benchCase: BenchCase, amount: number, connections: number) {
   return autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: 'POST',
     headers: requestHeaders(benchCase),
     body: requestBody(benchCase),
     connections,
-    duration: seconds,
+    amount,
   });
 }
 

@@ -248,7 +248,7 @@ async function measureSections(): Promise<string[]> {
     const figures = await measureOsCpu({
       smoke: SMOKE,
       rounds,
-      seconds: SMOKE ? 0.5 : SECONDS,
+      requests: SMOKE ? 2_000 : Number(process.env.BENCH_CPU_REQUESTS ?? 40_000),
       connections: CONNECTIONS,
     });
     printOsCpu(figures, fmt);
