@@ -228,7 +228,7 @@ export const CASES: readonly BenchCase[] = [
  * The argument-shape cases: `count_items` over an argument of `members` small objects (`{id, name}`), so what
  * grows is the number of members, not the size of one. Its schema checks only that `items` is an array: the row
  * measures what the library does per member, not a validation the tool's author asked for. Not in `CASES`:
- * `argument-shape.ts` runs them, and the instruction gauge counts them.
+ * `os/argument-shape.ts` runs them, and the instruction gauge counts them.
  */
 export const COUNT_ITEMS_TOOL: ToolDefinition = {
   name: 'count_items',

@@ -21,9 +21,9 @@ import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 import { measureRouteTools } from './route-tools.js';
-import { measureOsCpu, printOsCpu } from './os-cpu.js';
-import { measureArgumentShape, printArgumentShape } from './argument-shape.js';
-import { measureSessionMemory, printSessionMemory } from './session-memory.js';
+import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
+import { measureArgumentShape, printArgumentShape } from './os/argument-shape.js';
+import { measureSessionMemory, printSessionMemory } from './os/session-memory.js';
 
 /**
  * `npm run bench`: starts each server in its own process on 127.0.0.1, one at a time, checks that it answers

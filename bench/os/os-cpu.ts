@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
-import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from './fixtures.js';
+import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from '../fixtures.js';
 import { medianOf, processCpuUs } from './proc-cpu.js';
-import { startServerChild, stopServerChild } from './server-process.js';
+import { startServerChild, stopServerChild } from '../server-process.js';
 
 /**
  * CPU per request as a deployment sees it: the server's whole process (every thread, user + system) from

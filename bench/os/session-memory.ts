@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request, type ClientRequest } from 'node:http';
-import { LEGACY_PROTOCOL_VERSION, type ChildUsage } from './fixtures.js';
-import { startServerChild, stopServerChild } from './server-process.js';
+import { LEGACY_PROTOCOL_VERSION, type ChildUsage } from '../fixtures.js';
+import { startServerChild, stopServerChild } from '../server-process.js';
 
 /**
  * What 2025-era sessions hold over time (Nest + Fastify, `legacy.mode: 'stateful'`, the in-memory store): the

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
-import { requestBody, requestHeaders, shapeCase, type BenchCase, type ServerName } from './fixtures.js';
+import { requestBody, requestHeaders, shapeCase, type BenchCase, type ServerName } from '../fixtures.js';
 import { medianOf, processCpuUs } from './proc-cpu.js';
-import { startServerChild, stopServerChild } from './server-process.js';
+import { startServerChild, stopServerChild } from '../server-process.js';
 
 /**
  * What an argument's shape costs: `tools/call` with 1,000, 10,000 and 100,000 small objects in one argument,
