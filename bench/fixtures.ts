@@ -18,6 +18,8 @@ export const SERVERS = {
   'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
   'mcp-fastify-redis': 'nestjs-mcp on Nest + Fastify, every shared part in Redis',
   'mcp-fastify-features': 'nestjs-mcp on Nest + Fastify, with a UI resource and a route tool',
+  'mcp-fastify-decorated': 'nestjs-mcp on Nest + Fastify, add as a @Tool method of a provider',
+  'mcp-express-decorated': 'nestjs-mcp on Nest + Express, add as a @Tool method of a provider',
   'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
@@ -136,6 +138,8 @@ export interface BenchCase {
 export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = {
   'mcp-fastify-redis': ['call'],
   'mcp-fastify-features': ['call'],
+  'mcp-fastify-decorated': ['call', 'call-2025'],
+  'mcp-express-decorated': ['call', 'call-2025'],
 };
 
 /** The servers that paginate lists. */
@@ -145,6 +149,8 @@ export const PAGING_SERVERS: readonly ServerName[] = ['mcp-fastify', 'mcp-expres
 export const LEGACY_SERVERS: readonly ServerName[] = [
   'mcp-fastify',
   'mcp-express',
+  'mcp-fastify-decorated',
+  'mcp-express-decorated',
   'sdk',
   'rekog-fastify',
   'rekog-express',
@@ -217,6 +223,32 @@ export const CASES: readonly BenchCase[] = [
     sse: true,
   },
 ];
+
+/**
+ * The argument-shape cases: `count_items` over an argument of `members` small objects (`{id, name}`), so what
+ * grows is the number of members, not the size of one. Its schema checks only that `items` is an array: the row
+ * measures what the library does per member, not a validation the tool's author asked for. Not in `CASES`:
+ * `os/argument-shape.ts` runs them, and the instruction gauge counts them.
+ */
+export const COUNT_ITEMS_TOOL: ToolDefinition = {
+  name: 'count_items',
+  description: 'Counts the items it is given',
+  inputSchema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] },
+};
+
+export function shapeCase(members: number): BenchCase {
+  const items = Array.from({ length: members }, (_, i) => ({ id: i, name: `item ${i}` }));
+  const label = members >= 1000 ? `${members / 1000}k` : String(members);
+  return {
+    id: `shape-${label}`,
+    label: `tools/call with ${members.toLocaleString('en-US')} objects in one argument`,
+    tools: 5,
+    method: 'tools/call',
+    params: { name: COUNT_ITEMS_TOOL.name, arguments: { items } },
+    name: COUNT_ITEMS_TOOL.name,
+    expect: String(members),
+  };
+}
 
 export function requestBody(benchCase: BenchCase): string {
   if (benchCase.legacy)

@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from './fixtures.js';
+import { CASES, requestBody, requestHeaders, SERVERS, shapeCase, type BenchCase, type ServerName } from './fixtures.js';
 
 /**
  * A gauge a busy machine cannot fool: each server runs under callgrind, the counters are zeroed after a warm-up
@@ -22,7 +22,7 @@ import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type Serve
  *
  * `node build/bench/instructions.js [requests]` (default 300 jitless, 2,000 jit; INSTRUCTIONS_SMOKE=1 runs 20).
  * Narrow a run with INSTRUCTIONS_MODES=jit, INSTRUCTIONS_ONLY=mcp-fastify,nest-fastify and
- * INSTRUCTIONS_CASES=call,call-1mb.
+ * INSTRUCTIONS_CASES=call,call-1mb,shape-100k.
  */
 interface Mode {
   name: 'jitless' | 'jit';
@@ -58,6 +58,7 @@ const MODES: Mode[] = (
 const call = CASES.find((c) => c.id === 'call')!;
 const legacyCall = CASES.find((c) => c.id === 'call-2025')!;
 const bigCall = CASES.find((c) => c.id === 'call-1mb')!;
+const shapes = [shapeCase(1_000), shapeCase(10_000), shapeCase(100_000)];
 const ONLY = process.env.INSTRUCTIONS_ONLY?.split(',');
 const ONLY_CASES = process.env.INSTRUCTIONS_CASES?.split(',');
 
@@ -72,7 +73,7 @@ function startUnderCallgrind(
   mode: Mode,
   outFile: string,
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(fileURLToPath(new URL('./server-child.js', import.meta.url)), [server, '5', 'legacy'], {
+  const child = fork(fileURLToPath(new URL('./server-child.js', import.meta.url)), [server, '5', 'legacy', 'shape'], {
     execPath: 'valgrind',
     execArgv: [
       '--tool=callgrind',
@@ -169,9 +170,17 @@ function collectGarbage(child: ChildProcess): Promise<void> {
  * and comes after its server's small calls, so in the `jit` mode the path it shares with them is compiled.
  */
 function requestsOf(mode: Mode, benchCase: BenchCase): { warmUp: number; requests: number } {
-  return benchCase === bigCall
-    ? { warmUp: Math.min(mode.warmUp, 60), requests: Math.min(mode.requests, 300) }
-    : { warmUp: mode.warmUp, requests: mode.requests };
+  if (benchCase === bigCall) return { warmUp: Math.min(mode.warmUp, 60), requests: Math.min(mode.requests, 300) };
+  // The argument-shape cases, by their members: a 100,000-member request costs what 300 small calls do.
+  const shape = shapes.indexOf(benchCase);
+  if (shape >= 0) {
+    const scale = 10 ** shape;
+    return {
+      warmUp: Math.max(3, Math.ceil(mode.warmUp / 10 / scale)),
+      requests: Math.max(10, Math.ceil(mode.requests / 5 / scale)),
+    };
+  }
+  return { warmUp: mode.warmUp, requests: mode.requests };
 }
 
 async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: string): Promise<Row[]> {
@@ -233,7 +242,21 @@ function printRatios(mode: Mode, rows: Row[]): void {
       per('mcp-fastify', 'call-2025'),
       per('mcp-fastify', 'call'),
     ],
-  ] as const) {
+    ...(['fastify', 'express'] as const).flatMap((adapter) => {
+      const name = adapter === 'fastify' ? 'Fastify' : 'Express';
+      const decorated = `mcp-${adapter}-decorated` as ServerName;
+      const bare = `nest-${adapter}` as ServerName;
+      return [
+        [`${name}: @Tool add ÷ bare Nest route`, per(decorated, 'call'), per(bare, 'call')],
+        [`${name}: @Tool add, 2025-era ÷ 2026-07-28`, per(decorated, 'call-2025'), per(decorated, 'call')],
+        ...shapes.map((c) => [
+          `${name}: ${c.label} ÷ bare route, same body`,
+          per(`mcp-${adapter}` as ServerName, c.id),
+          per(bare, c.id),
+        ]),
+      ] as Array<[string, number | undefined, number | undefined]>;
+    }),
+  ] as Array<[string, number | undefined, number | undefined]>) {
     if (mine !== undefined && theirs !== undefined) console.log(`| ${label} | ${(mine / theirs).toFixed(3)} |`);
   }
 }
@@ -243,11 +266,13 @@ try {
   // Each server is started once (a start under callgrind takes minutes); its cases are measured one after another.
   const plan = (
     [
-      ['nest-fastify', [call, bigCall]],
-      ['mcp-fastify', [call, legacyCall, bigCall]],
+      ['nest-fastify', [call, bigCall, ...shapes]],
+      ['mcp-fastify', [call, legacyCall, bigCall, ...shapes]],
+      ['mcp-fastify-decorated', [call, legacyCall]],
       ['mcp-fastify-features', [call]],
-      ['nest-express', [call, bigCall]],
-      ['mcp-express', [call, bigCall]],
+      ['nest-express', [call, bigCall, ...shapes]],
+      ['mcp-express', [call, bigCall, ...shapes]],
+      ['mcp-express-decorated', [call, legacyCall]],
     ] as Array<[ServerName, BenchCase[]]>
   )
     .filter(([server]) => !ONLY || ONLY.includes(server))

@@ -21,6 +21,9 @@ import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 import { measureRouteTools } from './route-tools.js';
+import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
+import { measureArgumentShape, printArgumentShape } from './os/argument-shape.js';
+import { measureSessionMemory, printSessionMemory } from './os/session-memory.js';
 
 /**
  * `npm run bench`: starts each server in its own process on 127.0.0.1, one at a time, checks that it answers
@@ -39,6 +42,11 @@ const ROUNDS = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 // Narrow a run while investigating: BENCH_ONLY=mcp-fastify,nest-fastify BENCH_CASES=call,list-1000.
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
+// Or only some of the sections measured by the OS's CPU accounting and the sessions' heap:
+// BENCH_SECTIONS=os-cpu,argument-shape,sessions.
+const SECTIONS = process.env.BENCH_SECTIONS?.split(',');
+// The decorated servers are measured in the whole-process CPU section, beside the bare routes, not in the table.
+const SECTION_SERVERS: readonly ServerName[] = ['mcp-fastify-decorated', 'mcp-express-decorated'];
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 interface Row {
@@ -228,13 +236,51 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/**
+ * The sections read from the OS and the heap: whole-process CPU per request for `@Tool`, `registerTool` and the
+ * bare route; an argument's shape; sessions over time. Three alternating rounds outside smoke mode, unless
+ * BENCH_ROUNDS says otherwise.
+ */
+async function measureSections(): Promise<string[]> {
+  const rounds = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const wanted = (name: string) => !SECTIONS || SECTIONS.includes(name);
+  const failures: string[] = [];
+  if (wanted('os-cpu')) {
+    const figures = await measureOsCpu({
+      smoke: SMOKE,
+      rounds,
+      requests: SMOKE ? 2_000 : Number(process.env.BENCH_CPU_REQUESTS ?? 40_000),
+      connections: CONNECTIONS,
+    });
+    printOsCpu(figures, fmt);
+    failures.push(...figures.failures);
+  }
+  if (wanted('argument-shape')) {
+    const figures = await measureArgumentShape(SMOKE, rounds);
+    printArgumentShape(figures, fmt);
+    failures.push(...figures.failures);
+  }
+  if (wanted('sessions')) printSessionMemory(await measureSessionMemory(SMOKE), fmt);
+  return failures;
+}
+
 async function main(): Promise<void> {
-  const servers = (Object.keys(SERVERS) as ServerName[]).filter((s) => !ONLY || ONLY.includes(s));
+  const servers = (Object.keys(SERVERS) as ServerName[]).filter(
+    (s) => (!ONLY || ONLY.includes(s)) && !SECTION_SERVERS.includes(s),
+  );
   console.log(
     `nestjs-mcp benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ` +
       `autocannon ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up` +
       `${ROUNDS > 1 ? `, median of ${ROUNDS} interleaved rounds` : ''}${SMOKE ? ' (smoke mode)' : ''}\n`,
   );
+  if (SECTIONS) {
+    const failures = await measureSections();
+    if (failures.length > 0) {
+      console.error(`\n${failures.length} section run(s) failed: ${failures.join('; ')}`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   const rounds: Row[][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const rows: Row[] = [];
@@ -455,6 +501,8 @@ async function main(): Promise<void> {
     }
   }
 
+  const sectionFailures = await measureSections();
+
   const kernel = await measureKernel(SMOKE);
   console.log(
     `\nIn-process kernel: handleRequest(tools/call add, validated {a, b}) median ${fmt(kernel.medianUs, 2)} µs over ${fmt(kernel.samples)} runs (goal ≤ 5 µs: ${kernel.medianUs <= 5 ? 'met' : 'not met'})`,
@@ -537,6 +585,10 @@ async function main(): Promise<void> {
     console.error(
       `\n${failures.length} case(s) failed: ${failures.map((r) => `${r.server}/${r.benchCase.id}`).join(', ')}`,
     );
+    process.exitCode = 1;
+  }
+  if (sectionFailures.length > 0) {
+    console.error(`\n${sectionFailures.length} section run(s) failed: ${sectionFailures.join('; ')}`);
     process.exitCode = 1;
   }
 }

@@ -6,12 +6,13 @@ import { GcWindow } from './gc-window.js';
 /**
  * One benchmarked server in its own process, on 127.0.0.1 and a free port. The parent learns the port, and
  * reads this process's CPU time and RSS, over IPC: `node server-child.js <server> <tools> [paged] [legacy] [elicit]
- * [stateful]`.
+ * [stateful] [shape]`.
  * `legacy` turns the peers' 2025 legs on (this library serves both eras on one endpoint whatever it is given);
- * `elicit` adds this library's input-round tools (`elicitation.ts`); `stateful` gives its 2025-era clients sessions.
+ * `elicit` adds this library's input-round tools (`elicitation.ts`); `stateful` gives its 2025-era clients sessions;
+ * `shape` adds the argument-shape rows' `count_items` tool (the bare route answers it whatever it is given).
  */
 async function start(name: ServerName, tools: number, flags: string[]): Promise<number> {
-  const [paged, legacy, elicit, stateful] = ['paged', 'legacy', 'elicit', 'stateful'].map((flag) =>
+  const [paged, legacy, elicit, stateful, shape] = ['paged', 'legacy', 'elicit', 'stateful', 'shape'].map((flag) =>
     flags.includes(flag),
   );
   switch (name) {
@@ -22,6 +23,8 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
     case 'mcp-express-prototype':
     case 'mcp-fastify-redis':
     case 'mcp-fastify-features':
+    case 'mcp-fastify-decorated':
+    case 'mcp-express-decorated':
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
@@ -34,7 +37,17 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
       const app = name.startsWith('mcp')
         ? await (
             await import('./servers/nest-mcp.js')
-          ).startNestMcp(adapter, tools, paged, name.endsWith('redis'), elicit, name.endsWith('features'), stateful)
+          ).startNestMcp(
+            adapter,
+            tools,
+            paged,
+            name.endsWith('redis'),
+            elicit,
+            name.endsWith('features'),
+            stateful,
+            name.endsWith('decorated'),
+            shape,
+          )
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
           : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);

@@ -12,7 +12,7 @@ export function createHandDispatcher(toolCount: number): (message: unknown, res:
     const request = message as {
       id: number;
       method: string;
-      params?: { name?: string; arguments?: { a: number; b: number } };
+      params?: { name?: string; arguments?: { a: number; b: number; items?: unknown[] } };
     };
     const name = request.params?.name;
     if (request.method === 'tools/list') {
@@ -33,6 +33,17 @@ export function createHandDispatcher(toolCount: number): (message: unknown, res:
         jsonrpc: '2.0',
         id: request.id,
         result: { content: [{ type: 'text', text: String(a + b) }], resultType: 'complete' },
+      });
+      return;
+    }
+    if (request.method === 'tools/call' && name === 'count_items') {
+      writeJson(res, {
+        jsonrpc: '2.0',
+        id: request.id,
+        result: {
+          content: [{ type: 'text', text: String(request.params!.arguments!.items!.length) }],
+          resultType: 'complete',
+        },
       });
       return;
     }

@@ -9,11 +9,15 @@ import { PrototypeExpressAdapter } from './prototype-express-adapter.js';
  */
 export type AdapterName = 'express' | 'express-prototype' | 'fastify';
 
-/** A Nest app of `module` on the named adapter, not yet listening, without logs. */
-export function createNestApp(module: Type<unknown>, adapter: AdapterName): Promise<INestApplication> {
+/** A Nest app of `module` on the named adapter, not yet listening, without logs; `bodyLimit` for Fastify's own. */
+export function createNestApp(
+  module: Type<unknown>,
+  adapter: AdapterName,
+  bodyLimit?: number,
+): Promise<INestApplication> {
   switch (adapter) {
     case 'fastify':
-      return NestFactory.create(module, new FastifyAdapter(), { logger: false });
+      return NestFactory.create(module, new FastifyAdapter(bodyLimit ? { bodyLimit } : {}), { logger: false });
     case 'express-prototype':
       return NestFactory.create(module, new PrototypeExpressAdapter(), { logger: false });
     case 'express':

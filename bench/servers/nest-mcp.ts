@@ -10,8 +10,24 @@ import {
   Param,
   ParseIntPipe,
 } from '@nestjs/common';
-import { MCPServer, McpModule, RouteTool, type McpContext, type McpModuleOptions } from '../../src/index.js';
-import { ADD_TOOL, ASK_NAME_TOOL, NAME_FORM, PROGRESS_STEPS, PROGRESS_TOOL, toolDefinitions } from '../fixtures.js';
+import {
+  Args,
+  MCPServer,
+  McpModule,
+  RouteTool,
+  Tool,
+  type McpContext,
+  type McpModuleOptions,
+} from '../../src/index.js';
+import {
+  ADD_TOOL,
+  ASK_NAME_TOOL,
+  COUNT_ITEMS_TOOL,
+  NAME_FORM,
+  PROGRESS_STEPS,
+  PROGRESS_TOOL,
+  toolDefinitions,
+} from '../fixtures.js';
 import { createNestApp, type AdapterName } from './nest-app.js';
 
 /**
@@ -21,7 +37,9 @@ import { createNestApp, type AdapterName } from './nest-app.js';
  * BENCH_REDIS_URL), as a fleet instance would. `elicit` adds the tools of the input rounds: `ask_name`, and the
  * same with `singleUseState` (`ask_name_once`), whose retry consumes its state in the request-state store.
  * `features` configures what a plain call should never pay for: an MCP Apps UI resource and a REST route served
- * as a route tool. `stateful` gives 2025-era clients sessions (`legacy.mode: 'stateful'`).
+ * as a route tool. `stateful` gives 2025-era clients sessions (`legacy.mode: 'stateful'`). `decorated` declares
+ * `add` as users mostly do, a `@Tool` method of a provider, instead of with `registerTool`; `shape` adds the
+ * argument-shape rows' `count_items`.
  */
 export async function startNestMcp(
   adapter: AdapterName,
@@ -31,18 +49,38 @@ export async function startNestMcp(
   elicit = false,
   features = false,
   stateful = false,
+  decorated = false,
+  shape = false,
 ): Promise<INestApplication> {
+  @Injectable()
+  class DecoratedTools {
+    @Tool({ name: ADD_TOOL.name, description: ADD_TOOL.description, inputSchema: ADD_TOOL.inputSchema })
+    add(@Args() { a, b }: { a: number; b: number }): number {
+      return a + b;
+    }
+  }
+
   @Injectable()
   class BenchTools implements OnModuleInit {
     constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
 
     onModuleInit(): void {
-      this.server.registerTool(
-        ADD_TOOL.name,
-        ADD_TOOL.description,
-        ADD_TOOL.inputSchema,
-        ({ a, b }: { a: number; b: number }) => a + b,
-      );
+      if (!decorated) {
+        this.server.registerTool(
+          ADD_TOOL.name,
+          ADD_TOOL.description,
+          ADD_TOOL.inputSchema,
+          ({ a, b }: { a: number; b: number }) => a + b,
+        );
+      }
+      if (shape) {
+        this.server.registerTool(
+          COUNT_ITEMS_TOOL.name,
+          COUNT_ITEMS_TOOL.description,
+          COUNT_ITEMS_TOOL.inputSchema,
+          ({ items }: { items: unknown[] }) => items.length,
+        );
+      }
       this.server.registerTool(
         PROGRESS_TOOL.name,
         PROGRESS_TOOL.description,
@@ -98,7 +136,7 @@ export async function startNestMcp(
   @Module({
     imports: redis ? await withRedis(options) : [McpModule.forRoot(options)],
     controllers: features ? [OrdersController] : [],
-    providers: [BenchTools],
+    providers: decorated ? [BenchTools, DecoratedTools] : [BenchTools],
   })
   class BenchModule {}
 

@@ -11,26 +11,35 @@ export type JsonFault = 'too-deep' | 'non-finite';
 /**
  * Why a parsed JSON value is refused, or undefined: it nests objects or arrays deeper than `max` levels, or holds
  * a number that is not finite (`1e400` parses as Infinity, which no schema's `type: number` refuses and which
- * serialises as `null`). Walked without recursion; the value itself is not pushed, and the stack is made for the
- * first nested value: flat arguments allocate none.
+ * serialises as `null`). One walk that allocates nothing: an argument of many members costs a read of each, and
+ * no garbage. It recurses, but never past `max` levels, so the stack it needs is bounded whatever the input.
  */
 export function jsonFault(value: unknown, max: number = MAX_JSON_DEPTH): JsonFault | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'non-finite';
   if (typeof value !== 'object' || value === null) return undefined;
-  let stack: Array<[object, number]> | undefined;
-  let node: object = value;
-  let depth = 1;
-  for (;;) {
-    if (depth > max) return 'too-deep';
-    // Indexed, not for-of: the iterator protocol costs the interpreter an object per member, on every call.
-    const children = Object.values(node);
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i];
-      if (typeof child === 'object' && child !== null) (stack ??= []).push([child, depth + 1]);
-      else if (typeof child === 'number' && !Number.isFinite(child)) return 'non-finite';
+  return containerFault(value, 1, max);
+}
+
+function containerFault(node: object, depth: number, max: number): JsonFault | undefined {
+  if (depth > max) return 'too-deep';
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const fault = memberFault(node[i], depth, max);
+      if (fault !== undefined) return fault;
     }
-    const next = stack?.pop();
-    if (next === undefined) return undefined;
-    [node, depth] = next;
+    return undefined;
   }
+  // for-in, not Object.keys or Object.values: V8 walks a parsed object's keys from its map's cache, where those
+  // build an array per object. Own keys only, as JSON has them; an inherited enumerable key is not the value's.
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
+    const fault = memberFault((node as Record<string, unknown>)[key], depth, max);
+    if (fault !== undefined) return fault;
+  }
+  return undefined;
+}
+
+function memberFault(member: unknown, depth: number, max: number): JsonFault | undefined {
+  if (typeof member === 'object') return member === null ? undefined : containerFault(member, depth + 1, max);
+  return typeof member === 'number' && !Number.isFinite(member) ? 'non-finite' : undefined;
 }

@@ -112,8 +112,12 @@ export class InputRound {
         mayStartTask,
       });
     };
-    // Most calls carry no state: their context is built at once, without a microtask.
-    if (params.requestState === undefined) return build({ r: 0 });
+    // Most calls carry no state: their context is built at once, without a microtask. A first round seals one
+    // only if the client can be asked for input, and only then does the binding need its copy of the arguments.
+    if (params.requestState === undefined) {
+      if (mayBeAsked(request)) binding.capture();
+      return build({ r: 0 });
+    }
     const opened = this.states.open<SealedState>(params.requestState, binding.digest);
     if (!opened.ok)
       throw McpError.invalidParams('Invalid or expired requestState', {
@@ -189,6 +193,20 @@ export class InputRound {
     if (state !== undefined) sealed.s = state;
     return new InterimResult(requests, this.states.seal(sealed, binding.digest), request.method === 'tools/call');
   }
+}
+
+/**
+ * Whether an input request can reach this request's client: it declared a capability one needs, or declared
+ * nothing (a 2025-era client without a session), when every request is sent and the client answers for itself.
+ */
+function mayBeAsked(request: JsonRpcRequest): boolean {
+  const declared = clientCapabilitiesOf(request);
+  return (
+    declared === undefined ||
+    isPlainObject(declared.elicitation) ||
+    isPlainObject(declared.sampling) ||
+    isPlainObject(declared.roots)
+  );
 }
 
 /**

@@ -123,11 +123,12 @@ function decode(part: string): SealedBody | undefined {
  * server that shares the secret), the method, the primitive, its arguments, the caller identity (not the
  * token's claims: a refreshed token of the same caller continues the round) and whatever the app's
  * `requestState.bind` hook reads from the request. Most requests never seal or open a state, so the canonical
- * form, the hook and the hashing wait until one does. So that a handler that changes its argument object cannot
- * change the binding, the arguments' objects and arrays are captured up front, sharing their strings and numbers
- * (immutable): a cost in the number of members, never in the size of a value, and no serialisation. A caller
- * whose principal identifies nobody cannot be told from another one: sealing or opening state for it is
- * refused rather than bound to nothing.
+ * form, the hook and the hashing wait until one does, and so does the copy of the arguments: `capture` takes it
+ * (objects and arrays copied, strings and numbers shared) before a handler that could change its argument object
+ * and then seal a state runs, so that the change cannot move the binding. A call that can never seal one (its
+ * client declared no capability it could be asked through) walks and copies nothing. A caller whose principal
+ * identifies nobody cannot be told from another one: sealing or opening state for it is refused rather than
+ * bound to nothing.
  */
 export class StateBinding {
   // Declared, and assigned in the constructor, rather than class fields or parameter properties: a field is
@@ -135,7 +136,8 @@ export class StateBinding {
   // interpreter more than an assignment. One binding is made per call.
   declare private readonly method: string;
   declare private readonly name: string;
-  declare private readonly args: unknown;
+  declare private args: unknown;
+  declare private captured: boolean;
   declare private readonly caller: Caller;
   declare private readonly audience: string;
   declare private readonly extra: (() => unknown) | undefined;
@@ -144,11 +146,19 @@ export class StateBinding {
   constructor(method: string, name: string, args: unknown, caller: Caller, audience = '', extra?: () => unknown) {
     this.method = method;
     this.name = name;
-    this.args = shape(args);
+    this.args = args;
+    this.captured = false;
     this.caller = caller;
     this.audience = audience;
     this.extra = extra;
     this.value = undefined;
+  }
+
+  /** Copies the arguments as they are now: what the digest is of, whatever a handler does to them later. */
+  capture(): void {
+    if (this.captured) return;
+    this.args = shape(this.args);
+    this.captured = true;
   }
 
   get digest(): string {
@@ -162,7 +172,7 @@ export class StateBinding {
       this.audience,
       this.method,
       this.name,
-      canonicalDigest(this.args ?? null),
+      canonicalDigest((this.captured ? this.args : shape(this.args)) ?? null),
       this.caller ?? '',
       this.extra === undefined ? null : (this.extra() ?? null),
     ]);
@@ -181,7 +191,7 @@ function shape(value: unknown): unknown {
     return shape((value as { toJSON(): unknown }).toJSON());
   if (Array.isArray(value)) return value.map((item) => shape(item) ?? null);
   // A plain object rather than a null-prototype one, which V8 keeps as a dictionary and is slow to build: this
-  // copy is made on every call. Only an own `__proto__` key needs defining rather than assigning.
+  // copy can be made on every call. Only an own `__proto__` key needs defining rather than assigning.
   const copy: Record<string, unknown> = {};
   // Indexed, not for-of: the iterator protocol costs the interpreter an object per member, on every call.
   const keys = Object.keys(value);
