@@ -18,6 +18,7 @@ interface ToolsList {
 // package, resolved through its exports map as an installed package is.
 describe('nestjs-mcp/plugin in a Nest CLI build', () => {
   let app: string;
+  let packScratch: string;
   const children: ChildProcess[] = [];
 
   beforeAll(() => {
@@ -27,7 +28,9 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
     // The packed package, unpacked where an install puts it; its dependencies resolve from the checkout's
     // node_modules, up the tree. Packed apart (or by CI), never by rebuilding the checkout's dist/, which tests
     // running beside this one read.
-    const tarball = packedTarball(mkdtempSync(join(app, 'pack-')));
+    // Outside the app, whose own jest run would otherwise find the packed checkout's tests.
+    packScratch = mkdtempSync(join(ROOT, 'build', 'plugin-pack-'));
+    const tarball = packedTarball(packScratch);
     mkdirSync(join(app, 'node_modules'));
     execFileSync('tar', ['-xzf', tarball, '-C', join(app, 'node_modules')]);
     renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'nestjs-mcp'));
@@ -36,6 +39,7 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
   afterAll(() => {
     for (const child of children) child.kill();
     rmSync(app, { recursive: true, force: true });
+    rmSync(packScratch, { recursive: true, force: true });
   });
 
   /** `nest build` with these extra arguments; the output is moved to `dist-<label>`. */
