@@ -66,13 +66,19 @@ interface Row {
   failed: string | null;
 }
 
-function startChild(server: ServerName, benchCase: BenchCase): Promise<{ child: ChildProcess; port: number }> {
-  return startServerChild(server, [
+interface Started {
+  child: ChildProcess;
+  port: number;
+}
+
+/** The arguments a case's server process starts with: cases with the same ones can share a process. */
+function childArgs(benchCase: BenchCase): string[] {
+  return [
     String(benchCase.tools),
     ...(benchCase.paged ? ['paged'] : []),
     ...(benchCase.legacy ? ['legacy'] : []),
     ...(benchCase.stateful ? ['stateful'] : []),
-  ]);
+  ];
 }
 
 function usage(child: ChildProcess): Promise<ChildUsage> {
@@ -146,7 +152,7 @@ function cannon(port: number, benchCase: BenchCase, seconds: number, sessionId?:
   });
 }
 
-async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
+async function runCase(server: ServerName, benchCase: BenchCase, shared?: Started): Promise<Row> {
   const row: Row = {
     server,
     benchCase,
@@ -162,7 +168,7 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     promotedPerRequest: 0,
     failed: null,
   };
-  const { child, port } = await startChild(server, benchCase);
+  const { child, port } = shared ?? (await startServerChild(server, childArgs(benchCase)));
   try {
     const sessionId = await openSession(port, benchCase);
     row.failed = await verify(port, benchCase, sessionId);
@@ -188,7 +194,7 @@ async function runCase(server: ServerName, benchCase: BenchCase): Promise<Row> {
     }
     return row;
   } finally {
-    await stopServerChild(child);
+    if (!shared) await stopServerChild(child);
   }
 }
 
@@ -290,11 +296,20 @@ async function main(): Promise<void> {
         (!c.legacy || LEGACY_SERVERS.includes(server)) &&
         (c.servers?.includes(server) ?? true) &&
         (SERVER_CASES[server]?.includes(c.id) ?? true);
-      for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
-        process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
-        const row = await runCase(server, benchCase);
-        process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
-        rows.push(row);
+      // Smoke mode checks answers, not figures: the cases a server starts with the same arguments share one
+      // process, where a measured run gives each case a fresh one.
+      const reused = new Map<string, Started>();
+      try {
+        for (const benchCase of CASES.filter((c) => (!ONLY_CASES || ONLY_CASES.includes(c.id)) && runs(c))) {
+          process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${server} / ${benchCase.id} ... `);
+          const key = childArgs(benchCase).join(' ');
+          if (SMOKE && !reused.has(key)) reused.set(key, await startServerChild(server, childArgs(benchCase)));
+          const row = await runCase(server, benchCase, reused.get(key));
+          process.stderr.write(row.failed ? `FAILED: ${row.failed}\n` : `${fmt(row.rps)} req/s\n`);
+          rows.push(row);
+        }
+      } finally {
+        for (const { child } of reused.values()) await stopServerChild(child);
       }
     }
     rounds.push(rows);
