@@ -1,3 +1,4 @@
+import { request, type Agent } from 'node:http';
 import type { GcFigures } from './gc-window.js';
 
 /**
@@ -287,4 +288,26 @@ export function requestHeaders(benchCase: BenchCase, sessionId?: string): Record
   };
   if (benchCase.name) headers['mcp-name'] = benchCase.name;
   return headers;
+}
+
+/** One request to a server's `/mcp` on the caller's keep-alive agent: the status, the session it names and the body. */
+export function exchange(
+  port: number,
+  agent: Agent,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; sessionId?: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, sessionId: res.headers['mcp-session-id'] as string, text }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -1,10 +1,19 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CASES, requestBody, requestHeaders, SERVERS, shapeCase, type BenchCase, type ServerName } from './fixtures.js';
+import {
+  CASES,
+  exchange,
+  requestBody,
+  requestHeaders,
+  SERVERS,
+  shapeCase,
+  type BenchCase,
+  type ServerName,
+} from './fixtures.js';
 
 /**
  * A gauge a busy machine cannot fool: each server runs under callgrind, the counters are zeroed after a warm-up
@@ -107,21 +116,10 @@ function startUnderCallgrind(
   });
 }
 
-function post(port: number, agent: Agent, benchCase: BenchCase): Promise<string> {
-  const body = requestBody(benchCase);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: requestHeaders(benchCase) },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function post(port: number, agent: Agent, benchCase: BenchCase): Promise<string> {
+  const { status, text } = await exchange(port, agent, 'POST', requestHeaders(benchCase), requestBody(benchCase));
+  if (status !== 200) throw new Error(`${status}: ${text}`);
+  return text;
 }
 
 async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: number): Promise<void> {

@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
-import { requestBody, requestHeaders, shapeCase, type BenchCase, type ServerName } from '../fixtures.js';
+import { Agent } from 'node:http';
+import { exchange, requestBody, requestHeaders, shapeCase, type BenchCase, type ServerName } from '../fixtures.js';
 import { medianOf, processCpuUs } from './proc-cpu.js';
 import { startServerChild, stopServerChild } from '../server-process.js';
 
@@ -62,24 +62,10 @@ export async function measureArgumentShape(smoke: boolean, rounds: number): Prom
   return { perRound, failures };
 }
 
-function post(port: number, agent: Agent, benchCase: BenchCase, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: requestHeaders(benchCase) },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () =>
-          res.statusCode === 200 && text.includes(`"text":"${benchCase.expect}"`)
-            ? resolve()
-            : reject(new Error(`${res.statusCode}: ${text.slice(0, 200)}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function post(port: number, agent: Agent, benchCase: BenchCase, body: string): Promise<void> {
+  const { status, text } = await exchange(port, agent, 'POST', requestHeaders(benchCase), body);
+  if (status !== 200 || !text.includes(`"text":"${benchCase.expect}"`))
+    throw new Error(`${status}: ${text.slice(0, 200)}`);
 }
 
 export function printArgumentShape(figures: ShapeFigures, fmt: (n: number, digits?: number) => string): void {

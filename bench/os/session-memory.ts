@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request, type ClientRequest } from 'node:http';
-import { LEGACY_PROTOCOL_VERSION, type ChildUsage } from '../fixtures.js';
+import { exchange, LEGACY_PROTOCOL_VERSION, type ChildUsage } from '../fixtures.js';
 import { startServerChild, stopServerChild } from '../server-process.js';
 
 /**
@@ -88,27 +88,6 @@ async function usage(child: ChildProcess): Promise<ChildUsage> {
   return new Promise((resolve) => {
     child.once('message', (message) => resolve(message as ChildUsage));
     child.send('usage');
-  });
-}
-
-function exchange(
-  port: number,
-  agent: Agent,
-  method: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; sessionId?: string; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, sessionId: res.headers['mcp-session-id'] as string, text }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
   });
 }
 
