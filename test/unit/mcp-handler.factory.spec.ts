@@ -132,13 +132,14 @@ describe('McpHandlerFactory', () => {
       isError: true,
       content: [{ type: 'text', text: 'Error: not for you' }],
     });
+    // A synchronous method's refusal is thrown as it happens; the kernel calls readers inside async functions.
     const asPrompt = factory.createReader(wrapperOf(Tools), 'refuse', 'prompt');
-    await expect(asPrompt(hostWith({}))).rejects.toMatchObject({
+    await expect((async () => asPrompt(hostWith({})))()).rejects.toMatchObject({
       code: ErrorCode.InvalidParams,
       message: 'Error: not for you',
     });
     const missing = factory.createReader(wrapperOf(Tools), 'missing', 'resource');
-    await expect(missing(hostWith({}, {}, 'orders://7'))).rejects.toMatchObject({
+    await expect((async () => missing(hostWith({}, {}, 'orders://7')))()).rejects.toMatchObject({
       code: ErrorCode.InvalidParams,
       message: 'Resource not found: orders://7',
       data: { uri: 'orders://7' },

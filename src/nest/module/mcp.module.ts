@@ -14,7 +14,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { VERSION_METADATA } from '@nestjs/common/constants.js';
-import { APP_GUARD, ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { isResourceServer } from '../../auth/tokens/auth-options.js';
 import type { OAuthResourceServer } from '../../auth/oauth-resource-server.js';
@@ -43,7 +43,7 @@ import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { RouteToolsExplorer } from './route-tools.explorer.js';
-import { RouteTargetGuard } from '../routes/route-target.guard.js';
+import { routeTargetGuardProvider } from './route-target-guard.provider.js';
 import { MCPServer } from '../mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { announcePlayground } from '../playground/playground-announcement.js';
@@ -68,7 +68,7 @@ import { ServerCardRoutes } from './server-card-routes.js';
     McpHandlerFactory,
     McpExplorer,
     RouteToolsExplorer,
-    { provide: APP_GUARD, useClass: RouteTargetGuard },
+    routeTargetGuardProvider,
     ProtectedResourceMetadataRoutes,
     ServerCardRoutes,
     {

@@ -7,12 +7,7 @@ import {
   PIPES_METADATA,
 } from '@nestjs/common/constants.js';
 import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
-import { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
-import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
-import type { NestContainer } from '@nestjs/core/injector/container.js';
 import { Injector } from '@nestjs/core/injector/injector.js';
-import { InterceptorsConsumer, InterceptorsContextCreator } from '@nestjs/core/interceptors/index.js';
-import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
@@ -22,6 +17,7 @@ import type { McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpCapturedResponse } from './mcp-captured-response.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 import { stdioRequest } from './stdio-request.js';
+import { isThenable } from '../../server/util/when-ready.js';
 import type { McpContextType } from './mcp-execution-context.js';
 import { MCP_PARAM_ARGS_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
@@ -30,13 +26,16 @@ import { MCP_LOGGER } from '../mcp.constants.js';
 import { VISIBILITY_GUARD_FAILED } from '../mcp-messages.js';
 import { providerPrototype } from '../provider-prototype.js';
 import { httpErrorText } from '../http-error-text.js';
+import { withoutGlobalGuardsAndInterceptors } from './without-global-enhancers.js';
 
 /**
  * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
  * method to return; TypeScript cannot see a decorated method's return type here, and the kernel checks the
- * value at run time (a resource without contents, a prompt without messages is an error result).
+ * value at run time (a resource without contents, a prompt without messages is an error result). A synchronous
+ * method on the fast path answers synchronously, as a `registerTool` handler does: the kernel then spends no
+ * promise, microtask or deadline entry on the call.
  */
-export type McpMethodHandler<T = unknown> = (host: McpArgumentsHost) => Promise<T>;
+export type McpMethodHandler<T = unknown> = (host: McpArgumentsHost) => T | Promise<T>;
 
 type Instance = Record<string, (...args: unknown[]) => unknown>;
 
@@ -83,16 +82,11 @@ export class McpHandlerFactory {
    * wrote for an exception, becomes a tool error result the model can read.
    */
   createTool(wrapper: InstanceWrapper, methodName: string): McpMethodHandler<unknown> {
-    const handler = this.createHandler(wrapper, methodName);
-    return async (host) => {
-      try {
-        return await handler(host);
-      } catch (error) {
-        const refusal = refusalOf(error);
-        if (refusal) return { isError: true, content: [{ type: 'text', text: `Error: ${refusal.message}` }] };
-        throw error;
-      }
-    };
+    return settledBy(this.createHandler(wrapper, methodName), (error) => {
+      const refusal = refusalOf(error);
+      if (refusal) return { isError: true, content: [{ type: 'text', text: `Error: ${refusal.message}` }] };
+      throw error;
+    });
   }
 
   /**
@@ -102,20 +96,15 @@ export class McpHandlerFactory {
    * logged as a refused call, not as a crash.
    */
   createReader<T>(wrapper: InstanceWrapper, methodName: string, kind: 'resource' | 'prompt'): McpMethodHandler<T> {
-    const handler = this.createHandler(wrapper, methodName);
-    return async (host) => {
-      try {
-        return (await handler(host)) as T;
-      } catch (error) {
-        const refusal = refusalOf(error);
-        if (!refusal) throw error;
-        const uri = host[McpParamtype.URI];
-        if (refusal.status === HttpStatus.NOT_FOUND && kind === 'resource' && uri !== undefined)
-          throw McpError.resourceNotFound(uri);
-        if (refusal.status >= 400 && refusal.status < 500) throw McpError.invalidParams(`Error: ${refusal.message}`);
-        throw new McpError(ErrorCode.InternalError, `Error: ${refusal.message}`);
-      }
-    };
+    return settledBy(this.createHandler(wrapper, methodName) as McpMethodHandler<T>, (error, host) => {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      const uri = host[McpParamtype.URI];
+      if (refusal.status === HttpStatus.NOT_FOUND && kind === 'resource' && uri !== undefined)
+        throw McpError.resourceNotFound(uri);
+      if (refusal.status >= 400 && refusal.status < 500) throw McpError.invalidParams(`Error: ${refusal.message}`);
+      throw new McpError(ErrorCode.InternalError, `Error: ${refusal.message}`);
+    });
   }
 
   /** Whether any guard reaches the method: its class's or its own. */
@@ -222,7 +211,7 @@ export class McpHandlerFactory {
       pick: (host: McpArgumentsHost) => this.paramsFactory.exchangeKeyForValue(type, data as ParamData, host),
     }));
     const length = params.reduce((max, p) => Math.max(max, p.index + 1), 0);
-    return async (host) => {
+    return (host) => {
       const args = new Array<unknown>(length);
       for (const { index, pick } of params) args[index] = pick(host);
       return method.apply(instance, args);
@@ -265,27 +254,22 @@ export class McpHandlerFactory {
 }
 
 /**
- * Nest's `ExternalContextCreator` as `fromContainer` builds it, except that the guard and interceptor chains
- * are built without the application config, which is where the global ones come from. The container is the
- * one Nest's own creator holds (it sets it as a property; test/unit/adapter-assumptions.spec.ts pins that).
+ * `handler` with its failures, thrown or rejected, handed to `failed`: synchronous when the handler is, so a
+ * synchronous method costs no promise.
  */
-function withoutGlobalGuardsAndInterceptors(
-  nest: ExternalContextCreator,
-  config: ApplicationConfig,
-): ExternalContextCreator {
-  const container = (nest as unknown as { container: NestContainer }).container;
-  const creator = new ExternalContextCreator(
-    new GuardsContextCreator(container),
-    new GuardsConsumer(),
-    new InterceptorsContextCreator(container),
-    new InterceptorsConsumer(),
-    container.getModules(),
-    new PipesContextCreator(container, config),
-    new PipesConsumer(),
-    new ExternalExceptionFilterContext(container, config),
-  );
-  (creator as unknown as { container: NestContainer }).container = container;
-  return creator;
+function settledBy<T, R>(
+  handler: McpMethodHandler<T>,
+  failed: (error: unknown, host: McpArgumentsHost) => R,
+): McpMethodHandler<T | R> {
+  return (host) => {
+    let value: T | Promise<T>;
+    try {
+      value = handler(host);
+    } catch (error) {
+      return failed(error, host);
+    }
+    return isThenable(value) ? Promise.resolve(value).then(undefined, (error) => failed(error, host)) : value;
+  };
 }
 
 /**
