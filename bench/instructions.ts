@@ -75,7 +75,16 @@ interface Row {
   server: ServerName;
   benchCase: BenchCase;
   perRequest: number;
+  /** With INSTRUCTIONS_CACHE=1: simulated misses per request (first-level instruction and data, last level). */
+  misses?: { l1i: number; l1d: number; ll: number };
 }
+
+/**
+ * INSTRUCTIONS_CACHE=1 adds callgrind's cache simulator: the misses per request that an instruction count does
+ * not show and that `perf stat` would count on hardware that exposes its counters. Simulated for a generic cache
+ * (valgrind's model of the host's), so compare ratios between servers, not absolute figures with hardware.
+ */
+const CACHE_SIM = process.env.INSTRUCTIONS_CACHE === '1';
 
 function startUnderCallgrind(
   server: ServerName,
@@ -92,6 +101,7 @@ function startUnderCallgrind(
       '--instr-atstart=no',
       // A dump per thread, so the main thread's work is read apart from V8's helper threads (see below).
       '--separate-threads=yes',
+      ...(CACHE_SIM ? ['--cache-sim=yes'] : []),
       process.execPath,
       ...mode.nodeFlags,
       '--expose-gc',
@@ -122,7 +132,23 @@ async function post(port: number, agent: Agent, benchCase: BenchCase): Promise<s
   return text;
 }
 
+/**
+ * INSTRUCTIONS_CONNECTIONS=32 sends the requests over that many keep-alive connections at once, as the OS-CPU
+ * section's load does: a server then handles several requests per turn of its event loop, which one request at a
+ * time never shows. The count stays a property of the code and the load, not of the machine.
+ */
+const CONNECTIONS = Math.max(1, Number(process.env.INSTRUCTIONS_CONNECTIONS ?? 1));
+
 async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: number): Promise<void> {
+  const lanes = Math.min(CONNECTIONS, count);
+  await Promise.all(
+    Array.from({ length: lanes }, (_, lane) =>
+      sendSerially(port, agent, benchCase, Math.floor(count / lanes) + (lane < count % lanes ? 1 : 0)),
+    ),
+  );
+}
+
+async function sendSerially(port: number, agent: Agent, benchCase: BenchCase, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const text = await post(port, agent, benchCase);
     // A server that answers something else (an error, another sum) is measuring other work.
@@ -138,16 +164,19 @@ async function sendAll(port: number, agent: Agent, benchCase: BenchCase, count: 
  * up to tens of thousands of instructions per request; the main thread's count, its own scavenges included, is
  * what the requests did.
  */
-function dumpedInstructions(dir: string, base: string): number {
+function dumpedEvents(dir: string, base: string): Map<string, number> {
   const dumpOf = (file: string) => Number(file.slice(base.length + 1, -'-01'.length));
   const dumps = readdirSync(dir)
     .filter((file) => file.startsWith(`${base}.`) && file.endsWith('-01') && Number.isInteger(dumpOf(file)))
     .sort((a, b) => dumpOf(a) - dumpOf(b));
   const last = dumps[dumps.length - 1];
   if (last === undefined) throw new Error(`no main-thread dump of ${base} in ${dir}`);
-  const line = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, last), 'utf8'));
-  if (!line) throw new Error(`no instruction total in ${last}`);
-  return Number(line[1]);
+  const text = readFileSync(join(dir, last), 'utf8');
+  const names = /^events: (.+)$/m.exec(text)?.[1].trim().split(/\s+/);
+  const line = /^(?:summary|totals): ([\d ]+)$/m.exec(text);
+  if (!names || !line) throw new Error(`no event totals in ${last}`);
+  const counts = line[1].trim().split(/\s+/).map(Number);
+  return new Map(names.map((name, i) => [name, counts[i] ?? 0]));
 }
 
 /**
@@ -184,7 +213,7 @@ function requestsOf(mode: Mode, benchCase: BenchCase): { warmUp: number; request
 async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: string): Promise<Row[]> {
   const base = `${server}.${mode.name}.cg`;
   const { child, port } = await startUnderCallgrind(server, mode, join(dir, base));
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const rows: Row[] = [];
   try {
     execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
@@ -195,7 +224,14 @@ async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: 
       execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
       await sendAll(port, agent, benchCase, requests);
       execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-      rows.push({ server, benchCase, perRequest: dumpedInstructions(dir, base) / requests });
+      const events = dumpedEvents(dir, base);
+      const per = (...names: string[]) => names.reduce((sum, name) => sum + (events.get(name) ?? 0), 0) / requests;
+      rows.push({
+        server,
+        benchCase,
+        perRequest: per('Ir'),
+        misses: CACHE_SIM ? { l1i: per('I1mr'), l1d: per('D1mr', 'D1mw'), ll: per('ILmr', 'DLmr', 'DLmw') } : undefined,
+      });
     }
     return rows;
   } finally {
@@ -208,16 +244,14 @@ async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: 
 }
 
 function printRatios(mode: Mode, rows: Row[]): void {
-  const per = (server: ServerName, id: string) =>
-    rows.find((r) => r.server === server && r.benchCase.id === id)?.perRequest;
+  const per = (server: ServerName, id: string) => rows.find((r) => r.server === server && r.benchCase.id === id);
   const flags = `node ${mode.nodeFlags.join(' ')}`;
   const big = requestsOf(mode, bigCall);
   console.log(
     `\nInstructions per request under callgrind (${mode.name}: ${flags}), ${mode.requests} requests after ` +
       `${mode.warmUp} warm-up (the 1 MB case: ${big.requests} after ${big.warmUp}):`,
   );
-  console.log('| ratio | value |\n| --- | --- |');
-  for (const [label, mine, theirs] of [
+  const pairs = [
     ['Fastify: MCP tools/call ÷ bare Nest + Fastify route', per('mcp-fastify', 'call'), per('nest-fastify', 'call')],
     ['Express: MCP tools/call ÷ bare Nest + Express route', per('mcp-express', 'call'), per('nest-express', 'call')],
     [
@@ -252,10 +286,25 @@ function printRatios(mode: Mode, rows: Row[]): void {
           per(`mcp-${adapter}` as ServerName, c.id),
           per(bare, c.id),
         ]),
-      ] as Array<[string, number | undefined, number | undefined]>;
+      ] as Array<[string, Row | undefined, Row | undefined]>;
     }),
-  ] as Array<[string, number | undefined, number | undefined]>) {
-    if (mine !== undefined && theirs !== undefined) console.log(`| ${label} | ${(mine / theirs).toFixed(3)} |`);
+  ] as Array<[string, Row | undefined, Row | undefined]>;
+  const measured = pairs.filter((pair): pair is [string, Row, Row] => pair[1] !== undefined && pair[2] !== undefined);
+  const ratio = (a: number, b: number) => (a / b).toFixed(3);
+  if (!CACHE_SIM) {
+    console.log('| ratio | value |\n| --- | --- |');
+    for (const [label, mine, theirs] of measured)
+      console.log(`| ${label} | ${ratio(mine.perRequest, theirs.perRequest)} |`);
+    return;
+  }
+  console.log(
+    '| ratio | instructions | L1i misses | L1d misses | last-level misses |\n| --- | --- | --- | --- | --- |',
+  );
+  for (const [label, mine, theirs] of measured) {
+    const [a, b] = [mine.misses!, theirs.misses!];
+    console.log(
+      `| ${label} | ${ratio(mine.perRequest, theirs.perRequest)} | ${ratio(a.l1i, b.l1i)} | ${ratio(a.l1d, b.l1d)} | ${ratio(a.ll, b.ll)} |`,
+    );
   }
 }
 
@@ -284,8 +333,11 @@ try {
     for (const [server, cases] of plan) {
       for (const row of await measure(server, mode, cases, dir)) {
         rows.push(row);
+        const misses = row.misses
+          ? `; misses per request: L1i ${Math.round(row.misses.l1i)}, L1d ${Math.round(row.misses.l1d)}, last level ${Math.round(row.misses.ll)}`
+          : '';
         console.log(
-          `${mode.name}: ${SERVERS[server]}, ${row.benchCase.label}: ${Math.round(row.perRequest).toLocaleString('en')} instructions per request`,
+          `${mode.name}: ${SERVERS[server]}, ${row.benchCase.label}: ${Math.round(row.perRequest).toLocaleString('en')} instructions per request${misses}`,
         );
       }
     }

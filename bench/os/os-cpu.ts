@@ -1,71 +1,99 @@
 import autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
 import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from '../fixtures.js';
-import { medianOf, processCpuUs } from './proc-cpu.js';
+import { medianOf, threadCpuUs, type ThreadCpu } from './proc-cpu.js';
 import { startServerChild, stopServerChild } from '../server-process.js';
 
 /**
  * CPU per request as a deployment sees it: the server's whole process (every thread, user + system) from
- * `/proc/<pid>/stat`, over a fixed number of requests from autocannon, each server in its own process, the servers alternating round by
- * round so that whatever else the machine runs weighs on all of them alike. Beside the bare Nest route: `add`
- * registered with `registerTool`, and declared as users mostly declare it, a `@Tool` method of a provider (also
- * asked by a 2025-era client). The instruction gauge (`bench:instructions`) counts the same servers' main thread.
+ * `/proc`, over a fixed number of requests from autocannon, each server in its own process. Beside the bare Nest
+ * route: `add` registered with `registerTool`, and declared as users mostly declare it, a `@Tool` method of a
+ * provider (also asked by a 2025-era client). The instruction gauge (`bench:instructions`) counts the same
+ * servers' main thread.
+ *
+ * One adapter's servers run side by side and their windows alternate, round after round: a machine that slows
+ * down or speeds up (another tenant, the CPU's clock) then weighs on every server's window of a round alike, and
+ * each ratio is the median of the rounds' own ratios. Each window is split by thread, so the main thread's user
+ * time can be read beside the gauge, apart from the kernel's share and V8's helper threads.
  */
-const PLAN: Array<[ServerName, string[]]> = [
-  ['nest-fastify', ['call']],
-  ['mcp-fastify', ['call']],
-  ['mcp-fastify-decorated', ['call', 'call-2025']],
-  ['nest-express', ['call']],
-  ['mcp-express', ['call']],
-  ['mcp-express-decorated', ['call', 'call-2025']],
+const GROUPS: Array<Array<[ServerName, string]>> = [
+  [
+    ['nest-fastify', 'call'],
+    ['mcp-fastify', 'call'],
+    ['mcp-fastify-decorated', 'call'],
+    ['mcp-fastify-decorated', 'call-2025'],
+  ],
+  [
+    ['nest-express', 'call'],
+    ['mcp-express', 'call'],
+    ['mcp-express-decorated', 'call'],
+    ['mcp-express-decorated', 'call-2025'],
+  ],
 ];
 
 export interface OsCpuFigures {
-  /** CPU µs per request, one figure per round, by `server/case`. */
-  perRound: Map<string, number[]>;
+  /** CPU µs per request split by thread, one figure per round, by `server/case`. */
+  perRound: Map<string, ThreadCpu[]>;
   failures: string[];
 }
 
 export async function measureOsCpu(options: {
   smoke: boolean;
   rounds: number;
-  /** Requests in each measured window (half as many warm it up). */
+  /** Requests in each measured window (as many again warm each server up first). */
   requests: number;
   connections: number;
 }): Promise<OsCpuFigures> {
-  const plan = options.smoke ? PLAN.filter(([server]) => server.includes('fastify')) : PLAN;
-  const perRound = new Map<string, number[]>();
-  const failures: string[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    for (const [server, caseIds] of plan) {
-      const { child, port } = await startServerChild(server, ['5', 'legacy']);
-      try {
-        for (const id of caseIds) {
-          const benchCase = CASES.find((c) => c.id === id)!;
-          if (!(await answersFive(port, benchCase))) {
-            failures.push(`${server}/${id}: a wrong answer`);
-            continue;
-          }
-          // Counted in requests, not seconds: on a busy machine a timed warm-up may end before the hot path is
-          // compiled, and the compiler's threads would then bill a timed window's few requests for it.
-          const load = (amount: number) => cannon(port, benchCase, amount, options.connections);
-          const warm = await load(options.requests / 2);
-          const before = processCpuUs(child.pid!);
-          const result = await load(options.requests);
-          const used = processCpuUs(child.pid!) - before;
-          const answered = result.requests.total;
-          if (warm.non2xx + result.non2xx + result.errors > 0 || answered === 0) {
-            failures.push(`${server}/${id}: ${result.non2xx} non-2xx, ${result.errors} errors of ${answered}`);
-            continue;
-          }
-          const key = `${server}/${id}`;
-          perRound.set(key, [...(perRound.get(key) ?? []), used / answered]);
-        }
-      } finally {
-        await stopServerChild(child);
+  const groups = options.smoke ? GROUPS.slice(0, 1) : GROUPS;
+  const figures: OsCpuFigures = { perRound: new Map(), failures: [] };
+  for (const group of groups) await measureGroup(group, options, figures);
+  return figures;
+}
+
+async function measureGroup(
+  group: Array<[ServerName, string]>,
+  options: { rounds: number; requests: number; connections: number },
+  figures: OsCpuFigures,
+): Promise<void> {
+  const children = new Map<ServerName, { child: ChildProcess; port: number }>();
+  try {
+    for (const [server] of group)
+      if (!children.has(server)) children.set(server, await startServerChild(server, ['5', 'legacy']));
+    const windows: Array<{ key: string; child: ChildProcess; load: (amount: number) => Promise<number> }> = [];
+    for (const [server, id] of group) {
+      const benchCase = CASES.find((c) => c.id === id)!;
+      const { child, port } = children.get(server)!;
+      const key = `${server}/${id}`;
+      if (!(await answersFive(port, benchCase))) {
+        figures.failures.push(`${key}: a wrong answer`);
+        continue;
+      }
+      const load = async (amount: number) => {
+        const result = await cannon(port, benchCase, amount, options.connections);
+        if (result.non2xx + result.errors > 0 || result.requests.total === 0)
+          throw new Error(`${key}: ${result.non2xx} non-2xx, ${result.errors} errors of ${result.requests.total}`);
+        return result.requests.total;
+      };
+      // Counted in requests, not seconds: on a busy machine a timed warm-up may end before the hot path is
+      // compiled, and the compiler's threads would then bill a window's few requests for it.
+      await load(options.requests);
+      windows.push({ key, child, load });
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      for (const { key, child, load } of windows) {
+        const before = threadCpuUs(child.pid!);
+        const answered = await load(options.requests);
+        const after = threadCpuUs(child.pid!);
+        const per = (part: keyof ThreadCpu) => (after[part] - before[part]) / answered;
+        const window = { mainUser: per('mainUser'), mainSystem: per('mainSystem'), others: per('others') };
+        figures.perRound.set(key, [...(figures.perRound.get(key) ?? []), window]);
       }
     }
+  } catch (error) {
+    figures.failures.push(error instanceof Error ? error.message : String(error));
+  } finally {
+    for (const { child } of children.values()) await stopServerChild(child);
   }
-  return { perRound, failures };
 }
 
 function cannon(port: number, benchCase: BenchCase, amount: number, connections: number) {
@@ -89,33 +117,43 @@ async function answersFive(port: number, benchCase: BenchCase): Promise<boolean>
   return res.status === 200 && (await res.text()).includes('"text":"5"');
 }
 
-/** The table of µs per request, then each ratio as the median of its rounds' ratios, with their range. */
+const total = (cpu: ThreadCpu) => cpu.mainUser + cpu.mainSystem + cpu.others;
+
+/**
+ * The table of µs per request (the median of the rounds, whole process and by thread), then each ratio as the
+ * median of the rounds' ratios with their range, whole process and main thread in user mode.
+ */
 export function printOsCpu(figures: OsCpuFigures, fmt: (n: number, digits?: number) => string): void {
   const rounds = Math.max(0, ...[...figures.perRound.values()].map((v) => v.length));
   console.log(
-    `\nWhole-process CPU per request from the OS (/proc/<pid>/stat utime + stime, all threads), ${rounds} alternating round(s):\n`,
+    `\nCPU per request from the OS (/proc utime + stime), each adapter's servers side by side, ${rounds} alternating window(s) each:\n`,
   );
   console.log(
-    `| server | case | ${Array.from({ length: rounds }, (_, i) => `round ${i + 1}`).join(' | ')} | median µs/req |`,
+    '| server | case | whole process µs/req (range) | main thread, user | main thread, system | other threads |',
   );
-  console.log(`|---|---|${'---:|'.repeat(rounds)}---:|`);
+  console.log('|---|---|---:|---:|---:|---:|');
   for (const [key, values] of figures.perRound) {
     const [server, id] = key.split('/');
     const label = CASES.find((c) => c.id === id)!.label;
+    const totals = values.map(total);
+    const median = (part: keyof ThreadCpu) => fmt(medianOf(values.map((v) => v[part])), 1);
     console.log(
-      `| ${SERVERS[server as ServerName]} | ${label} | ${values.map((v) => fmt(v, 1)).join(' | ')} | ${fmt(medianOf(values), 1)} |`,
+      `| ${SERVERS[server as ServerName]} | ${label} | ${fmt(medianOf(totals), 1)} (${fmt(Math.min(...totals), 0)}–${fmt(Math.max(...totals), 0)}) | ${median('mainUser')} | ${median('mainSystem')} | ${median('others')} |`,
     );
   }
   const ratio = (label: string, mine: string, theirs: string, goal: string) => {
     const a = figures.perRound.get(mine);
     const b = figures.perRound.get(theirs);
     if (!a || !b) return;
-    const each = a.map((v, i) => v / b[i]).filter((v) => Number.isFinite(v));
-    const range = each.length > 1 ? ` (${fmt(Math.min(...each), 2)}–${fmt(Math.max(...each), 2)})` : '';
-    console.log(`| ${label} | ${fmt(medianOf(each), 2)}${range} | ${goal} |`);
+    const each = (of: (cpu: ThreadCpu) => number) =>
+      a.map((v, i) => of(v) / of(b[i])).filter((v) => Number.isFinite(v));
+    const whole = each(total);
+    const user = each((cpu) => cpu.mainUser);
+    const range = whole.length > 1 ? ` (${fmt(Math.min(...whole), 2)}–${fmt(Math.max(...whole), 2)})` : '';
+    console.log(`| ${label} | ${fmt(medianOf(whole), 2)}${range} | ${fmt(medianOf(user), 2)} | ${goal} |`);
   };
-  console.log('\n| CPU ratio, whole process | median of rounds (range) | goal |');
-  console.log('|---|---:|---|');
+  console.log('\n| CPU ratio | whole process: median of rounds (range) | main thread, user: median | goal |');
+  console.log('|---|---:|---:|---|');
   for (const [name, bare, mcp] of [
     ['Fastify', 'nest-fastify', 'mcp-fastify'],
     ['Express', 'nest-express', 'mcp-express'],
