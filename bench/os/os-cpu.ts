@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { CASES, requestBody, requestHeaders, SERVERS, type BenchCase, type ServerName } from '../fixtures.js';
 import { medianOf, threadCpuUs, type ThreadCpu } from './proc-cpu.js';
 import { startServerChild, stopServerChild } from '../server-process.js';
@@ -14,7 +15,10 @@ import { startServerChild, stopServerChild } from '../server-process.js';
  * One adapter's servers run side by side and their windows alternate, round after round: a machine that slows
  * down or speeds up (another tenant, the CPU's clock) then weighs on every server's window of a round alike, and
  * each ratio is the median of the rounds' own ratios. Each window is split by thread, so the main thread's user
- * time can be read beside the gauge, apart from the kernel's share and V8's helper threads.
+ * time can be read beside the gauge, apart from the kernel's share and V8's helper threads. With two cores or more
+ * (and `taskset`; BENCH_PIN=0 turns it off), the servers run on the last core and the load generator on the
+ * others, so neither takes the other's core or caches: on a 2-core machine this narrows a window's scatter
+ * several times over.
  */
 const GROUPS: Array<Array<[ServerName, string]>> = [
   [
@@ -46,19 +50,54 @@ export async function measureOsCpu(options: {
 }): Promise<OsCpuFigures> {
   const groups = options.smoke ? GROUPS.slice(0, 1) : GROUPS;
   const figures: OsCpuFigures = { perRound: new Map(), failures: [] };
-  for (const group of groups) await measureGroup(group, options, figures);
+  const pin = pinning();
+  try {
+    pin?.load(process.pid);
+    for (const group of groups) await measureGroup(group, options, figures, pin);
+  } finally {
+    pin?.release(process.pid);
+  }
   return figures;
+}
+
+interface Pinning {
+  server(pid: number): void;
+  load(pid: number): void;
+  release(pid: number): void;
+}
+
+/** The cores the servers and the load generator keep to, or undefined where they cannot be kept apart. */
+function pinning(): Pinning | undefined {
+  const cores = availableParallelism();
+  if (cores < 2 || process.env.BENCH_PIN === '0') return undefined;
+  const set = (list: string, pid: number) =>
+    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', list, String(pid)], { stdio: 'ignore' });
+  try {
+    set(`0-${cores - 1}`, process.pid);
+  } catch {
+    return undefined; // no taskset here
+  }
+  return {
+    server: (pid) => set(String(cores - 1), pid),
+    load: (pid) => set(`0-${cores - 2}`, pid),
+    release: (pid) => set(`0-${cores - 1}`, pid),
+  };
 }
 
 async function measureGroup(
   group: Array<[ServerName, string]>,
   options: { rounds: number; requests: number; connections: number },
   figures: OsCpuFigures,
+  pin: Pinning | undefined,
 ): Promise<void> {
   const children = new Map<ServerName, { child: ChildProcess; port: number }>();
   try {
-    for (const [server] of group)
-      if (!children.has(server)) children.set(server, await startServerChild(server, ['5', 'legacy']));
+    for (const [server] of group) {
+      if (children.has(server)) continue;
+      const started = await startServerChild(server, ['5', 'legacy']);
+      children.set(server, started);
+      pin?.server(started.child.pid!);
+    }
     const windows: Array<{ key: string; child: ChildProcess; load: (amount: number) => Promise<number> }> = [];
     for (const [server, id] of group) {
       const benchCase = CASES.find((c) => c.id === id)!;

@@ -127,9 +127,10 @@ export class LegacyLeg {
 
   /**
    * Serves one 2025-era request; `version` is what its transport speaks (the header, or 2025-03-26), `session`
-   * the session it belongs to in stateful mode (its transport resolved it).
+   * the session it belongs to in stateful mode (its transport resolved it). Not an async function: the calls it
+   * hands on already answer with a promise, which an async wrapper would only wrap again.
    */
-  async handle(
+  handle(
     request: JsonRpcRequest,
     context: McpRequestContext,
     version: string,
@@ -139,20 +140,28 @@ export class LegacyLeg {
       case 'initialize':
         // The 2025 schema requires params with a protocolVersion: without one there is nothing to negotiate.
         if (typeof request.params?.protocolVersion !== 'string')
-          return errorResponse(
-            request.id,
-            ErrorCode.InvalidParams,
-            'Invalid params: initialize needs params with a "protocolVersion" string',
+          return Promise.resolve(
+            errorResponse(
+              request.id,
+              ErrorCode.InvalidParams,
+              'Invalid params: initialize needs params with a "protocolVersion" string',
+            ),
           );
-        return successResponse(request.id, this.initialize(request));
+        try {
+          return Promise.resolve(successResponse(request.id, this.initialize(request)));
+        } catch (error) {
+          return Promise.reject(error);
+        }
       case 'ping':
-        return successResponse(request.id, {});
+        return Promise.resolve(successResponse(request.id, {}));
       case 'logging/setLevel':
         // There is nowhere to keep a level: this leg sends every log, and a client filters what it shows.
         if (!(LOG_LEVELS as readonly unknown[]).includes(request.params?.level)) {
-          return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "level" must be a logging level');
+          return Promise.resolve(
+            errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "level" must be a logging level'),
+          );
         }
-        return successResponse(request.id, {});
+        return Promise.resolve(successResponse(request.id, {}));
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         return this.subscription(request, context, session);

@@ -9,20 +9,37 @@ import { clientCapabilitiesOf, missingCapabilities } from '../input/client-capab
 import { isContentBlock, renderText } from '../content.js';
 import type { HandlerFailure } from '../failures/handler-failure.js';
 import type { InputRound } from '../input/input-round.js';
+import type { StateBinding } from '../input/request-state-codec.js';
+import type { McpContext } from '../mcp-context.js';
 import { InputRequired } from '../input-required.js';
 import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
 import type { ScopeGate } from '../access/scope-gate.js';
-import type { ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
+import type { ToolCallMode, ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
 import type { QueuedTask } from '../tasks/task-queue.js';
-import type { ToolRegistry } from '../registry/tool-registry.js';
-import type { SchemaCheck } from '../schema/schema-check.js';
+import type { ToolEntry, ToolRegistry } from '../registry/tool-registry.js';
+import type { SchemaCheck, SchemaOutcome } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
-import { whenReady } from '../util/when-ready.js';
+import { isThenable, whenReady } from '../util/when-ready.js';
 
 type ToolCallAnswer = CallToolResult | InterimResult | CreateTaskResult;
+
+/** One `tools/call` on its way through validation and its handler. */
+interface ToolCall {
+  readonly request: JsonRpcRequest;
+  readonly transport: McpRequestContext;
+  readonly caller: Caller;
+  readonly name: string;
+  readonly entry: ToolEntry;
+  /** As sent: what the request-state binding holds and a task's record keeps. */
+  readonly args: Record<string, unknown>;
+  readonly binding: StateBinding;
+  readonly mode: ToolCallMode;
+  /** The handler's context, once built. */
+  context: McpContext;
+}
 
 /** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
 export function toolError(text: string): CallToolResult {
@@ -92,38 +109,66 @@ export class ToolMethods {
     }
 
     const mode = this.tasks.mode(entry, request);
-
     const binding = this.round.binding(request.method, name, args, transport, caller);
     const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
-    return whenReady(made, (context) =>
-      // The binding above is of the arguments as sent (a client resends them so); the handler gets them as checked.
-      whenReady(entry.input(args), (checked): ToolCallAnswer | Promise<ToolCallAnswer> => {
-        if (checked.error !== undefined) return toolError(checked.error);
-        const input = checked.value as Record<string, unknown>;
-        const startTask = () =>
-          this.tasks.start(entry, input, context, caller, this.settlement(request, name, entry.output), args);
-        if (mode === 'task') return startTask();
-        const failed = (error: unknown): ToolCallAnswer | Promise<ToolCallAnswer> => {
-          if (error instanceof StartTask && mode === 'deferred') return startTask();
-          if (error instanceof InputRequired) return this.round.interim(error, context, binding, request);
-          if (error instanceof McpError) throw error;
-          return toolError(`Error: ${this.failure.message(error, request, name, transport)}`);
-        };
-        let value: unknown;
-        try {
-          value = entry.handler(input, context.inputResponses, context);
-        } catch (error) {
-          return failed(error);
-        }
-        return whenReady(
-          value,
-          (returned) =>
-            returned instanceof InputRequired
-              ? this.round.interim(returned, context, binding, request)
-              : toolResult(returned, entry.output),
-          failed,
-        );
-      }),
+    // One record carries the call through its steps: a synchronous validator and handler then cost no closure.
+    const call: ToolCall = { request, transport, caller, name, entry, args, binding, mode, context: undefined! };
+    if (isThenable(made)) return Promise.resolve(made).then((context) => this.validate(call, context));
+    return this.validate(call, made);
+  }
+
+  /** The arguments checked against the input schema (the binding above holds them as sent: a client resends them so). */
+  private validate(call: ToolCall, context: McpContext): ToolCallAnswer | Promise<ToolCallAnswer> {
+    call.context = context;
+    const checked = call.entry.input(call.args);
+    if (isThenable(checked)) return Promise.resolve(checked).then((outcome) => this.invoke(call, outcome));
+    return this.invoke(call, checked);
+  }
+
+  private invoke(call: ToolCall, checked: SchemaOutcome): ToolCallAnswer | Promise<ToolCallAnswer> {
+    if (checked.error !== undefined) return toolError(checked.error);
+    const input = checked.value as Record<string, unknown>;
+    if (call.mode === 'task') return this.startTask(call, input);
+    const { entry, context } = call;
+    let value: unknown;
+    try {
+      value = entry.handler(input, context.inputResponses, context);
+    } catch (error) {
+      return this.failed(call, input, error);
+    }
+    if (!isThenable(value)) return this.returned(call, value);
+    return Promise.resolve(value).then(
+      (returned) => this.returned(call, returned),
+      (error: unknown) => this.failed(call, input, error),
+    );
+  }
+
+  private returned(call: ToolCall, value: unknown): ToolCallAnswer | Promise<ToolCallAnswer> {
+    return value instanceof InputRequired
+      ? this.round.interim(value, call.context, call.binding, call.request)
+      : toolResult(value, call.entry.output);
+  }
+
+  private failed(
+    call: ToolCall,
+    input: Record<string, unknown>,
+    error: unknown,
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
+    if (error instanceof StartTask && call.mode === 'deferred') return this.startTask(call, input);
+    if (error instanceof InputRequired) return this.round.interim(error, call.context, call.binding, call.request);
+    if (error instanceof McpError) throw error;
+    return toolError(`Error: ${this.failure.message(error, call.request, call.name, call.transport)}`);
+  }
+
+  private startTask(call: ToolCall, input: Record<string, unknown>): ToolCallAnswer | Promise<ToolCallAnswer> {
+    const { entry, request, name } = call;
+    return this.tasks.start(
+      entry,
+      input,
+      call.context,
+      call.caller,
+      this.settlement(request, name, entry.output),
+      call.args,
     );
   }
 
