@@ -37,8 +37,6 @@ interface ToolCall {
   readonly args: Record<string, unknown>;
   readonly binding: StateBinding;
   readonly mode: ToolCallMode;
-  /** The handler's context, once built. */
-  context: McpContext;
 }
 
 /** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
@@ -112,60 +110,67 @@ export class ToolMethods {
     const binding = this.round.binding(request.method, name, args, transport, caller);
     const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
     // One record carries the call through its steps: a synchronous validator and handler then cost no closure.
-    const call: ToolCall = { request, transport, caller, name, entry, args, binding, mode, context: undefined! };
+    const call: ToolCall = { request, transport, caller, name, entry, args, binding, mode };
     if (isThenable(made)) return Promise.resolve(made).then((context) => this.validate(call, context));
     return this.validate(call, made);
   }
 
   /** The arguments checked against the input schema (the binding above holds them as sent: a client resends them so). */
   private validate(call: ToolCall, context: McpContext): ToolCallAnswer | Promise<ToolCallAnswer> {
-    call.context = context;
     const checked = call.entry.input(call.args);
-    if (isThenable(checked)) return Promise.resolve(checked).then((outcome) => this.invoke(call, outcome));
-    return this.invoke(call, checked);
+    if (isThenable(checked)) return Promise.resolve(checked).then((outcome) => this.invoke(call, context, outcome));
+    return this.invoke(call, context, checked);
   }
 
-  private invoke(call: ToolCall, checked: SchemaOutcome): ToolCallAnswer | Promise<ToolCallAnswer> {
+  private invoke(
+    call: ToolCall,
+    context: McpContext,
+    checked: SchemaOutcome,
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
     if (checked.error !== undefined) return toolError(checked.error);
     const input = checked.value as Record<string, unknown>;
-    if (call.mode === 'task') return this.startTask(call, input);
-    const { entry, context } = call;
+    if (call.mode === 'task') return this.startTask(call, context, input);
     let value: unknown;
     try {
-      value = entry.handler(input, context.inputResponses, context);
+      value = call.entry.handler(input, context.inputResponses, context);
     } catch (error) {
-      return this.failed(call, input, error);
+      return this.failed(call, context, input, error);
     }
-    if (!isThenable(value)) return this.returned(call, value);
+    if (!isThenable(value)) return this.returned(call, context, value);
     return Promise.resolve(value).then(
-      (returned) => this.returned(call, returned),
-      (error: unknown) => this.failed(call, input, error),
+      (returned) => this.returned(call, context, returned),
+      (error: unknown) => this.failed(call, context, input, error),
     );
   }
 
-  private returned(call: ToolCall, value: unknown): ToolCallAnswer | Promise<ToolCallAnswer> {
+  private returned(call: ToolCall, context: McpContext, value: unknown): ToolCallAnswer | Promise<ToolCallAnswer> {
     return value instanceof InputRequired
-      ? this.round.interim(value, call.context, call.binding, call.request)
+      ? this.round.interim(value, context, call.binding, call.request)
       : toolResult(value, call.entry.output);
   }
 
   private failed(
     call: ToolCall,
+    context: McpContext,
     input: Record<string, unknown>,
     error: unknown,
   ): ToolCallAnswer | Promise<ToolCallAnswer> {
-    if (error instanceof StartTask && call.mode === 'deferred') return this.startTask(call, input);
-    if (error instanceof InputRequired) return this.round.interim(error, call.context, call.binding, call.request);
+    if (error instanceof StartTask && call.mode === 'deferred') return this.startTask(call, context, input);
+    if (error instanceof InputRequired) return this.round.interim(error, context, call.binding, call.request);
     if (error instanceof McpError) throw error;
     return toolError(`Error: ${this.failure.message(error, call.request, call.name, call.transport)}`);
   }
 
-  private startTask(call: ToolCall, input: Record<string, unknown>): ToolCallAnswer | Promise<ToolCallAnswer> {
+  private startTask(
+    call: ToolCall,
+    context: McpContext,
+    input: Record<string, unknown>,
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
     const { entry, request, name } = call;
     return this.tasks.start(
       entry,
       input,
-      call.context,
+      context,
       call.caller,
       this.settlement(request, name, entry.output),
       call.args,
