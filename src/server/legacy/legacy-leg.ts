@@ -274,8 +274,11 @@ export class LegacyLeg {
     version: string,
     session: SessionRecord | undefined,
   ): Promise<JsonRpcResponse> {
+    // The request is the transport's own parse of this one message, so the leg's defaults are written into it
+    // rather than into copies: copies of the request, its params and its `_meta` cost every call allocations that,
+    // under load, were promoted out of the young generation.
     const params = request.params ?? {};
-    const meta: Record<string, unknown> = { ...(isPlainObject(params._meta) ? params._meta : {}) };
+    const meta: Record<string, unknown> = isPlainObject(params._meta) ? params._meta : {};
     meta[META_PROTOCOL_VERSION] = version;
     meta[META_LOG_LEVEL] ??= 'debug';
     if (session) {
@@ -283,7 +286,9 @@ export class LegacyLeg {
       if (session.clientInfo) meta[META_CLIENT_INFO] = session.clientInfo;
     }
     withoutTasksExtension(meta);
-    let current: JsonRpcRequest = { ...request, params: { ...params, _meta: meta } };
+    params._meta = meta;
+    request.params = params;
+    let current = request;
     const caller = this.kernel.callerOf(context);
     for (let round = 0; ; round++) {
       const response = await this.kernel.dispatch(current, context, ERA);
