@@ -75,13 +75,17 @@ interface Row {
   server: ServerName;
   benchCase: BenchCase;
   perRequest: number;
-  /** With INSTRUCTIONS_CACHE=1: simulated misses per request (first-level instruction and data, last level). */
-  misses?: { l1i: number; l1d: number; ll: number };
+  /**
+   * With INSTRUCTIONS_CACHE=1: simulated misses per request (first-level instruction and data, last level) and
+   * mispredicted branches (conditional and indirect).
+   */
+  misses?: { l1i: number; l1d: number; ll: number; branches: number };
 }
 
 /**
- * INSTRUCTIONS_CACHE=1 adds callgrind's cache simulator: the misses per request that an instruction count does
- * not show and that `perf stat` would count on hardware that exposes its counters. Simulated for a generic cache
+ * INSTRUCTIONS_CACHE=1 adds callgrind's cache and branch-predictor simulators: the misses and mispredictions per
+ * request that an instruction count does not show and that `perf stat` would count on hardware that exposes its
+ * counters. Simulated for a generic cache
  * (valgrind's model of the host's), so compare ratios between servers, not absolute figures with hardware.
  */
 const CACHE_SIM = process.env.INSTRUCTIONS_CACHE === '1';
@@ -101,7 +105,7 @@ function startUnderCallgrind(
       '--instr-atstart=no',
       // A dump per thread, so the main thread's work is read apart from V8's helper threads (see below).
       '--separate-threads=yes',
-      ...(CACHE_SIM ? ['--cache-sim=yes'] : []),
+      ...(CACHE_SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
       process.execPath,
       ...mode.nodeFlags,
       '--expose-gc',
@@ -230,7 +234,14 @@ async function measure(server: ServerName, mode: Mode, cases: BenchCase[], dir: 
         server,
         benchCase,
         perRequest: per('Ir'),
-        misses: CACHE_SIM ? { l1i: per('I1mr'), l1d: per('D1mr', 'D1mw'), ll: per('ILmr', 'DLmr', 'DLmw') } : undefined,
+        misses: CACHE_SIM
+          ? {
+              l1i: per('I1mr'),
+              l1d: per('D1mr', 'D1mw'),
+              ll: per('ILmr', 'DLmr', 'DLmw'),
+              branches: per('Bcm', 'Bim'),
+            }
+          : undefined,
       });
     }
     return rows;
@@ -303,7 +314,7 @@ function printRatios(mode: Mode, rows: Row[]): void {
   for (const [label, mine, theirs] of measured) {
     const [a, b] = [mine.misses!, theirs.misses!];
     console.log(
-      `| ${label} | ${ratio(mine.perRequest, theirs.perRequest)} | ${ratio(a.l1i, b.l1i)} | ${ratio(a.l1d, b.l1d)} | ${ratio(a.ll, b.ll)} |`,
+      `| ${label} | ${ratio(mine.perRequest, theirs.perRequest)} | ${ratio(a.l1i, b.l1i)} | ${ratio(a.l1d, b.l1d)} | ${ratio(a.ll, b.ll)} | ${ratio(a.branches, b.branches)} |`,
     );
   }
 }
@@ -334,7 +345,7 @@ try {
       for (const row of await measure(server, mode, cases, dir)) {
         rows.push(row);
         const misses = row.misses
-          ? `; misses per request: L1i ${Math.round(row.misses.l1i)}, L1d ${Math.round(row.misses.l1d)}, last level ${Math.round(row.misses.ll)}`
+          ? `; misses per request: L1i ${Math.round(row.misses.l1i)}, L1d ${Math.round(row.misses.l1d)}, last level ${Math.round(row.misses.ll)}; mispredicted branches ${Math.round(row.misses.branches)}`
           : '';
         console.log(
           `${mode.name}: ${SERVERS[server]}, ${row.benchCase.label}: ${Math.round(row.perRequest).toLocaleString('en')} instructions per request${misses}`,
