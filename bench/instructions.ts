@@ -309,7 +309,7 @@ function printRatios(mode: Mode, rows: Row[]): void {
     return;
   }
   console.log(
-    '| ratio | instructions | L1i misses | L1d misses | last-level misses |\n| --- | --- | --- | --- | --- |',
+    '| ratio | instructions | L1i misses | L1d misses | last-level misses | mispredicted branches |\n| --- | --- | --- | --- | --- | --- |',
   );
   for (const [label, mine, theirs] of measured) {
     const [a, b] = [mine.misses!, theirs.misses!];
