@@ -16,6 +16,8 @@ export const SERVERS = {
   'mcp-express': 'nestjs-mcp on Nest + Express',
   'nest-fastify': 'bare Nest + Fastify @Post',
   'nest-express': 'bare Nest + Express @Post',
+  'nest-fastify-checked': 'bare Nest + Fastify @Post, with the rules 2026-07-28 asks of each call, by hand',
+  'nest-express-checked': 'bare Nest + Express @Post, with the rules 2026-07-28 asks of each call, by hand',
   'mcp-express-prototype': 'nestjs-mcp on Nest + Express, PrototypeExpressAdapter',
   'mcp-fastify-redis': 'nestjs-mcp on Nest + Fastify, every shared part in Redis',
   'mcp-fastify-features': 'nestjs-mcp on Nest + Fastify, with a UI resource and a route tool',
@@ -141,6 +143,8 @@ export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = {
   'mcp-fastify-features': ['call'],
   'mcp-fastify-decorated': ['call', 'call-2025'],
   'mcp-express-decorated': ['call', 'call-2025'],
+  'nest-fastify-checked': ['call'],
+  'nest-express-checked': ['call'],
 };
 
 /** The servers that paginate lists. */

@@ -289,8 +289,11 @@ function printRatios(mode: Mode, rows: Row[]): void {
       const name = adapter === 'fastify' ? 'Fastify' : 'Express';
       const decorated = `mcp-${adapter}-decorated` as ServerName;
       const bare = `nest-${adapter}` as ServerName;
+      const checked = `nest-${adapter}-checked` as ServerName;
       return [
         [`${name}: @Tool add ÷ bare Nest route`, per(decorated, 'call'), per(bare, 'call')],
+        [`${name}: the protocol's rules by hand ÷ bare Nest route`, per(checked, 'call'), per(bare, 'call')],
+        [`${name}: @Tool add ÷ the protocol's rules by hand`, per(decorated, 'call'), per(checked, 'call')],
         [`${name}: @Tool add, 2025-era ÷ 2026-07-28`, per(decorated, 'call-2025'), per(decorated, 'call')],
         ...shapes.map((c) => [
           `${name}: ${c.label} ÷ bare route, same body`,
@@ -325,10 +328,12 @@ try {
   const plan = (
     [
       ['nest-fastify', [call, bigCall, ...shapes]],
+      ['nest-fastify-checked', [call]],
       ['mcp-fastify', [call, legacyCall, bigCall, ...shapes]],
       ['mcp-fastify-decorated', [call, legacyCall]],
       ['mcp-fastify-features', [call]],
       ['nest-express', [call, bigCall, ...shapes]],
+      ['nest-express-checked', [call]],
       ['mcp-express', [call, bigCall, ...shapes]],
       ['mcp-express-decorated', [call, legacyCall]],
     ] as Array<[ServerName, BenchCase[]]>

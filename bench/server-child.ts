@@ -20,6 +20,8 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
     case 'mcp-express':
     case 'nest-fastify':
     case 'nest-express':
+    case 'nest-fastify-checked':
+    case 'nest-express-checked':
     case 'mcp-express-prototype':
     case 'mcp-fastify-redis':
     case 'mcp-fastify-features':
@@ -50,7 +52,7 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
           )
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)
-          : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools);
+          : await (await import('./servers/nest-bare.js')).startNestBare(adapter, tools, name.endsWith('checked'));
       await app.listen(0, '127.0.0.1');
       return (app.getHttpServer().address() as AddressInfo).port;
     }

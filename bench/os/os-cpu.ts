@@ -9,8 +9,9 @@ import { startServerChild, stopServerChild } from '../server-process.js';
  * CPU per request as a deployment sees it: the server's whole process (every thread, user + system) from
  * `/proc`, over a fixed number of requests from autocannon, each server in its own process. Beside the bare Nest
  * route: `add` registered with `registerTool`, and declared as users mostly declare it, a `@Tool` method of a
- * provider (also asked by a 2025-era client). The instruction gauge (`bench:instructions`) counts the same
- * servers' main thread.
+ * provider (also asked by a 2025-era client); and the bare route behind the rules the protocol asks of every call,
+ * written by hand (`servers/checked-dispatch.ts`), which parts the gap into what any conforming server pays and
+ * what this library adds. The instruction gauge (`bench:instructions`) counts the same servers' main thread.
  *
  * One adapter's servers run side by side and their windows alternate, round after round: a machine that slows
  * down or speeds up (another tenant, the CPU's clock) then weighs on every server's window of a round alike, and
@@ -23,12 +24,14 @@ import { startServerChild, stopServerChild } from '../server-process.js';
 const GROUPS: Array<Array<[ServerName, string]>> = [
   [
     ['nest-fastify', 'call'],
+    ['nest-fastify-checked', 'call'],
     ['mcp-fastify', 'call'],
     ['mcp-fastify-decorated', 'call'],
     ['mcp-fastify-decorated', 'call-2025'],
   ],
   [
     ['nest-express', 'call'],
+    ['nest-express-checked', 'call'],
     ['mcp-express', 'call'],
     ['mcp-express-decorated', 'call'],
     ['mcp-express-decorated', 'call-2025'],
@@ -200,6 +203,13 @@ export function printOsCpu(figures: OsCpuFigures, fmt: (n: number, digits?: numb
     const goal = name === 'Fastify' ? '≤ 1.15' : '≤ 1.05';
     ratio(`${name}: @Tool add ÷ bare Nest route`, `${mcp}-decorated/call`, `${bare}/call`, goal);
     ratio(`${name}: registerTool add ÷ bare Nest route`, `${mcp}/call`, `${bare}/call`, goal);
+    ratio(`${name}: the protocol's rules by hand ÷ bare Nest route`, `${bare}-checked/call`, `${bare}/call`, 'no goal');
+    ratio(
+      `${name}: @Tool add ÷ the protocol's rules by hand`,
+      `${mcp}-decorated/call`,
+      `${bare}-checked/call`,
+      'no goal',
+    );
     ratio(
       `${name}: @Tool add, 2025-era client ÷ 2026-07-28 client`,
       `${mcp}-decorated/call-2025`,
