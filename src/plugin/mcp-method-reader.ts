@@ -1,6 +1,7 @@
 import ts from 'typescript';
 import type { JsonSchema, PromptArgument } from '../protocol/mcp-types.js';
 import type { PluginClassMetadata, PluginMethodMetadata } from '../server/schema/plugin-metadata.js';
+import { argumentPlanOf } from './argument-plan.js';
 import { docOf, literalValueOf, paramDocOf } from './doc-comments.js';
 import { McpPluginError } from './mcp-plugin-error.js';
 import { isPackageFile } from './package-file.js';
@@ -50,13 +51,19 @@ function readMethod(
   // A method whose schema is written by hand is left as written: the plugin only gives it a missing description.
   if (inputKey && explicit.has(inputKey)) return meta;
   // A route tool's arguments are its route's parameters, which the route tools explorer reads at start-up.
-  if (kind === 'prompt') meta.arguments = promptArguments(deriveArguments(method, checker, place), place);
-  if (kind === 'tool') {
+  if (kind === 'prompt' || kind === 'tool') {
     const input = deriveArguments(method, checker, place);
+    if (kind === 'prompt') meta.arguments = promptArguments(input, place);
     // A method that takes no arguments keeps the default of a tool without inputSchema: no arguments at all.
-    if (Object.keys(input.properties as object).length > 0 || input.additionalProperties !== undefined) {
+    else if (
+      Object.keys(input.properties as object).length > 0 ||
+      input.additionalProperties ||
+      input.patternProperties
+    ) {
       meta.inputSchema = input;
     }
+    const plan = refusedAt(place, () => argumentPlanOf(input));
+    if (plan) meta.argumentPlan = plan;
   }
   if ((kind === 'tool' || kind === 'routeTool') && !explicit.has('outputSchema')) {
     const output = outputSchemaOf(method, checker);
@@ -71,18 +78,20 @@ function deriveArguments(method: ts.MethodDeclaration, checker: ts.TypeChecker, 
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   let additional: unknown;
+  let patterns: Record<string, unknown> | undefined;
   // With no parameter decorator at all the handler gets the kernel's arguments: `(args, ...)` first.
   const decorated = method.parameters.some((parameter) => (ts.getDecorators(parameter) ?? []).length > 0);
   method.parameters.forEach((parameter, index) => {
     const args = decorated ? argsDecoratorOf(parameter, checker) : index === 0 ? { property: undefined } : undefined;
     if (!args) return;
     const type = checker.getTypeAtLocation(parameter);
-    try {
+    refusedAt(place, () => {
       if (args.property === undefined) {
         const whole = builder.objectSchemaOf(type);
         Object.assign(properties, whole.properties);
         required.push(...((whole.required ?? []) as string[]));
         if (whole.additionalProperties !== undefined) additional = whole.additionalProperties;
+        if (whole.patternProperties) patterns = { ...patterns, ...(whole.patternProperties as object) };
         return;
       }
       const name = args.property;
@@ -93,17 +102,25 @@ function deriveArguments(method: ts.MethodDeclaration, checker: ts.TypeChecker, 
       if (fallback !== undefined) schema.default = fallback;
       properties[name] = schema;
       if (!parameter.questionToken && !parameter.initializer && !acceptsUndefined(type)) required.push(name);
-    } catch (error) {
-      if (error instanceof TypeRefusal) throw McpPluginError.refused(place, error);
-      throw error;
-    }
+    });
   });
   const schema: JsonSchema = { type: 'object', properties };
   if (required.length > 0) schema.required = [...new Set(required)];
   if (additional !== undefined) schema.additionalProperties = additional;
+  if (patterns) schema.patternProperties = patterns;
   const defs = builder.defs();
   if (defs) schema.$defs = defs;
   return schema;
+}
+
+/** What `derive` gives, a refusal of a type made the build error naming the method. */
+function refusedAt<T>(place: string, derive: () => T): T {
+  try {
+    return derive();
+  } catch (error) {
+    if (error instanceof TypeRefusal) throw McpPluginError.refused(place, error);
+    throw error;
+  }
 }
 
 /** A prompt's arguments are strings on the wire: a property of another type is refused, not coerced. */

@@ -3,6 +3,14 @@ import type { JsonSchema } from '../protocol/mcp-types.js';
 import { classValidatorRules } from './class-validator-rules.js';
 import { docOf, literalValueOf } from './doc-comments.js';
 
+/**
+ * Marks the schema of a `Date` argument, which the call revives from its date-time string. A symbol key rides
+ * along every spread copy of the schema and is left out of the JSON the plugin emits.
+ */
+export const DATE_SCHEMA = Symbol('nestjs-mcp/plugin Date');
+/** The TypeScript text of a union's `anyOf`, for a refusal that only the whole schema can see. */
+export const UNION_TYPE = Symbol('nestjs-mcp/plugin union');
+
 /** A type JSON Schema cannot say, with where in the value it sits (`filter.callback`) and why. */
 export class TypeRefusal extends Error {
   constructor(
@@ -67,6 +75,10 @@ export class TypeSchemaBuilder {
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
     if (flags & ts.TypeFlags.Union) return this.unionSchema(type as ts.UnionType);
     if (flags & ts.TypeFlags.Intersection) return this.intersectionSchema(type as ts.IntersectionType);
+    if (flags & ts.TypeFlags.TemplateLiteral) {
+      return { type: 'string', pattern: this.templatePattern(type as ts.TemplateLiteralType) };
+    }
+    if (flags & ts.TypeFlags.StringMapping) throw this.refuse(type, INTRINSIC_REFUSAL);
     if (flags & ts.TypeFlags.StringLike && !(flags & ts.TypeFlags.StringLiteral)) return { type: 'string' };
     if (flags & ts.TypeFlags.NumberLike && !(flags & ts.TypeFlags.NumberLiteral)) return { type: 'number' };
     if (flags & ts.TypeFlags.Boolean) return { type: 'boolean' };
@@ -101,7 +113,7 @@ export class TypeSchemaBuilder {
         return { ...other, type: [other.type, 'null'] };
       }
     }
-    return schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+    return schemas.length === 1 ? schemas[0] : { anyOf: schemas, [UNION_TYPE]: this.checker.typeToString(union) };
   }
 
   /** `A & B` of object types is one object; a branded primitive (`string & { __brand: 'Id' }`) is the primitive. */
@@ -115,7 +127,7 @@ export class TypeSchemaBuilder {
     const symbolName = type.getSymbol()?.getName();
     if (symbolName === 'Date' && isFromDefaultLibrary(type)) {
       if (this.forResult) throw this.refuse(type, 'a Date is validated before it is serialized to a string');
-      return { type: 'string', format: 'date-time' };
+      return { type: 'string', format: 'date-time', [DATE_SCHEMA]: true };
     }
     if (this.checker.isArrayType(type)) {
       const [item] = this.checker.getTypeArguments(type as ts.TypeReference);
@@ -150,6 +162,9 @@ export class TypeSchemaBuilder {
     const target = type.target;
     const elements = this.checker.getTypeArguments(type);
     const rest = target.elementFlags.findIndex((flag) => flag & ts.ElementFlags.Variable);
+    if (rest >= 0 && rest < elements.length - 1) {
+      throw this.refuse(type, 'elements after a rest element, which prefixItems and items cannot place');
+    }
     const fixed = rest >= 0 ? elements.slice(0, rest) : elements;
     const schema: JsonSchema = {
       type: 'array',
@@ -172,22 +187,72 @@ export class TypeSchemaBuilder {
       if (property.flags & ts.SymbolFlags.Method || (declaration && ts.isMethodDeclaration(declaration))) {
         throw this.refuse(type, `it has methods (${property.getName()}), and a value sent as JSON has none`);
       }
-      if (property.flags & ts.SymbolFlags.Accessor && !(property.flags & ts.SymbolFlags.SetAccessor)) continue;
+      // A result is serialized as returned, and a getter on a class's prototype is not among its JSON keys.
+      if (this.forResult && property.flags & ts.SymbolFlags.Accessor && !(property.flags & ts.SymbolFlags.SetAccessor))
+        continue;
       const name = property.getName();
       const propertyType = this.checker.getTypeOfSymbol(property);
       const schema = this.schemaAt(name, propertyType);
       const initializer = declaration && ts.isPropertyDeclaration(declaration) ? declaration.initializer : undefined;
       const refined = withPropertyFacts(schema, property, declaration, initializer, this.checker);
       properties[name] = refined.schema;
-      if (!(property.flags & ts.SymbolFlags.Optional) && !refined.optional && !acceptsUndefined(propertyType)) {
-        required.push(name);
+      const mayBeLeftOut = property.flags & ts.SymbolFlags.Optional || acceptsUndefined(propertyType);
+      if (refined.unfilled && !mayBeLeftOut && !this.forResult) {
+        this.path.push(name);
+        const reason = `its initializer \`${initializer!.getText()}\` is not a literal the server can fill in`;
+        const refusal = this.refuse(propertyType, reason);
+        this.path.pop();
+        throw refusal;
       }
+      if (!mayBeLeftOut && !refined.optional) required.push(name);
     }
     const schema: JsonSchema = { type: 'object', properties };
     if (required.length > 0) schema.required = required;
-    const index = this.checker.getIndexInfosOfType(type).find((info) => info.keyType.flags & ts.TypeFlags.String);
-    if (index) schema.additionalProperties = this.schemaAt('[key]', index.type);
+    this.indexSignatures(type, schema);
     return schema;
+  }
+
+  /**
+   * `[key: string]: T` is `additionalProperties`, a template literal key (`[key: \`x-${string}\`]: T`) a
+   * `patternProperties` entry, which also answers to a string index. A number index is refused: which JSON keys
+   * TypeScript reads as numbers (`String(Number(key)) === key`) no pattern says exactly.
+   */
+  private indexSignatures(type: ts.Type, schema: JsonSchema): void {
+    const infos = this.checker.getIndexInfosOfType(type);
+    const byString = infos.find((info) => info.keyType.flags & ts.TypeFlags.String);
+    const values = byString && this.schemaAt('[key]', byString.type);
+    if (values) schema.additionalProperties = values;
+    for (const info of infos) {
+      const keys = info.keyType.flags;
+      if (keys & (ts.TypeFlags.String | ts.TypeFlags.ESSymbol)) continue;
+      if (!(keys & ts.TypeFlags.TemplateLiteral)) {
+        throw this.refuse(type, 'a number index signature: which JSON keys count as numbers no pattern says exactly');
+      }
+      const pattern = this.templatePattern(info.keyType as ts.TemplateLiteralType);
+      const own = this.schemaAt('[key]', info.type);
+      ((schema.patternProperties ??= {}) as Record<string, JsonSchema>)[pattern] = values
+        ? { allOf: [own, values] }
+        : own;
+    }
+  }
+
+  /**
+   * The anchored pattern of a template literal type whose holes are all `string` and apart: TypeScript matches
+   * each delimiter at its first occurrence, which with unconstrained holes admits exactly the strings the
+   * pattern does. A `number` or `bigint` hole is refused: TypeScript admits what `+s` reads as finite (spaces,
+   * `0x1F`, `1e3`, but not `1e999`), which no pattern says exactly.
+   */
+  private templatePattern(type: ts.TemplateLiteralType): string {
+    const hole = type.types.find((member) => !(member.flags & ts.TypeFlags.String));
+    if (hole) {
+      const text = this.checker.typeToString(hole);
+      throw this.refuse(type, `a \`${text}\` hole in a template literal type, which no pattern matches exactly`);
+    }
+    if (type.texts.slice(1, -1).some((text) => text === '')) {
+      throw this.refuse(type, 'two holes with nothing between them in a template literal type');
+    }
+    const [head, ...tail] = type.texts.map((text) => text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
+    return `^${head}${tail.map((text) => `[\\s\\S]*${text}`).join('')}$`;
   }
 
   private nameOf(type: ts.Type): string | undefined {
@@ -203,30 +268,47 @@ export class TypeSchemaBuilder {
   }
 }
 
-/** What a property's declaration adds: its comment, `readonly`, its default and its class-validator rules. */
+/**
+ * What a property's declaration adds: its comment, `readonly` (a getter without a setter too), its default and
+ * its class-validator rules. `unfilled` is an initializer that is not a literal, which no call can fill in.
+ */
 function withPropertyFacts(
   schema: JsonSchema,
   property: ts.Symbol,
   declaration: ts.Declaration | undefined,
   initializer: ts.Expression | undefined,
   checker: ts.TypeChecker,
-): { schema: JsonSchema; optional: boolean } {
+): { schema: JsonSchema; optional: boolean; unfilled: boolean } {
   const out: JsonSchema = typeof schema.$ref === 'string' ? { allOf: [schema] } : { ...schema };
   const description = docOf(property, checker);
   if (description) out.description = description;
-  if (declaration && ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Readonly) out.readOnly = true;
+  const getterOnly = property.flags & ts.SymbolFlags.GetAccessor && !(property.flags & ts.SymbolFlags.SetAccessor);
+  if (getterOnly || (declaration && ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Readonly)) {
+    out.readOnly = true;
+  }
   let optional = false;
+  let unfilled = false;
   if (initializer) {
     optional = true;
-    const value = literalValueOf(initializer);
+    const value = literalValueOf(initializer) ?? enumMemberValue(initializer, checker);
     if (value !== undefined) out.default = value;
+    else unfilled = true;
   }
   if (declaration && ts.isPropertyDeclaration(declaration)) {
     const rules = classValidatorRules(declaration, checker);
     Object.assign(out, rules.keywords);
     optional ||= rules.optional;
+    // `@IsOptional()` says the property may be left out, as the app's `ValidationPipe` reads it.
+    unfilled &&= !rules.optional;
   }
-  return { schema: out, optional };
+  return { schema: out, optional, unfilled };
+}
+
+/** `Unit.Celsius`: the value of a constant enum member. */
+function enumMemberValue(node: ts.Expression, checker: ts.TypeChecker): string | number | undefined {
+  return ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)
+    ? checker.getConstantValue(node)
+    : undefined;
 }
 
 function literalOf(type: ts.Type): { value: string | number | boolean | null } | undefined {
@@ -252,6 +334,9 @@ function isFromDefaultLibrary(type: ts.Type): boolean {
   const file = type.getSymbol()?.declarations?.[0]?.getSourceFile();
   return file !== undefined && /[\\/]lib\.[^\\/]*\.d\.ts$/.test(file.fileName);
 }
+
+const INTRINSIC_REFUSAL =
+  'an intrinsic string type (Uppercase, Lowercase, Capitalize, Uncapitalize), whose strings no pattern matches exactly';
 
 function refusalOfFlags(flags: ts.TypeFlags): string {
   if (flags & ts.TypeFlags.BigIntLike) return 'a bigint is not a JSON value';

@@ -16,8 +16,19 @@ export interface Query {
   limit?: number;
 }
 
+export class Paging {
+  limit: number = 10;
+}
+
 @Injectable()
 export class DerivedTools {
+  /** Plans a trip. */
+  @Tool()
+  plan(@Args('at') at: Date, @Args('page') page: Paging, @Args('stops') stops: { at: Date }[]) {
+    const dates = stops.map((stop) => stop.at instanceof Date);
+    return { isDate: at instanceof Date, at: at.toISOString(), limit: page.limit, dates };
+  }
+
   /** Finds places. */
   @Tool()
   find(@Args() query: Query): { count: number } {
@@ -107,6 +118,20 @@ describe('nestjs-mcp/plugin metadata in a running app', () => {
     });
     const right = await mcp.callTool('find', { city: 'Oslo' });
     expect(right.result?.structuredContent).toEqual({ count: 4 });
+  });
+
+  it('gives the method a Date for a Date argument and a property initializer default left out', async () => {
+    const { result } = await createMcpTestClient(app).callTool('plan', {
+      at: '2026-12-05T10:00:00+01:00',
+      page: {},
+      stops: [{ at: '2026-12-06T08:00:00Z' }],
+    });
+    expect(result?.structuredContent).toEqual({
+      isDate: true,
+      at: '2026-12-05T09:00:00.000Z',
+      limit: 10,
+      dates: [true],
+    });
   });
 
   it('lists the prompt with its derived arguments and the template with its derived description', async () => {

@@ -23,6 +23,7 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
         type: 'object',
         properties: { n: { type: 'number' }, units: { type: 'string', default: 'metric' }, a: { type: 'string' } },
       },
+      argumentPlan: { defaults: { units: 'metric' } },
     },
   },
   'a union of literals is an enum; a TypeScript enum too': {
@@ -62,7 +63,7 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
       },
     },
   },
-  'Date is a date-time string; null joins the type': {
+  'Date is a date-time string the call revives; null joins the type': {
     source: `export class T { @Tool() m(@Args('when') when: Date, @Args('note') note: string | null) {} }`,
     expected: {
       kind: 'tool',
@@ -71,6 +72,7 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
         properties: { when: { type: 'string', format: 'date-time' }, note: { type: ['string', 'null'] } },
         required: ['when', 'note'],
       },
+      argumentPlan: { properties: { when: { date: true } } },
     },
   },
   'the whole arguments as an interface, nested objects, readonly and property comments': {
@@ -122,6 +124,7 @@ const TABLE: Record<string, { source: string; expected: Record<string, unknown> 
         },
         required: ['quantity', 'email', 'sku'],
       },
+      argumentPlan: { defaults: { priority: 'low' } },
     },
   },
   'descriptions: the method JSDoc and @param tags': {

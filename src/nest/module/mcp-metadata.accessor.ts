@@ -6,7 +6,7 @@ import type { ResourceTemplateOptions } from '../decorators/resource-template.de
 import type { ResourceOptions } from '../decorators/resource.decorator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import type { UiResourceOptions } from '../decorators/ui-resource.decorator.js';
-import { pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
+import { applyArgumentPlan, pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
 import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
@@ -68,6 +68,24 @@ export class McpMetadataAccessor {
       default:
         return metadata;
     }
+  }
+
+  /**
+   * What the method receives of the arguments the plugin's schema validated: each `Date` revived and each
+   * property initializer's default filled in, as its types declare. Undefined when there is nothing to do, or
+   * when the decorator's own schema (a prompt's own `arguments`) stands in for the plugin's.
+   */
+  pluginArgumentsOf(
+    declared: McpMethodMetadata,
+    classRef: Function,
+    methodName: string,
+  ): ((args: unknown) => unknown) | undefined {
+    const derived = pluginMetadataOf(classRef, methodName);
+    const plan = derived?.kind === declared.kind ? derived.argumentPlan : undefined;
+    const own =
+      (declared.kind === 'tool' && declared.options.inputSchema !== undefined) ||
+      (declared.kind === 'prompt' && declared.options.arguments !== undefined);
+    return plan && !own ? (args) => applyArgumentPlan(plan, args) : undefined;
   }
 }
 

@@ -32,6 +32,8 @@ interface DecoratedMethod {
   metadata: McpMethodMetadata;
   /** What `@RequireScopes` declared on the method and its class. */
   requiredScopes?: string[];
+  /** What the method receives of its validated arguments, when the plugin's types ask for more than JSON. */
+  given?: (args: unknown) => unknown;
 }
 
 /**
@@ -86,13 +88,15 @@ export class McpExplorer implements OnModuleInit {
         const declared = this.accessor.getMethodMetadata(prototype[methodName]);
         if (!declared) continue;
         const metadata = this.accessor.withPluginMetadata(declared, prototype.constructor, methodName);
+        const given = this.accessor.pluginArgumentsOf(declared, prototype.constructor, methodName);
         const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
-        yield { wrapper, methodName, metadata, requiredScopes, place: `${prototype.constructor.name}.${methodName}` };
+        const place = `${prototype.constructor.name}.${methodName}`;
+        yield { wrapper, methodName, metadata, requiredScopes, place, given };
       }
     }
   }
 
-  private async register({ wrapper, methodName, metadata, requiredScopes }: DecoratedMethod): Promise<void> {
+  private async register({ wrapper, methodName, metadata, requiredScopes, given }: DecoratedMethod): Promise<void> {
     switch (metadata.kind) {
       case 'tool': {
         const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
@@ -105,7 +109,9 @@ export class McpExplorer implements OnModuleInit {
           ...rest,
           inputSchema,
           outputSchema,
-          handler: (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
+          handler: given
+            ? (args, _inputResponses, ctx) => handler(hostOf(ctx, given(args)))
+            : (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
           visible: allowed,
           requiredScopes,
         });
@@ -156,7 +162,7 @@ export class McpExplorer implements OnModuleInit {
           ...rest,
           complete: this.completers(wrapper, rest.complete),
           requiredScopes,
-          handler: (args, ctx) => handler(hostOf(ctx, args)),
+          handler: given ? (args, ctx) => handler(hostOf(ctx, given(args))) : (args, ctx) => handler(hostOf(ctx, args)),
         });
         return;
       }
