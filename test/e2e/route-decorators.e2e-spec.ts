@@ -5,8 +5,10 @@ import {
   ForbiddenException,
   Get,
   Global,
+  Inject,
   Injectable,
   Module,
+  Scope,
   SetMetadata,
   UnauthorizedException,
   UseFilters,
@@ -24,7 +26,7 @@ import {
   type PipeTransform,
   type Type,
 } from '@nestjs/common';
-import { APP_GUARD, HttpAdapterHost, Reflector } from '@nestjs/core';
+import { APP_GUARD, HttpAdapterHost, REQUEST, Reflector } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { McpConfigurationError, McpModule } from '../../src/index.js';
@@ -47,8 +49,27 @@ class RouteLog {
   readonly seen: string[] = [];
 }
 
+/** The caller's role, read per request. */
+@Injectable({ scope: Scope.REQUEST })
+class CurrentRole {
+  readonly role: string | undefined;
+
+  constructor(@Inject(REQUEST) request: HttpRequest) {
+    this.role = request.headers['x-role'];
+  }
+}
+
+@Injectable()
+class RoleGuard implements CanActivate {
+  constructor(private readonly current: CurrentRole) {}
+
+  canActivate(): boolean {
+    return this.current.role === 'admin';
+  }
+}
+
 @Global()
-@Module({ providers: [TenantDirectory, RouteLog], exports: [TenantDirectory, RouteLog] })
+@Module({ providers: [TenantDirectory, RouteLog, CurrentRole], exports: [TenantDirectory, RouteLog, CurrentRole] })
 class DirectoryModule {}
 
 @Module({ providers: [TenantDirectory], exports: [TenantDirectory] })
@@ -200,6 +221,14 @@ describe.each(HTTP_ADAPTERS)('http.routeDecorators on %s', (adapter: HttpAdapter
     expect((await both(app!, { 'x-tenant': 'globex' })).playground.status).toBe(403);
     expect((await createMcpTestClient(app!, { headers: { 'x-tenant': 'acme' } }).discover()).status).toBe(200);
     expect((await both(app!, { 'x-tenant': 'acme' })).playground.status).toBe(200);
+  });
+
+  it('builds a guard that depends on a request-scoped provider for each request', async () => {
+    await start([mcp([UseGuards(RoleGuard)])]);
+    expect((await both(app!, { 'x-role': 'guest' })).endpoint.status).toBe(403);
+    expect((await both(app!, { 'x-role': 'guest' })).playground.status).toBe(403);
+    expect((await createMcpTestClient(app!, { headers: { 'x-role': 'admin' } }).discover()).status).toBe(200);
+    expect((await both(app!, { 'x-role': 'admin' })).playground.status).toBe(200);
   });
 
   it('runs an interceptor around both routes', async () => {

@@ -5,7 +5,7 @@ import {
   INTERCEPTORS_METADATA,
   PIPES_METADATA,
 } from '@nestjs/common/constants.js';
-import type { ModuleRef } from '@nestjs/core';
+import { createContextId, type ModuleRef } from '@nestjs/core';
 import { UndefinedDependencyException } from '@nestjs/core/errors/exceptions/undefined-dependency.exception.js';
 import { UnknownDependenciesException } from '@nestjs/core/errors/exceptions/unknown-dependencies.exception.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
@@ -35,35 +35,31 @@ export function decorateRoute(controller: Type<unknown>, decorators: readonly Cl
  * app never wrote.
  */
 export async function checkRouteEnhancers(moduleRef: ModuleRef, decorators: readonly ClassDecorator[]): Promise<void> {
+  class Probe {}
+  decorateRoute(Probe, decorators);
   for (const [key, kind] of KINDS) {
-    for (const enhancer of enhancersOf(key, decorators)) {
+    for (const enhancer of (Reflect.getMetadata(key, Probe) as unknown[] | undefined) ?? []) {
       const name = typeof enhancer === 'function' ? enhancer.name : (enhancer as object).constructor.name;
       if (kind === 'pipe') throw new McpConfigurationError(ROUTE_PIPE(name));
       // An instance is used as it is; only a class is built.
       if (typeof enhancer !== 'function') continue;
       try {
-        await moduleRef.create(standIn(enhancer as Type<unknown>));
+        // In a context of its own, where a request-scoped dependency is built once for the check: in the static
+        // one it is not built at all, and Nest 11's create() then never settles.
+        await moduleRef.create(standIn(enhancer as Type<unknown>), createContextId());
       } catch (error) {
         if (error instanceof UnknownDependenciesException || error instanceof UndefinedDependencyException) {
           throw new McpConfigurationError(UNRESOLVED_ROUTE_ENHANCER(kind, name, error.message.split('\n')[0]));
         }
-        // Anything else (a request-scoped dependency, which create() does not build) is for Nest to judge
-        // when it builds the enhancer for the route.
+        // Anything else is for Nest to judge when it builds the enhancer for the route.
       }
     }
   }
 }
 
-/** What the decorators add under one enhancer key, read off a class of their own. */
-function enhancersOf(key: string, decorators: readonly ClassDecorator[]): unknown[] {
-  class Probe {}
-  decorateRoute(Probe, decorators);
-  return (Reflect.getMetadata(key, Probe) as unknown[] | undefined) ?? [];
-}
-
 /**
  * Stands for `enhancer` before the injector, which reads its dependencies through the prototype chain as for
- * the class itself, without running its constructor: the check builds nothing Nest will not build itself.
+ * the class itself, and is built without running the enhancer's constructor (Nest builds the enhancer once).
  */
 function standIn(enhancer: Type<unknown>): Type<unknown> {
   const type = function () {} as unknown as Type<unknown>;
