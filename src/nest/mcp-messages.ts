@@ -56,3 +56,21 @@ export const PLAYGROUND_IN_PRODUCTION =
 export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
   `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
   'the package build writes it: run npm run build';
+
+export const ROUTE_PIPE = (pipe: string) =>
+  `McpModule option http.routeDecorators: the pipe ${pipe} cannot take effect: the MCP endpoint and the ` +
+  "playground take no argument a pipe transforms. Put it on a tool's method or class, where the arguments are, " +
+  'or make it global';
+
+export const UNRESOLVED_ROUTE_ENHANCER = (kind: string, name: string, reason: string) =>
+  `McpModule option http.routeDecorators: the ${kind} ${name} cannot be built where the MCP routes live ` +
+  `(McpModule): ${reason} Provide what it injects from a global module, or use McpModule.forRootAsync with the ` +
+  `module that exports it in imports (and routeDecorators beside useFactory), or give an instance (new ${name}(...))`;
+
+export const ROUTE_DECORATORS_FROM_FACTORY =
+  'McpModule.forRootAsync: http.routeDecorators came from the factory, but Nest reads the routes before any ' +
+  'factory runs. Give them beside it: McpModule.forRootAsync({ useFactory, http: { routeDecorators: [...] } })';
+
+export const HTTP_OPTION_BESIDE_FACTORY = (key: string) =>
+  `McpModule.forRootAsync: http.${key} beside useFactory is never read: only http.routeDecorators goes there. ` +
+  `Return http.${key} from the factory`;

@@ -19,8 +19,11 @@ export const MCP_LOGGER = Symbol('MCP_LOGGER');
 /** Whether this server is the default one (provides the `MCPServer` class token). */
 export const MCP_IS_DEFAULT = Symbol('MCP_IS_DEFAULT');
 
-/** This server's controller class, which the module marks (version, route decorators) before routes are registered. */
+/** This server's controller class, which the module marks with its version before routes are registered. */
 export const MCP_CONTROLLER = Symbol('MCP_CONTROLLER');
 
 /** This server's playground controller class, or null when the playground is off. */
 export const MCP_PLAYGROUND_CONTROLLER = Symbol('MCP_PLAYGROUND_CONTROLLER');
+
+/** The `http.routeDecorators` already on this server's controllers, checked at start-up (`checkRouteEnhancers`). */
+export const MCP_ROUTE_DECORATORS = Symbol('MCP_ROUTE_DECORATORS');

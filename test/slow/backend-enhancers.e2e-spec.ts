@@ -105,7 +105,7 @@ describe.each(HTTP_ADAPTERS)("the app's enhancers around MCP on %s", (adapter) =
   });
 });
 
-describe.each(HTTP_ADAPTERS)('the MCP route marked public with http.routeDecorators on %s', (adapter) => {
+describe.each(HTTP_ADAPTERS)('the MCP route marked with http.routeDecorators on %s', (adapter) => {
   let backend: BackendProcess;
 
   beforeAll(async () => {
@@ -124,5 +124,19 @@ describe.each(HTTP_ADAPTERS)('the MCP route marked public with http.routeDecorat
       body: JSON.stringify({ name: 'Ada', age: 36 }),
     });
     expect(rest.status).toBe(401);
+  });
+
+  it("takes the MCP route out of the global ThrottlerGuard's count with SkipThrottle(), and only it", async () => {
+    await backend.clear();
+    const anonymous = createMcpTestClient(backend.origin, { path: '/api/mcp' });
+    expect((await anonymous.discover()).status).toBe(200);
+    expect((await backend.record()).throttled).toEqual([]);
+    const rest = await fetch(`${backend.origin}/api/v1/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenFor('ada')}` },
+      body: JSON.stringify({ name: 'Ada', age: 36 }),
+    });
+    expect(rest.status).toBe(201);
+    expect((await backend.record()).throttled).toEqual(['default']);
   });
 });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { VersioningType, type VersioningOptions } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
 import { z } from 'zod';
 import { MCPServer, type McpModuleOptions } from '../../src/index.js';
 import { BackendRecord, createBackend, Public } from './backend-app.js';
@@ -17,7 +18,7 @@ const VERSIONING: Record<string, VersioningOptions | undefined> = {
 const env = process.env;
 const http: NonNullable<McpModuleOptions['http']> = {};
 if (env.BACKEND_MCP_VERSION) http.version = env.BACKEND_MCP_VERSION;
-if (env.BACKEND_PUBLIC_ROUTE) http.routeDecorators = [Public()];
+if (env.BACKEND_PUBLIC_ROUTE) http.routeDecorators = [Public(), SkipThrottle()];
 
 const app = await createBackend(env.BACKEND_ADAPTER as HttpAdapterName, VERSIONING[env.BACKEND_VERSIONING ?? 'uri'], {
   http,

@@ -29,7 +29,7 @@ export interface BackendProcessOptions {
   versioning?: 'uri' | 'uri-no-default' | 'header' | 'media-type' | 'none';
   /** The MCP route's `http.version`. */
   mcpVersion?: string;
-  /** Mark the MCP route `@Public()` through `http.routeDecorators`. */
+  /** Mark the MCP route `@Public()` and `@SkipThrottle()` through `http.routeDecorators`. */
   publicRoute?: boolean;
 }
 

@@ -2,6 +2,7 @@ import { All, Controller, Inject, Req, Res, UseFilters, type Type } from '@nestj
 import { McpHttpDriver } from '../../http/mcp-http-driver.js';
 import { serveRoute, type FrameworkRequest, type FrameworkResponse } from '../../http/front/front-layer.js';
 import { McpUnauthorizedFilter } from './mcp-unauthorized.filter.js';
+import { decorateRoute } from './route-enhancers.js';
 
 // `@ApiExcludeController()` of @nestjs/swagger stores `[true]` under this key; setting it ourselves keeps the
 // endpoint out of the app's OpenAPI document without depending on swagger. It is not a REST resource: one POST
@@ -13,11 +14,10 @@ const SWAGGER_EXCLUDE_CONTROLLER = 'swagger/apiExcludeController';
  * `McpHttpDriver`. Being a real controller keeps the endpoint inside Nest's pipeline, so global middleware,
  * guards and the global prefix apply to it like to any route. The adapter's front layer (`src/http/front/`)
  * already admitted the request and kept every parser off its body, which the driver reads here, after the
- * app's guards.
+ * app's guards. `decorators` are the app's `http.routeDecorators`.
  */
-export function createMcpController(path: string): Type<unknown> {
+export function createMcpController(path: string, decorators: readonly ClassDecorator[]): Type<unknown> {
   @Controller(path)
-  @UseFilters(McpUnauthorizedFilter)
   class McpController {
     constructor(@Inject(McpHttpDriver) private readonly driver: McpHttpDriver) {}
 
@@ -26,6 +26,9 @@ export function createMcpController(path: string): Type<unknown> {
       return serveRoute(this.driver, req, res);
     }
   }
+  decorateRoute(McpController, decorators);
+  // After the app's filters, so consulted before them: Nest tries a controller's filters last-declared first.
+  UseFilters(McpUnauthorizedFilter)(McpController);
   Reflect.defineMetadata(SWAGGER_EXCLUDE_CONTROLLER, [true], McpController);
   return McpController;
 }

@@ -29,10 +29,10 @@ export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticato
    */
   version?: VersionValue;
   /**
-   * Decorators applied to the MCP route's controller, as if written on it: route metadata the app's own
-   * global guards read, e.g. `[Public()]` for an app-wide auth guard with a `@Public()` escape (when the
-   * module's `auth` option answers unauthenticated requests with the MCP challenge instead), or
-   * `[SkipThrottle()]`.
+   * Class decorators put on the MCP route's controller (and the playground's), as if written on it: guards,
+   * interceptors and exception filters (`UseGuards(AdminGuard)`), built with McpModule's providers, and the
+   * metadata the app's global guards read (`Public()`, `SkipThrottle()`). A pipe, or an enhancer whose
+   * dependencies McpModule cannot resolve, fails start-up. With `forRootAsync`, give them beside `useFactory`.
    */
   routeDecorators?: ClassDecorator[];
   /**
@@ -95,4 +95,9 @@ export interface McpModuleExtras {
    * `production` unless given as `{ enabled: true, allowInProduction: true }`.
    */
   playground: McpPlaygroundOption;
+  /**
+   * `forRootAsync` only: the `http.routeDecorators` (see `McpModuleHttpOptions`), which Nest reads with the
+   * routes, before any factory runs; the rest of `http` comes from the factory.
+   */
+  http?: Pick<McpModuleHttpOptions, 'routeDecorators'>;
 }

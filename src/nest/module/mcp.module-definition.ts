@@ -1,5 +1,7 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { createMcpController } from '../endpoint/mcp.controller.js';
+import { checkRouteEnhancers } from '../endpoint/route-enhancers.js';
 import type { McpModuleExtras, McpModuleOptions } from './mcp-module-options.interface.js';
 import {
   MCP_CONTROLLER,
@@ -7,8 +9,11 @@ import {
   MCP_IS_DEFAULT,
   MCP_KERNEL,
   MCP_PLAYGROUND_CONTROLLER,
+  MCP_ROUTE_DECORATORS,
   MCP_SERVER,
 } from '../mcp.constants.js';
+import { ROUTE_DECORATORS_FROM_FACTORY } from '../mcp-messages.js';
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { createPlaygroundController } from '../playground/playground.controller.js';
 import { playgroundEnabled } from '../playground/playground-options.interface.js';
 import { playgroundPageProvider } from '../playground/playground.provider.js';
@@ -30,10 +35,14 @@ export const {
     (definition, extras) => {
       const names = serverNames(extras);
       const tokens = names.map(getMcpServerToken);
+      // forRoot's whole `http`, or what forRootAsync has beside its factory: Nest reads them before any factory runs.
+      const decorators = extras.http?.routeDecorators ?? [];
       // A controller class per server, so several servers can live in one app at different paths.
-      const controller = createMcpController(extras.path);
+      const controller = createMcpController(extras.path, decorators);
       // Only when asked for: an app without it registers no route and reads no page.
-      const playground = playgroundEnabled(extras.playground) ? createPlaygroundController(extras.path) : null;
+      const playground = playgroundEnabled(extras.playground)
+        ? createPlaygroundController(extras.path, decorators)
+        : null;
       return {
         ...definition,
         global: extras.isGlobal,
@@ -43,6 +52,7 @@ export const {
           { provide: MCP_CONTROLLER, useValue: controller },
           { provide: MCP_PLAYGROUND_CONTROLLER, useValue: playground },
           ...(playground ? [playgroundPageProvider(extras.playground)] : []),
+          routeDecoratorsProvider(decorators),
           { provide: MCP_ENDPOINT_PATH, useValue: extras.path },
           { provide: MCP_IS_DEFAULT, useValue: extras.isDefault },
           ...tokens.map((token): Provider => ({ provide: token, useExisting: MCP_SERVER })),
@@ -62,6 +72,24 @@ export const {
     },
   )
   .build();
+
+/**
+ * The route decorators the controllers carry, checked before Nest builds the enhancers they name. In forRoot's
+ * options they are the same array; a factory's own would be read too late to be on the routes.
+ */
+function routeDecoratorsProvider(decorators: readonly ClassDecorator[]): Provider {
+  return {
+    provide: MCP_ROUTE_DECORATORS,
+    useFactory: async (moduleRef: ModuleRef, options: McpModuleOptions) => {
+      const given = options.http?.routeDecorators;
+      if (given !== undefined && given.length > 0 && given !== decorators)
+        throw new McpConfigurationError(ROUTE_DECORATORS_FROM_FACTORY);
+      await checkRouteEnhancers(moduleRef, decorators);
+      return decorators;
+    },
+    inject: [ModuleRef, MCP_MODULE_OPTIONS],
+  };
+}
 
 /**
  * The names this server answers to: its name, and no name (the default server's tokens: the `MCPServer` class,

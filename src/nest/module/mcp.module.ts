@@ -6,6 +6,7 @@ import {
   VERSION_NEUTRAL,
   type Type,
   type BeforeApplicationShutdown,
+  type DynamicModule,
   type LoggerService,
   type MiddlewareConsumer,
   type NestModule,
@@ -38,9 +39,9 @@ import {
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
 } from '../mcp.constants.js';
-import { DUPLICATE_DEFAULT_SERVER, UNRESOLVED_UI } from '../mcp-messages.js';
+import { DUPLICATE_DEFAULT_SERVER, HTTP_OPTION_BESIDE_FACTORY, UNRESOLVED_UI } from '../mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
-import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { McpConfigurableModule, MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { RouteToolsExplorer } from './route-tools.explorer.js';
 import { routeTargetGuardProvider } from './route-target-guard.provider.js';
@@ -122,6 +123,17 @@ export class McpModule
     return loadPluginMetadata(metadata);
   }
 
+  /**
+   * As the configurable module's, but beside the factory `http` holds only `routeDecorators` (read with the
+   * routes, before the factory runs): anything else there would never be read.
+   */
+  static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
+    for (const key of Object.keys(options.http ?? {})) {
+      if (key !== 'routeDecorators') throw new McpConfigurationError(HTTP_OPTION_BESIDE_FACTORY(key));
+    }
+    return super.forRootAsync(options);
+  }
+
   /** Two default servers would make `MCPServer` mean a different server depending on where it is asked for. */
   onModuleInit(): void {
     if (!this.isDefault) return;
@@ -179,15 +191,15 @@ export class McpModule
   }
 
   /**
-   * The route's version and decorators, set on its controller (and the playground's) before Nest registers routes (they are read
-   * then). Version-neutral by default: an app's `defaultVersion` would otherwise move the endpoint (and make
-   * Nest report it under a version it does not care about).
+   * The route's version, set on its controller (and the playground's) before Nest registers routes (it is read
+   * then; a factory's options are known by now). Version-neutral by default: an app's `defaultVersion` would
+   * otherwise move the endpoint (and make Nest report it under a version it does not care about). The route
+   * decorators are on the controllers from the start (`decorateRoute`).
    */
   private markRoute(): void {
-    // The playground sits beside the endpoint: under the same version, with the same route metadata.
+    // The playground sits beside the endpoint: under the same version.
     for (const controller of this.playground ? [this.controller, this.playground] : [this.controller]) {
       Reflect.defineMetadata(VERSION_METADATA, this.options.http?.version ?? VERSION_NEUTRAL, controller);
-      for (const decorator of this.options.http?.routeDecorators ?? []) decorator(controller);
     }
   }
 

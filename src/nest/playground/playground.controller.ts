@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Res, type Type } from '@nestjs/common';
+import { decorateRoute } from '../endpoint/route-enhancers.js';
 import { PlaygroundPage, type PlaygroundDocument } from './playground-page.js';
 
 /** What Express's response and Fastify's reply both offer. */
@@ -10,9 +11,9 @@ interface HeaderSetter {
 /**
  * Builds the controller of one server's playground, at `<path>/playground` beside its endpoint: a controller of
  * its own, so the app's global prefix, versioning and guards apply to it as to the endpoint, and the endpoint's
- * route and body handling stay as they are.
+ * route and body handling stay as they are. It carries the endpoint's `http.routeDecorators` (`decorators`).
  */
-export function createPlaygroundController(path: string): Type<unknown> {
+export function createPlaygroundController(path: string, decorators: readonly ClassDecorator[]): Type<unknown> {
   @Controller(path)
   class McpPlaygroundController {
     constructor(@Inject(PlaygroundPage) private readonly documents: PlaygroundPage) {}
@@ -27,6 +28,7 @@ export function createPlaygroundController(path: string): Type<unknown> {
       return send(res, this.documents.frame);
     }
   }
+  decorateRoute(McpPlaygroundController, decorators);
   return McpPlaygroundController;
 }
 
