@@ -3,7 +3,8 @@
 # (CommonJS, jest + ts-jest) and Nest 12 (ESM, vitest). Each app is a scratch copy (no node_modules land in the
 # repo) with shared/mcp-cases.ts added to its test/ folder, and runs its own generated test scripts, configs
 # untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify). Then
-# the two backend apps, each with its own e2e specs.
+# the three backend apps, each with its own e2e specs, and a Nest monorepo built by the Nest CLI's SWC builder and
+# tested by vitest.
 # Prints `# pass N` / `# fail N` per run for .ci/run to add up. Every step is bounded by a timeout, and the
 # scratch folder is removed however the script ends.
 set -euo pipefail
@@ -47,6 +48,7 @@ run() {
 
 GENERATED_APPS="nest11-cjs nest12-esm"
 BACKEND_APPS="nest11-express-backend nest11-fastify-backend nest11-mikro-backend"
+MONOREPO_APPS="nest11-swc-monorepo"
 
 # Copies an app into the scratch folder and installs its dependencies and the tarball, unless an earlier run in the
 # same COMPAT_WORKDIR installed this tarball there already (CI: the Node 22 and 24 runs, and the install CI starts
@@ -91,7 +93,7 @@ typecheck() {
 # installs wait on the registry, the type checks on a core. A run after it then passes COMPAT_TYPECHECK=0.
 if [ "${1:-}" = --install-only ]; then
   checks=()
-  for app in $GENERATED_APPS $BACKEND_APPS; do
+  for app in $GENERATED_APPS $BACKEND_APPS $MONOREPO_APPS; do
     started=$(date +%s)
     lock_app "$app"
     install_app "$app"
@@ -139,6 +141,19 @@ for app in $BACKEND_APPS; do
   for spec in $specs; do
     run "$app $spec.e2e-spec.ts" npm run test:e2e -- "test/$spec.e2e-spec.ts"
   done
+  cd "$root"
+  unlock_app
+done
+# A Nest monorepo (apps/api, libs/domain) on Fastify: its test:e2e builds it with the Nest CLI's SWC builder, whose
+# type check runs nestjs-mcp/plugin over the library's tool too, then runs its vitest specs (unplugin-swc) on the
+# sources and on the build.
+for app in $MONOREPO_APPS; do
+  echo "== compat: $app"
+  lock_app "$app"
+  install_app "$app"
+  cd "$scratch/$app"
+  typecheck
+  run "$app npm run test:e2e" npm run test:e2e
   cd "$root"
   unlock_app
 done

@@ -1,0 +1,3 @@
+export * from './domain.module';
+export * from './catalog.service';
+export * from './pricing.tools';
