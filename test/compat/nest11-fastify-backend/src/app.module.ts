@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Module, UseGuards } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { McpModule } from 'nestjs-mcp';
 import { AppController } from './app.controller';
+import { EndpointGateGuard, Gate } from './endpoint-gate.guard';
 import { HttpExceptionFilter } from './http-exception.filter';
 import { NotesTools } from './notes.tools';
 import { SessionGuard } from './session.guard';
@@ -14,6 +15,8 @@ import { TenantCounter } from './tenant';
       version: '1.0.0',
       // The session guard establishes the user; the endpoint takes it and answers refusals with its challenge.
       auth: { resource: 'https://notes.example.com/mcp', fromRequest: (req: { user?: unknown }) => req.user },
+      // The app's own gate, on the endpoint as on a controller it wrote.
+      http: { routeDecorators: [Gate('mcp'), UseGuards(EndpointGateGuard)] },
     }),
   ],
   controllers: [AppController],

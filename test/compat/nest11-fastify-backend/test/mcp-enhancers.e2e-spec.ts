@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import request from 'supertest';
 import { login, mcpClient, startBackend, text, TIMEOUT } from './backend';
 
 describe("nestjs-mcp and the Fastify backend's enhancers", () => {
@@ -25,6 +26,22 @@ describe("nestjs-mcp and the Fastify backend's enhancers", () => {
       expect(denied.result!.isError).toBe(true);
       expect(text(denied.result)).not.toContain('is not a function');
       expect(text(denied.result)).toContain('Only admins may delete note n1');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'runs the guard given through http.routeDecorators on the endpoint, with the metadata given beside it',
+    async () => {
+      const closed = await request(app.getHttpServer())
+        .post('/mcp')
+        .set({ cookie, 'x-tenant-id': 'acme', 'x-gate': 'closed', 'content-type': 'application/json' })
+        .set('accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      expect(closed.status).toBe(403);
+      expect(JSON.stringify(closed.body)).toContain('The mcp gate is closed');
+      const open = await mcpClient(app, cookie).listTools();
+      expect(open.result!.tools.length).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
