@@ -5,7 +5,7 @@ import { CONFORMANCE_PROVIDERS } from '../../examples/conformance/app.module.js'
 import { fixtureMcpModules } from '../../examples/conformance/mcp-setup.js';
 import { challengeParams } from '../support/auth-tokens.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
-import { legacyHeaders, legacyRequest } from '../support/legacy-client.js';
+import { eraHeaders, legacyInitialize } from '../support/conformance-fixture.js';
 import { startMockAuthorizationServer, type MockAuthorizationServer } from '../support/mock-authorization-server.js';
 import { freePort } from '../support/redis-server.js';
 import { closeListening } from '../support/sse-client.js';
@@ -21,16 +21,7 @@ const PROBES = {
     const body = mcpMessage('server/discover', {}, { clientInfo: { name: 'audience-probe', version: '1.0.0' } });
     return { body, headers: mcpHeaders(body) };
   },
-  '2025-11-25': () => ({
-    body: legacyRequest('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'audience-probe', version: '1.0.0' },
-    }),
-    headers: Object.fromEntries(
-      Object.entries(legacyHeaders()).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ),
-  }),
+  '2025-11-25': () => ({ body: legacyInitialize('audience-probe'), headers: eraHeaders('2025-11-25') }),
 };
 
 describe.each(HTTP_ADAPTERS)('auth-token-audience-validation against the auth launch on %s', (adapter) => {

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { mcpMessage } from '../../src/testing/index.js';
 import {
   eraHeaders,
+  legacyInitialize,
   modernHeaders,
   notificationsOf,
   rawPost,
@@ -36,13 +37,7 @@ describe.each(HTTP_ADAPTERS)('the isolation scenarios against the fixture on %s'
     const legacy = (body: unknown, session?: string | null) =>
       rawPost(url, body, eraHeaders(ISOLATION_HEADER_VERSION, session));
     const initialize = async (name: string) => {
-      const init = await legacy(
-        legacyRequest(
-          'initialize',
-          { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } },
-          1,
-        ),
-      );
+      const init = await legacy(legacyInitialize(name));
       expect(init.status).toBe(200);
       expect(replyTo(init, 1)).toHaveProperty('result');
       const session = init.headers.get('mcp-session-id');
@@ -99,15 +94,7 @@ describe.each(HTTP_ADAPTERS)('the isolation scenarios against the fixture on %s'
     });
 
     it('json-rpc-batch-rejected (2025-11-25)', async () => {
-      const init = await rawPost(
-        url,
-        legacyRequest(
-          'initialize',
-          { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'batch', version: '1' } },
-          1,
-        ),
-        eraHeaders('2025-11-25'),
-      );
+      const init = await rawPost(url, legacyInitialize('batch'), eraHeaders('2025-11-25'));
       // The scenario sends its batch on the session initialize opened; without sessions there is none to send.
       const session = init.headers.get('mcp-session-id');
       const batch = [
@@ -189,15 +176,10 @@ describe.each(HTTP_ADAPTERS)('the isolation scenarios against the fixture on %s'
     };
 
     it('answers no legacy initialize, so the referee applies the checks below', async () => {
-      const reply = await rawPost(
-        url,
-        legacyRequest(
-          'initialize',
-          { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '1' } },
-          90001,
-        ),
-        { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      );
+      const reply = await rawPost(url, legacyInitialize('era-probe', 90001), {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      });
       expect(replyTo(reply, 90001)).not.toHaveProperty('result');
     });
 

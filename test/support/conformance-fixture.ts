@@ -3,7 +3,7 @@ import { CONFORMANCE_PROVIDERS } from '../../examples/conformance/app.module.js'
 import { fixtureMcpModules } from '../../examples/conformance/mcp-setup.js';
 import { mcpHeaders, sseMessages } from '../../src/testing/index.js';
 import { createApp, type HttpAdapterName } from './create-app.js';
-import { legacyHeaders } from './legacy-client.js';
+import { legacyHeaders, legacyRequest } from './legacy-client.js';
 import { listenOnLoopback } from './sse-client.js';
 
 /** The conformance fixture under the given environment (`MCP_LEGACY`, …), listening on loopback for `fetch`. */
@@ -52,3 +52,11 @@ export const replyTo = (reply: RawReply, id: unknown) => reply.messages.find((m)
 /** The notifications of a stream with the given method. */
 export const notificationsOf = (reply: RawReply, method: string) =>
   reply.messages.filter((m) => m.method === method).map((m) => m.params as Record<string, unknown>);
+
+/** A 2025-11-25 client's `initialize`, as the referee's raw scenarios send it. */
+export const legacyInitialize = (name: string, id: string | number = 1) =>
+  legacyRequest(
+    'initialize',
+    { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1.0.0' } },
+    id,
+  );
