@@ -6,8 +6,8 @@ import { NAME_FORM } from './fixture-data.js';
 /**
  * The per-request behaviours `server-stateless` probes: a tool that needs a client capability the request may
  * lack, a tool that asks for input without ever sending a request on its stream, and a tool that logs only
- * when the request asks for logs; and, for 2025-11-25's `server-sse-polling`, a tool that closes its stream
- * mid-call.
+ * when the request asks for logs, at the levels `per-request-loglevel` filters; and, for 2025-11-25's
+ * `server-sse-polling`, a tool that closes its stream mid-call.
  */
 @Injectable()
 export class DiagnosticTools {
@@ -32,15 +32,19 @@ export class DiagnosticTools {
     return Content.text(`Hello, ${String(answer.content?.name ?? 'stranger')}!`);
   }
 
-  /** `ctx.log` sends only when `_meta["io.modelcontextprotocol/logLevel"]` asks for this level or a lower one. */
+  /**
+   * `ctx.log` sends only when `_meta["io.modelcontextprotocol/logLevel"]` asks for this level or a lower one, so
+   * a request at `error` gets one of these four, and one at an unknown level is refused with -32602.
+   */
   @Tool({
     name: 'test_logging_tool',
-    description: 'Logs three messages, which are sent only when the request sets a log level',
+    description: 'Logs at debug, info, warning and error, sent only at or above the level the request sets',
   })
   logging(@McpCtx() ctx: McpContext): ContentBlock {
-    ctx.log('info', 'Tool execution started', 'conformance');
+    ctx.log('debug', 'Tool execution started', 'conformance');
     ctx.log('info', 'Tool processing data', 'conformance');
-    ctx.log('info', 'Tool execution completed', 'conformance');
+    ctx.log('warning', 'Tool data is a sample', 'conformance');
+    ctx.log('error', 'Tool execution completed with a sample error entry', 'conformance');
     return Content.text('Tool with logging executed successfully');
   }
 

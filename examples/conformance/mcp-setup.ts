@@ -5,6 +5,7 @@ import { McpModule, type McpModuleOptions } from '../../src/index.js';
 import { McpBullModule, McpTaskQueue } from '../../src/bullmq/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { SERVER_EXTENSIONS } from './fixture-data.js';
+import { audienceAuth } from './audience-auth.js';
 import { scopeChallengeAuth } from './scope-challenge.js';
 
 /**
@@ -15,7 +16,8 @@ import { scopeChallengeAuth } from './scope-challenge.js';
  * `legacy.mode` (`stateful`: 2025-era clients get sessions). `MCP_TASKS=bullmq` (with `REDIS_URL`) runs the task
  * tools as BullMQ jobs: this process only queues them, and `worker.ts` (the same module) runs them;
  * `MCP_TASK_STALLED_MS` sets the workers' lock and stalled-check interval (how soon a lost worker's job moves).
- * `MCP_SCOPE_CHALLENGE=1` makes the endpoint a resource server for the SEP-2350 scenario (`scope-challenge.ts`).
+ * `MCP_SCOPE_CHALLENGE=1` makes the endpoint a resource server for the SEP-2350 scenario (`scope-challenge.ts`),
+ * `MCP_CONFORMANCE_AUTH=1` one that trusts the referee's mock authorization server (`audience-auth.ts`).
  */
 export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): DynamicModule[] {
   const secret = env.MCP_STATE_SECRET;
@@ -28,7 +30,11 @@ export function fixtureMcpModules(env: NodeJS.ProcessEnv = process.env): Dynamic
     // The Skills extension (SEP-2640): this folder (run from the repository's root) and ConformanceSkills.
     skills: { directory: resolve(env.MCP_SKILLS_DIR ?? 'examples/conformance/skills'), directoryRead: true },
   };
-  const auth = scopeChallengeAuth(env);
+  const challenge = scopeChallengeAuth(env);
+  const audience = audienceAuth(env);
+  if (challenge && audience)
+    throw new Error('MCP_SCOPE_CHALLENGE and MCP_CONFORMANCE_AUTH are separate launches: set one');
+  const auth = challenge ?? audience;
   if (auth) options.auth = auth;
   const mode = env.MCP_LEGACY as 'stateless' | 'stateful' | 'off' | undefined;
   // server-legacy-extensions: named in the 2025-11-25 initialize result only, since their settings hold a null,

@@ -16,6 +16,9 @@ export const SSE_HEADERS = {
 } as const;
 
 const KEEP_ALIVE = ': keep-alive\n\n';
+// An event with an empty data field: SSE parsers dispatch no message for it (as for a session's priming event),
+// but it is an event, not a comment, so a client reading the stream sees the call has started.
+const OPENING_EVENT = 'data: \n\n';
 
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
@@ -65,6 +68,7 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
   // exchange promoted out of the young generation on every request (measured: ~2.3 KB per request promoted, GC
   // from ~1 to ~10 µs per request on Fastify).
   readonly notify = (message: JsonRpcNotification | JsonRpcRequest): boolean => this.send(message);
+  readonly openStream = (): boolean => this.open();
   declare private watchingClose: boolean;
   declare private streaming: boolean;
   declare private keepAlive: NodeJS.Timeout | undefined;
@@ -185,6 +189,16 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
         this.limits.keepAliveMs,
       );
     }
+  }
+
+  /** Starts the stream now (`ctx.openStream`); a session's stream opens with its priming event instead. */
+  private open(): boolean {
+    if (this.streaming) return !this.closed && !this.detached;
+    const accept = this.headers.accept;
+    if (this.closed || this.res.headersSent || typeof accept !== 'string' || !acceptsEventStream(accept)) return false;
+    this.startStream();
+    if (!this.session) this.res.write(OPENING_EVENT);
+    return true;
   }
 
   private send(message: JsonRpcNotification | JsonRpcRequest): boolean {

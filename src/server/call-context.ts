@@ -18,6 +18,7 @@ export class CallContext implements McpRequestContext {
   declare readonly headers: HeaderBag | undefined;
   declare readonly notify: McpRequestContext['notify'];
   declare readonly closeStream: McpRequestContext['closeStream'];
+  declare readonly openStream: McpRequestContext['openStream'];
   declare readonly httpRequest: unknown;
   declare readonly principal: unknown;
   declare readonly scopes: readonly string[] | undefined;
@@ -33,6 +34,7 @@ export class CallContext implements McpRequestContext {
     this.headers = context.headers;
     this.notify = context.notify;
     this.closeStream = context.closeStream;
+    this.openStream = context.openStream;
     this.httpRequest = context.httpRequest;
     this.principal = context.principal;
     this.scopes = context.scopes;

@@ -50,6 +50,7 @@ export interface McpContextInit {
   signal: AbortSignal | (() => AbortSignal);
   notify?: (notification: JsonRpcNotification) => void;
   closeStream?: () => boolean;
+  openStream?: () => boolean;
   inputResponses: InputResponses;
   /**
    * The questions this server asked, by key, as the signed state minted them (`questionDigest`): under a state,
@@ -117,6 +118,7 @@ export class McpContext {
   declare private signalSource: AbortSignal | (() => AbortSignal);
   declare private readonly notifySink?: (notification: JsonRpcNotification) => void;
   declare private readonly closeSink?: () => boolean;
+  declare private readonly openSink?: () => boolean;
   declare private readonly schemas: SchemaCompiler;
   declare private lastProgress: number;
   declare private helperCalls: number;
@@ -136,6 +138,7 @@ export class McpContext {
     this.signalSource = init.signal;
     this.notifySink = init.notify;
     this.closeSink = init.closeStream;
+    this.openSink = init.openStream;
     this.inputResponses = init.inputResponses;
     this.asked = init.asked;
     this.state = init.state;
@@ -188,12 +191,25 @@ export class McpContext {
   }
 
   /**
+   * Starts this request's response as an SSE stream now, before the handler has anything to send, so a client
+   * (or a proxy's idle timeout) sees a long call under way from its start, and closing the stream cancels it
+   * (`signal` fires). The stream opens with an empty event, which SSE clients do not deliver as a message. False,
+   * and nothing happens, when there is no stream to open: a client that does not accept SSE, stdio, a task.
+   */
+  openStream(): boolean {
+    if (this.task || this.signal.aborted) return false;
+    return this.openSink?.() ?? false;
+  }
+
+  /**
    * Reports progress on this request's stream. Sent only when the client asked for it with a progress token;
-   * a value that does not increase is dropped, since the spec requires strictly increasing progress. Inside a
-   * task, which carries no progress notifications, it sets the task's `statusMessage` instead.
+   * a value that does not increase is dropped, since the spec requires strictly increasing progress, and so is
+   * one above its `total`, which a client would show as more than done. Inside a task, which carries no progress
+   * notifications, it sets the task's `statusMessage` instead.
    */
   reportProgress(update: ProgressUpdate | number): void {
     const { progress, total, message } = typeof update === 'number' ? { progress: update } : update;
+    if (total !== undefined && progress > total) return;
     if (this.task) {
       if (!(progress > this.lastProgress)) return;
       this.lastProgress = progress;

@@ -19,6 +19,12 @@ export interface McpRequestContext {
    * result included, waits for the client to resume the stream. Only a 2025-era session's stream has it.
    */
   closeStream?: () => boolean;
+  /**
+   * Starts the request's response as an SSE stream now, with an event the client's SSE parser does not deliver
+   * as a message, so a client or proxy sees a long call under way before its first notification. False when
+   * there is no stream to start (the client does not accept SSE, the response is complete or already sent).
+   */
+  openStream?: () => boolean;
   /** The transport's own request object, handed to handlers as `context.httpRequest`. */
   httpRequest?: unknown;
   /** The authenticated principal; bound into request-state signatures. */

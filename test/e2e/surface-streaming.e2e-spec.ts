@@ -19,12 +19,13 @@ describe('progress and logging on the request stream', () => {
     const noArgs = { type: 'object' };
     server.addTool({
       name: 'count',
-      description: 'Reports progress three times, once with a value that does not increase',
+      description: 'Reports progress three times, once with a value that does not increase and once above its total',
       inputSchema: noArgs,
       handler: (_a: object, _i: unknown, ctx: McpContext) => {
         ctx.reportProgress({ progress: 1, total: 3, message: 'one' });
         ctx.reportProgress({ progress: 1, total: 3, message: 'one again' });
         ctx.reportProgress(2);
+        ctx.reportProgress({ progress: 2.5, total: 2 });
         ctx.reportProgress({ progress: 3, total: 3 });
         return Content.text('counted');
       },
@@ -60,7 +61,7 @@ describe('progress and logging on the request stream', () => {
   });
   afterAll(() => closeListening(app));
 
-  it('streams notifications/progress as SSE before the result when the request carries a progress token', async () => {
+  it('streams notifications/progress as SSE before the result when the request carries a progress token, strictly increasing and never above its total', async () => {
     const res = await mcp.post(
       mcpMessage('tools/call', { name: 'count', arguments: {} }, { id: 7, meta: { progressToken: 'tok-1' } }),
     );

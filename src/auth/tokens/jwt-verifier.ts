@@ -83,13 +83,7 @@ export class JwtVerifier implements TokenVerifier {
     const { jose, keys } = await this.loaded;
     let verified: JWTVerifyResult;
     try {
-      verified = await jose.jwtVerify(token, keys as JWTVerifyGetKey, {
-        issuer: this.options.issuer,
-        audience: this.audience,
-        algorithms: this.algorithms,
-        clockTolerance: this.options.clockToleranceSec ?? 5,
-        requiredClaims: ['exp'],
-      });
+      verified = await this.checked(jose, keys, token);
     } catch (error) {
       throw tokenError(jose.errors, error);
     }
@@ -99,7 +93,32 @@ export class JwtVerifier implements TokenVerifier {
     }
     return new McpPrincipal(verified.payload);
   }
+
+  private async checked(jose: Jose, keys: JWTVerifyGetKey | Uint8Array, token: string): Promise<JWTVerifyResult> {
+    const verify = () =>
+      jose.jwtVerify(token, keys as JWTVerifyGetKey, {
+        issuer: this.options.issuer,
+        audience: this.audience,
+        algorithms: this.algorithms,
+        clockTolerance: this.options.clockToleranceSec ?? 5,
+        requiredClaims: ['exp'],
+      });
+    try {
+      return await verify();
+    } catch (error) {
+      // jose fetches the keys again for an unknown kid only: an authorization server that replaced a key under
+      // the same kid would have every new token refused until the cache ages out. A bad signature checks once
+      // more against fresh keys, at most once per jose's cooldown (30 s), so forged tokens cannot flood the server.
+      const remote = keys as Partial<RemoteKeys>;
+      if (!(error instanceof jose.errors.JWSSignatureVerificationFailed) || !remote.reload || remote.coolingDown)
+        throw error;
+      await remote.reload();
+      return verify();
+    }
+  }
 }
+
+type RemoteKeys = ReturnType<Jose['createRemoteJWKSet']>;
 
 /** With keys, HMAC is refused: a public key taken for an HMAC secret would let anyone sign (algorithm confusion). */
 function keyAlgorithms(algorithms: string[] | undefined): string[] {

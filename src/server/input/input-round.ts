@@ -102,6 +102,7 @@ export class InputRound {
         signal: () => transport.signal ?? NEVER_ABORTED,
         notify: transport.notify,
         closeStream: transport.closeStream,
+        openStream: transport.openStream,
         inputResponses,
         asked: state.d,
         state: state.s,
