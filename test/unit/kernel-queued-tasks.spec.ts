@@ -4,6 +4,7 @@ import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 import { WORKER_LOST } from '../../src/server/tasks/task-queue.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: { form: {} } };
+const requestState = { secret: 'queued-tasks-secret-queued-tasks-secret' };
 const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
 
 function request(method: string, params: Record<string, unknown>) {
@@ -44,7 +45,7 @@ function fleet() {
   const queue = new RecordingQueue();
   const runs: string[] = [];
   const make = () => {
-    const kernel = new McpKernel({ name: 'q', version: '1.0.0', tasks: { store, queue }, logger });
+    const kernel = new McpKernel({ name: 'q', version: '1.0.0', tasks: { store, queue }, logger, requestState });
     kernel.addTool({
       name: 'echo',
       description: 'Echoes',
