@@ -102,16 +102,17 @@ export class RedisTaskStore implements TaskStore {
     );
     if (admitted !== 'admitted') return admitted === 'owner' ? 'owner-limit' : 'total-limit';
     const bytes = keptBytes(task);
-    if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner)) === -1) {
-      await this.admission.withdraw(indexes, task.taskId);
-      return 'owner-bytes-limit';
-    }
-    await this.admission.record(indexes, task.taskId, () =>
-      this.redis.run('create a task', (redis) =>
+    // Counted once admitted, so the share sees the task live; a refusal, like a failed write, withdraws it.
+    const stored = await this.admission.record(indexes, task.taskId, async () => {
+      if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner)) === -1) return false;
+      await this.redis.run('create a task', (redis) =>
         redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
-      ),
-    );
-    return 'created';
+      );
+      return true;
+    });
+    if (stored) return 'created';
+    await this.admission.withdraw(indexes, task.taskId);
+    return 'owner-bytes-limit';
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
