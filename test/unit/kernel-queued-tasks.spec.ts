@@ -38,7 +38,7 @@ class RecordingQueue implements TaskQueue {
 }
 
 /** A web kernel and a worker kernel of one server, sharing the store and the queue, with the same tools. */
-function fleet(workerSecret = requestState.secret) {
+function fleet(workerSecret = requestState.secret, maxResultBytesPerCaller?: number) {
   const logged: string[] = [];
   const logger = { error: (message: string) => void logged.push(message), warn: () => undefined };
   const store = new InMemoryTaskStore();
@@ -48,7 +48,7 @@ function fleet(workerSecret = requestState.secret) {
     const kernel = new McpKernel({
       name: 'q',
       version: '1.0.0',
-      tasks: { store, queue },
+      tasks: { store, queue, maxResultBytesPerCaller },
       logger,
       requestState: { secret },
     });
@@ -190,6 +190,20 @@ describe('tasks on a queue (tasks.queue), web and worker kernels sharing a store
     await worker.runQueuedTask({ ...queue.jobs[1], tool: 'echo' });
     expect(runs).toEqual(['ask']);
     expect((await task(web, taskId)).status).toBe('failed');
+  });
+
+  it("refuses answers that would take the caller's queued calls past its byte share, with the task-limit error", async () => {
+    const { web, worker, queue } = fleet(requestState.secret, 2_048);
+    const taskId = await created(web, 'ask');
+    await worker.runQueuedTask(queue.jobs[0]);
+    const long = { action: 'accept', content: { name: 'x'.repeat(4_096) } };
+    const refused = await answer(web, 'tasks/update', { taskId, inputResponses: { name: long } });
+    expect(refused.error).toMatchObject({ code: -32603, data: { reason: 'task_limit' } });
+    expect(refused.error.message).toMatch(/^Too many tasks: this caller's tasks would keep more than 2048 bytes/);
+    expect(await task(web, taskId)).toMatchObject({ status: 'input_required' });
+    const short = { action: 'accept', content: { name: 'Ada' } };
+    expect((await answer(web, 'tasks/update', { taskId, inputResponses: { name: short } })).error).toBeUndefined();
+    expect(queue.jobs.map((job) => job.round)).toEqual([0, 1]);
   });
 
   it('refuses a retry that is not a whole number from 0 to 100, or on a tool that is never a task', () => {
