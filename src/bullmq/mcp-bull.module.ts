@@ -24,6 +24,8 @@ import { McpTaskWorker } from './mcp-task-worker.js';
  *         name: 'reports',
  *         version: '1.0.0',
  *         ...redis,
+ *         // Signs each queued call; the workers verify it, so they need the same secret.
+ *         requestState: { ...redis.requestState, secret: process.env.MCP_STATE_SECRET },
  *         tasks: { ...redis.tasks, queue },
  *       }),
  *     }),

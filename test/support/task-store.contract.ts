@@ -145,6 +145,23 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       expect(await b.get('srv', 'a3', 'alice')).toBeUndefined();
     });
 
+    it('refuses a create whose call passes the owner’s byte share, counts results with calls, and frees a call that ends', async () => {
+      const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
+      expect(await a.create(task('a1', { callBytes: 60 }), limits)).toBe('created');
+      expect(await b.create(task('a2', { callBytes: 50 }), limits)).toBe('owner-bytes-limit');
+      expect(await b.get('srv', 'a2', 'alice')).toBeUndefined();
+      expect(await b.create(task('b1', { owner: 'bob', callBytes: 50 }), limits)).toBe('created');
+      expect(await a.create(task('plain'), limits)).toBe('created');
+      // Ending a1 drops its call and keeps a result of 30 bytes in its place: 70 bytes are free again.
+      const end = (t: StoredTask) => ({ ...t, status: 'completed' as const, callBytes: undefined, resultBytes: 30 });
+      await b.update('srv', 'a1', end, 100);
+      expect(await a.create(task('a3', { callBytes: 70 }), limits)).toBe('created');
+      expect(await b.create(task('a4', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+      await expect(a.update('srv', 'plain', (t) => ({ ...t, resultBytes: 1 }), 100)).rejects.toThrow(
+        'Task results full',
+      );
+    });
+
     it('refuses a create past the total limit, whoever asks', async () => {
       const limits = { perOwner: 10, total: 2 };
       await a.create(task('a1'), limits);

@@ -4,6 +4,7 @@ import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 import { WORKER_LOST } from '../../src/server/tasks/task-queue.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: { form: {} } };
+const requestState = { secret: 'queued-tasks-secret-queued-tasks-secret' };
 const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
 
 function request(method: string, params: Record<string, unknown>) {
@@ -37,14 +38,20 @@ class RecordingQueue implements TaskQueue {
 }
 
 /** A web kernel and a worker kernel of one server, sharing the store and the queue, with the same tools. */
-function fleet() {
+function fleet(workerSecret = requestState.secret, maxResultBytesPerCaller?: number) {
   const logged: string[] = [];
   const logger = { error: (message: string) => void logged.push(message), warn: () => undefined };
   const store = new InMemoryTaskStore();
   const queue = new RecordingQueue();
   const runs: string[] = [];
-  const make = () => {
-    const kernel = new McpKernel({ name: 'q', version: '1.0.0', tasks: { store, queue }, logger });
+  const make = (secret = requestState.secret) => {
+    const kernel = new McpKernel({
+      name: 'q',
+      version: '1.0.0',
+      tasks: { store, queue, maxResultBytesPerCaller },
+      logger,
+      requestState: { secret },
+    });
     kernel.addTool({
       name: 'echo',
       description: 'Echoes',
@@ -79,7 +86,7 @@ function fleet() {
     });
     return kernel;
   };
-  return { web: make(), worker: make(), queue, runs, logged };
+  return { web: make(), worker: make(workerSecret), store, queue, runs, logged };
 }
 
 async function created(kernel: McpKernel, name: string, args: Record<string, unknown> = {}) {
@@ -154,6 +161,49 @@ describe('tasks on a queue (tasks.queue), web and worker kernels sharing a store
     expect(response.error).toMatchObject({ code: -32603, message: 'Internal error: the task could not be queued' });
     const taskId = /queueing a round of task (\S+) failed/.exec(logged.join('\n'))![1];
     expect(await task(web, taskId)).toMatchObject({ status: 'failed', statusMessage: response.error.message });
+  });
+
+  it('refuses to start with tasks.queue and no requestState.secret: no worker could verify a call', () => {
+    const queue = new RecordingQueue();
+    expect(() => new McpKernel({ name: 'q', version: '1.0.0', tasks: { queue } })).toThrow(McpConfigurationError);
+    expect(() => new McpKernel({ name: 'q', version: '1.0.0', tasks: { queue } })).toThrow(
+      /^tasks\.queue needs requestState\.secret: /,
+    );
+  });
+
+  it('runs nothing on a worker whose requestState.secret is not the web instance’s, and says why', async () => {
+    const { web, worker, queue, runs, logged } = fleet('another-secret-another-secret-another');
+    const taskId = await created(web, 'echo', { text: 'hi' });
+    await worker.runQueuedTask(queue.jobs[0]);
+    expect(runs).toEqual([]);
+    expect(await task(web, taskId)).toMatchObject({ status: 'failed', error: { code: -32603 } });
+    expect(logged.join('\n')).toMatch(`refused to run task ${taskId}: its stored call fails its MAC check`);
+  });
+
+  it('never signs again a call changed in the store: the round its answer queues is refused', async () => {
+    const { web, worker, store, queue, runs } = fleet();
+    const taskId = await created(web, 'ask');
+    await worker.runQueuedTask(queue.jobs[0]);
+    await store.update('q', taskId, (stored) => ({ ...stored, call: { ...stored.call!, tool: 'echo' } }));
+    const given = { action: 'accept', content: { name: 'Ada' } };
+    await answer(web, 'tasks/update', { taskId, inputResponses: { name: given } });
+    await worker.runQueuedTask({ ...queue.jobs[1], tool: 'echo' });
+    expect(runs).toEqual(['ask']);
+    expect((await task(web, taskId)).status).toBe('failed');
+  });
+
+  it("refuses answers that would take the caller's queued calls past its byte share, with the task-limit error", async () => {
+    const { web, worker, queue } = fleet(requestState.secret, 2_048);
+    const taskId = await created(web, 'ask');
+    await worker.runQueuedTask(queue.jobs[0]);
+    const long = { action: 'accept', content: { name: 'x'.repeat(4_096) } };
+    const refused = await answer(web, 'tasks/update', { taskId, inputResponses: { name: long } });
+    expect(refused.error).toMatchObject({ code: -32603, data: { reason: 'task_limit' } });
+    expect(refused.error.message).toMatch(/^Too many tasks: this caller's tasks would keep more than 2048 bytes/);
+    expect(await task(web, taskId)).toMatchObject({ status: 'input_required' });
+    const short = { action: 'accept', content: { name: 'Ada' } };
+    expect((await answer(web, 'tasks/update', { taskId, inputResponses: { name: short } })).error).toBeUndefined();
+    expect(queue.jobs.map((job) => job.round)).toEqual([0, 1]);
   });
 
   it('refuses a retry that is not a whole number from 0 to 100, or on a tool that is never a task', () => {

@@ -2,6 +2,7 @@ import { isTerminalStatus } from '../../protocol/extensions/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
+  keptBytes,
   lapsedTask,
   TaskResultsFull,
   type StoredTask,
@@ -15,28 +16,32 @@ import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS: the owner's index, the owner's result sizes (a hash by task id; both in the server's limits slot). ARGV:
-// the bytes of result a record adds, the owner's byte share, the task id, now. Takes the bytes out of the share,
-// counting only the owner's live tasks (those still in its index): the previous size of the task's entry, or ''
-// when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
-const RESERVE_BYTES = `
+// KEYS: the owner's index, the owner's kept sizes (a hash by task id: result and queued call bytes, `keptBytes`;
+// both in the server's limits slot). ARGV: the task's new size, the owner's byte share (-1: none), the task id,
+// now. Sets the task's entry to its new size; one that grows is checked against the share, counting only the
+// owner's live tasks (those still in its index; the others' entries go). Answers the entry's previous size, or
+// '' when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
+const SET_BYTES = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
-local held = 0
-local sizes = redis.call('HGETALL', KEYS[2])
-for i = 1, #sizes, 2 do
-  if redis.call('ZSCORE', KEYS[1], sizes[i]) then held = held + tonumber(sizes[i + 1])
-  else redis.call('HDEL', KEYS[2], sizes[i]) end
-end
-if tonumber(ARGV[2]) >= 0 and held + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return -1 end
+local size = tonumber(ARGV[1])
 local previous = redis.call('HGET', KEYS[2], ARGV[3]) or ''
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+if tonumber(ARGV[2]) >= 0 and size > (tonumber(previous) or 0) then
+  local held = 0
+  local sizes = redis.call('HGETALL', KEYS[2])
+  for i = 1, #sizes, 2 do
+    if not redis.call('ZSCORE', KEYS[1], sizes[i]) then redis.call('HDEL', KEYS[2], sizes[i])
+    elseif sizes[i] ~= ARGV[3] then held = held + tonumber(sizes[i + 1]) end
+  end
+  if held + size > tonumber(ARGV[2]) then return -1 end
+end
+if size > 0 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[1]) else redis.call('HDEL', KEYS[2], ARGV[3]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return previous
 `;
 
-// KEYS: the owner's result sizes. ARGV: the task id, the size RESERVE_BYTES answered. Undoes a reservation whose
-// record was not stored.
+// KEYS: the owner's kept sizes. ARGV: the task id, the size SET_BYTES answered. Undoes a change whose record was
+// not stored.
 const RELEASE_BYTES = `
 if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 `;
@@ -96,12 +101,18 @@ export class RedisTaskStore implements TaskStore {
       { perOwner: limits.perOwner, total: limits.total },
     );
     if (admitted !== 'admitted') return admitted === 'owner' ? 'owner-limit' : 'total-limit';
-    await this.admission.record(indexes, task.taskId, () =>
-      this.redis.run('create a task', (redis) =>
+    const bytes = keptBytes(task);
+    // Counted once admitted, so the share sees the task live; a refusal, like a failed write, withdraws it.
+    const stored = await this.admission.record(indexes, task.taskId, async () => {
+      if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner)) === -1) return false;
+      await this.redis.run('create a task', (redis) =>
         redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
-      ),
-    );
-    return 'created';
+      );
+      return true;
+    });
+    if (stored) return 'created';
+    await this.admission.withdraw(indexes, task.taskId);
+    return 'owner-bytes-limit';
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
@@ -121,7 +132,7 @@ export class RedisTaskStore implements TaskStore {
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
-    maxOwnerResultBytes = Infinity,
+    maxOwnerBytes = Infinity,
   ): Promise<StoredTask | undefined> {
     const key = this.taskKey(server, taskId);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -134,32 +145,19 @@ export class RedisTaskStore implements TaskStore {
         continue;
       }
       if (isTerminalStatus(current.status)) return undefined;
+      const before = keptBytes(current);
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
       if (!next) return undefined;
       const stored = keepingIdentity(current, next);
-      const added = Math.max((stored.resultBytes ?? 0) - (current.resultBytes ?? 0), 0);
-      const sizes = this.redis.slot('tasks', server) + ':bytes:' + stored.owner;
-      const reserved =
-        added > 0
-          ? await this.redis.run('reserve result bytes', (redis) =>
-              redis.eval(
-                RESERVE_BYTES,
-                2,
-                this.indexes(server, stored.owner).owner,
-                sizes,
-                added,
-                Number.isFinite(maxOwnerResultBytes) ? maxOwnerResultBytes : -1,
-                taskId,
-                this.now(),
-              ),
-            )
-          : undefined;
-      if (reserved === -1) throw new TaskResultsFull();
+      const size = keptBytes(stored);
+      const changed = size !== before;
+      const previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
+      if (previous === -1) throw new TaskResultsFull();
       if (await this.compareAndSet(key, raw!, stored)) return stored;
-      if (reserved !== undefined) {
-        await this.redis.run('release result bytes', (redis) =>
-          redis.eval(RELEASE_BYTES, 1, sizes, taskId, reserved as string),
+      if (changed) {
+        await this.redis.run('release kept bytes', (redis) =>
+          redis.eval(RELEASE_BYTES, 1, this.sizesKey(server, stored.owner), taskId, previous as string),
         );
       }
     }
@@ -201,6 +199,26 @@ export class RedisTaskStore implements TaskStore {
       redis.eval(COMPARE_AND_SET, 1, key, raw, JSON.stringify(next)),
     );
     return stored === 1;
+  }
+
+  /** Sets the bytes a task keeps in its owner's sizes, within `share` if they grow: the previous size, or -1. */
+  private setBytes(task: StoredTask, size: number, share = Infinity): Promise<unknown> {
+    return this.redis.run('count the bytes a task keeps', (redis) =>
+      redis.eval(
+        SET_BYTES,
+        2,
+        this.indexes(task.server, task.owner).owner,
+        this.sizesKey(task.server, task.owner),
+        size,
+        Number.isFinite(share) ? share : -1,
+        task.taskId,
+        this.now(),
+      ),
+    );
+  }
+
+  private sizesKey(server: string, owner: string): string {
+    return this.redis.slot('tasks', server) + ':bytes:' + owner;
   }
 
   private keptChanging(what: string, taskId: string): McpRedisUnavailableError {

@@ -22,6 +22,10 @@ export const TASK_LEASE_OUT_OF_RANGE = (min: number, max: number, leaseMs: unkno
   `tasks.leaseMs must be an integer from ${min} to ${max} (milliseconds a running task lives without a renewal ` +
   `from its instance, renewed every third of it), got ${String(leaseMs)}`;
 
+export const TASK_QUEUE_NEEDS_SECRET =
+  'tasks.queue needs requestState.secret: the call of every queued task is signed with it and a worker runs only ' +
+  'a call that verifies, so give the web instances and the workers the same secret (at least 32 characters)';
+
 export const TASK_TTL_TOO_LONG = (max: number, ttlMs: number) => `tasks.ttlMs must be at most ${max}, got ${ttlMs}`;
 
 export const CACHE_TTL = (ttlMs: unknown) => `cache ttlMs must be an integer >= 0, got ${String(ttlMs)}`;

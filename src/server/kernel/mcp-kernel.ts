@@ -125,6 +125,8 @@ export class McpKernel extends KernelRegistrations {
       options.tasks,
       (owner, task) => this.publish({ type: 'tasks/status', owner, task }),
       this.logger,
+      Date.now,
+      this.states,
     );
     const families = createMethodFamilies(
       { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills },

@@ -1,5 +1,12 @@
+import { McpConfigurationError } from '../errors/configuration-error.js';
+import { NOT_POSITIVE_INTEGER, TASK_LEASE_OUT_OF_RANGE, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
 import type { TaskQueue } from './task-queue.js';
-import type { TaskStore } from './task-store.js';
+import type { TaskLimits, TaskStore } from './task-store.js';
+
+// Timers cannot wait longer (about 24.8 days): the handler is stopped by one at expiry, and renewed by another.
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+// Under a second, an event loop busy for a few hundred milliseconds would already fail healthy tasks.
+const MIN_LEASE_MS = 1_000;
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -15,7 +22,11 @@ export interface TaskOptions {
   maxTasks?: number;
   /** Largest result one task may keep, in bytes of JSON; a bigger one ends the task `failed`. Default 1 MiB. */
   maxResultBytes?: number;
-  /** Most bytes of results one caller's tasks may keep at once; a result past it ends its task `failed`. Default 16 MiB. */
+  /**
+   * Most bytes one caller's tasks may keep at once: their results, and the calls of queued tasks (arguments,
+   * `_meta`, principal, answers) until they end. A call past it is refused (-32603, `data.reason: "task_limit"`),
+   * a result past it ends its task `failed`. Default 16 MiB.
+   */
   maxResultBytesPerCaller?: number;
   /**
    * How long a running task stays alive in the store without word from the instance running it, which renews
@@ -28,4 +39,30 @@ export interface TaskOptions {
    * provides one). Needs a store shared with the workers. Default: in this process.
    */
   queue?: TaskQueue;
+}
+
+/** The options' values, checked, with their defaults. */
+export function taskSettings(options: TaskOptions) {
+  const ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
+  if (ttlMs > MAX_TIMER_DELAY) throw new McpConfigurationError(TASK_TTL_TOO_LONG(MAX_TIMER_DELAY, ttlMs));
+  const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
+  const limits: Required<TaskLimits> = {
+    perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
+    total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
+    bytesPerOwner: 0,
+  };
+  const maxResultBytes = positiveInteger(options.maxResultBytes ?? 1024 * 1024, 'tasks.maxResultBytes');
+  limits.bytesPerOwner = positiveInteger(
+    options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
+    'tasks.maxResultBytesPerCaller',
+  );
+  const leaseMs = options.leaseMs ?? 15_000;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < MIN_LEASE_MS || leaseMs > MAX_TIMER_DELAY)
+    throw new McpConfigurationError(TASK_LEASE_OUT_OF_RANGE(MIN_LEASE_MS, MAX_TIMER_DELAY, options.leaseMs));
+  return { ttlMs, pollIntervalMs, limits, maxResultBytes, leaseMs };
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(name, value));
+  return value;
 }

@@ -1,7 +1,8 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult } from '../../protocol/mcp-types.js';
 import type { DetailedTask, TaskError } from '../../protocol/extensions/tasks.js';
-import type { StoredTask } from './task-store.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import { DROPPED_CALL, type StoredTask, type TaskCreateOutcome } from './task-store.js';
 
 /** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
 export type TaskOutcome = { result: CallToolResult; resultBytes?: number } | { error: TaskError };
@@ -13,7 +14,13 @@ export function failure(message: string): TaskOutcome {
 
 /** The terminal record for an outcome: `completed` with the result, or `failed` with the error. */
 export function ended(task: StoredTask, outcome: TaskOutcome, now: number): StoredTask {
-  const next: StoredTask = { ...task, inputRequests: undefined, leaseExpiresAt: undefined, lastUpdatedAt: now };
+  const next: StoredTask = {
+    ...task,
+    inputRequests: undefined,
+    leaseExpiresAt: undefined,
+    lastUpdatedAt: now,
+    ...DROPPED_CALL,
+  };
   if ('result' in outcome)
     return { ...next, status: 'completed', result: outcome.result, resultBytes: outcome.resultBytes };
   return { ...next, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
@@ -35,4 +42,26 @@ export function detailedTask(task: StoredTask): DetailedTask {
   else if (task.status === 'failed')
     wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
   return wire;
+}
+
+/**
+ * The refusal of a caller over its share (or of a server over its total): -32603 with `data.reason:
+ * "task_limit"`, whichever limit it is, for a create the store refused or answers that would not fit.
+ */
+export function overShare(why: string): McpError {
+  return new McpError(ErrorCode.InternalError, `Too many tasks: ${why}; retry once some have expired`, {
+    reason: 'task_limit',
+  });
+}
+
+/** A create the store refused over a limit; `maxBytes` names the byte share a call would have passed. */
+export function refuseOver(outcome: TaskCreateOutcome, maxBytes: number): void {
+  if (outcome === 'created') return;
+  if (outcome === 'owner-bytes-limit') throw overShare(keepsTooMuch(maxBytes));
+  throw overShare(`${outcome === 'owner-limit' ? 'this caller has' : 'the server has'} as many as it may keep`);
+}
+
+/** Why a caller's tasks may keep no more bytes. */
+export function keepsTooMuch(maxBytes: number): string {
+  return `this caller's tasks would keep more than ${maxBytes} bytes of results and queued calls (tasks.maxResultBytesPerCaller)`;
 }

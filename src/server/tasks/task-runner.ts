@@ -8,31 +8,32 @@ import type { TaskRun } from '../task-run.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
-import { detailedTask, ended, failure, type TaskOutcome } from './task-records.js';
+import { detailedTask, ended, failure, keepsTooMuch, overShare, refuseOver, type TaskOutcome } from './task-records.js';
+import { callVerifies, withCall, withCallChanged, type RecordSigner } from './task-calls.js';
+import { RequestStateCodec } from '../input/request-state-codec.js';
 import { WORKER_LOST, type QueuedTask, type TaskCall, type TaskQueue } from './task-queue.js';
-import type { TaskOptions } from './task-options.js';
+import { taskSettings, type TaskOptions } from './task-options.js';
 import {
+  DROPPED_CALL,
   InMemoryTaskStore,
   TaskResultsFull,
   type StoredTask,
-  type TaskCreateOutcome,
   type TaskLimits,
   type TaskStore,
 } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { NOT_POSITIVE_INTEGER, TASK_LEASE_OUT_OF_RANGE, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
+import { TASK_QUEUE_NEEDS_SECRET } from '../errors/configuration-messages.js';
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
 
 const NOT_FOUND = 'Failed to retrieve task: Task not found';
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
-// Renewed at a third of the lease, so one late or failed renewal still leaves another before it lapses; under a
-// second, an event loop busy for a few hundred milliseconds would already fail healthy tasks.
+// Renewed at a third of the lease, so one late or failed renewal still leaves another before it lapses.
 const RENEWALS_PER_LEASE = 3;
-const MIN_LEASE_MS = 1_000;
 const QUEUE_REFUSED = 'Internal error: the task could not be queued';
 const LEASE_LOST = 'The task was ended failed by another instance: this one did not renew its lease in time';
+const CALL_UNVERIFIED =
+  'Task failed: its stored call does not verify (signed under another requestState.secret, or changed in the store); the tool was not run';
 
 /**
  * Runs tool calls as tasks and answers `tasks/get`, `tasks/update` and `tasks/cancel` about them, on whichever
@@ -44,9 +45,8 @@ export class TaskRunner {
   readonly store: TaskStore;
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
-  private readonly limits: TaskLimits;
+  private readonly limits: Required<TaskLimits>;
   private readonly maxResultBytes: number;
-  private readonly maxResultBytesPerCaller: number;
   private readonly leaseMs: number;
   private readonly queue: TaskQueue | undefined;
   private readonly active = new Map<string, ActiveTask>();
@@ -60,25 +60,20 @@ export class TaskRunner {
     private readonly published: (owner: string, task: DetailedTask) => void,
     private readonly logger: McpLogger = consoleLogger,
     private readonly now: () => number = Date.now,
+    /** Signs the calls of queued tasks and checks them on the worker: `requestState.secret`'s codec. */
+    private readonly signer: RecordSigner = new RequestStateCodec(),
   ) {
     this.store = options.store ?? new InMemoryTaskStore(now, logger);
-    this.ttlMs = positiveInteger(options.ttlMs ?? 300_000, 'tasks.ttlMs');
-    // The handler is stopped by a timer at expiry, and a timer cannot wait longer (about 24.8 days).
-    if (this.ttlMs > MAX_TIMER_DELAY) throw new McpConfigurationError(TASK_TTL_TOO_LONG(MAX_TIMER_DELAY, this.ttlMs));
-    this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'tasks.pollIntervalMs');
-    this.limits = {
-      perOwner: positiveInteger(options.maxTasksPerCaller ?? 100, 'tasks.maxTasksPerCaller'),
-      total: positiveInteger(options.maxTasks ?? 10_000, 'tasks.maxTasks'),
-    };
-    this.maxResultBytes = positiveInteger(options.maxResultBytes ?? 1024 * 1024, 'tasks.maxResultBytes');
-    this.maxResultBytesPerCaller = positiveInteger(
-      options.maxResultBytesPerCaller ?? 16 * 1024 * 1024,
-      'tasks.maxResultBytesPerCaller',
-    );
+    ({
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      limits: this.limits,
+      maxResultBytes: this.maxResultBytes,
+      leaseMs: this.leaseMs,
+    } = taskSettings(options));
     this.queue = options.queue;
-    this.leaseMs = options.leaseMs ?? 15_000;
-    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < MIN_LEASE_MS || this.leaseMs > MAX_TIMER_DELAY)
-      throw new McpConfigurationError(TASK_LEASE_OUT_OF_RANGE(MIN_LEASE_MS, MAX_TIMER_DELAY, options.leaseMs));
+    // A key drawn at start-up signs what no other process can verify: the worker would refuse every call.
+    if (this.queue && signer.generatedSecret) throw new McpConfigurationError(TASK_QUEUE_NEEDS_SECRET);
   }
 
   /** Whether the work of tasks runs on a job queue (`tasks.queue`) rather than in this process. */
@@ -104,7 +99,7 @@ export class TaskRunner {
       this.store.subscribe(this.server, record.taskId, (signal) => task.receive(signal)),
     ]);
     if (outcome !== 'created') await unsubscribe();
-    refuseOver(outcome);
+    refuseOver(outcome, this.limits.bytesPerOwner);
     void this.launch(task, record.createdAt, unsubscribe, true, work);
     return { resultType: 'task', ...detailedTask(record) };
   }
@@ -115,8 +110,8 @@ export class TaskRunner {
    */
   async enqueue(caller: Caller, call: TaskCall): Promise<CreateTaskResult> {
     const owner = this.ownerOf(caller);
-    const record: StoredTask = { ...this.newRecord(owner), call };
-    refuseOver(await this.store.create(record, this.limits));
+    const record = withCall(this.newRecord(owner), call, this.signer);
+    refuseOver(await this.store.create(record, this.limits), this.limits.bytesPerOwner);
     await this.addRound(record);
     return { resultType: 'task', ...detailedTask(record) };
   }
@@ -136,6 +131,13 @@ export class TaskRunner {
     const stored = await this.store.get(this.server, job.taskId, job.owner);
     const call = stored?.call;
     if (!call || stored.status !== 'working' || Object.keys(call.answers).length !== job.round) return;
+    if (!callVerifies(stored, this.signer) || call.tool !== job.tool) {
+      this.logger.error(
+        `MCP tasks: refused to run task ${job.taskId}: its stored call fails its MAC check or names another tool than its job (the web instances and workers do not share requestState.secret, or someone changed the record in the store)`,
+      );
+      await this.write(job.owner, job.taskId, (task) => ended(task, failure(CALL_UNVERIFIED), this.now()));
+      return;
+    }
     const { retry, work } = prepare(call);
     if (restarts > retry) {
       await this.write(job.owner, job.taskId, (task) => ended(task, failure(WORKER_LOST), this.now()));
@@ -163,7 +165,7 @@ export class TaskRunner {
     );
     if (offered.length === 0) return;
     let taken: InputResponses = {};
-    const updated = await this.store.update(this.server, found.taskId, (task) => {
+    const updated = await this.answered(found.taskId, (task) => {
       // Only what is still outstanding now: another update may have answered some keys meanwhile.
       taken = Object.fromEntries(
         offered.filter(([key]) => task.inputRequests !== undefined && Object.hasOwn(task.inputRequests, key)),
@@ -173,14 +175,15 @@ export class TaskRunner {
         Object.entries(task.inputRequests!).filter(([key]) => !Object.hasOwn(taken, key)),
       );
       const waiting = Object.keys(left).length > 0;
-      return {
+      const next: StoredTask = {
         ...task,
         status: waiting ? 'input_required' : 'working',
         inputRequests: waiting ? left : undefined,
         lastUpdatedAt: this.now(),
-        // A queued task keeps its answers: its next round runs the handler again with all of them.
-        call: task.call && { ...task.call, answers: { ...task.call.answers, ...taken } },
       };
+      // A queued task keeps its answers: its next round runs the handler again with all of them.
+      if (!task.call) return next;
+      return withCallChanged(next, { ...task.call, answers: { ...task.call.answers, ...taken } }, this.signer);
     });
     if (!updated) return;
     this.published(found.owner, detailedTask(updated));
@@ -202,6 +205,7 @@ export class TaskRunner {
       inputRequests: undefined,
       leaseExpiresAt: undefined,
       lastUpdatedAt: this.now(),
+      ...DROPPED_CALL,
     }));
     if (updated) this.published(found.owner, detailedTask(updated));
     await this.store.signal(this.server, found.taskId, { type: 'cancel' });
@@ -294,7 +298,7 @@ export class TaskRunner {
 
   private writerFor(owner: string) {
     return (taskId: string, change: (task: StoredTask) => StoredTask | undefined) =>
-      this.write(owner, taskId, change, this.maxResultBytesPerCaller);
+      this.write(owner, taskId, change, this.limits.bytesPerOwner);
   }
 
   /**
@@ -348,6 +352,15 @@ export class TaskRunner {
     }
   }
 
+  /** Stores answers, within the caller's byte share (a queued task keeps them in its call): past it, -32603. */
+  private async answered(taskId: string, change: (task: StoredTask) => StoredTask | undefined) {
+    try {
+      return await this.store.update(this.server, taskId, change, this.limits.bytesPerOwner);
+    } catch (error) {
+      throw error instanceof TaskResultsFull ? overShare(keepsTooMuch(this.limits.bytesPerOwner)) : error;
+    }
+  }
+
   private async find(taskId: unknown, caller: Caller): Promise<StoredTask> {
     if (typeof taskId !== 'string') throw McpError.invalidParams('Invalid params: "taskId" must be a string');
     const owner = taskOwner(this.server, caller);
@@ -360,36 +373,18 @@ export class TaskRunner {
     owner: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
-    maxOwnerResultBytes?: number,
+    maxOwnerBytes?: number,
   ): Promise<void> {
     try {
-      const updated = await this.store.update(this.server, taskId, change, maxOwnerResultBytes);
+      const updated = await this.store.update(this.server, taskId, change, maxOwnerBytes);
       if (updated) this.published(owner, detailedTask(updated));
     } catch (error) {
       if (error instanceof TaskResultsFull) {
-        const full = `Task result not kept: this caller's tasks already keep ${this.maxResultBytesPerCaller} bytes of results (tasks.maxResultBytesPerCaller); retry once some have expired`;
+        const full = `Task result not kept: this caller's tasks already keep ${this.limits.bytesPerOwner} bytes of results and queued calls (tasks.maxResultBytesPerCaller); retry once some have expired`;
         return this.write(owner, taskId, (task) => ended(task, failure(full), this.now()));
       }
       // The store is down: the task keeps its last stored state until it expires, and the log says why.
       this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);
     }
   }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new McpConfigurationError(NOT_POSITIVE_INTEGER(name, value));
-  return value;
-}
-
-/** A create the store refused over a limit: -32603 with `data.reason: "task_limit"`. */
-function refuseOver(outcome: TaskCreateOutcome): void {
-  if (outcome === 'created') return;
-  const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
-  throw new McpError(
-    ErrorCode.InternalError,
-    `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
-    {
-      reason: 'task_limit',
-    },
-  );
 }

@@ -35,8 +35,23 @@ export interface StoredTask {
    * task never lapses.
    */
   leaseExpiresAt?: number;
-  /** A task whose work runs on a job queue (`tasks.queue`): the call its rounds run, with the answers so far. */
+  /**
+   * A task whose work runs on a job queue (`tasks.queue`): the call its rounds run, with the answers so far.
+   * Kept until the task ends, then dropped (`DROPPED_CALL`).
+   */
   call?: TaskCall;
+  /** The size of `call` as JSON, in bytes: it counts against the owner's byte share until the task ends. */
+  callBytes?: number;
+  /** The MAC that binds `call` to this task, its server and owner: a worker runs no call it does not verify. */
+  callMac?: string;
+}
+
+/** What a task that ends keeps of its call: nothing, so the arguments do not stay in the store for its `ttlMs`. */
+export const DROPPED_CALL = { call: undefined, callBytes: undefined, callMac: undefined } as const;
+
+/** The bytes a task keeps that count against its owner's share: its result, and its call until it ends. */
+export function keptBytes(task: StoredTask): number {
+  return (task.resultBytes ?? 0) + (task.callBytes ?? 0);
 }
 
 /** The status message and error message of a task whose lease lapsed. */
@@ -59,12 +74,13 @@ export function lapsedTask(task: StoredTask, now: number): StoredTask | undefine
     inputRequests: undefined,
     leaseExpiresAt: undefined,
     lastUpdatedAt: expiresAt,
+    ...DROPPED_CALL,
   };
 }
 
 /**
- * Thrown by `update` when the result it would store takes the owner's results past their byte share: nothing
- * is stored, and the runner ends the task `failed` instead.
+ * Thrown by `update` when the record it would store takes the bytes the owner's tasks keep (results and queued
+ * calls) past their share: nothing is stored, and the runner ends the task `failed` (or refuses the answers).
  */
 export class TaskResultsFull extends Error {
   constructor() {
@@ -80,9 +96,11 @@ export type TaskSignal = { type: 'input'; responses: InputResponses } | { type: 
 export interface TaskLimits {
   perOwner: number;
   total: number;
+  /** Most bytes (`keptBytes`) the owner's live tasks keep at once: a create whose call would pass it is refused. */
+  bytesPerOwner?: number;
 }
 
-export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
+export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit' | 'owner-bytes-limit';
 
 /**
  * Where tasks live between the `tools/call` that creates one and the `tasks/*` calls about it, which may reach
@@ -100,7 +118,8 @@ export type TaskCreateOutcome = 'created' | 'owner-limit' | 'total-limit';
  */
 export interface TaskStore {
   /**
-   * Stores a new task unless that would exceed a limit (counting only tasks not yet expired, of `task.server`).
+   * Stores a new task unless that would exceed a limit (counting only tasks not yet expired, of `task.server`):
+   * as many tasks as `limits` allow, and as many bytes (`keptBytes`, a queued task's call) as `bytesPerOwner`.
    * Task ids are unique (the kernel draws them at random), so a store need not check for an existing one.
    * Every key, index and counter is the server's own: `get`, `update`, `signal` and `subscribe` name it too.
    */
@@ -118,15 +137,15 @@ export interface TaskStore {
    * store retries on conflict), so it must not have side effects. Returning undefined leaves the task as it
    * is. `taskId`, `server`, `owner`, `createdAt` and `ttlMs` cannot change.
    * Resolves with the stored record, or undefined when the task is missing or expired, is already in a
-   * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record that
-   * gains `resultBytes` is stored only while the owner's live tasks' `resultBytes` stay within
-   * `maxOwnerResultBytes`; past it, `update` throws `TaskResultsFull`.
+   * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record whose
+   * `keptBytes` grow is stored only while the owner's live tasks' `keptBytes` stay within `maxOwnerBytes`;
+   * past it, `update` throws `TaskResultsFull`.
    */
   update(
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
-    maxOwnerResultBytes?: number,
+    maxOwnerBytes?: number,
   ): Promise<StoredTask | undefined>;
 
   /** Delivers a signal to the task's subscribers, wherever they run; none listening is not an error. */
@@ -148,7 +167,7 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly perOwner = new Map<string, number>();
   private readonly perServer = new Map<string, number>();
-  private readonly resultBytesPerOwner = new Map<string, number>();
+  private readonly bytesPerOwner = new Map<string, number>();
   private readonly listeners = new Map<string, Set<(signal: TaskSignal) => void>>();
 
   constructor(
@@ -167,8 +186,9 @@ export class InMemoryTaskStore implements TaskStore {
     if (refusal !== undefined) return refusal;
     const key = keyOf(task.server, task.taskId);
     this.tasks.set(key, copy(task));
-    this.perOwner.set(task.owner, (this.perOwner.get(task.owner) ?? 0) + 1);
-    this.perServer.set(task.server, (this.perServer.get(task.server) ?? 0) + 1);
+    adjust(this.perOwner, task.owner, 1);
+    adjust(this.perServer, task.server, 1);
+    adjust(this.bytesPerOwner, task.owner, keptBytes(task));
     if (task.ttlMs !== null && task.ttlMs <= MAX_TIMER_DELAY) {
       const timer = setTimeout(() => this.live(key), task.ttlMs);
       // A stored result must not keep the process alive.
@@ -187,7 +207,7 @@ export class InMemoryTaskStore implements TaskStore {
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
-    maxOwnerResultBytes = Infinity,
+    maxOwnerBytes = Infinity,
   ): Promise<StoredTask | undefined> {
     const key = keyOf(server, taskId);
     const current = this.live(key);
@@ -195,12 +215,9 @@ export class InMemoryTaskStore implements TaskStore {
     const next = change(copy(current));
     if (!next) return undefined;
     const stored = keepingIdentity(current, next);
-    const added = (stored.resultBytes ?? 0) - (current.resultBytes ?? 0);
-    if (added > 0) {
-      const held = this.resultBytesPerOwner.get(stored.owner) ?? 0;
-      if (held + added > maxOwnerResultBytes) throw new TaskResultsFull();
-      this.resultBytesPerOwner.set(stored.owner, held + added);
-    }
+    const added = keptBytes(stored) - keptBytes(current);
+    if (added > 0 && (this.bytesPerOwner.get(stored.owner) ?? 0) + added > maxOwnerBytes) throw new TaskResultsFull();
+    adjust(this.bytesPerOwner, stored.owner, added);
     this.tasks.set(key, stored);
     return copy(stored);
   }
@@ -234,6 +251,9 @@ export class InMemoryTaskStore implements TaskStore {
   private refusal(task: StoredTask, limits: TaskLimits): TaskCreateOutcome | undefined {
     if ((this.perServer.get(task.server) ?? 0) >= limits.total) return 'total-limit';
     if ((this.perOwner.get(task.owner) ?? 0) >= limits.perOwner) return 'owner-limit';
+    const bytes = keptBytes(task);
+    if (bytes > 0 && (this.bytesPerOwner.get(task.owner) ?? 0) + bytes > (limits.bytesPerOwner ?? Infinity))
+      return 'owner-bytes-limit';
     return undefined;
   }
 
@@ -245,8 +265,10 @@ export class InMemoryTaskStore implements TaskStore {
       return undefined;
     }
     const failed = lapsedTask(task, this.now());
-    if (failed) this.tasks.set(key, failed);
-    return failed ?? task;
+    if (!failed) return task;
+    this.tasks.set(key, failed);
+    adjust(this.bytesPerOwner, task.owner, keptBytes(failed) - keptBytes(task));
+    return failed;
   }
 
   private expired(task: StoredTask): boolean {
@@ -262,9 +284,9 @@ export class InMemoryTaskStore implements TaskStore {
     this.tasks.delete(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
-    decrement(this.perOwner, task.owner);
-    decrement(this.perServer, task.server);
-    decrement(this.resultBytesPerOwner, task.owner, task.resultBytes ?? 0);
+    adjust(this.perOwner, task.owner, -1);
+    adjust(this.perServer, task.server, -1);
+    adjust(this.bytesPerOwner, task.owner, -keptBytes(task));
   }
 }
 
@@ -273,9 +295,10 @@ function keyOf(server: string, taskId: string): string {
   return `${server}\n${taskId}`;
 }
 
-function decrement(counts: Map<string, number>, key: string, by = 1): void {
+/** Adds `by` (negative to take away) to a count, which leaves the map at zero. */
+function adjust(counts: Map<string, number>, key: string, by: number): void {
   if (by === 0) return;
-  const count = (counts.get(key) ?? by) - by;
+  const count = (counts.get(key) ?? 0) + by;
   if (count > 0) counts.set(key, count);
   else counts.delete(key);
 }
