@@ -3,8 +3,9 @@
  * What the layers below fail with is in src/server/errors/configuration-messages.ts.
  */
 
-export const VISIBILITY_GUARD_FAILED = (tool: string) =>
-  `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
+/** `what`: the primitive, as `tool "name"`. */
+export const VISIBILITY_GUARD_FAILED = (what: string) =>
+  `A guard of ${what} threw while deciding whether the caller sees it; it is hidden from this request`;
 
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
