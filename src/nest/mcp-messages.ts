@@ -57,3 +57,8 @@ export const PLAYGROUND_IN_PRODUCTION =
 export const PLAYGROUND_NOT_BUILT = (places: readonly string[]) =>
   `McpModule: the playground page is not built (looked for ${places.join(' and ')}); ` +
   'the package build writes it: run npm run build';
+
+export const CATALOG_WITHOUT_CARD = (server: string) =>
+  `MCP server "${server}": http.catalog lists the server by its Server Card, which is not served ` +
+  '(http.serverCard is false, or the server has auth, whose card is served only when asked). Set ' +
+  'http.serverCard: true to publish the card, or drop http.catalog.';
