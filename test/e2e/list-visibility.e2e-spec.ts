@@ -145,6 +145,19 @@ describe.each(HTTP_ADAPTERS)('One visibility rule for every list, on %s', (adapt
       }
     });
 
+    it('answers a 2025-era subscription to a hidden resource as one to a URI the server does not serve', async () => {
+      const subscribe = async (uri: string, headers = {}) =>
+        JSON.stringify(await legacy('resources/subscribe', { uri }, headers));
+      for (const [hidden, unknown] of [
+        ['file:///staff.txt', 'file:///nothing.txt'],
+        ['skill://staff-runbook/SKILL.md', 'skill://nothing/SKILL.md'],
+      ]) {
+        const denied = (await subscribe(hidden)).replace(/staff(-runbook)?/g, 'nothing');
+        expect({ hidden, answer: denied }).toEqual({ hidden, answer: await subscribe(unknown) });
+        expect(JSON.parse(await subscribe(hidden, ALLOWED)).result).toEqual({});
+      }
+    });
+
     it('answers every request naming a hidden primitive as for one the server does not have', async () => {
       const named: Array<[method: string, hidden: Record<string, unknown>, unknown: Record<string, unknown>]> = [
         ['tools/call', { name: 'staff-tool', arguments: {} }, { name: 'nothing', arguments: {} }],

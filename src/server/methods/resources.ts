@@ -33,6 +33,12 @@ export class ResourceMethods {
     return listPage(size > 0, 'resourceTemplates', templateListing, this.visibility, request, transport);
   }
 
+  /** Whether a resource or template serves `uri` to this caller, scopes aside (a subscription checks those). */
+  async serves(uri: string, request: JsonRpcRequest, transport: McpRequestContext): Promise<boolean> {
+    const match = this.resources.match(uri);
+    return match !== undefined && (await this.visibility.shows(match, request, transport));
+  }
+
   async read(
     request: JsonRpcRequest,
     transport: McpRequestContext,

@@ -75,6 +75,11 @@ export class Visibility {
     transport: McpRequestContext,
   ): Promise<boolean> {
     if (!this.gate.allows(rule.requiredScopes, transport.scopes, kind, name)) return false;
+    return this.shows(rule, request, transport);
+  }
+
+  /** What the primitive's `visible` decides for this request (true when it decides nothing); scopes aside. */
+  async shows(rule: VisibilityRule, request: JsonRpcRequest, transport: McpRequestContext): Promise<boolean> {
     return !rule.visible || sees(rule, await this.askerContext(request, transport));
   }
 }
