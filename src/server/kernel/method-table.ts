@@ -79,7 +79,7 @@ export function createMethodFamilies(
       instructions,
       extensions,
     ),
-    tools: new ToolMethods(tools, round, failure, gate, new ToolTasks(taskRunner, schemas), visibility),
+    tools: new ToolMethods(tools, round, failure, new ToolTasks(taskRunner, schemas), visibility),
     resources: new ResourceMethods(resources, round, failure, visibility),
     prompts: new PromptMethods(prompts, round, failure, visibility),
     completion,

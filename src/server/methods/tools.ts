@@ -16,7 +16,6 @@ import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { Cacheable, InterimResult } from '../method-result.js';
-import type { ScopeGate } from '../access/scope-gate.js';
 import type { Visibility } from '../registry/visibility.js';
 import type { ToolCallMode, ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
 import type { QueuedTask } from '../tasks/task-queue.js';
@@ -51,7 +50,6 @@ export class ToolMethods {
     private readonly tools: ToolRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
-    private readonly gate: ScopeGate,
     private readonly tasks: ToolTasks,
     private readonly visibility: Visibility,
   ) {}
@@ -77,7 +75,7 @@ export class ToolMethods {
     const fault = jsonFault(args);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
-    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
+    if (!entry || !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
     // A tool hidden from this caller is answered as one that does not exist, like one hidden by its scopes.
     if (entry.visible)

@@ -42,6 +42,7 @@ export type AskerContext = (request: JsonRpcRequest, transport: McpRequestContex
  */
 export class Visibility {
   constructor(
+    /** Scopes alone, synchronously: what `tools/call` asks first, before a tool's own decision. */
     readonly gate: ScopeGate,
     private readonly askerContext: AskerContext,
   ) {}
