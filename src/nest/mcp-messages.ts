@@ -3,8 +3,9 @@
  * What the layers below fail with is in src/server/errors/configuration-messages.ts.
  */
 
-export const VISIBILITY_GUARD_FAILED = (tool: string) =>
-  `A guard of tool "${tool}" threw while deciding whether tools/list shows it; the tool is hidden from this list`;
+/** `what`: the primitive, as `tool "name"`. */
+export const VISIBILITY_GUARD_FAILED = (what: string) =>
+  `A guard of ${what} threw while deciding whether the caller sees it; it is hidden from this request`;
 
 export const GENERATED_STATE_SECRET = (server: string) =>
   `MCP server "${server}": no requestState.secret configured, so multi-round request state is signed with a ` +
@@ -74,3 +75,8 @@ export const ROUTE_DECORATORS_FROM_FACTORY =
 export const HTTP_OPTION_BESIDE_FACTORY = (key: string) =>
   `McpModule.forRootAsync: http.${key} beside useFactory is never read: only http.routeDecorators goes there. ` +
   `Return http.${key} from the factory`;
+
+export const CATALOG_WITHOUT_CARD = (server: string) =>
+  `MCP server "${server}": http.catalog lists the server by its Server Card, which is not served ` +
+  '(http.serverCard is false, or the server has auth, whose card is served only when asked). Set ' +
+  'http.serverCard: true to publish the card, or drop http.catalog.';

@@ -227,16 +227,26 @@ describe('Nest pipeline on decorated tools', () => {
   };
 
   it('runs an HTTP guard that reads the HTTP request: allow and deny (an isError result, not a 500)', async () => {
-    const body = mcpMessage('tools/call', { name: 'vault', arguments: {} });
+    const body = mcpMessage('tools/call', { name: 'door', arguments: {} });
     const allowed = await createMcpTestClient(app).post(body, { 'x-api-key': 'open-sesame' });
     expect(allowed.status).toBe(200);
-    expect(text(allowed)).toBe('gold');
+    expect(text(allowed)).toBe('open');
     const denied = await createMcpTestClient(app).post(body, { 'x-api-key': 'wrong' });
     expect(denied.status).toBe(200);
     expect(denied.body.result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'Error: Forbidden resource' }],
     });
+  });
+
+  it('answers a call to a tool hidden from the caller as for a tool that does not exist', async () => {
+    const body = mcpMessage('tools/call', { name: 'vault', arguments: {} });
+    expect(text(await createMcpTestClient(app).post(body, { 'x-api-key': 'open-sesame' }))).toBe('gold');
+    const denied = await createMcpTestClient(app).post(body, { 'x-api-key': 'wrong' });
+    const unknown = await createMcpTestClient(app).post(mcpMessage('tools/call', { name: 'nothing', arguments: {} }));
+    expect(denied.status).toBe(200);
+    expect(denied.body.result).toEqual(unknown.body.result);
+    expect(denied.body.result.content).toEqual([{ type: 'text', text: 'Tool not found' }]);
   });
 
   it('hides a denied tool from tools/list for that request only, when the tool opts in', async () => {

@@ -177,7 +177,7 @@ describe('A visibility guard that throws', () => {
       expect(res.result?.tools.map((t) => t.name)).toEqual(['open']);
       expect(errors).toHaveLength(1);
       expect(errors[0].message).toBe(
-        'A guard of tool "fragile" threw while deciding whether tools/list shows it; the tool is hidden from this list',
+        'A guard of tool "fragile" threw while deciding whether the caller sees it; it is hidden from this request',
       );
       expect(String(errors[0].trace)).toContain('permission store unreachable');
       expect(errors[0].context).toBe('MCPServer');

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { McpModule } from '../../src/index.js';
+import { McpConfigurationError, McpModule, type McpModuleOptions } from '../../src/index.js';
+import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 
@@ -109,6 +110,47 @@ describe('Without the catalog option', () => {
       expect((await request(app.getHttpServer()).get('/mcp/server-card')).status).toBe(200);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe.each(HTTP_ADAPTERS)('The Server Card of a server with auth, on %s', (adapter) => {
+  const auth = { resource: RESOURCE, authorizationServers: [ISSUER], verify: () => ({ sub: 'someone' }) };
+  const cardOf = async (options: Partial<McpModuleOptions>) => {
+    const app = await createApp(
+      [McpModule.forRoot({ name: 'com.example/payroll', version: '3.0.0', ...options })],
+      [],
+      adapter,
+    );
+    try {
+      return await request(app.getHttpServer()).get('/mcp/server-card');
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('announces nothing unless the app asks: no card for an OAuth resource server or an app that identifies callers', async () => {
+    for (const options of [{ auth }, { auth: { identify: (user: { id: string }) => user.id } }]) {
+      const res = await cardOf(options);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('payroll');
+    }
+  });
+
+  it('serves the card when http.serverCard asks for it, naming the protected resource', async () => {
+    const res = await cardOf({ auth, http: { serverCard: true } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({
+      name: 'com.example/payroll',
+      remotes: [{ type: 'streamable-http', url: RESOURCE }],
+    });
+  });
+
+  it('refuses to start with a catalog that would list a card it does not serve', async () => {
+    for (const options of [{ auth, http: { catalog: true } }, { http: { catalog: true, serverCard: false } }]) {
+      const started = createApp([McpModule.forRoot({ name: 'listed', version: '1.0.0', ...options })], [], adapter);
+      await expect(started).rejects.toThrow(McpConfigurationError);
+      await expect(started).rejects.toThrow('Set http.serverCard: true to publish the card, or drop http.catalog');
     }
   });
 });

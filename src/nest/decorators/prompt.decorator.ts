@@ -4,8 +4,10 @@ import { MCP_PROMPT_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpCompleters } from './mcp-completers.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
+import type { HideWhenDeniedOption } from './tool.decorator.js';
 
-export interface PromptOptions extends Omit<PromptRegistration, 'handler' | 'complete' | 'name'> {
+export interface PromptOptions
+  extends Omit<PromptRegistration, 'handler' | 'complete' | 'name' | 'visible'>, HideWhenDeniedOption {
   /** The prompt's name; defaults to the method name. */
   name?: string;
   complete?: McpCompleters;

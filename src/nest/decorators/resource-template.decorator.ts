@@ -4,8 +4,10 @@ import { MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpCompleters } from './mcp-completers.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
+import type { HideWhenDeniedOption } from './tool.decorator.js';
 
-export interface ResourceTemplateOptions extends Omit<ResourceTemplateRegistration, 'handler' | 'complete'> {
+export interface ResourceTemplateOptions
+  extends Omit<ResourceTemplateRegistration, 'handler' | 'complete' | 'visible'>, HideWhenDeniedOption {
   complete?: McpCompleters;
 }
 

@@ -3,8 +3,9 @@ import type { ResourceRegistration } from '../../server/registry/resource-regist
 import { MCP_RESOURCE_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
+import type { HideWhenDeniedOption } from './tool.decorator.js';
 
-export type ResourceOptions = Omit<ResourceRegistration, 'handler'>;
+export type ResourceOptions = Omit<ResourceRegistration, 'handler' | 'visible'> & HideWhenDeniedOption;
 
 /**
  * Declares a provider method as a static MCP resource (registered with `MCPServer.addResource`). Without

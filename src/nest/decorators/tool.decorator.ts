@@ -7,7 +7,18 @@ import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import type { McpSchema } from '../../server/schema/mcp-schema.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
-export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'> {
+/** For a guarded `@Tool`, `@Prompt`, `@Resource` or `@ResourceTemplate`. */
+export interface HideWhenDeniedOption {
+  /**
+   * Leave the primitive out of every list for requests its guards deny, and answer a request naming it as for
+   * one the server does not have (overrides the module's `hideForbidden`). A guard that throws something other
+   * than an `HttpException` hides it as well, and is logged.
+   */
+  hideWhenDenied?: boolean;
+}
+
+export interface ToolOptions
+  extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema'>, HideWhenDeniedOption {
   /** The tool's name (1-128 of `[A-Za-z0-9_.-]`); defaults to the method name. */
   name?: string;
   /** JSON Schema, zod schema or class-validator DTO class of the arguments; default: no arguments. */
@@ -26,11 +37,6 @@ export interface ToolOptions extends Omit<ToolDefinition, 'name' | 'inputSchema'
    * own pipes check them). Default true.
    */
   validateArguments?: boolean;
-  /**
-   * Leave the tool out of `tools/list` for requests its guards deny (overrides the module's `hideForbidden`).
-   * A guard that throws something other than an `HttpException` hides the tool as well, and is logged.
-   */
-  hideWhenDenied?: boolean;
   /**
    * Run calls as tasks (SEP-2663) for clients that declared the tasks extension: they get a task id at once and
    * poll `tasks/get`. `required` also refuses clients without the extension (-32021). See docs/tasks.md.

@@ -5,7 +5,7 @@ import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import { defaultMcpParams } from './params/mcp-param-decorator.factory.js';
 
 /** A UI resource declared on a method, which returns its HTML document. */
-export type UiResourceOptions = Omit<UiResourceRegistration, 'html' | 'file' | 'handler'>;
+export type UiResourceOptions = Omit<UiResourceRegistration, 'html' | 'file' | 'handler' | 'visible'>;
 
 /**
  * Declares a provider method as an MCP Apps UI resource: a `ui://` URI whose `resources/read` serves the HTML

@@ -42,8 +42,10 @@ export interface McpModuleHttpOptions extends Omit<McpHttpOptions, 'authenticato
    */
   serverTimeouts?: ServerTimeouts | boolean;
   /**
-   * The Server Card at `<endpoint>/server-card` (SEP-2127): on by default; `false` turns it off. `url` is the
-   * endpoint's public URL for its `remotes` (default: `auth.resource`, else the endpoint at the Host asked).
+   * The Server Card at `<endpoint>/server-card` (SEP-2127): on by default without `auth`, off by default with it
+   * (a private server does not announce itself: `true` or `{ url }` publishes its card); `false` turns it off.
+   * `url` is the endpoint's public URL for its `remotes` (default: `auth.resource`, else the endpoint at the Host
+   * asked).
    */
   serverCard?: boolean | { url?: string };
   /** Opt-in: list this server in the site's `/.well-known/mcp/catalog.json` (for apps that own their `.well-known`). */

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../../server/mcp-context.js';
+import type { Visible } from '../../server/registry/visibility.js';
 import type { InputRequired } from '../../server/input-required.js';
 import type { PromptValue } from '../../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../../server/registry/resource-registry.js';
@@ -101,9 +102,6 @@ export class McpExplorer implements OnModuleInit {
       case 'tool': {
         const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
         const handler = this.handlers.createTool(wrapper, methodName);
-        const hide =
-          (hideWhenDenied ?? this.options.hideForbidden ?? false) && this.handlers.hasGuards(wrapper, methodName);
-        const allowed = hide ? this.handlers.createGuardCheck(wrapper, methodName, name) : undefined;
         this.server.addTool({
           name,
           ...rest,
@@ -112,26 +110,30 @@ export class McpExplorer implements OnModuleInit {
           handler: given
             ? (args, _inputResponses, ctx) => handler(hostOf(ctx, given(args)))
             : (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
-          visible: allowed,
+          visible: this.visibility(wrapper, methodName, hideWhenDenied, `tool "${name}"`),
           requiredScopes,
         });
         return;
       }
       case 'resource': {
+        const { hideWhenDenied, ...options } = metadata.options;
         const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResource({
-          ...metadata.options,
+          ...options,
           requiredScopes,
+          visible: this.visibility(wrapper, methodName, hideWhenDenied, `resource "${options.uri}"`),
           handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
         });
         return;
       }
       case 'resourceTemplate': {
+        const { hideWhenDenied, ...options } = metadata.options;
         const handler = this.handlers.createReader<ResourceResult>(wrapper, methodName, 'resource');
         this.server.addResourceTemplate({
-          ...metadata.options,
-          complete: this.completers(wrapper, metadata.options.complete),
+          ...options,
+          complete: this.completers(wrapper, options.complete),
           requiredScopes,
+          visible: this.visibility(wrapper, methodName, hideWhenDenied, `resource template "${options.uriTemplate}"`),
           handler: (uri, variables, ctx) => handler(hostOf(ctx, variables, uri)),
         });
         return;
@@ -148,25 +150,40 @@ export class McpExplorer implements OnModuleInit {
       case 'skill': {
         const { name } = metadata.options;
         const content = await this.skillContent(wrapper, methodName, name);
-        const visible = this.handlers.hasGuards(wrapper, methodName)
-          ? this.handlers.createGuardCheck(wrapper, methodName, `skill ${name}`)
-          : undefined;
+        // A skill's guards always decide who sees it: its content is served without running the method again.
+        const visible = this.visibility(wrapper, methodName, true, `skill "${name}"`);
         this.server.addSkill({ ...metadata.options, ...content, requiredScopes, visible });
         return;
       }
       case 'prompt': {
-        const { name, ...rest } = metadata.options;
+        const { name = methodName, hideWhenDenied, ...rest } = metadata.options;
         const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
         this.server.addPrompt({
-          name: name ?? methodName,
+          name,
           ...rest,
           complete: this.completers(wrapper, rest.complete),
           requiredScopes,
+          visible: this.visibility(wrapper, methodName, hideWhenDenied, `prompt "${name}"`),
           handler: given ? (args, ctx) => handler(hostOf(ctx, given(args))) : (args, ctx) => handler(hostOf(ctx, args)),
         });
         return;
       }
     }
+  }
+
+  /**
+   * Who sees a guarded primitive: with `hideWhenDenied` (else the module's `hideForbidden`), only callers its
+   * guards let through, in every list and in every request that names it.
+   */
+  private visibility(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    hideWhenDenied: boolean | undefined,
+    what: string,
+  ): Visible | undefined {
+    const hide = hideWhenDenied ?? this.options.hideForbidden ?? false;
+    if (!hide || !this.handlers.hasGuards(wrapper, methodName)) return undefined;
+    return this.handlers.createGuardCheck(wrapper, methodName, what);
   }
 
   /** A `@Skill` method's content, asked once at start-up of the provider's (singleton) instance. */

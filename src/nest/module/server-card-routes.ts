@@ -10,6 +10,8 @@ import { joinPath } from '../join-path.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_ENDPOINT_PATH } from '../mcp.constants.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
+import { CATALOG_WITHOUT_CARD } from '../mcp-messages.js';
 
 type Reply = ServerResponse & { raw?: ServerResponse };
 type Request = IncomingMessage & { raw?: IncomingMessage };
@@ -19,8 +21,9 @@ type CardOf = (host: string) => { body: string; card: ReturnType<typeof serverCa
 const catalogs = new WeakMap<object, CardOf[]>();
 
 /**
- * Serves the Server Card (SEP-2127) of one MCP server at `<endpoint>/server-card`, on by default
- * (`http.serverCard: false` turns it off), and, opt-in with `http.catalog`, lists the server in the site's
+ * Serves the Server Card (SEP-2127) of one MCP server at `<endpoint>/server-card`, on by default for a server
+ * without `auth` (`http.serverCard: false` turns it off); a server with `auth` is private, so its card is served
+ * only when `http.serverCard` asks for it. Opt-in with `http.catalog`, it lists the server in the site's
  * `/.well-known/mcp/catalog.json`. Both are public documents a host fetches before it connects, from any
  * origin: no guard stands in front (routes go straight onto the framework, as the RFC 9728 metadata does),
  * CORS is `*`, and they are cached an hour. The card is built from the module's `name`, `version` and `info`,
@@ -39,7 +42,9 @@ export class ServerCardRoutes implements OnModuleInit {
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     const http = this.options.http ?? {};
-    if (!adapter || (http.serverCard === false && !http.catalog)) return;
+    const served = cardServed(this.options);
+    if (http.catalog && !served) throw new McpConfigurationError(CATALOG_WITHOUT_CARD(this.options.name));
+    if (!adapter || !served) return;
     const path = joinPath(this.appConfig.getGlobalPrefix(), this.endpointPath);
     const hosts = new HostOriginPolicy(http);
     const fixed =
@@ -58,12 +63,11 @@ export class ServerCardRoutes implements OnModuleInit {
       return entry;
     };
     const instance = adapter.getInstance() as object;
-    if (http.serverCard !== false)
-      adapter.get(`${path}/server-card`, (req: Request, res: Reply) => {
-        const host = allowedHost(hosts, req);
-        if (host === undefined) return refuse(res);
-        send(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
-      });
+    adapter.get(`${path}/server-card`, (req: Request, res: Reply) => {
+      const host = allowedHost(hosts, req);
+      if (host === undefined) return refuse(res);
+      send(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
+    });
     if (!http.catalog) return;
     const listed = catalogs.get(instance);
     if (listed) return void listed.push(cardOf);
@@ -84,6 +88,15 @@ export class ServerCardRoutes implements OnModuleInit {
       );
     });
   }
+}
+
+/**
+ * Whether the card is published: what `http.serverCard` says, else only for a server without `auth`, whose
+ * name, version and endpoint a private server should not announce to whoever asks.
+ */
+function cardServed(options: McpModuleOptions): boolean {
+  const asked = options.http?.serverCard;
+  return asked === undefined ? options.auth === undefined : asked !== false;
 }
 
 function allowedHost(hosts: HostOriginPolicy, req: Request): string | undefined {

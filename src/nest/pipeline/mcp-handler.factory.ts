@@ -114,16 +114,17 @@ export class McpHandlerFactory {
   }
 
   /**
-   * Runs only the method's guards against a `tools/list` request. The guards see a handler carrying the method's
-   * metadata (so `Reflector` lookups work) and the list request's host: no arguments. A guard that denies (returns
-   * false, or throws an `HttpException` as Nest's guards do) hides the tool. A guard that fails otherwise (its
-   * database is down) hides it too, since showing a tool nobody could vouch for is worse, but is logged with
-   * its error: an outage must not look like an empty tool list.
+   * Runs only the method's guards against a request that lists or names the primitive (`what`: `tool "name"`).
+   * The guards see a handler carrying the method's metadata (so `Reflector` lookups work) and the request's
+   * host: no arguments. A guard that denies (returns false, or throws an `HttpException` as Nest's guards do)
+   * hides the primitive. A guard that fails otherwise (its database is down) hides it too, since showing a
+   * primitive nobody could vouch for is worse, but is logged with its error: an outage must not look like an
+   * empty list.
    */
   createGuardCheck(
     wrapper: InstanceWrapper,
     methodName: string,
-    tool: string,
+    what: string,
   ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
     const check = (instance: Instance, contextId?: ContextId) =>
@@ -154,7 +155,7 @@ export class McpHandlerFactory {
         return (await check(instance, contextId)(...host)) === true;
       } catch (error) {
         if (!(error instanceof HttpException))
-          this.logger.error(VISIBILITY_GUARD_FAILED(tool), error instanceof Error ? error.stack : String(error));
+          this.logger.error(VISIBILITY_GUARD_FAILED(what), error instanceof Error ? error.stack : String(error));
         return false;
       }
     };

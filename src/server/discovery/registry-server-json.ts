@@ -1,17 +1,12 @@
 import type { Icon } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { REGISTRY_ENTRY, REGISTRY_ENTRY_REFUSED } from '../errors/configuration-messages.js';
+import { REGISTRY_ENTRY_REFUSED } from '../errors/configuration-messages.js';
 import type { ServerIdentity } from '../server-info.js';
 import { serverInfoOf } from '../server-info.js';
+import { registryRefusals } from './registry-entry-rules.js';
 
 /** The MCP Registry's `server.json` schema this generator writes. */
 export const REGISTRY_SERVER_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
-
-// The registry's rules for the fields taken from the server's identity (server.schema.json 2025-12-11).
-const NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
-const REMOTE_URL = /^https?:\/\/\S+$/;
-// A range, not a version: an operator first, a wildcard component (`1.x`, `1.*`), white space or `||`.
-const VERSION_RANGE = /^[\^~<>=]|(^|\.)[*xX](\.|$)|\s|\|\|/;
 
 /** Where the server runs, besides its identity: its public endpoint, its npm package, its source. */
 export interface RegistryServerJsonOptions {
@@ -23,34 +18,27 @@ export interface RegistryServerJsonOptions {
    * to the server's.
    */
   npm?: { identifier: string; version?: string };
-  /** The source repository, e.g. `{ url: 'https://github.com/acme/weather', source: 'github' }`. */
+  /** The source repository on GitHub or GitLab, e.g. `{ url: 'https://github.com/acme/weather', source: 'github' }`. */
   repository?: { url: string; source: string; id?: string; subfolder?: string };
-  /** Anything else for downstream registries, under `_meta["io.modelcontextprotocol.registry/publisher-provided"]`. */
+  /**
+   * Anything else for downstream registries, under `_meta["io.modelcontextprotocol.registry/publisher-provided"]`:
+   * a JSON object of at most 4096 bytes.
+   */
   publisherProvided?: Record<string, unknown>;
 }
 
 /**
  * The MCP Registry entry (`server.json`) of a server, from the same `name`, `version` and `info` its
  * `serverInfo`, `server/discover` and Server Card carry, so the three never drift: write it at build time and
- * publish it with `mcp-publisher publish`. Throws `McpConfigurationError` naming every field the registry would
- * refuse (a name that is not `namespace/name`, no `info.description` or one over 100 characters, a version range).
+ * publish it with `mcp-publisher publish`. Throws `McpConfigurationError` naming, in one message, every field the
+ * registry would refuse (docs/discovery.md lists its rules), so a release script stops before the upload would.
  */
 export function registryServerJson(
   server: ServerIdentity,
   options: RegistryServerJsonOptions,
 ): Record<string, unknown> {
   const info = serverInfoOf(server);
-  const problems: string[] = [];
-  if (!NAME.test(info.name) || info.name.length < 3 || info.name.length > 200)
-    problems.push(REGISTRY_ENTRY.name(info.name));
-  if (!info.description || info.description.length > 100) problems.push(REGISTRY_ENTRY.description);
-  if (info.title !== undefined && (info.title.length === 0 || info.title.length > 100))
-    problems.push(REGISTRY_ENTRY.title);
-  if (VERSION_RANGE.test(info.version) || info.version.length > 255)
-    problems.push(REGISTRY_ENTRY.version(info.version));
-  if (options.url === undefined && options.npm === undefined) problems.push(REGISTRY_ENTRY.nowhere);
-  if (options.url !== undefined && !REMOTE_URL.test(options.url)) problems.push(REGISTRY_ENTRY.url(options.url));
-  if (options.npm && (!options.npm.identifier || options.npm.version === 'latest')) problems.push(REGISTRY_ENTRY.npm);
+  const problems = registryRefusals(info, options);
   if (problems.length > 0) throw new McpConfigurationError(REGISTRY_ENTRY_REFUSED(problems));
 
   const entry: Record<string, unknown> = {

@@ -68,13 +68,35 @@ export const INVALID_EXTENSION = (option: string, id: string, anyJson: boolean) 
 export const REGISTRY_ENTRY_REFUSED = (problems: string[]) => `server.json: ${problems.join('; ')}`;
 export const REGISTRY_ENTRY = {
   name: (name: string) =>
-    `name ${JSON.stringify(name)} must be "namespace/name" in reverse-DNS form, e.g. "com.example/weather"`,
+    `name ${JSON.stringify(name)} must be "namespace/name" in reverse-DNS form, each part starting and ending ` +
+    'with a letter or digit, 3 to 200 characters, e.g. "com.example/weather"',
   description: 'info.description is required, 1 to 100 characters',
-  title: 'info.title must be 1 to 100 characters',
-  version: (version: string) => `version ${JSON.stringify(version)} must be one version, not a range`,
+  title: 'info.title must be 1 to 100 characters, not only white space',
+  version: (field: string, version: string) =>
+    `${field} ${JSON.stringify(version)} must be one published version (not a range, not "latest", at most 255 characters)`,
+  websiteUrl: (url: string) => `info.websiteUrl ${JSON.stringify(url)} must be an absolute https URL`,
+  iconSrc: (i: number, src: unknown) =>
+    `info.icons[${i}].src ${JSON.stringify(src)} must be an absolute https URL of at most 255 characters`,
+  iconMimeType: (i: number, type: unknown, allowed: readonly string[]) =>
+    `info.icons[${i}].mimeType ${JSON.stringify(type)} must be one of ${allowed.join(', ')}`,
+  iconSizes: (i: number) => `info.icons[${i}].sizes must be an array of "WxH" or "any"`,
+  iconTheme: (i: number) => `info.icons[${i}].theme must be "light" or "dark"`,
   nowhere: 'give the endpoint url, the npm package, or both: an entry must say where the server runs',
-  url: (url: string) => `url ${JSON.stringify(url)} must be an http(s) URL`,
-  npm: 'npm needs an identifier and one published version (not "latest")',
+  url: (url: string) =>
+    `url ${JSON.stringify(url)} must be a public https URL (no localhost, white space or {template})`,
+  npm: (identifier: unknown) => `npm.identifier ${JSON.stringify(identifier)} must be a package name without spaces`,
+  repositoryUrl: (url: unknown) =>
+    `repository.url ${JSON.stringify(url)} must be the https URL of a GitHub or GitLab repository ` +
+    '(https://github.com/<owner>/<repo>)',
+  repositorySource: (source: unknown) =>
+    `repository.source ${JSON.stringify(source)} must be "github" or "gitlab", the forges the registry checks`,
+  repositorySubfolder: (subfolder: unknown) =>
+    `repository.subfolder ${JSON.stringify(subfolder)} must be a clean relative path (no leading or trailing "/", ` +
+    'no "." or ".." segments)',
+  publisherProvided: (size: number | undefined) =>
+    size === undefined
+      ? 'publisherProvided must be an object of JSON values'
+      : `publisherProvided is ${size} bytes of JSON, over the 4096 the registry keeps`,
 };
 
 export const INVALID_SCOPES = (owner: string) =>

@@ -71,6 +71,12 @@ export class InputRound {
     return new StateBinding(method, name, args, caller, this.audience, extra);
   }
 
+  /** The context of a request that carries no request state (a list, a visibility check): who is asking. */
+  askerContext(request: JsonRpcRequest, transport: McpRequestContext): McpContext | Promise<McpContext> {
+    const asked = { ...request, params: { _meta: request.params?._meta } };
+    return this.context(asked, transport, this.binding(request.method, '', {}, {}, undefined));
+  }
+
   /**
    * Builds the handler's context from a request. A `requestState` is verified (signature, expiry, binding)
    * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;

@@ -26,6 +26,7 @@ import { CallDispatcher } from './call-dispatcher.js';
 import { KernelRegistrations } from './kernel-registrations.js';
 import { createMethodFamilies, methodTable } from './method-table.js';
 import type { ListenMethods } from '../methods/listen.js';
+import type { ResourceMethods } from '../methods/resources.js';
 import type { ServerMethods } from '../methods/server.js';
 import type { ToolMethods } from '../methods/tools.js';
 import { RequestStateCodec } from '../input/request-state-codec.js';
@@ -59,6 +60,7 @@ export class McpKernel extends KernelRegistrations {
   private readonly listen: ListenMethods;
   private readonly taskRunner: TaskRunner;
   private readonly toolCalls: ToolMethods;
+  private readonly resourceReads: ResourceMethods;
   private readonly server: ServerMethods;
   private readonly dispatcher: CallDispatcher;
   private readonly era: Era2026;
@@ -134,7 +136,7 @@ export class McpKernel extends KernelRegistrations {
       { eventBus: this.eventBus, limits: this.listenLimits(listen), serverName: options.name },
       options,
     );
-    ({ listen: this.listen, tools: this.toolCalls, server: this.server } = families);
+    ({ listen: this.listen, tools: this.toolCalls, resources: this.resourceReads, server: this.server } = families);
     this.dispatcher = new CallDispatcher(methodTable(families), this.calls, (context) => this.callerOf(context), log);
   }
 
@@ -172,9 +174,12 @@ export class McpKernel extends KernelRegistrations {
     this.listen.audience(uris, scopes);
   }
 
-  /** Whether a resource or template of this server serves `uri` (for the 2025-era `resources/subscribe`). */
-  servesResource(uri: string): boolean {
-    return this.resources.match(uri) !== undefined;
+  /**
+   * Whether a resource or template of this server serves `uri` to this request's caller (for the 2025-era
+   * `resources/subscribe`): one hidden from the caller is not served; scopes are `checkSubscriptions`' part.
+   */
+  servesResource(uri: string, request: JsonRpcRequest, context: McpRequestContext): Promise<boolean> {
+    return this.resourceReads.serves(uri, request, context);
   }
 
   /** The capabilities of what is registered now, for an era's handshake (`server/discover`, `initialize`). */

@@ -88,10 +88,10 @@ export interface McpServerOptions {
   limits?: McpLimitsOptions;
   lists?: McpListsOptions;
   /**
-   * Hide what a caller may not use: a tool its guards deny is left out of `tools/list` (per tool:
-   * `@Tool({ hideWhenDenied })`), and a call to a primitive it lacks scopes for is answered as if the primitive
-   * did not exist (its subscribers are never told of it), instead of the 403 step-up challenge that names the
-   * scopes. Default false.
+   * Hide what a caller may not use: a guarded tool, prompt, resource or template its guards deny is left out of
+   * every list (per primitive: `hideWhenDenied`), and a request naming a primitive it lacks scopes for is
+   * answered as if the primitive did not exist (its subscribers are never told of it), instead of the 403
+   * step-up challenge that names the scopes. Default false.
    */
   hideForbidden?: boolean;
   listen?: McpListenOptions;

@@ -11,6 +11,7 @@ import { ServerMethods } from '../methods/server.js';
 import { TaskMethods } from '../methods/tasks.js';
 import { ToolMethods } from '../methods/tools.js';
 import type { ScopeGate } from '../access/scope-gate.js';
+import { Visibility } from '../registry/visibility.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
@@ -65,7 +66,8 @@ export function createMethodFamilies(
   { instructions, extensions }: Pick<McpServerOptions, 'instructions' | 'extensions'>,
 ): MethodFamilies {
   const { tools, resources, prompts, skills } = registries;
-  const completion = new CompletionMethods(prompts, resources, gate);
+  const visibility = new Visibility(gate, (request, transport) => round.askerContext(request, transport));
+  const completion = new CompletionMethods(prompts, resources, visibility);
   return {
     server: new ServerMethods(
       tools,
@@ -77,11 +79,11 @@ export function createMethodFamilies(
       instructions,
       extensions,
     ),
-    tools: new ToolMethods(tools, round, failure, gate, new ToolTasks(taskRunner, schemas)),
-    resources: new ResourceMethods(resources, round, failure, gate),
-    prompts: new PromptMethods(prompts, round, failure, gate),
+    tools: new ToolMethods(tools, round, failure, new ToolTasks(taskRunner, schemas), visibility),
+    resources: new ResourceMethods(resources, round, failure, visibility),
+    prompts: new PromptMethods(prompts, round, failure, visibility),
     completion,
-    skills: new SkillMethods(skills, gate, round),
+    skills: new SkillMethods(skills, visibility),
     listen: new ListenMethods(tools, prompts, resources, listen.eventBus, listen.limits, gate, listen.serverName),
     tasks: new TaskMethods(taskRunner, schemas),
   };

@@ -73,8 +73,8 @@ export interface LegacyDispatcher {
   readonly maxResourceSubscriptions: number;
   /** Longest URI one listen may watch: also the longest one `resources/subscribe` may name. */
   readonly maxUriLength: number;
-  /** Whether a resource or template of the server serves `uri`. */
-  servesResource(uri: string): boolean;
+  /** Whether a resource or template of the server serves `uri` to the request's caller. */
+  servesResource(uri: string, request: JsonRpcRequest, context: McpRequestContext): Promise<boolean>;
 }
 
 // A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
@@ -190,7 +190,7 @@ export class LegacyLeg {
     if (subscribing) {
       try {
         checkUriLength(uri, this.kernel.maxUriLength);
-        if (!this.kernel.servesResource(uri))
+        if (!(await this.kernel.servesResource(uri, request, context)))
           throw McpError.invalidParams(`Invalid params: no resource or template of this server serves ${uri}`);
         this.kernel.checkSubscriptions([uri], context.scopes);
       } catch (error) {

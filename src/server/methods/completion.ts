@@ -3,7 +3,7 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { CompleteResult } from '../../protocol/mcp-types.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
-import type { ScopeGate } from '../access/scope-gate.js';
+import type { Visibility } from '../registry/visibility.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 
 /** The spec's cap on the values of one completion result. */
@@ -14,7 +14,7 @@ export class CompletionMethods {
   constructor(
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
-    private readonly gate: ScopeGate,
+    private readonly visibility: Visibility,
   ) {}
 
   /** Whether anything registered has a completer (the `completions` capability). */
@@ -40,17 +40,16 @@ export class CompletionMethods {
     let completer;
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       completer = this.prompts.completer(ref.name, argument.name);
-      if (
-        completer === undefined ||
-        !this.gate.allows(this.prompts.get(ref.name)?.requiredScopes, transport.scopes, 'prompt', ref.name)
-      ) {
+      const prompt = this.prompts.get(ref.name);
+      if (completer === undefined || !(await this.visibility.admits(prompt!, 'prompt', ref.name, request, transport))) {
         throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
       }
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       completer = this.resources.completer(ref.uri, argument.name);
+      const template = this.resources.templateRule(ref.uri);
       if (
         completer === undefined ||
-        !this.gate.allows(this.resources.templateScopes(ref.uri), transport.scopes, 'resource template', ref.uri)
+        !(await this.visibility.admits(template!, 'resource template', ref.uri, request, transport))
       ) {
         throw McpError.invalidParams(`Unknown resource template: ${ref.uri}`);
       }

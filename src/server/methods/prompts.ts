@@ -8,7 +8,7 @@ import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult, type Cacheable } from '../method-result.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
-import type { ScopeGate } from '../access/scope-gate.js';
+import type { Visibility } from '../registry/visibility.js';
 import { listPage } from './list-page.js';
 
 /** `prompts/list` and `prompts/get`. */
@@ -17,11 +17,11 @@ export class PromptMethods {
     private readonly prompts: PromptRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
-    private readonly gate: ScopeGate,
+    private readonly visibility: Visibility,
   ) {}
 
-  async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListPromptsResult>> {
-    return listPage(this.prompts.size > 0, 'prompts', this.prompts.listing, request, transport);
+  list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListPromptsResult>> {
+    return listPage(this.prompts.size > 0, 'prompts', this.prompts.listing, this.visibility, request, transport);
   }
 
   async get(
@@ -33,7 +33,7 @@ export class PromptMethods {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
     const prompt = this.prompts.get(params.name);
-    if (!prompt || !this.gate.allows(prompt.requiredScopes, transport.scopes, 'prompt', params.name)) {
+    if (!prompt || !(await this.visibility.admits(prompt, 'prompt', params.name, request, transport))) {
       throw McpError.invalidParams(`Unknown prompt: ${params.name}`);
     }
     const args = params.arguments === undefined ? {} : params.arguments;

@@ -6,7 +6,7 @@ import type { InputRound } from '../input/input-round.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, InterimResult } from '../method-result.js';
-import type { ScopeGate } from '../access/scope-gate.js';
+import { isPersonal, type Visibility } from '../registry/visibility.js';
 import { resourceContents } from '../registry/resource-contents.js';
 import type { ResourceReadValue, ResourceRegistry } from '../registry/resource-registry.js';
 import { listPage } from './list-page.js';
@@ -17,18 +17,26 @@ export class ResourceMethods {
     private readonly resources: ResourceRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
-    private readonly gate: ScopeGate,
+    private readonly visibility: Visibility,
   ) {}
 
-  async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListResourcesResult>> {
-    return listPage(this.resources.size > 0, 'resources', this.resources.listing, request, transport);
+  list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListResourcesResult>> {
+    const { listing, size } = this.resources;
+    return listPage(size > 0, 'resources', listing, this.visibility, request, transport);
   }
 
-  async listTemplates(
+  listTemplates(
     request: JsonRpcRequest,
     transport: McpRequestContext,
   ): Promise<Cacheable<ListResourceTemplatesResult>> {
-    return listPage(this.resources.size > 0, 'resourceTemplates', this.resources.templateListing, request, transport);
+    const { templateListing, size } = this.resources;
+    return listPage(size > 0, 'resourceTemplates', templateListing, this.visibility, request, transport);
+  }
+
+  /** Whether a resource or template serves `uri` to this caller, scopes aside (a subscription checks those). */
+  async serves(uri: string, request: JsonRpcRequest, transport: McpRequestContext): Promise<boolean> {
+    const match = this.resources.match(uri);
+    return match !== undefined && (await this.visibility.shows(match, request, transport));
   }
 
   async read(
@@ -40,7 +48,7 @@ export class ResourceMethods {
     const uri = request.params?.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: "uri" must be a string');
     const match = this.resources.match(uri);
-    if (!match || !this.gate.allows(match.requiredScopes, transport.scopes, 'resource', uri)) {
+    if (!match || !(await this.visibility.admits(match, 'resource', uri, request, transport))) {
       throw McpError.resourceNotFound(uri);
     }
     const binding = this.round.binding(request.method, uri, {}, transport, caller);
@@ -56,11 +64,11 @@ export class ResourceMethods {
     const contents = resourceContents(value, uri, match.mimeType);
     const extra = isPlainObject(value) && 'contents' in value ? value : {};
     // A read completed by a retry depends on the user's answers: it must not be cached (spec, caching). A shared
-    // cache must not hand a scoped resource to callers without the scope.
+    // cache must not hand a resource some callers may not see to any other caller.
     const retry = request.params?.inputResponses !== undefined || request.params?.requestState !== undefined;
     return new Cacheable(
       { ...extra, contents },
-      { kind: 'read', retry, private: match.requiredScopes !== undefined, override: match.cache },
+      { kind: 'read', retry, private: isPersonal(match), override: match.cache },
     );
   }
 }

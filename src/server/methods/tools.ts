@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { CallToolResult, ListToolsResult, ToolDefinition } from '../../protocol/mcp-types.js';
+import type { CallToolResult, ListToolsResult } from '../../protocol/mcp-types.js';
 import type { CreateTaskResult } from '../../protocol/extensions/tasks.js';
 import { StartTask } from '../task-run.js';
 import { checkParamHeaders } from '../../protocol/param-headers.js';
@@ -15,8 +15,8 @@ import { InputRequired } from '../input-required.js';
 import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
-import { Cacheable, PRIVATE_LIST, type InterimResult } from '../method-result.js';
-import type { ScopeGate } from '../access/scope-gate.js';
+import type { Cacheable, InterimResult } from '../method-result.js';
+import type { Visibility } from '../registry/visibility.js';
 import type { ToolCallMode, ToolTasks, ToolSettlement } from '../tasks/tool-tasks.js';
 import type { QueuedTask } from '../tasks/task-queue.js';
 import type { ToolEntry, ToolRegistry } from '../registry/tool-registry.js';
@@ -50,29 +50,12 @@ export class ToolMethods {
     private readonly tools: ToolRegistry,
     private readonly round: InputRound,
     private readonly failure: HandlerFailure,
-    private readonly gate: ScopeGate,
     private readonly tasks: ToolTasks,
+    private readonly visibility: Visibility,
   ) {}
 
-  /** The cached page, minus the tools whose visibility rule hides them from this request (then the page is private). */
-  async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListToolsResult>> {
-    const page = listPage<ListToolsResult, ToolDefinition>(
-      this.tools.size > 0,
-      'tools',
-      this.tools.listing,
-      request,
-      transport,
-    );
-    if (!this.tools.hasConditionalTools) return page;
-    const tools = page.result.tools;
-    // A list request carries no request state: the context only describes who is asking.
-    const context = await this.round.context(
-      { ...request, params: { _meta: request.params?._meta } },
-      transport,
-      this.round.binding(request.method, '', {}, {}, undefined),
-    );
-    const shown = await Promise.all(tools.map((tool) => this.tools.get(tool.name)?.visible?.(context) ?? true));
-    return new Cacheable({ ...page.result, tools: tools.filter((_, i) => shown[i]) }, PRIVATE_LIST);
+  list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListToolsResult>> {
+    return listPage(this.tools.size > 0, 'tools', this.tools.listing, this.visibility, request, transport);
   }
 
   /**
@@ -92,9 +75,24 @@ export class ToolMethods {
     const fault = jsonFault(args);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
-    if (!entry || !this.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
+    if (!entry || !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
+    // A tool hidden from this caller is answered as one that does not exist, like one hidden by its scopes.
+    if (entry.visible)
+      return this.visibility
+        .admits(entry, 'tool', name, request, transport)
+        .then((seen) => (seen ? this.start(request, transport, caller, entry, args) : toolError('Tool not found')));
+    return this.start(request, transport, caller, entry, args);
+  }
 
+  private start(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
+    const name = entry.definition.name;
     if (transport.headers && entry.paramHeaders.length > 0) {
       const mismatch = checkParamHeaders(entry.paramHeaders, args, transport.headers);
       if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);

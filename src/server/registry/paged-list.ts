@@ -1,5 +1,6 @@
 import { McpError } from '../../protocol/mcp-error.js';
 import { hasScopes } from '../access/required-scopes.js';
+import type { RuledListing, VisibilityRule } from './visibility.js';
 import { preserialize } from '../response-serializer.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
@@ -20,6 +21,8 @@ interface Snapshot<T> {
   requirements: Array<readonly string[]>;
   /** Pages per visibility class: which requirements the caller meets, as a string of 0s and 1s. */
   byClass: Map<string, Array<Page<T>>>;
+  /** Some item decides per request who sees it. */
+  conditional: boolean;
 }
 
 /**
@@ -27,9 +30,9 @@ interface Snapshot<T> {
  * not per request, and cursors are opaque tokens naming a page of one version: stable while the registry is,
  * and rejected with -32602 (rather than silently skipping or repeating items) once it has changed. Items that
  * require scopes are shown only to callers granted all of them; callers meeting the same requirements share
- * one set of pages.
+ * one set of pages; what an item's `visible` decides per request is left to `Visibility`.
  */
-export class PagedList<T> {
+export class PagedList<T> implements RuledListing<T> {
   private version = 0;
   private snapshot: Snapshot<T> | undefined;
 
@@ -37,7 +40,7 @@ export class PagedList<T> {
     private readonly source: () => Iterable<T>,
     private readonly pageSize: number,
     private readonly tag: string,
-    private readonly requiredScopesOf: (item: T) => readonly string[] | undefined = () => undefined,
+    readonly ruleOf: (item: T) => VisibilityRule | undefined = () => undefined,
   ) {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1)
       throw new McpConfigurationError(NOT_POSITIVE_INTEGER('limits.pageSize', pageSize));
@@ -54,6 +57,11 @@ export class PagedList<T> {
     return this.take().requirements.length > 0;
   }
 
+  /** Whether some item decides per request who sees it. */
+  get conditional(): boolean {
+    return this.take().conditional;
+  }
+
   page(cursor: unknown, granted: ReadonlySet<string> = new Set()): Page<T> {
     const pages = this.pagesFor(granted);
     if (cursor === undefined) return pages[0];
@@ -67,8 +75,11 @@ export class PagedList<T> {
     const items = [...this.source()];
     const requirements: Array<readonly string[]> = [];
     const keys = new Map<string, number>();
+    let conditional = false;
     const requirementOf = items.map((item) => {
-      const required = this.requiredScopesOf(item);
+      const rule = this.ruleOf(item);
+      if (rule?.visible) conditional = true;
+      const required = rule?.requiredScopes;
       if (!required) return -1;
       const key = [...required].sort().join(' ');
       let index = keys.get(key);
@@ -78,7 +89,7 @@ export class PagedList<T> {
       }
       return index;
     });
-    return (this.snapshot = { items, requirementOf, requirements, byClass: new Map() });
+    return (this.snapshot = { items, requirementOf, requirements, byClass: new Map(), conditional });
   }
 
   private pagesFor(granted: ReadonlySet<string>): Array<Page<T>> {

@@ -5,6 +5,7 @@ import type { McpContext } from '../mcp-context.js';
 import { checkCompleters, checkPrimitiveName, completerOf, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
+import type { Visible } from './visibility.js';
 import type { Completer } from './resource-registry.js';
 import { stripUndefined } from './tool-registry.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
@@ -24,6 +25,8 @@ export interface PromptRegistration extends PromptDefinition {
   complete?: Record<string, Completer>;
   /** OAuth scopes a caller needs: without all of them the prompt is hidden from lists and a get gets 403. */
   requiredScopes?: string[];
+  /** Decides per request whether the caller sees the prompt; hidden, a get answers as for an unknown prompt. */
+  visible?: Visible;
 }
 
 export class PromptRegistry {
@@ -38,7 +41,7 @@ export class PromptRegistry {
       () => [...this.entries.values()].map(definitionOf),
       pageSize,
       'prompts',
-      (d) => this.entries.get(d.name)?.requiredScopes,
+      (d) => this.entries.get(d.name),
     );
   }
 
@@ -87,6 +90,6 @@ export class PromptRegistry {
 }
 
 function definitionOf(registration: PromptRegistration): PromptDefinition {
-  const { handler: _h, complete: _c, requiredScopes: _s, ...definition } = registration;
+  const { handler: _h, complete: _c, requiredScopes: _s, visible: _v, ...definition } = registration;
   return stripUndefined(definition);
 }

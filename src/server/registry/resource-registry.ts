@@ -11,6 +11,7 @@ import type { McpContext } from '../mcp-context.js';
 import { checkCompleters, completerOf, someDeclareCompleters } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
+import type { Visible, VisibilityRule } from './visibility.js';
 import { stripUndefined } from './tool-registry.js';
 import { UriTemplate } from '../uri/uri-template.js';
 import { escapesTemplate, looseUriKey, normalizeUri } from '../uri/uri-normalization.js';
@@ -41,6 +42,8 @@ export interface ResourceRegistration extends ResourceDefinition {
   cache?: Partial<CacheHints>;
   /** OAuth scopes a caller needs: without all of them the resource is hidden from lists and a read gets 403. */
   requiredScopes?: string[];
+  /** Decides per request whether the caller sees the resource; hidden, a read answers as for an unknown URI. */
+  visible?: Visible;
 }
 
 export interface ResourceTemplateRegistration extends ResourceTemplateDefinition {
@@ -49,6 +52,8 @@ export interface ResourceTemplateRegistration extends ResourceTemplateDefinition
   cache?: Partial<CacheHints>;
   /** OAuth scopes a caller needs to list, read or complete this template. */
   requiredScopes?: string[];
+  /** Decides per request whether the caller sees the template (lists, reads, completion). */
+  visible?: Visible;
 }
 
 export interface ResourceMatch {
@@ -57,6 +62,7 @@ export interface ResourceMatch {
   mimeType?: string;
   cache?: Partial<CacheHints>;
   requiredScopes?: readonly string[];
+  visible?: Visible;
 }
 
 interface TemplateEntry {
@@ -95,13 +101,13 @@ export class ResourceRegistry {
           .map(([, registration]) => definitionOf(registration)),
       pageSize,
       'resources',
-      (d) => this.resources.get(normalizeUri(d.uri))?.requiredScopes,
+      (d) => this.resources.get(normalizeUri(d.uri)),
     );
     this.templateListing = new PagedList(
       () => [...this.templates.values()].map((t) => t.definition),
       pageSize,
       'templates',
-      (d) => this.templateScopes(d.uriTemplate),
+      (d) => this.templates.get(d.uriTemplate)?.registration,
     );
   }
 
@@ -152,7 +158,7 @@ export class ResourceRegistry {
     const matcher = new UriTemplate(uriTemplate);
     checkCompleters(`Resource template "${uriTemplate}"`, registration.complete, matcher.variables, 'variable');
     const requiredScopes = checkRequiredScopes(`Resource template "${uriTemplate}"`, registration.requiredScopes);
-    const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, ...definition } = registration;
+    const { handler: _h, complete: _c, cache: _k, requiredScopes: _s, visible: _v, ...definition } = registration;
     this.templates.set(uriTemplate, {
       definition: stripUndefined(definition),
       matcher,
@@ -189,21 +195,22 @@ export class ResourceRegistry {
     const normal = normalizeUri(uri);
     const resource = this.resources.get(normal);
     if (resource) {
-      const { handler, mimeType, cache, requiredScopes } = resource;
-      return { handler, variables: {}, mimeType, cache, requiredScopes };
+      const { handler, mimeType, cache, requiredScopes, visible } = resource;
+      return { handler, variables: {}, mimeType, cache, requiredScopes, visible };
     }
     const asGiven = normalizeUri(uri, false);
     for (const { matcher, registration } of this.templates.values()) {
       const variables = matcher.match(asGiven);
       if (!variables) continue;
       if (Object.values(variables).some(escapesTemplate)) return undefined;
-      const { handler, mimeType, cache } = registration;
+      const { handler, mimeType, cache, visible } = registration;
       return {
         handler,
         variables,
         mimeType,
         cache,
         requiredScopes: this.templateReadScopes(normal, registration.requiredScopes),
+        visible,
       };
     }
     return undefined;
@@ -222,9 +229,9 @@ export class ResourceRegistry {
     return entry && completerOf(entry.registration.complete, variable);
   }
 
-  /** The scopes a template requires, for listing and completion. */
-  templateScopes(uriTemplate: string): readonly string[] | undefined {
-    return this.templates.get(uriTemplate)?.registration.requiredScopes;
+  /** Who sees a template, for completion. */
+  templateRule(uriTemplate: string): VisibilityRule | undefined {
+    return this.templates.get(uriTemplate)?.registration;
   }
 
   /** `requiredScopes`: who can see what changed (no scopes: everybody). */
@@ -236,7 +243,7 @@ export class ResourceRegistry {
 }
 
 function definitionOf(registration: ResourceRegistration): ResourceDefinition {
-  const { handler: _h, cache: _c, requiredScopes: _s, ...definition } = registration;
+  const { handler: _h, cache: _c, requiredScopes: _s, visible: _v, ...definition } = registration;
   return stripUndefined(definition);
 }
 

@@ -7,6 +7,7 @@ import type { McpContext } from '../mcp-context.js';
 import { checkPrimitiveName } from './registry-rules.js';
 import { PagedList } from './paged-list.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
+import type { Visible } from './visibility.js';
 import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import {
@@ -29,8 +30,8 @@ export interface ToolRegistration extends ToolDefinition {
   requiredCapabilities?: ClientCapabilities;
   /** Each request state of this tool's rounds is accepted once (see `RequestStateStore`); a replay gets -32602. */
   singleUseState?: boolean;
-  /** Decides per request whether `tools/list` shows the tool (e.g. hidden from callers a guard would deny). */
-  visible?: ToolVisibility;
+  /** Decides per request whether the caller sees the tool (e.g. hidden from callers a guard would deny). */
+  visible?: Visible;
   /** OAuth scopes a caller needs: without all of them the tool is hidden from lists and a call gets 403. */
   requiredScopes?: string[];
   /**
@@ -68,8 +69,6 @@ export type TaskSupport = 'optional' | 'required';
 /** What `registerTool` takes besides the name, description, input schema and handler. */
 export type ToolRegistrationOptions = Omit<ToolRegistration, 'name' | 'description' | 'inputSchema' | 'handler'>;
 
-export type ToolVisibility = (context: McpContext) => boolean | Promise<boolean>;
-
 export interface ToolEntry {
   readonly definition: ToolDefinition;
   readonly handler: ToolHandler;
@@ -80,7 +79,7 @@ export interface ToolEntry {
   readonly paramHeaders: readonly ParamHeaderRule[];
   readonly requiredCapabilities?: ClientCapabilities;
   readonly singleUseState?: boolean;
-  readonly visible?: ToolVisibility;
+  readonly visible?: Visible;
   readonly requiredScopes?: readonly string[];
   readonly taskSupport?: TaskSupport;
   readonly deferTask: boolean;
@@ -91,7 +90,6 @@ export interface ToolEntry {
 /** Tools by name, in registration order, with everything a call needs compiled at registration. */
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolEntry>();
-  private conditional = 0;
   private taskTools = 0;
   private uiTools = 0;
   readonly listing: PagedList<ToolDefinition>;
@@ -105,7 +103,7 @@ export class ToolRegistry {
       () => [...this.entries.values()].map((e) => e.definition),
       pageSize,
       'tools',
-      (d) => this.entries.get(d.name)?.requiredScopes,
+      (d) => this.entries.get(d.name),
     );
   }
 
@@ -130,11 +128,6 @@ export class ToolRegistry {
   /** The tools that have a UI, for checking that each names a UI resource. */
   *withUi(): Generator<ToolEntry & { ui: UiToolMeta }> {
     for (const entry of this.entries.values()) if (entry.ui) yield entry as ToolEntry & { ui: UiToolMeta };
-  }
-
-  /** True when some tool's visibility depends on the request, so a `tools/list` page must be filtered per request. */
-  get hasConditionalTools(): boolean {
-    return this.conditional > 0;
   }
 
   has(name: string): boolean {
@@ -206,7 +199,6 @@ export class ToolRegistry {
       ui,
     };
     this.entries.set(name, entry);
-    if (visible) this.conditional++;
     if (taskSupport) this.taskTools++;
     if (ui) this.uiTools++;
     this.changed(entry.requiredScopes);
@@ -216,7 +208,6 @@ export class ToolRegistry {
     const entry = this.entries.get(name);
     if (!entry) return false;
     this.entries.delete(name);
-    if (entry.visible) this.conditional--;
     if (entry.taskSupport) this.taskTools--;
     if (entry.ui) this.uiTools--;
     this.changed(entry.requiredScopes);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DIRECTORY_MIME_TYPE, SKILL_MANIFEST, SKILL_URI_SCHEME } from '../../protocol/skills.js';
 import type { DirectoryChild, SkillEntry } from '../../protocol/skills.js';
-import type { McpContext } from '../mcp-context.js';
+import type { Visible } from '../registry/visibility.js';
 import type { SkillFiles } from './skill-folder.js';
 import type { SkillManifest } from './skill-frontmatter.js';
 import { mimeTypeOf } from './skill-mime.js';
@@ -24,7 +24,7 @@ export interface ServedSkill {
   /** The children of the skill's folder and of each folder in it, by folder URI. */
   folders: Map<string, DirectoryChild[]>;
   requiredScopes?: string[];
-  visible?: (context: McpContext) => boolean | Promise<boolean>;
+  visible?: Visible;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,4 +1,3 @@
-import { McpError } from '../../protocol/mcp-error.js';
 import { SKILL_MANIFEST } from '../../protocol/skills.js';
 import type { DirectoryChild, SkillEntry } from '../../protocol/skills.js';
 import { checkRequiredScopes } from '../access/required-scopes.js';
@@ -9,7 +8,6 @@ import {
   SKILL_FOLDER_PROBLEMS,
   SKILL_FOLDER_UNREADABLE,
 } from '../errors/configuration-messages.js';
-import type { McpContext } from '../mcp-context.js';
 import { PagedList } from '../registry/paged-list.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
@@ -33,8 +31,6 @@ export class SkillCatalog {
   private readonly skills = new Map<string, ServedSkill>();
   private readonly folders = new Map<string, Folder>();
   readonly listing: PagedList<SkillEntry>;
-  /** How many skills decide per request who sees them: their lists are then private to the caller. */
-  conditional = 0;
 
   constructor(
     private readonly options: McpSkillsOptions | undefined,
@@ -45,7 +41,7 @@ export class SkillCatalog {
       () => [...this.skills.values()].map((s) => s.entry).sort((a, b) => (a.uri < b.uri ? -1 : 1)),
       pageSize,
       'skills',
-      (entry) => this.skills.get(normalizeUri(entry.uri))?.requiredScopes,
+      (entry) => this.skills.get(normalizeUri(entry.uri)),
     );
   }
 
@@ -127,7 +123,6 @@ export class SkillCatalog {
     for (const file of skill.files) this.resources.removeResource(file.uri);
     for (const folder of skill.folders.keys()) this.folders.delete(normalizeUri(folder));
     this.skills.delete(normalizeUri(uri));
-    if (skill.visible) this.conditional--;
     this.listing.invalidate();
     return true;
   }
@@ -160,12 +155,12 @@ export class SkillCatalog {
       const pages = new PagedList(() => children, this.pageSize, 'directory');
       this.folders.set(normalizeUri(uri), { skill, pages });
     }
-    if (skill.visible) this.conditional++;
     this.listing.invalidate();
   }
 
+  /** Each file is seen by whoever sees the skill: `resources/list` and reads apply the skill's own rule. */
   private resourceOf(skill: ServedSkill, file: SkillFile) {
-    const { content, visible } = { content: file.content, visible: skill.visible };
+    const content = file.content;
     const manifest = file === skill.manifest;
     return {
       uri: file.uri,
@@ -174,12 +169,8 @@ export class SkillCatalog {
       mimeType: file.mimeType,
       size: file.size,
       requiredScopes: skill.requiredScopes,
-      handler: visible
-        ? async (uri: string, _variables: Record<string, string>, context: McpContext) => {
-            if (!(await visible(context))) throw McpError.resourceNotFound(uri);
-            return content;
-          }
-        : () => content,
+      visible: skill.visible,
+      handler: () => content,
     };
   }
 }

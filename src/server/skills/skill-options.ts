@@ -1,4 +1,4 @@
-import type { McpContext } from '../mcp-context.js';
+import type { Visible } from '../registry/visibility.js';
 
 /** What one skill, and a folder of them, may hold; a skill over a limit is refused at start-up. */
 export interface SkillLimits {
@@ -52,5 +52,5 @@ export interface McpSkill {
   /** OAuth scopes a caller needs to list or read this skill. */
   requiredScopes?: string[];
   /** Decides per request whether the caller sees the skill (`@Skill` methods: their guards); hidden is unknown. */
-  visible?: (context: McpContext) => boolean | Promise<boolean>;
+  visible?: Visible;
 }
