@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { McpKernel, type QueuedTask } from '../src/core/index.js';
 import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
@@ -28,8 +28,16 @@ function message(method: string, params: Record<string, unknown>) {
   return { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } };
 }
 
+// Web and worker kernels verify each other's queued calls under one shared secret.
+const secret = randomBytes(32).toString('hex');
+
 function kernel(tasks: TaskOptions): McpKernel {
-  const k = new McpKernel({ name: 'bench', version: '1.0.0', tasks: { maxTasksPerCaller: 100_000, ...tasks } });
+  const k = new McpKernel({
+    name: 'bench',
+    version: '1.0.0',
+    requestState: { secret },
+    tasks: { maxTasksPerCaller: 100_000, ...tasks },
+  });
   k.addTool({
     name: 'add',
     description: 'Adds',
