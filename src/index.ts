@@ -20,6 +20,7 @@ export { Prompt, type PromptOptions } from './nest/decorators/prompt.decorator.j
 export { UiResource, type UiResourceOptions } from './nest/decorators/ui-resource.decorator.js';
 export { RouteTool } from './nest/decorators/route-tool.decorator.js';
 export { Skill, type SkillOptions } from './nest/decorators/skill.decorator.js';
+export { McpEvent } from './nest/decorators/mcp-event.decorator.js';
 export type { RouteToolOptions } from './nest/decorators/route-tool-options.interface.js';
 export type { McpCompleters } from './nest/decorators/mcp-completers.js';
 export { Args } from './nest/decorators/params/args.decorator.js';

@@ -29,7 +29,7 @@ export { McpStdioDriver, type McpStdioOptions, type LineSink } from '../stdio/mc
 
 // The pluggable backends (what `nestjs-mcp/redis` implements), each with its in-process implementation.
 export { InMemoryRequestStateStore, type RequestStateStore } from '../server/input/request-state-store.js';
-export { InProcessEventBus, type McpEvent, type McpEventBus } from '../server/events/event-bus.js';
+export { InProcessEventBus, type McpBusEvent, type McpEventBus } from '../server/events/event-bus.js';
 export {
   InProcessReplyRouter,
   ReplyCancelled,

@@ -80,3 +80,11 @@ export const CATALOG_WITHOUT_CARD = (server: string) =>
   `MCP server "${server}": http.catalog lists the server by its Server Card, which is not served ` +
   '(http.serverCard is false, or the server has auth, whose card is served only when asked). Set ' +
   'http.serverCard: true to publish the card, or drop http.catalog.';
+
+export const EVENT_EMITTER_MISSING = (place: string, on: string) =>
+  `@McpEvent on ${place} listens to the app event "${on}" on @nestjs/event-emitter's emitter, which this app does ` +
+  `not provide: import EventEmitterModule.forRoot() from '@nestjs/event-emitter' (npm install @nestjs/event-emitter), ` +
+  `or declare the event with MCPServer.addEvent and publish it with MCPServer.publishEvent`;
+
+export const EVENT_NOT_STATIC = (name: string) =>
+  `@McpEvent "${name}": the method listens for the app's lifetime, so it must be a method of a singleton (not request-scoped) provider`;

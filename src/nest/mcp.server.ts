@@ -12,6 +12,7 @@ import type { McpToolRegistration } from '../server/registry/tool-registration.j
 import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/tool-registry.js';
 import type { UiResourceRegistration } from '../server/registry/ui-resource.js';
 import type { McpSkill } from '../server/skills/skill-options.js';
+import type { McpEventRegistration } from '../server/domain-events/event-catalog.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -102,6 +103,29 @@ export class MCPServer {
   /** Stops serving the skill whose `SKILL.md` is at `uri`, and its files; false when there is none. */
   removeSkill(uri: string): boolean {
     return this.kernel.removeSkill(uri);
+  }
+
+  /**
+   * Declares an event type (SEP-3415) published only through `publishEvent`; `@McpEvent` declares one fed by
+   * the app's emitter. Declaring one is the server's opt-in to the Events extension. See docs/events.md.
+   */
+  addEvent(registration: McpEventRegistration): void {
+    this.kernel.addEvent(registration);
+  }
+
+  /** Stops offering the event type: its open `events/stream` requests end with `notifications/events/terminated`. */
+  removeEvent(name: string): boolean {
+    return this.kernel.removeEvent(name);
+  }
+
+  /**
+   * Publishes one occurrence of a declared event type with `data` (checked against its payloadSchema): kept for
+   * polls within its retention and sent to its open streams before the promise settles. Rejects for an
+   * undeclared type, data that is not a plain object or that its payloadSchema refuses, or one larger than its
+   * retention's `maxBytes`.
+   */
+  publishEvent(name: string, data: unknown): Promise<void> {
+    return this.kernel.publishEvent(name, data);
   }
 
   /** Tells listen streams that subscribed to this resource that it changed. */

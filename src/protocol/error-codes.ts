@@ -12,6 +12,9 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  // The general-purpose codes SEP-3415 (Events) requests next in the MCP range; provisional until it is accepted.
+  NotFound: -32023,
+  Unsupported: -32026,
   // The spec defines no JSON-RPC code for authorization failures (clients act on the HTTP status and the
   // WWW-Authenticate challenge), so these are application codes outside the ranges JSON-RPC and MCP reserve.
   Unauthorized: -31401,
@@ -29,6 +32,8 @@ const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.HeaderMismatch, 400],
   [ErrorCode.MissingRequiredClientCapability, 400],
   [ErrorCode.UnsupportedProtocolVersion, 400],
+  [ErrorCode.NotFound, 400],
+  [ErrorCode.Unsupported, 400],
   [ErrorCode.MethodNotFound, 404],
   [ErrorCode.Unauthorized, 401],
   [ErrorCode.InsufficientScope, 403],

@@ -1,6 +1,7 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { CacheHints, InputRequests, McpResult } from '../protocol/mcp-types.js';
 import type { TaskResult } from '../protocol/extensions/tasks.js';
+import type { ListEventsResult, PollEventsResult } from '../protocol/extensions/events.js';
 import type { Caller } from './access/caller-identity.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
@@ -23,7 +24,7 @@ export const PRIVATE_LIST: CacheHint = { kind: 'list', private: true };
 export const DISCOVER: CacheHint = { kind: 'discover' };
 
 /** A result that takes cache hints, with the hints it takes. */
-export class Cacheable<R extends McpResult = McpResult> {
+export class Cacheable<R extends McpResult | ListEventsResult = McpResult | ListEventsResult> {
   constructor(
     readonly result: R,
     readonly hint: CacheHint,
@@ -44,7 +45,7 @@ export class InterimResult {
 }
 
 /** What a method family answers: the core result, the same with its cache hints, or a request for input. */
-export type MethodResult = McpResult | TaskResult | Cacheable | InterimResult;
+export type MethodResult = McpResult | TaskResult | PollEventsResult | Cacheable | InterimResult;
 
 /**
  * A family's method: the request, its transport's context, and who it speaks for (computed once, by the kernel).

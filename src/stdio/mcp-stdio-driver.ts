@@ -128,7 +128,8 @@ export class McpStdioDriver {
     this.stopReading?.();
     await this.legacy?.close();
     for (const exchange of this.inFlight.values()) {
-      if (exchange.request.method === 'subscriptions/listen') exchange.abort(undefined);
+      const method = exchange.request.method;
+      if (method === 'subscriptions/listen' || method === 'events/stream') exchange.abort(undefined);
     }
     if (!(await settledWithin(this.inFlightWork(), drainTimeoutMs))) {
       const reason = new McpError(ErrorCode.InternalError, 'Server is shutting down');

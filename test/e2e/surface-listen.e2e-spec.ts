@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { MCPServer, McpModule } from '../../src/index.js';
-import type { McpEvent } from '../../src/core/index.js';
+import type { McpBusEvent } from '../../src/core/index.js';
 import { MCP_KERNEL } from '../../src/nest/mcp.constants.js';
 import { createApp } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -15,7 +15,7 @@ class CountingBus extends InProcessEventBus {
   live = 0;
   private released: Array<() => void> = [];
 
-  override subscribe(listener: (event: McpEvent) => void): () => void {
+  override subscribe(listener: (event: McpBusEvent) => void): () => void {
     this.live++;
     const unsubscribe = super.subscribe(listener);
     return () => {

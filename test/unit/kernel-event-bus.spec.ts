@@ -1,11 +1,11 @@
 import { jest } from '@jest/globals';
-import type { McpEvent, McpEventBus } from '../../src/core/index.js';
+import type { McpBusEvent, McpEventBus } from '../../src/core/index.js';
 import { McpKernel } from '../../src/core/index.js';
 
 /** A remote bus (Redis, say) that is down: every publish rejects. */
 class DownBus implements McpEventBus {
-  readonly published: McpEvent[] = [];
-  publish(event: McpEvent): Promise<void> {
+  readonly published: McpBusEvent[] = [];
+  publish(event: McpBusEvent): Promise<void> {
     this.published.push(event);
     return Promise.reject(new Error('bus unreachable'));
   }

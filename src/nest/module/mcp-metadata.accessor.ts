@@ -2,12 +2,14 @@ import { Injectable, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import type { SkillOptions } from '../decorators/skill.decorator.js';
+import type { McpEventOptions } from '../decorators/mcp-event.decorator.js';
 import type { ResourceTemplateOptions } from '../decorators/resource-template.decorator.js';
 import type { ResourceOptions } from '../decorators/resource.decorator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import type { UiResourceOptions } from '../decorators/ui-resource.decorator.js';
 import { applyArgumentPlan, pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
 import {
+  MCP_EVENT_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
@@ -23,7 +25,8 @@ export type McpMethodMetadata =
   | { kind: 'resourceTemplate'; options: ResourceTemplateOptions }
   | { kind: 'prompt'; options: PromptOptions }
   | { kind: 'uiResource'; options: UiResourceOptions }
-  | { kind: 'skill'; options: SkillOptions };
+  | { kind: 'skill'; options: SkillOptions }
+  | { kind: 'event'; options: McpEventOptions };
 
 /** Reads the MCP decorators' metadata off provider methods. */
 @Injectable()
@@ -43,6 +46,8 @@ export class McpMetadataAccessor {
     if (ui) return { kind: 'uiResource', options: ui };
     const skill = this.reflector.get<SkillOptions | undefined>(MCP_SKILL_METADATA, method);
     if (skill) return { kind: 'skill', options: skill };
+    const event = this.reflector.get<McpEventOptions | undefined>(MCP_EVENT_METADATA, method);
+    if (event) return { kind: 'event', options: event };
     return undefined;
   }
 

@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../../server/mcp-context.js';
 import type { Visible } from '../../server/registry/visibility.js';
@@ -8,6 +8,7 @@ import type { PromptValue } from '../../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../../server/registry/resource-registry.js';
 import type { McpCompleters } from '../decorators/mcp-completers.js';
 import type { SkillContent } from '../decorators/skill.decorator.js';
+import type { McpEventOptions } from '../decorators/mcp-event.decorator.js';
 import type { McpArgumentsHost } from '../pipeline/mcp-arguments-host.js';
 import { McpHandlerFactory } from '../pipeline/mcp-handler.factory.js';
 import { getRequiredScopes } from '../decorators/require-scopes.decorator.js';
@@ -15,7 +16,8 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from '../mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, SKILL_NOT_STATIC } from '../mcp-messages.js';
+import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, EVENT_NOT_STATIC, SKILL_NOT_STATIC } from '../mcp-messages.js';
+import { AppEventBridge } from '../events/app-event-bridge.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { McpRegistrationError } from '../errors/mcp-registration-error.js';
 import type { MCPServer } from '../mcp.server.js';
@@ -38,12 +40,14 @@ interface DecoratedMethod {
 }
 
 /**
- * Finds every `@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt` and `@UiResource` method among the providers
+ * Finds every `@Tool`, `@Resource`, `@ResourceTemplate`, `@Prompt`, `@UiResource`, `@Skill` and `@McpEvent` method among the providers
  * in reach (all modules, or those of the `include` option) and registers it with this module's `MCPServer`, the
  * registry `registerTool` feeds. Everything (schemas, validators, handlers, the pipeline) is built here, once.
  */
 @Injectable()
-export class McpExplorer implements OnModuleInit {
+export class McpExplorer implements OnModuleInit, OnModuleDestroy {
+  private readonly appEvents: AppEventBridge;
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -52,7 +56,14 @@ export class McpExplorer implements OnModuleInit {
     @Inject(MCP_SERVER) private readonly server: MCPServer,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly routeTools: RouteToolsExplorer,
-  ) {}
+    moduleRef: ModuleRef,
+  ) {
+    this.appEvents = new AppEventBridge(moduleRef);
+  }
+
+  onModuleDestroy(): void {
+    this.appEvents.close();
+  }
 
   async onModuleInit(): Promise<void> {
     const places = new Map<string, string>();
@@ -97,7 +108,8 @@ export class McpExplorer implements OnModuleInit {
     }
   }
 
-  private async register({ wrapper, methodName, metadata, requiredScopes, given }: DecoratedMethod): Promise<void> {
+  private async register(method: DecoratedMethod): Promise<void> {
+    const { wrapper, methodName, metadata, requiredScopes, given, place } = method;
     switch (metadata.kind) {
       case 'tool': {
         const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
@@ -155,6 +167,8 @@ export class McpExplorer implements OnModuleInit {
         this.server.addSkill({ ...metadata.options, ...content, requiredScopes, visible });
         return;
       }
+      case 'event':
+        return this.registerEvent(wrapper, methodName, metadata.options, requiredScopes, place);
       case 'prompt': {
         const { name = methodName, hideWhenDenied, ...rest } = metadata.options;
         const handler = this.handlers.createReader<PromptResult>(wrapper, methodName, 'prompt');
@@ -169,6 +183,26 @@ export class McpExplorer implements OnModuleInit {
         return;
       }
     }
+  }
+
+  /** An `@McpEvent` method: the event type it declares, fed by the app events it listens to. */
+  private async registerEvent(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    { on, ...options }: McpEventOptions,
+    requiredScopes: string[] | undefined,
+    place: string,
+  ): Promise<void> {
+    const instance = wrapper.instance as Record<string, (payload: unknown) => unknown> | undefined;
+    if (!wrapper.isDependencyTreeStatic() || typeof instance?.[methodName] !== 'function')
+      throw new McpConfigurationError(EVENT_NOT_STATIC(options.name));
+    // Who follows an event is always its guards' decision: a refusal looks like an unknown event.
+    const visible = this.visibility(wrapper, methodName, true, `event "${options.name}"`);
+    this.server.addEvent({ ...options, requiredScopes, visible });
+    const method = instance[methodName].bind(instance);
+    await this.appEvents.listen(place, on ?? options.name, method, (data) =>
+      this.server.publishEvent(options.name, data),
+    );
   }
 
   /**

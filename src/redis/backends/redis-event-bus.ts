@@ -1,18 +1,18 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { McpEvent, McpEventBus } from '../../server/events/event-bus.js';
+import type { McpBusEvent, McpEventBus } from '../../server/events/event-bus.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 
 /** What goes over the channel: the publishing instance, so it can skip its own echo, and the event. */
 interface Envelope {
   o: string;
-  e: McpEvent;
+  e: McpBusEvent;
 }
 
 // After an outage this instance may have missed changes published elsewhere: the list events tell its streams
 // to fetch again. A missed resources/updated cannot be rebuilt (its URI is gone with it).
-const RESYNC_EVENTS: readonly McpEvent[] = [
+const RESYNC_EVENTS: readonly McpBusEvent[] = [
   { type: 'tools/list_changed' },
   { type: 'prompts/list_changed' },
   { type: 'resources/list_changed' },
@@ -26,7 +26,7 @@ const RESYNC_EVENTS: readonly McpEvent[] = [
  * nothing in Redis to expire.
  */
 export class RedisEventBus implements McpEventBus {
-  private readonly listeners = new Set<(event: McpEvent) => void>();
+  private readonly listeners = new Set<(event: McpBusEvent) => void>();
   private readonly origin = randomUUID();
   private readonly channel: RedisChannel;
   private publishFailing = false;
@@ -56,7 +56,7 @@ export class RedisEventBus implements McpEventBus {
    * Never rejects: a change is a registration or a tool's notice, neither of which should fail because other
    * instances cannot be told. While Redis is away they are not, and the log says so once per outage.
    */
-  async publish(event: McpEvent): Promise<void> {
+  async publish(event: McpBusEvent): Promise<void> {
     this.deliver(event);
     const envelope: Envelope = { o: this.origin, e: event };
     try {
@@ -71,7 +71,7 @@ export class RedisEventBus implements McpEventBus {
     }
   }
 
-  subscribe(listener: (event: McpEvent) => void): () => void {
+  subscribe(listener: (event: McpBusEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -86,7 +86,7 @@ export class RedisEventBus implements McpEventBus {
     this.deliver(envelope.e);
   }
 
-  private deliver(event: McpEvent): void {
+  private deliver(event: McpBusEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

@@ -10,6 +10,9 @@ const MODERN_ONLY: ReadonlySet<string> = new Set([
   'tasks/get',
   'tasks/update',
   'tasks/cancel',
+  'events/list',
+  'events/poll',
+  'events/stream',
 ]);
 
 /**

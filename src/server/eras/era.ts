@@ -1,6 +1,7 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import type { InputRequiredResult, McpResult, MetaObject } from '../../protocol/mcp-types.js';
 import type { TaskResult } from '../../protocol/extensions/tasks.js';
+import type { EventsResult } from '../../protocol/extensions/events.js';
 import type { InterimResult, MethodResult } from '../method-result.js';
 
 /** What an era may add to every result it presents. */
@@ -13,7 +14,8 @@ export interface EraFields {
  * A family's answer as an era sends it: the typed result (with the era's fields), or, in an era whose leg turns
  * interim results into requests of its own (2025-era), the `InterimResult` handed back for the leg to take.
  */
-export type PresentedResult = ((McpResult | TaskResult | InputRequiredResult) & EraFields) | InterimResult;
+export type PresentedResult =
+  ((McpResult | TaskResult | EventsResult | InputRequiredResult) & EraFields) | InterimResult;
 
 /**
  * What one protocol revision (or a family of them) adds around the method families: its version rung, the

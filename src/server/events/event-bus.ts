@@ -5,7 +5,7 @@ import type { DetailedTask } from '../../protocol/extensions/tasks.js';
  * changed (absent: visible to every caller), so a stream is told only of changes its caller can see. A task's
  * state goes only to streams of its owner (an opaque key).
  */
-export type McpEvent =
+export type McpBusEvent =
   | { type: 'tools/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'prompts/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'resources/list_changed'; requiredScopes?: readonly string[] }
@@ -21,18 +21,18 @@ export type ListChangeListener = (requiredScopes: readonly string[] | undefined)
  * streams held by all of them.
  */
 export interface McpEventBus {
-  publish(event: McpEvent): void | Promise<void>;
-  subscribe(listener: (event: McpEvent) => void): () => void;
+  publish(event: McpBusEvent): void | Promise<void>;
+  subscribe(listener: (event: McpBusEvent) => void): () => void;
 }
 
 export class InProcessEventBus implements McpEventBus {
-  private readonly listeners = new Set<(event: McpEvent) => void>();
+  private readonly listeners = new Set<(event: McpBusEvent) => void>();
 
-  publish(event: McpEvent): void {
+  publish(event: McpBusEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 
-  subscribe(listener: (event: McpEvent) => void): () => void {
+  subscribe(listener: (event: McpBusEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

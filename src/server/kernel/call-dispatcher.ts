@@ -63,9 +63,9 @@ export class CallDispatcher {
     const respond = (): Promise<JsonRpcResponse> => {
       let running: MethodResult | Promise<MethodResult>;
       try {
-        // A listen stream is long-lived by design and has its own cap; every other call is bounded.
+        // Listen and event streams are long-lived by design and have their own caps; every other call is bounded.
         running =
-          request.method === 'subscriptions/listen'
+          request.method === 'subscriptions/listen' || request.method === 'events/stream'
             ? handler(request, context, caller)
             : this.calls.run(context, caller, (signal) =>
                 handler(request, new CallContext(context, signal, call || undefined, caller), caller),

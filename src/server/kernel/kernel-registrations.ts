@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { REGISTRATION_FAILED } from '../errors/configuration-messages.js';
-import type { McpEvent, McpEventBus } from '../events/event-bus.js';
+import type { McpBusEvent, McpEventBus } from '../events/event-bus.js';
 import type { McpLogger } from '../mcp-logger.js';
 import { uiLinkProblem } from '../apps/ui-links.js';
 import { PromptRegistry, type PromptRegistration } from '../registry/prompt-registry.js';
@@ -17,6 +17,7 @@ import { toUiResourceRegistration, type UiResourceRegistration } from '../regist
 import type { InferSchemaInput } from '../schema/mcp-schema.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
+import { EventCatalog, type McpEventRegistration } from '../domain-events/event-catalog.js';
 import type { McpSkill, McpSkillsOptions } from '../skills/skill-options.js';
 
 /**
@@ -28,6 +29,7 @@ export class KernelRegistrations {
   protected readonly resources: ResourceRegistry;
   protected readonly prompts: PromptRegistry;
   protected readonly skills: SkillCatalog;
+  protected readonly events: EventCatalog;
   /** Set by `checkUiLinks`: from then on a tool added with a UI must name a registered UI resource at once. */
   private uiLinksChecked = false;
 
@@ -48,6 +50,7 @@ export class KernelRegistrations {
       this.publish({ type: 'prompts/list_changed', requiredScopes }),
     );
     this.skills = new SkillCatalog(skills, this.resources, pageSize);
+    this.events = new EventCatalog(schemas, pageSize);
   }
 
   /**
@@ -176,12 +179,38 @@ export class KernelRegistrations {
     return this.skills.load();
   }
 
+  /**
+   * Declares an event type (SEP-3415): declaring one is the server's opt-in to the Events extension. Throws
+   * `McpConfigurationError` when the declaration is broken or the name is taken.
+   */
+  addEvent(registration: McpEventRegistration): void {
+    this.events.add(registration);
+  }
+
+  /** Stops offering the event type: its open streams end with `notifications/events/terminated`. */
+  removeEvent(name: string): boolean {
+    return this.events.remove(name);
+  }
+
+  /**
+   * Publishes one occurrence of a declared event type: kept in its log (within its retention) for polls, and
+   * sent to its open streams, before this returns. Rejects for an undeclared type or data its payloadSchema refuses.
+   */
+  publishEvent(name: string, data: unknown): Promise<void> {
+    try {
+      this.events.publish(name, data);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
   /** Tells listen streams that subscribed to this resource that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.publish({ type: 'resources/updated', uri });
   }
 
-  protected publish(event: McpEvent): void {
+  protected publish(event: McpBusEvent): void {
     // A remote bus that is down must neither fail the registration nor, as an unhandled rejection, end the
     // process: listen streams miss this change, and the log says so.
     Promise.resolve(this.eventBus.publish(event)).catch((error: unknown) =>

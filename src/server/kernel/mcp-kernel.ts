@@ -9,7 +9,7 @@ import { CallerIdentity, type Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import { Era2026 } from '../eras/era-2026.js';
 import type { McpEra } from '../eras/era.js';
-import { InProcessEventBus, type McpEvent } from '../events/event-bus.js';
+import { InProcessEventBus, type McpBusEvent } from '../events/event-bus.js';
 import { HandlerErrorPolicy, type HandlerErrorLogger } from '../failures/handler-error-policy.js';
 import { HandlerFailure } from '../failures/handler-failure.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
@@ -26,6 +26,7 @@ import { CallDispatcher } from './call-dispatcher.js';
 import { KernelRegistrations } from './kernel-registrations.js';
 import { createMethodFamilies, methodTable } from './method-table.js';
 import type { ListenMethods } from '../methods/listen.js';
+import type { EventStreams } from '../domain-events/event-streams.js';
 import type { ResourceMethods } from '../methods/resources.js';
 import type { ServerMethods } from '../methods/server.js';
 import type { ToolMethods } from '../methods/tools.js';
@@ -58,6 +59,7 @@ import type { QueuedTask } from '../tasks/task-queue.js';
 export class McpKernel extends KernelRegistrations {
   private readonly states: RequestStateCodec;
   private readonly listen: ListenMethods;
+  private readonly eventStreams: EventStreams;
   private readonly taskRunner: TaskRunner;
   private readonly toolCalls: ToolMethods;
   private readonly resourceReads: ResourceMethods;
@@ -131,12 +133,13 @@ export class McpKernel extends KernelRegistrations {
       this.states,
     );
     const families = createMethodFamilies(
-      { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills },
+      { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills, events: this.events },
       { round, failure, gate: new ScopeGate(options.hideForbidden ?? false), taskRunner: this.taskRunner, schemas },
       { eventBus: this.eventBus, limits: this.listenLimits(listen), serverName: options.name },
       options,
     );
     ({ listen: this.listen, tools: this.toolCalls, resources: this.resourceReads, server: this.server } = families);
+    this.eventStreams = families.eventStreams;
     this.dispatcher = new CallDispatcher(methodTable(families), this.calls, (context) => this.callerOf(context), log);
   }
 
@@ -165,7 +168,7 @@ export class McpKernel extends KernelRegistrations {
   }
 
   /** The server's events as listen streams get them: what a 2025-era session's GET stream carries. */
-  subscribeEvents(listener: (event: McpEvent) => void): () => void {
+  subscribeEvents(listener: (event: McpBusEvent) => void): () => void {
     return this.eventBus.subscribe(listener);
   }
 
@@ -198,6 +201,7 @@ export class McpKernel extends KernelRegistrations {
    */
   close(): void {
     this.listen.close();
+    this.eventStreams.close();
     this.taskRunner.close();
     void this.legacy?.close();
   }

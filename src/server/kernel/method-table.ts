@@ -17,6 +17,9 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import { SkillMethods } from '../skills/skill-methods.js';
+import { EventMethods } from '../domain-events/event-methods.js';
+import { EventStreams } from '../domain-events/event-streams.js';
+import type { EventCatalog } from '../domain-events/event-catalog.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { TaskRunner } from '../tasks/task-runner.js';
 import { ToolTasks } from '../tasks/tool-tasks.js';
@@ -29,6 +32,7 @@ export interface KernelRegistries {
   resources: ResourceRegistry;
   prompts: PromptRegistry;
   skills: SkillCatalog;
+  events: EventCatalog;
 }
 
 /** The services a family may be given: each gets only those it uses. */
@@ -57,6 +61,8 @@ export interface MethodFamilies {
   skills: SkillMethods;
   listen: ListenMethods;
   tasks: TaskMethods;
+  events: EventMethods;
+  eventStreams: EventStreams;
 }
 
 export function createMethodFamilies(
@@ -65,7 +71,7 @@ export function createMethodFamilies(
   listen: KernelListen,
   { instructions, extensions }: Pick<McpServerOptions, 'instructions' | 'extensions'>,
 ): MethodFamilies {
-  const { tools, resources, prompts, skills } = registries;
+  const { tools, resources, prompts, skills, events } = registries;
   const visibility = new Visibility(gate, (request, transport) => round.askerContext(request, transport));
   const completion = new CompletionMethods(prompts, resources, visibility);
   return {
@@ -75,6 +81,7 @@ export function createMethodFamilies(
       resources,
       completion,
       skills,
+      events,
       Era2026.supportedVersions,
       instructions,
       extensions,
@@ -86,6 +93,8 @@ export function createMethodFamilies(
     skills: new SkillMethods(skills, visibility),
     listen: new ListenMethods(tools, prompts, resources, listen.eventBus, listen.limits, gate, listen.serverName),
     tasks: new TaskMethods(taskRunner, schemas),
+    events: new EventMethods(events, visibility),
+    eventStreams: new EventStreams(events, visibility, listen.limits),
   };
 }
 
@@ -108,5 +117,8 @@ export function methodTable(f: MethodFamilies): ReadonlyMap<string, MethodHandle
     ['tasks/get', (req, _ctx, caller) => f.tasks.get(req, caller)],
     ['tasks/update', (req, _ctx, caller) => f.tasks.update(req, caller)],
     ['tasks/cancel', (req, _ctx, caller) => f.tasks.cancel(req, caller)],
+    ['events/list', (req, ctx) => f.events.list(req, ctx)],
+    ['events/poll', (req, ctx) => f.events.poll(req, ctx)],
+    ['events/stream', (req, ctx, caller) => f.eventStreams.stream(req, ctx, caller)],
   ]);
 }

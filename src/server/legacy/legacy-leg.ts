@@ -20,7 +20,7 @@ import {
 import type { Caller } from '../access/caller-identity.js';
 import { defaultShare } from '../access/fair-share.js';
 import type { McpEra } from '../eras/era.js';
-import type { McpEvent } from '../events/event-bus.js';
+import type { McpBusEvent } from '../events/event-bus.js';
 import { checkUriLength } from '../methods/listen-access.js';
 import { LegacySessions, UNKNOWN_SESSION, type LegacySessionOptions } from '../sessions/legacy-sessions.js';
 import type { SessionRecord } from '../sessions/session-store.js';
@@ -68,7 +68,7 @@ export interface LegacyDispatcher {
   /** Throws the InsufficientScope error a 2026-07-28 listen gets for a resource the caller may not watch. */
   checkSubscriptions(uris: readonly string[], scopes: readonly string[] | undefined): void;
   /** The server's events (list changes, resource updates), for the GET streams of sessions. */
-  subscribeEvents(listener: (event: McpEvent) => void): () => void;
+  subscribeEvents(listener: (event: McpBusEvent) => void): () => void;
   /** Most URIs one listen may watch: also the most subscriptions one session may hold. */
   readonly maxResourceSubscriptions: number;
   /** Longest URI one listen may watch: also the longest one `resources/subscribe` may name. */

@@ -1,7 +1,7 @@
 import type { Caller } from '../access/caller-identity.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { McpEvent } from '../events/event-bus.js';
+import type { McpBusEvent } from '../events/event-bus.js';
 import { hasScopes, insufficientScope } from '../access/required-scopes.js';
 import type { ResourceMatch } from '../registry/resource-registry.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
@@ -129,7 +129,7 @@ export class ListenAudience {
   }
 
   /** A task's state is not a matter of scopes: the stream lets it through to its owner only, before asking this. */
-  admits(event: Exclude<McpEvent, { type: 'tasks/status' }>): boolean {
+  admits(event: Exclude<McpBusEvent, { type: 'tasks/status' }>): boolean {
     if (event.type !== 'resources/updated') return hasScopes(event.requiredScopes, this.granted);
     return this.watched.has(normalizeUri(event.uri)) && hasScopes(this.match(event.uri)?.requiredScopes, this.granted);
   }

@@ -129,7 +129,7 @@ export class ListenMethods {
  * Resolves when the server closes, the caller's credential expires, or the transport gives up on the request:
  * through its `onAbort` subscription when it has one (a transport may offer only that), else through its signal.
  */
-function untilStopped(transport: McpRequestContext, closing: AbortSignal): Promise<void> {
+export function untilStopped(transport: McpRequestContext, closing: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let unsubscribe: (() => void) | undefined;
     let expiry: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import type { DiscoverResult, ServerCapabilities } from '../../protocol/mcp-types.js';
 import { UI_EXTENSION } from '../../protocol/extensions/apps.js';
 import { TASKS_EXTENSION } from '../../protocol/extensions/tasks.js';
+import { EVENTS_EXTENSION } from '../../protocol/extensions/events.js';
 import { Cacheable, DISCOVER } from '../method-result.js';
 import type { PromptRegistry } from '../registry/prompt-registry.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -20,6 +21,8 @@ export class ServerMethods {
     private readonly resources: ResourceRegistry,
     private readonly completion: CompletionMethods,
     private readonly skills: SkillCatalog,
+    /** The declared event types (SEP-3415): how many there are decides whether the extension is declared. */
+    private readonly events: { readonly size: number },
     private readonly supportedVersions: readonly string[],
     private readonly instructions: string | undefined,
     extensions: DeclaredExtensions | undefined,
@@ -55,6 +58,10 @@ export class ServerMethods {
     // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
     if (this.tools.hasTaskTools)
       result.capabilities.extensions = { ...result.capabilities.extensions, [TASKS_EXTENSION]: {} };
+    // Events (SEP-3415) rely on per-request capabilities and server/discover: a 2026-07-28 extension too. The
+    // settings object is empty: no notifications/events/list_changed is sent.
+    if (this.events.size > 0)
+      result.capabilities.extensions = { ...result.capabilities.extensions, [EVENTS_EXTENSION]: {} };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return new Cacheable(result, DISCOVER);
   }

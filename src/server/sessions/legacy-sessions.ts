@@ -7,7 +7,7 @@ import type { Caller } from '../access/caller-identity.js';
 import { hasScopes } from '../access/required-scopes.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER } from '../errors/configuration-messages.js';
-import type { McpEvent } from '../events/event-bus.js';
+import type { McpBusEvent } from '../events/event-bus.js';
 import { canonicalDigest } from '../util/canonical-digest.js';
 import { normalizeUri } from '../uri/uri-normalization.js';
 import {
@@ -111,7 +111,7 @@ export class LegacySessions {
   constructor(
     private readonly server: string,
     options: LegacySessionOptions,
-    subscribe: (listener: (event: McpEvent) => void) => () => void,
+    subscribe: (listener: (event: McpBusEvent) => void) => () => void,
   ) {
     this.idleTimeoutMs = positive('legacy.sessions.idleTimeoutMs', options.idleTimeoutMs ?? 30 * 60_000);
     this.maxPerCaller = positive('legacy.sessions.maxPerCaller', options.maxPerCaller ?? 10);
@@ -227,7 +227,7 @@ export class LegacySessions {
     return this.lastOwner.owner;
   }
 
-  private fanOut(event: McpEvent): void {
+  private fanOut(event: McpBusEvent): void {
     if (event.type === 'tasks/status' || this.streams.size === 0) return;
     for (const open of this.streams.values()) {
       const { stream, writer } = open;

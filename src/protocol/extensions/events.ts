@@ -1,0 +1,61 @@
+import type { JsonSchema, MetaObject } from '../mcp-types.js';
+
+/**
+ * The Events extension (SEP-3415, `io.modelcontextprotocol/events`, draft of 2026-10-05 at 5eb68628): a server
+ * lists the kinds of things that happen in it (`events/list`) and delivers their occurrences to a client that
+ * polls (`events/poll`) or holds one long request open (`events/stream`). Cursors are opaque positions that
+ * resume a subscription; `truncated` says occurrences between the cursor and what is delivered were skipped.
+ */
+export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
+export const EVENTS_LIST_METHOD = 'events/list';
+export const EVENTS_POLL_METHOD = 'events/poll';
+export const EVENTS_STREAM_METHOD = 'events/stream';
+
+/** The stream's notifications: confirmation (and a fresh cursor after a gap), an occurrence, liveness, the end. */
+export const EVENTS_ACTIVE_NOTIFICATION = 'notifications/events/active';
+export const EVENTS_EVENT_NOTIFICATION = 'notifications/events/event';
+export const EVENTS_HEARTBEAT_NOTIFICATION = 'notifications/events/heartbeat';
+export const EVENTS_TERMINATED_NOTIFICATION = 'notifications/events/terminated';
+
+/** How an event type can be followed. */
+export type EventDelivery = 'poll' | 'push' | 'webhook';
+export const EVENT_DELIVERIES: readonly EventDelivery[] = ['poll', 'push', 'webhook'];
+
+/** An event type as `events/list` names it. */
+export interface EventDescriptor {
+  name: string;
+  description: string;
+  delivery: EventDelivery[];
+  inputSchema: JsonSchema;
+  payloadSchema: JsonSchema;
+  _meta?: MetaObject;
+}
+
+/** One thing that happened: what a poll result lists and a stream's `notifications/events/event` carries. */
+export interface EventOccurrence {
+  eventId: string;
+  name: string;
+  /** ISO 8601. */
+  timestamp: string;
+  data: Record<string, unknown>;
+  /** The subscription's position after this occurrence (stream only; a poll carries it on the result). */
+  cursor?: string | null;
+}
+
+export interface ListEventsResult {
+  events: EventDescriptor[];
+  nextCursor?: string;
+  _meta?: MetaObject;
+}
+
+export interface PollEventsResult {
+  events: EventOccurrence[];
+  cursor: string | null;
+  truncated: boolean;
+  hasMore: boolean;
+  nextPollMs: number;
+  _meta?: MetaObject;
+}
+
+/** The answers of the extension's methods. */
+export type EventsResult = ListEventsResult | PollEventsResult;

@@ -1,0 +1,68 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { EventDelivery } from '../../protocol/extensions/events.js';
+import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { McpRequestContext } from '../mcp-request-context.js';
+import type { Visibility } from '../registry/visibility.js';
+import { cursorOf, positionOf, type EventCatalog, type EventType } from './event-catalog.js';
+import type { LogRead } from './occurrence-log.js';
+
+/** Where a subscription starts: now (a null cursor), or after a position of the type's log. */
+export interface SubscriptionStart {
+  readonly type: EventType;
+  /** Undefined: from now. */
+  readonly after: number | undefined;
+  /** The cursor named a position this log never had (before a restart, another instance): what is kept is given. */
+  readonly foreign: boolean;
+  /** Milliseconds since the epoch before which nothing is replayed (`maxAgeMs`). */
+  readonly floor: number;
+}
+
+/**
+ * What `events/poll` and `events/stream` share: the event type the request names, if the caller may see it (a
+ * guard's refusal is answered as an unknown event, so nothing tells a hidden type from a missing one), in a
+ * mode it offers, with arguments its inputSchema accepts, from the cursor given.
+ */
+export async function subscriptionOf(
+  catalog: EventCatalog,
+  visibility: Visibility,
+  request: JsonRpcRequest,
+  transport: McpRequestContext,
+  mode: EventDelivery,
+  now: number,
+): Promise<SubscriptionStart> {
+  const params = request.params ?? {};
+  const { name, cursor, maxAgeMs } = params;
+  if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: "name" must be a string');
+  const type = catalog.get(name);
+  if (!type || !(await visibility.admits(type, 'event', name, request, transport)))
+    throw new McpError(ErrorCode.NotFound, `Event not found: ${name}`, { kind: 'event' });
+  if (!type.descriptor.delivery.includes(mode))
+    throw new McpError(ErrorCode.Unsupported, `Event "${name}" is not delivered by ${mode}`, {
+      feature: 'deliveryMode',
+      value: mode,
+    });
+  const args = params.arguments ?? {};
+  if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
+  const problem = type.input.validate(args);
+  if (problem) throw McpError.invalidParams(`Invalid arguments for event "${name}": ${problem}`);
+  if (maxAgeMs !== undefined && (!Number.isSafeInteger(maxAgeMs) || (maxAgeMs as number) < 0))
+    throw McpError.invalidParams('Invalid params: "maxAgeMs" must be a non-negative integer');
+  const floor = typeof maxAgeMs === 'number' ? now - maxAgeMs : -Infinity;
+  if (cursor === undefined || cursor === null) return { type, after: undefined, foreign: false, floor };
+  const position = typeof cursor === 'string' ? positionOf(type, cursor) : null;
+  if (position === null) throw McpError.invalidParams('Invalid cursor', { cursor });
+  return { type, after: position ?? 0, foreign: position === undefined, floor };
+}
+
+/** Reads up to `max` occurrences from where the subscription starts; from now, nothing. */
+export function readFrom(start: SubscriptionStart, max: number): LogRead & { cursor: string } {
+  const { type, after, foreign, floor } = start;
+  if (after === undefined) {
+    const head = type.log.head;
+    return { items: [], position: head, truncated: false, hasMore: false, cursor: cursorOf(type, head) };
+  }
+  const read = type.log.read(after, max, floor);
+  // A position this log never had may hide any number of occurrences the client never saw.
+  return { ...read, truncated: read.truncated || foreign, cursor: cursorOf(type, read.position) };
+}
