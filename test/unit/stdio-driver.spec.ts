@@ -42,6 +42,7 @@ function connect(kernel: McpKernel, options: ConstructorParameters<typeof McpStd
   };
 }
 
+const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 function fixtureKernel() {
@@ -180,6 +181,67 @@ describe('McpStdioDriver', () => {
     expect(pipe.messages().some((m) => m.id === 'sub')).toBe(false);
     pipe.end();
     await pipe.served;
+  });
+
+  it('runs events/stream on the one channel: confirmed, occurrences tagged with its id, ended by a cancel', async () => {
+    const { kernel } = fixtureKernel();
+    kernel.addEvent({ name: 'build.finished', description: 'A build ended' });
+    const pipe = connect(kernel);
+    pipe.send(mcpMessage('events/stream', { name: 'build.finished', cursor: null }, { id: 'ev' }));
+    const active = await pipe.until((m) => m.method === 'notifications/events/active');
+    expect(active.params).toMatchObject({
+      truncated: false,
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'ev' },
+    });
+    await kernel.publishEvent('build.finished', { ok: true });
+    const event = await pipe.until((m) => m.method === 'notifications/events/event');
+    expect(event.params).toMatchObject({ name: 'build.finished', data: { ok: true }, cursor: expect.any(String) });
+    expect(event.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('ev');
+    pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ev' } });
+    await settle();
+    await kernel.publishEvent('build.finished', { ok: false });
+    await settle();
+    expect(pipe.messages().filter((m) => m.method === 'notifications/events/event')).toHaveLength(1);
+    expect(pipe.messages().some((m) => m.id === 'ev')).toBe(false);
+    pipe.end();
+    await pipe.served;
+  });
+
+  it('holds events/stream to listen.maxStreams, counted apart from listen streams', async () => {
+    const kernel = new McpKernel({ name: 'stdio-unit', version: '1.0.0', listen: { maxStreams: 1 } });
+    kernel.addEvent({ name: 'build.finished', description: 'A build ended' });
+    kernel.registerTool('t', 'A tool', { type: 'object' }, () => 'x');
+    const pipe = connect(kernel);
+    pipe.send(mcpMessage('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'sub' }));
+    pipe.send(mcpMessage('events/stream', { name: 'build.finished' }, { id: 'one' }));
+    await pipe.until((m) => m.method === 'notifications/events/active');
+    pipe.send(mcpMessage('events/stream', { name: 'build.finished' }, { id: 'two' }));
+    expect(await pipe.response('two')).toMatchObject({
+      error: { code: -32603, message: 'Subscription limit reached' },
+    });
+    pipe.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'one' } });
+    await settle();
+    pipe.send(mcpMessage('events/stream', { name: 'build.finished' }, { id: 'three' }));
+    await pipe.until((m) => m.method === 'notifications/events/active' && m.params._meta[SUBSCRIPTION] === 'three');
+    pipe.end();
+    await pipe.served;
+  });
+
+  it('ends an open events/stream with its closing result when the input ends', async () => {
+    const { kernel } = fixtureKernel();
+    kernel.addEvent({ name: 'build.finished', description: 'A build ended' });
+    const pipe = connect(kernel);
+    pipe.send(mcpMessage('events/stream', { name: 'build.finished' }, { id: 'ev' }));
+    await pipe.until((m) => m.method === 'notifications/events/active');
+    const ending = Date.now();
+    pipe.end();
+    await pipe.served;
+    // At once, as a listen stream: not after the drain deadline that bounds calls still running.
+    expect(Date.now() - ending).toBeLessThan(1_000);
+    expect(pipe.messages().at(-1)).toMatchObject({
+      id: 'ev',
+      result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'ev' } },
+    });
   });
 
   it('ends an open listen stream with its closing result when the input ends', async () => {
