@@ -74,7 +74,14 @@ describe('Option names in the docs and the source comments', () => {
 
   it('reads the option groups from the type', () => {
     expect(groups.get('listen')).toEqual(
-      new Set(['eventBus', 'maxStreams', 'maxStreamsPerCaller', 'maxResourceSubscriptions', 'maxUriLength']),
+      new Set([
+        'eventBus',
+        'eventStore',
+        'maxStreams',
+        'maxStreamsPerCaller',
+        'maxResourceSubscriptions',
+        'maxUriLength',
+      ]),
     );
     expect(groups.get('http')?.has('cors')).toBe(true);
     expect(groups.has('name')).toBe(false);

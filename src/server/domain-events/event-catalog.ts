@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   EVENT_DELIVERIES,
   type EventDelivery,
@@ -14,12 +14,8 @@ import type { VisibilityRule } from '../registry/visibility.js';
 import type { McpSchema } from '../schema/mcp-schema.js';
 import type { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler.js';
 import { convertSchema } from '../schema/schema-converter.js';
-import {
-  DEFAULT_EVENT_RETENTION,
-  OccurrenceLog,
-  type EventRetention,
-  type LoggedOccurrence,
-} from './occurrence-log.js';
+import { DEFAULT_EVENT_RETENTION, type EventRetention } from './occurrence-log.js';
+import type { McpEventStore } from './event-store.js';
 
 /** An event type as `MCPServer.addEvent` and `@McpEvent` declare it. */
 export interface McpEventRegistration extends VisibilityRule {
@@ -38,20 +34,17 @@ export interface McpEventRegistration extends VisibilityRule {
 
 /** Told of each occurrence of the event type it follows, and of the event type's end. */
 export interface OccurrenceListener {
-  occurrence(entry: LoggedOccurrence, cursor: string): void;
+  occurrence(occurrence: EventOccurrence, cursor: string): void;
   removed(): void;
 }
 
-/** One declared event type: its descriptor, its log, who follows it now. */
+/** One declared event type: its descriptor, its retention, who follows it now. */
 export interface EventType extends VisibilityRule {
   readonly descriptor: EventDescriptor;
-  readonly log: OccurrenceLog;
-  /** Names this log among every log that ever was: a cursor of another log (a restart, another type) is not ours. */
-  readonly epoch: string;
+  readonly retention: Required<EventRetention>;
   readonly input: CompiledSchema;
   readonly payload: CompiledSchema;
   readonly listeners: Set<OccurrenceListener>;
-  readonly maxBytes: number;
 }
 
 const ANY_OBJECT = { type: 'object' } as const;
@@ -69,6 +62,8 @@ export class EventCatalog {
   constructor(
     private readonly schemas: SchemaCompiler,
     pageSize: number,
+    /** Where occurrences are kept: `listen.eventStore`, in memory by default. */
+    readonly store: McpEventStore,
     private readonly now: () => number = Date.now,
   ) {
     this.listing = new PagedList(
@@ -104,12 +99,10 @@ export class EventCatalog {
     if (_meta !== undefined) descriptor._meta = _meta;
     this.types.set(name, {
       descriptor,
-      log: new OccurrenceLog(retention, this.now),
-      epoch: randomBytes(8).toString('hex'),
+      retention,
       input: this.schemas.compile(inputSchema, `${place} inputSchema`),
       payload: this.schemas.compile(payloadSchema, `${place} payloadSchema`),
       listeners: new Set(),
-      maxBytes: retention.maxBytes,
       requiredScopes,
       visible,
     });
@@ -121,6 +114,7 @@ export class EventCatalog {
     const type = this.types.get(name);
     if (!type) return false;
     this.types.delete(name);
+    this.store.forget?.(name);
     this.listing.invalidate();
     for (const listener of [...type.listeners]) listener.removed();
     type.listeners.clear();
@@ -128,11 +122,11 @@ export class EventCatalog {
   }
 
   /**
-   * Appends an occurrence of `name` with `data` and tells its streams, synchronously, so a poll right after sees
-   * it. Throws (a TypeError naming the problem) for an undeclared type, data its payloadSchema refuses, or an
-   * occurrence larger than the type's whole retention.
+   * Keeps an occurrence of `name` with `data` and tells its streams; with a synchronous store (the default), before
+   * this returns, so a poll right after sees it. Throws (a TypeError naming the problem) for an undeclared type,
+   * data its payloadSchema refuses, or an occurrence larger than the type's whole retention.
    */
-  publish(name: string, data: unknown): EventOccurrence {
+  publish(name: string, data: unknown): void | Promise<void> {
     const type = this.types.get(name);
     if (!type) throw new TypeError(`No event "${name}" is declared: declare it with @McpEvent or MCPServer.addEvent`);
     if (!isPlainObject(data)) throw new TypeError(`Event "${name}": an occurrence's data must be a plain object`);
@@ -146,30 +140,16 @@ export class EventCatalog {
       data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
     };
     const bytes = Buffer.byteLength(JSON.stringify(occurrence));
-    if (bytes > type.maxBytes)
-      throw new TypeError(`Event "${name}": an occurrence of ${bytes} bytes exceeds its retention of ${type.maxBytes}`);
-    const entry = type.log.append(occurrence, bytes);
-    const cursor = cursorOf(type, entry.seq);
-    for (const listener of type.listeners) listener.occurrence(entry, cursor);
-    return occurrence;
+    const { maxBytes } = type.retention;
+    if (bytes > maxBytes)
+      throw new TypeError(`Event "${name}": an occurrence of ${bytes} bytes exceeds its retention of ${maxBytes}`);
+    const tell = (position: string) => {
+      for (const listener of type.listeners) listener.occurrence(occurrence, position);
+    };
+    const appended = this.store.append(name, occurrence, bytes, type.retention);
+    if (typeof appended === 'string') return tell(appended);
+    return appended.then(tell);
   }
-}
-
-/** The opaque cursor naming position `seq` of a type's log. */
-export function cursorOf(type: EventType, seq: number): string {
-  return `${type.epoch}-${seq}`;
-}
-
-/**
- * The position a cursor names in this type's log; `undefined` for a well-formed cursor of another log (one from
- * before a restart, another instance, another type), whose position means nothing here; null when malformed.
- */
-export function positionOf(type: EventType, cursor: string): number | undefined | null {
-  const match = /^([0-9a-f]{16})-(\d{1,15})$/.exec(cursor);
-  if (!match) return null;
-  if (match[1] !== type.epoch) return undefined;
-  const seq = Number(match[2]);
-  return seq <= type.log.head ? seq : null;
 }
 
 function checkedDelivery(given: unknown, fail: (reason: string) => Error): EventDelivery[] {

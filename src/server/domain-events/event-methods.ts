@@ -37,10 +37,11 @@ export class EventMethods {
     const asked = request.params?.maxEvents;
     if (asked !== undefined && (!Number.isSafeInteger(asked) || (asked as number) < 1))
       throw McpError.invalidParams('Invalid params: "maxEvents" must be a positive integer');
-    const read = readFrom(start, Math.min((asked as number | undefined) ?? MAX_EVENTS_PER_POLL, MAX_EVENTS_PER_POLL));
+    const max = Math.min((asked as number | undefined) ?? MAX_EVENTS_PER_POLL, MAX_EVENTS_PER_POLL);
+    const read = await readFrom(this.catalog, start, max);
     return {
       events: read.items.map((item) => item.occurrence),
-      cursor: read.cursor,
+      cursor: read.position,
       truncated: read.truncated,
       hasMore: read.hasMore,
       nextPollMs: NEXT_POLL_MS,

@@ -5,6 +5,7 @@ import {
   EVENTS_EVENT_NOTIFICATION,
   EVENTS_HEARTBEAT_NOTIFICATION,
   EVENTS_TERMINATED_NOTIFICATION,
+  type EventOccurrence,
 } from '../../protocol/extensions/events.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
@@ -15,7 +16,7 @@ import type { McpRequestContext } from '../mcp-request-context.js';
 import { ListenSlots, type ListenLimits } from '../methods/listen-access.js';
 import { untilStopped } from '../methods/listen.js';
 import type { Visibility } from '../registry/visibility.js';
-import { cursorOf, type EventCatalog, type OccurrenceListener } from './event-catalog.js';
+import type { EventCatalog, OccurrenceListener } from './event-catalog.js';
 import { readFrom, subscriptionOf } from './event-subscription.js';
 
 /** How often a quiet stream says it is alive, with the position checked up to (SEP-3415: at least every 30 s). */
@@ -65,14 +66,15 @@ export class EventStreams {
       notify({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } });
     const removed = new AbortController();
     const { type } = start;
-    // The backlog is read and the listener added in one synchronous step: nothing published falls between.
-    const backlog = readFrom(start, Number.MAX_SAFE_INTEGER);
-    let cursor = backlog.cursor;
+    // Occurrences published while the backlog is read wait here, so none falls between the two.
+    let waiting: Array<[EventOccurrence, string]> | undefined = [];
+    let cursor = '';
+    const deliver = (occurrence: EventOccurrence, at: string) => {
+      cursor = at;
+      send(EVENTS_EVENT_NOTIFICATION, { ...occurrence, cursor: at });
+    };
     const listener: OccurrenceListener = {
-      occurrence(entry, at) {
-        cursor = at;
-        send(EVENTS_EVENT_NOTIFICATION, { ...entry.occurrence, cursor: at });
-      },
+      occurrence: (occurrence, at) => (waiting ? waiting.push([occurrence, at]) : deliver(occurrence, at)),
       removed() {
         const error = {
           code: ErrorCode.NotFound,
@@ -84,12 +86,17 @@ export class EventStreams {
       },
     };
     type.listeners.add(listener);
-    const heartbeat = setInterval(() => send(EVENTS_HEARTBEAT_NOTIFICATION, { cursor }), HEARTBEAT_MS);
-    heartbeat.unref();
+    let heartbeat: NodeJS.Timeout | undefined;
     try {
-      send(EVENTS_ACTIVE_NOTIFICATION, { cursor: backlog.cursor, truncated: backlog.truncated });
-      for (const item of backlog.items)
-        send(EVENTS_EVENT_NOTIFICATION, { ...item.occurrence, cursor: cursorOf(type, item.seq) });
+      const backlog = await readFrom(this.catalog, start, type.retention.maxCount);
+      cursor = backlog.position;
+      send(EVENTS_ACTIVE_NOTIFICATION, { cursor, truncated: backlog.truncated });
+      const replayed = new Set(backlog.items.map((item) => item.occurrence.eventId));
+      for (const item of backlog.items) deliver(item.occurrence, item.position);
+      for (const [occurrence, at] of waiting) if (!replayed.has(occurrence.eventId)) deliver(occurrence, at);
+      waiting = undefined;
+      heartbeat = setInterval(() => send(EVENTS_HEARTBEAT_NOTIFICATION, { cursor }), HEARTBEAT_MS);
+      heartbeat.unref();
       await untilStopped(transport, AbortSignal.any([this.closing.signal, removed.signal]));
     } finally {
       clearInterval(heartbeat);

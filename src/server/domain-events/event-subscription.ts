@@ -4,16 +4,14 @@ import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { Visibility } from '../registry/visibility.js';
-import { cursorOf, positionOf, type EventCatalog, type EventType } from './event-catalog.js';
-import type { LogRead } from './occurrence-log.js';
+import type { EventCatalog, EventType } from './event-catalog.js';
+import type { EventStoreRead } from './event-store.js';
 
-/** Where a subscription starts: now (a null cursor), or after a position of the type's log. */
+/** Where a subscription starts: now (a null cursor), or after the cursor given. */
 export interface SubscriptionStart {
   readonly type: EventType;
   /** Undefined: from now. */
-  readonly after: number | undefined;
-  /** The cursor named a position this log never had (before a restart, another instance): what is kept is given. */
-  readonly foreign: boolean;
+  readonly cursor: string | undefined;
   /** Milliseconds since the epoch before which nothing is replayed (`maxAgeMs`). */
   readonly floor: number;
 }
@@ -48,21 +46,21 @@ export async function subscriptionOf(
   if (problem) throw McpError.invalidParams(`Invalid arguments for event "${name}": ${problem}`);
   if (maxAgeMs !== undefined && (!Number.isSafeInteger(maxAgeMs) || (maxAgeMs as number) < 0))
     throw McpError.invalidParams('Invalid params: "maxAgeMs" must be a non-negative integer');
+  if (cursor !== undefined && cursor !== null && typeof cursor !== 'string')
+    throw McpError.invalidParams('Invalid cursor', { cursor });
   const floor = typeof maxAgeMs === 'number' ? now - maxAgeMs : -Infinity;
-  if (cursor === undefined || cursor === null) return { type, after: undefined, foreign: false, floor };
-  const position = typeof cursor === 'string' ? positionOf(type, cursor) : null;
-  if (position === null) throw McpError.invalidParams('Invalid cursor', { cursor });
-  return { type, after: position ?? 0, foreign: position === undefined, floor };
+  return { type, cursor: cursor ?? undefined, floor };
 }
 
 /** Reads up to `max` occurrences from where the subscription starts; from now, nothing. */
-export function readFrom(start: SubscriptionStart, max: number): LogRead & { cursor: string } {
-  const { type, after, foreign, floor } = start;
-  if (after === undefined) {
-    const head = type.log.head;
-    return { items: [], position: head, truncated: false, hasMore: false, cursor: cursorOf(type, head) };
+export async function readFrom(catalog: EventCatalog, start: SubscriptionStart, max: number): Promise<EventStoreRead> {
+  const { type, cursor, floor } = start;
+  const { name } = type.descriptor;
+  if (cursor === undefined) {
+    const position = await catalog.store.head(name, type.retention);
+    return { items: [], position, truncated: false, hasMore: false };
   }
-  const read = type.log.read(after, max, floor);
-  // A position this log never had may hide any number of occurrences the client never saw.
-  return { ...read, truncated: read.truncated || foreign, cursor: cursorOf(type, read.position) };
+  const read = await catalog.store.read(name, cursor, max, floor, type.retention);
+  if (!read) throw McpError.invalidParams('Invalid cursor', { cursor });
+  return read;
 }

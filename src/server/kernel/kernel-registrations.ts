@@ -18,6 +18,7 @@ import type { InferSchemaInput } from '../schema/mcp-schema.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import { EventCatalog, type McpEventRegistration } from '../domain-events/event-catalog.js';
+import type { McpEventStore } from '../domain-events/event-store.js';
 import type { McpSkill, McpSkillsOptions } from '../skills/skill-options.js';
 
 /**
@@ -39,6 +40,7 @@ export class KernelRegistrations {
     skills: McpSkillsOptions | undefined,
     protected readonly eventBus: McpEventBus,
     protected readonly logger: McpLogger,
+    eventStore: McpEventStore,
   ) {
     this.tools = new ToolRegistry(schemas, pageSize, (requiredScopes) =>
       this.publish({ type: 'tools/list_changed', requiredScopes }),
@@ -50,7 +52,7 @@ export class KernelRegistrations {
       this.publish({ type: 'prompts/list_changed', requiredScopes }),
     );
     this.skills = new SkillCatalog(skills, this.resources, pageSize);
-    this.events = new EventCatalog(schemas, pageSize);
+    this.events = new EventCatalog(schemas, pageSize, eventStore);
   }
 
   /**
@@ -198,8 +200,7 @@ export class KernelRegistrations {
    */
   publishEvent(name: string, data: unknown): Promise<void> {
     try {
-      this.events.publish(name, data);
-      return Promise.resolve();
+      return Promise.resolve(this.events.publish(name, data));
     } catch (error) {
       return Promise.reject(error as Error);
     }

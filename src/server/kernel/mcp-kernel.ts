@@ -27,6 +27,7 @@ import { KernelRegistrations } from './kernel-registrations.js';
 import { createMethodFamilies, methodTable } from './method-table.js';
 import type { ListenMethods } from '../methods/listen.js';
 import type { EventStreams } from '../domain-events/event-streams.js';
+import { InMemoryEventStore } from '../domain-events/event-store.js';
 import type { ResourceMethods } from '../methods/resources.js';
 import type { ServerMethods } from '../methods/server.js';
 import type { ToolMethods } from '../methods/tools.js';
@@ -84,7 +85,14 @@ export class McpKernel extends KernelRegistrations {
     const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
     const schemas = new SchemaCompiler();
     const eventBus = listen.eventBus ?? new InProcessEventBus();
-    super(schemas, limits.pageSize ?? 100, options.skills, eventBus, options.logger ?? consoleLogger);
+    super(
+      schemas,
+      limits.pageSize ?? 100,
+      options.skills,
+      eventBus,
+      options.logger ?? consoleLogger,
+      listen.eventStore ?? new InMemoryEventStore(),
+    );
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.identity = new CallerIdentity(options.auth?.identify);
     const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;

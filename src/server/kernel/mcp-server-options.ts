@@ -2,6 +2,7 @@ import type { Implementation } from '../../protocol/mcp-types.js';
 import type { McpCallerOptions } from '../access/caller-identity.js';
 import type { CacheOptions } from '../eras/era-2026.js';
 import type { McpEventBus } from '../events/event-bus.js';
+import type { McpEventStore } from '../domain-events/event-store.js';
 import type { HandlerErrorLogger } from '../failures/handler-error-policy.js';
 import type { LegacyOptions } from '../legacy/legacy-leg.js';
 import type { McpLogger } from '../mcp-logger.js';
@@ -36,6 +37,11 @@ export interface McpListsOptions {
 export interface McpListenOptions {
   /** Carries list-changed and resource-updated events to listen streams; in-process by default. */
   eventBus?: McpEventBus;
+  /**
+   * Where event types (SEP-3415) keep their occurrences for `events/poll` and `events/stream` cursors. Default: in
+   * this process (`InMemoryEventStore`); `nestjs-mcp/redis` gives one every instance reads.
+   */
+  eventStore?: McpEventStore;
   /** Most listen streams open at once. Default 1000. */
   maxStreams?: number;
   /** Most listen streams one authenticated caller (principal identity) may hold open. Default 10. */
@@ -131,6 +137,7 @@ export const SERVER_OPTION_KEYS = {
   hideForbidden: true,
   listen: {
     eventBus: true,
+    eventStore: true,
     maxStreams: true,
     maxStreamsPerCaller: true,
     maxResourceSubscriptions: true,
