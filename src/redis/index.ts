@@ -6,6 +6,7 @@ export { McpRedisModule } from './mcp-redis.module.js';
 export { McpRedisBackends } from './mcp-redis-backends.js';
 export { McpRedisConnections } from './backends/redis-connections.js';
 export { RedisEventBus } from './backends/redis-event-bus.js';
+export { RedisEventStore } from './backends/redis-event-store.js';
 export { RedisRequestStateStore } from './backends/redis-request-state-store.js';
 export { RedisReplyRouter } from './backends/redis-reply-router.js';
 export { RedisSessionStore } from './backends/redis-session-store.js';

@@ -1,5 +1,6 @@
 import type { McpRedisConnections } from './backends/redis-connections.js';
 import { RedisEventBus } from './backends/redis-event-bus.js';
+import { RedisEventStore } from './backends/redis-event-store.js';
 import { RedisReplyRouter } from './backends/redis-reply-router.js';
 import { RedisRequestStateStore } from './backends/redis-request-state-store.js';
 import { RedisSessionStore } from './backends/redis-session-store.js';
@@ -14,8 +15,11 @@ import { RedisTaskStore } from './backends/redis-task-store.js';
  * ```
  */
 export class McpRedisBackends {
-  /** List-changed, resource-updated and task-status events for listen streams on every instance. */
-  readonly listen: { eventBus: RedisEventBus };
+  /**
+   * List-changed, resource-updated and task-status events for listen streams on every instance; and event
+   * occurrences (SEP-3415), so a cursor any instance issued is served by every other.
+   */
+  readonly listen: { eventBus: RedisEventBus; eventStore: RedisEventStore };
   /** Consumed single-use request states, refused on every instance. */
   readonly requestState: { store: RedisRequestStateStore };
   /**
@@ -27,7 +31,7 @@ export class McpRedisBackends {
   readonly tasks: { store: RedisTaskStore };
 
   constructor(connections: McpRedisConnections) {
-    this.listen = { eventBus: new RedisEventBus(connections) };
+    this.listen = { eventBus: new RedisEventBus(connections), eventStore: new RedisEventStore(connections) };
     this.requestState = { store: new RedisRequestStateStore(connections) };
     this.legacy = {
       replyRouter: new RedisReplyRouter(connections),

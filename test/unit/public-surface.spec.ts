@@ -169,6 +169,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpRedisConnections',
       'McpRedisModule',
       'RedisEventBus',
+      'RedisEventStore',
       'RedisReplyRouter',
       'RedisRequestStateStore',
       'RedisSessionStore',

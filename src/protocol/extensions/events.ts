@@ -16,6 +16,8 @@ export const EVENTS_ACTIVE_NOTIFICATION = 'notifications/events/active';
 export const EVENTS_EVENT_NOTIFICATION = 'notifications/events/event';
 export const EVENTS_HEARTBEAT_NOTIFICATION = 'notifications/events/heartbeat';
 export const EVENTS_TERMINATED_NOTIFICATION = 'notifications/events/terminated';
+/** A failure that leaves the subscription open (the store did not answer this time). */
+export const EVENTS_ERROR_NOTIFICATION = 'notifications/events/error';
 
 /** How an event type can be followed. */
 export type EventDelivery = 'poll' | 'push' | 'webhook';

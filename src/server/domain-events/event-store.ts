@@ -46,6 +46,11 @@ export interface McpEventStore {
     floor: number,
     retention: Required<EventRetention>,
   ): EventStoreRead | null | Promise<EventStoreRead | null>;
+  /**
+   * Set by a store other instances write to: an open `events/stream` reads it after its cursor this often (ms),
+   * so occurrences published anywhere reach it. Unset, a stream gets what this process publishes, at once.
+   */
+  readonly followMs?: number;
   /** The event type was removed: what is kept for it may go. */
   forget?(name: string): void;
 }

@@ -1,12 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import {
-  EVENTS_ACTIVE_NOTIFICATION,
-  EVENTS_EVENT_NOTIFICATION,
-  EVENTS_HEARTBEAT_NOTIFICATION,
-  EVENTS_TERMINATED_NOTIFICATION,
-  type EventOccurrence,
-} from '../../protocol/extensions/events.js';
+import { EVENTS_HEARTBEAT_NOTIFICATION, EVENTS_TERMINATED_NOTIFICATION } from '../../protocol/extensions/events.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { SubscriptionsListenResult } from '../../protocol/mcp-types.js';
@@ -17,7 +11,8 @@ import { ListenSlots, type ListenLimits } from '../methods/listen-access.js';
 import { untilStopped } from '../methods/listen.js';
 import type { Visibility } from '../registry/visibility.js';
 import type { EventCatalog, OccurrenceListener } from './event-catalog.js';
-import { readFrom, subscriptionOf } from './event-subscription.js';
+import { subscriptionOf } from './event-subscription.js';
+import { EventFeed } from './event-feed.js';
 
 /** How often a quiet stream says it is alive, with the position checked up to (SEP-3415: at least every 30 s). */
 export const HEARTBEAT_MS = 20_000;
@@ -66,15 +61,9 @@ export class EventStreams {
       notify({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } });
     const removed = new AbortController();
     const { type } = start;
-    // Occurrences published while the backlog is read wait here, so none falls between the two.
-    let waiting: Array<[EventOccurrence, string]> | undefined = [];
-    let cursor = '';
-    const deliver = (occurrence: EventOccurrence, at: string) => {
-      cursor = at;
-      send(EVENTS_EVENT_NOTIFICATION, { ...occurrence, cursor: at });
-    };
+    const feed = new EventFeed(this.catalog, type, send);
     const listener: OccurrenceListener = {
-      occurrence: (occurrence, at) => (waiting ? waiting.push([occurrence, at]) : deliver(occurrence, at)),
+      occurrence: (occurrence, at) => feed.published(occurrence, at),
       removed() {
         const error = {
           code: ErrorCode.NotFound,
@@ -86,20 +75,15 @@ export class EventStreams {
       },
     };
     type.listeners.add(listener);
-    let heartbeat: NodeJS.Timeout | undefined;
+    const timers: NodeJS.Timeout[] = [];
     try {
-      const backlog = await readFrom(this.catalog, start, type.retention.maxCount);
-      cursor = backlog.position;
-      send(EVENTS_ACTIVE_NOTIFICATION, { cursor, truncated: backlog.truncated });
-      const replayed = new Set(backlog.items.map((item) => item.occurrence.eventId));
-      for (const item of backlog.items) deliver(item.occurrence, item.position);
-      for (const [occurrence, at] of waiting) if (!replayed.has(occurrence.eventId)) deliver(occurrence, at);
-      waiting = undefined;
-      heartbeat = setInterval(() => send(EVENTS_HEARTBEAT_NOTIFICATION, { cursor }), HEARTBEAT_MS);
-      heartbeat.unref();
+      await feed.start(start);
+      timers.push(setInterval(() => send(EVENTS_HEARTBEAT_NOTIFICATION, { cursor: feed.cursor }), HEARTBEAT_MS));
+      if (feed.followMs !== undefined) timers.push(setInterval(() => void feed.follow(), feed.followMs));
+      for (const timer of timers) timer.unref();
       await untilStopped(transport, AbortSignal.any([this.closing.signal, removed.signal]));
     } finally {
-      clearInterval(heartbeat);
+      timers.forEach(clearInterval);
       type.listeners.delete(listener);
       release();
     }
