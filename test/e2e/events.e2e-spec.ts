@@ -6,6 +6,7 @@ import { createMcpTestClient, mcpHeaders, mcpMessage, type McpTestClient } from 
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { HeaderUserGuard } from '../support/header-user-guard.js';
 import { closeListening, listenOnLoopback, LiveResponse } from '../support/sse-client.js';
+import { legacyPost, legacyRequest } from '../support/legacy-client.js';
 
 const EVENTS = 'io.modelcontextprotocol/events';
 
@@ -167,6 +168,25 @@ describe.each(HTTP_ADAPTERS)('Events (SEP-3415) on %s', (adapter) => {
     await expect(server.publishEvent('nope', {})).rejects.toThrow('No event "nope" is declared');
     await expect(server.publishEvent('build.finished', { n: 'x' })).rejects.toThrow('payloadSchema');
     await expect(server.publishEvent('build.finished', 'text')).rejects.toThrow('plain object');
+  });
+
+  it('keeps an event type to its bytes: the oldest go first, and one larger than the whole is refused', async () => {
+    server.addEvent({ name: 'log.line', description: 'A line', retention: { maxBytes: 400 } });
+    const { result: start } = await poll({ name: 'log.line' });
+    const line = 'x'.repeat(100);
+    for (const n of [1, 2, 3, 4]) await server.publishEvent('log.line', { n, line });
+    const { result } = await poll({ name: 'log.line', cursor: start!.cursor });
+    // Each occurrence is some 230 bytes of JSON: a budget of 400 keeps only the newest.
+    expect(result).toMatchObject({ truncated: true });
+    expect(result!.events.map((e: { data: { n: number } }) => e.data.n)).toEqual([4]);
+    await expect(server.publishEvent('log.line', { n: 5, line: 'x'.repeat(400) })).rejects.toThrow(
+      'exceeds its retention of 400',
+    );
+  });
+
+  it('answers a 2025-era client events/* with -32601: the extension is a 2026-07-28 one', async () => {
+    const reply = await legacyPost(app, legacyRequest('events/list', {}));
+    expect(reply.body.error).toMatchObject({ code: -32601 });
   });
 
   it('keeps the data as published, whatever the app does to its object afterwards', async () => {
