@@ -14,7 +14,12 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from '../mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, SKILL_NOT_STATIC } from '../mcp-messages.js';
+import {
+  ARGUMENT_SCHEMA_MISSING,
+  COMPLETER_NOT_A_METHOD,
+  DUPLICATE_PRIMITIVE,
+  SKILL_NOT_STATIC,
+} from '../mcp-messages.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { McpRegistrationError } from '../errors/mcp-registration-error.js';
 import type { MCPServer } from '../mcp.server.js';
@@ -32,6 +37,8 @@ interface DecoratedMethod {
   metadata: McpMethodMetadata;
   /** What `@RequireScopes` declared on the method and its class. */
   requiredScopes?: string[];
+  /** A tool that reads arguments it has no schema for (see `McpMetadataAccessor.lacksArgumentSchema`). */
+  unschemed: boolean;
 }
 
 /**
@@ -53,7 +60,11 @@ export class McpExplorer implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     const places = new Map<string, string>();
-    for (const method of this.explore()) {
+    const methods = [...this.explore()];
+    // All of them in one message: a forgotten plugin metadata file leaves out every plain tool of the app.
+    const unschemed = methods.filter((method) => method.unschemed).map((method) => method.place);
+    if (unschemed.length > 0) throw new McpConfigurationError(ARGUMENT_SCHEMA_MISSING(unschemed));
+    for (const method of methods) {
       const { metadata, place } = method;
       const key = identityOf(metadata, method.methodName);
       const claimed = places.get(`${metadata.kind}:${key}`);
@@ -87,7 +98,9 @@ export class McpExplorer implements OnModuleInit {
         if (!declared) continue;
         const metadata = this.accessor.withPluginMetadata(declared, prototype.constructor, methodName);
         const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
-        yield { wrapper, methodName, metadata, requiredScopes, place: `${prototype.constructor.name}.${methodName}` };
+        const unschemed = this.accessor.lacksArgumentSchema(declared, prototype.constructor, methodName);
+        const place = `${prototype.constructor.name}.${methodName}`;
+        yield { wrapper, methodName, metadata, requiredScopes, place, unschemed };
       }
     }
   }
