@@ -21,6 +21,11 @@ export const SKILL_NOT_STATIC = (name: string) =>
 export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
   `completer "${completer}" for "${key}" must be a method of a singleton provider`;
 
+export const DEFINITION_OPTION_IN_FACTORY = (key: string) =>
+  `McpModule.forRootAsync: '${key}' shapes the module, which is defined before the factory runs, so the ` +
+  `factory's options cannot carry it: give it beside useFactory, McpModule.forRootAsync({ ${key}: ..., ` +
+  'useFactory: () => ({ name, version, ... }) })';
+
 export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
   `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
   'and inject the others with @InjectMcpServer(name)';

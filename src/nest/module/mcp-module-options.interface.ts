@@ -1,3 +1,4 @@
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { VersionValue } from '@nestjs/common/interfaces/version-options.interface.js';
 import type { McpAuthOptions } from '../../auth/tokens/auth-options.js';
 import type { McpCallerOptions } from '../../server/access/caller-identity.js';
@@ -95,4 +96,23 @@ export interface McpModuleExtras {
    * `production` unless given as `{ enabled: true, allowInProduction: true }`.
    */
   playground: McpPlaygroundOption;
+}
+
+/**
+ * The extras that shape the module itself (its controllers, its routes, where it is registered): read when the
+ * module is defined, before any factory runs. `name` is not among them: it is also the server's own option.
+ */
+export type McpModuleDefinitionKey = Exclude<keyof McpModuleExtras, 'name'>;
+
+/** What a `forRootAsync` factory returns: the options, with the module's extras refused (they go beside it). */
+export type McpModuleFactoryOptions = McpModuleOptions & { [K in McpModuleDefinitionKey]?: never };
+
+/** `McpModule.forRootAsync`'s options: how to make the options, and the extras beside it. */
+export interface McpModuleAsyncOptions
+  extends
+    Omit<ConfigurableModuleAsyncOptions<McpModuleOptions>, 'useFactory' | 'useClass' | 'useExisting'>,
+    Partial<McpModuleExtras> {
+  useFactory?: (...args: any[]) => McpModuleFactoryOptions | Promise<McpModuleFactoryOptions>;
+  useClass?: ConfigurableModuleAsyncOptions<McpModuleFactoryOptions>['useClass'];
+  useExisting?: ConfigurableModuleAsyncOptions<McpModuleFactoryOptions>['useExisting'];
 }

@@ -4,6 +4,7 @@ import {
   Logger,
   Module,
   VERSION_NEUTRAL,
+  type DynamicModule,
   type Type,
   type BeforeApplicationShutdown,
   type LoggerService,
@@ -26,7 +27,7 @@ import { endpointPaths } from '../endpoint/endpoint-paths.js';
 import { McpHandlerFactory } from '../pipeline/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { frontLayerFor } from '../../http/front/front-layer.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import type { McpModuleAsyncOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import {
   MCP_CONTROLLER,
@@ -111,6 +112,14 @@ export class McpModule
     @Inject(MCP_PLAYGROUND_CONTROLLER) private readonly playground: Type<unknown> | null,
   ) {
     super();
+  }
+
+  /**
+   * The options from a factory, settled at start-up. What shapes the module itself (`path`, `isGlobal`,
+   * `isDefault`, `playground`) is read before that and goes beside `useFactory`: the factory's type refuses it.
+   */
+  static forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
+    return super.forRootAsync(options);
   }
 
   /**
