@@ -70,6 +70,12 @@ class SelfDescribedTools {
   reserve(@Args() booking: BookingDto) {
     return booking.room;
   }
+
+  // Its own pipes judge what is sent: nothing is refused before it runs.
+  @Tool({ validateArguments: false })
+  echo(@Args('text') text: string) {
+    return text;
+  }
 }
 
 /** The same kind of tool, described by a metadata file as the Nest CLI generates it for an SWC build. */
@@ -152,6 +158,7 @@ describe('Plain typed tools without their plugin metadata', () => {
         expect((await mcp.callTool('whoami', {})).result?.content).toEqual([{ type: 'text', text: 'true' }]);
         expect((await mcp.callTool('traced', {})).result?.content).toEqual([{ type: 'text', text: 'true' }]);
         expect((await mcp.callTool('double', { n: 4 })).result?.content).toEqual([{ type: 'text', text: '8' }]);
+        expect((await mcp.callTool('echo', { text: 'hi' })).result?.content).toEqual([{ type: 'text', text: 'hi' }]);
         expect((await mcp.callTool('reserve', { room: 'A1' })).result?.content).toEqual([{ type: 'text', text: 'A1' }]);
       } finally {
         await app.close();

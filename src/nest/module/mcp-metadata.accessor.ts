@@ -84,6 +84,8 @@ export class McpMetadataAccessor {
    */
   lacksArgumentSchema(metadata: McpMethodMetadata, classRef: Function, methodName: string): boolean {
     if (metadata.kind !== 'tool' || metadata.options.inputSchema !== undefined) return false;
+    // Unvalidated, its arguments reach the method as sent: the method's own pipes judge them.
+    if (metadata.options.validateArguments === false) return false;
     if (pluginMetadataOf(classRef, methodName)) return false;
     if (!Reflect.getMetadata(MCP_DEFAULT_PARAMS_METADATA, classRef, methodName)) {
       const params = (Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, classRef, methodName) ?? {}) as object;
