@@ -56,7 +56,7 @@ export class McpHttpDriver {
   private readonly cors?: CorsPolicy;
   private readonly writer: JsonWriter;
   private readonly inFlight: InFlightExchanges;
-  /** The 2025-era leg over HTTP; undefined with `legacy: 'off'`. */
+  /** The 2025-era leg over HTTP; undefined when `legacy.mode` is 'off'. */
   private readonly legacyHttp: LegacyHttp | undefined;
   /** Its sessions, GET streams and DELETE with `legacy.mode: 'stateful'`. */
   private readonly sessions: SessionHttp | undefined;
@@ -103,7 +103,7 @@ export class McpHttpDriver {
     this.bodyLimit = Math.min(this.bodyLimit, limit);
   }
 
-  /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
+  /** The kernel's 2025-era leg; undefined when `legacy.mode` is 'off'. */
   get legacy(): McpKernel['legacy'] {
     return this.kernel.legacy;
   }

@@ -211,11 +211,14 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
     it('shows progress as the status message while working', async () => {
       const { taskId } = await createTask(app, 'build_report');
-      for (;;) {
-        const task = await getTask(app, taskId);
-        if (task.statusMessage === 'gathering data') break;
+      // The handler reports its progress, then waits at its gate, which stays closed: the task stays working.
+      // The message reaches the store a write later, so a few reads may come before it; no more than that.
+      let task = await getTask(app, taskId);
+      for (let reads = 1; task.statusMessage === undefined && reads < 50; reads++) {
         await new Promise((resolve) => setImmediate(resolve));
+        task = await getTask(app, taskId);
       }
+      expect(task).toMatchObject({ taskId, status: 'working', statusMessage: 'gathering data' });
     });
 
     it('ends completed with isError for a tool error', async () => {
