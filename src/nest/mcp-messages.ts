@@ -44,8 +44,8 @@ export const ARGUMENT_SCHEMA_MISSING = (places: readonly string[]) =>
   `${places.join(', ')} ${places.length === 1 ? 'takes' : 'take'} typed arguments but ${places.length === 1 ? 'has' : 'have'} ` +
   'no input schema, and would be published taking none: nestjs-mcp/plugin derives the schema from the types, ' +
   'and none of its metadata was loaded for them. With the SWC builder, vitest or @swc/jest, add ' +
-  "`await McpModule.loadPluginMetadata(metadata);` (`import metadata from './metadata'`, the file the Nest CLI " +
-  'generates) before the app is created; with tsc or ts-jest, add "nestjs-mcp/plugin" to the compiler plugins ' +
+  '`await McpModule.loadPluginMetadata(metadata);` (metadata being the default export of the metadata.ts the ' +
+  'Nest CLI generates) before the app is created; with tsc or ts-jest, add "nestjs-mcp/plugin" to the compiler plugins ' +
   '(docs/schemas.md); or give the decorator an inputSchema';
 
 export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
