@@ -89,11 +89,11 @@ function refereeNode(node: string | undefined): string {
  */
 export async function runScenario(
   referee: Referee,
-  run: { url: string; scenario: string; era: string; outDir: string; timeoutMs: number },
+  run: { url: string; scenario: string; era: string; outDir: string },
 ): Promise<ConformanceCheck[]> {
   await mkdir(run.outDir, { recursive: true });
-  const args = [referee.cli, 'server', '--url', run.url, '--scenario', run.scenario, '--spec-version', run.era];
-  args.push('--timeout', String(run.timeoutMs), '-o', run.outDir);
+  const { url, scenario, era, outDir } = run;
+  const args = [referee.cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', era, '-o', outDir];
   const output = await runCli(referee.node, args);
   // Results land in <outDir>/server-<scenario>-<time>/checks.json; a scenario the referee does not know, or one
   // it skips at this era, leaves none, and its output says why.

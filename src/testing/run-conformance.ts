@@ -41,8 +41,6 @@ export interface RunConformanceOptions {
   referee?: string;
   /** A Node 22+ binary to run the referee with, when the tests run on an older Node. Default: this process's. */
   node?: string;
-  /** Milliseconds the referee gives each scenario. Default 30 000. */
-  timeout?: number;
 }
 
 /** One scenario: `passed` when the referee ran checks and every one is SUCCESS or INFO. */
@@ -80,7 +78,7 @@ export async function runConformance(
       const results: ConformanceResult[] = [];
       for (const [index, scenario] of scenarios.entries()) {
         const outDir = join(outRoot, String(index));
-        const checks = await runScenario(referee, { url, scenario, era, outDir, timeoutMs: options.timeout ?? 30_000 });
+        const checks = await runScenario(referee, { url, scenario, era, outDir });
         const passed = checks.length > 0 && checks.every((c) => c.status === 'SUCCESS' || c.status === 'INFO');
         results.push({ scenario, passed, checks });
       }

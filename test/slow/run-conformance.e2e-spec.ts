@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ForbiddenException, Injectable, Module, type CanActivate, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import { McpModule, Tool } from '../../src/index.js';
 import { runConformance, type ConformanceResult } from '../../src/testing/index.js';
 import { createApp } from '../support/create-app.js';
@@ -52,6 +53,16 @@ class GuardedAppModule {}
 
 const byName = (results: ConformanceResult[]) => Object.fromEntries(results.map((r) => [r.scenario, r]));
 
+/** The server scenarios an era's frozen requirement set runs (required, or reported unscored), as the pinned referee lists them. */
+function requirementSet(era: string): Set<string> {
+  const args = [join(referee, 'dist', 'index.js'), 'list', '--server', '--requirements', era];
+  const listed = execFileSync(node, args, { encoding: 'utf8' });
+  const server = listed.slice(listed.indexOf('Server scenarios'), listed.indexOf('Client scenarios'));
+  const required = [...server.matchAll(/^ {2}- (\S+)$/gm)].map((m) => m[1]);
+  const pending = [...listed.matchAll(/^ {4}- (\S+) \[server\]$/gm)].map((m) => m[1]);
+  return new Set([...required, ...pending]);
+}
+
 describe('runConformance (nestjs-mcp/testing)', () => {
   beforeAll(() => {
     // Idempotent: a no-op when CI's referee step installed it already.
@@ -74,6 +85,8 @@ describe('runConformance (nestjs-mcp/testing)', () => {
       expect(result.checks.length).toBeGreaterThan(0);
       expect({ scenario: result.scenario, passed: result.passed }).toEqual({ scenario: result.scenario, passed: true });
     }
+    const set = requirementSet('2026-07-28');
+    expect(results.filter((r) => !set.has(r.scenario))).toEqual([]);
     expect(byName(results)['tools-list'].checks).toContainEqual(
       expect.objectContaining({ id: 'tools-list', status: 'SUCCESS' }),
     );
@@ -94,6 +107,8 @@ describe('runConformance (nestjs-mcp/testing)', () => {
         ['tools-list', true],
         ['dns-rebinding-protection', true],
       ]);
+      const set = requirementSet('2025-11-25');
+      expect(results.filter((r) => !set.has(r.scenario))).toEqual([]);
       // The listener it started is closed; the app is the caller's to close.
       expect((app.getHttpServer() as { listening: boolean }).listening).toBe(false);
     } finally {
@@ -115,6 +130,21 @@ describe('runConformance (nestjs-mcp/testing)', () => {
     const failed = results[0].checks.find((c) => c.status === 'FAILURE');
     expect(failed?.id).toBe('tools-list');
     expect(failed?.message).toMatch(/403|Forbidden/);
+  });
+
+  it('reaches the endpoint under a global prefix through the path option', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false }).setGlobalPrefix('api');
+    await app.init();
+    try {
+      const scenarios = ['tools-list'];
+      const [atPrefix] = await runConformance(app, { path: '/api/mcp', scenarios, referee, node });
+      expect(atPrefix.passed).toBe(true);
+      const [atDefault] = await runConformance(app, { scenarios, referee, node });
+      expect(atDefault.passed).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 
   it('refuses a scenario the referee does not run at the era, naming it', async () => {
