@@ -5,7 +5,7 @@ import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpConfigurationError } from '../server/errors/configuration-error.js';
 import { NO_SCENARIOS, UNKNOWN_ERA } from './testing-messages.js';
-import { findReferee, runScenario, type ConformanceCheck } from './conformance-referee.js';
+import { findReferee, runScenario, type ConformanceCheck, type Referee } from './conformance-referee.js';
 import { closeListener, loopbackOrigin } from './loopback.js';
 
 export type { ConformanceCheck, ConformanceStatus } from './conformance-referee.js';
@@ -68,26 +68,37 @@ export async function runConformance(
   if (scenarios.length === 0) throw new McpConfigurationError(NO_SCENARIOS);
   // Before anything starts: a missing referee or an old Node is the likeliest failure, and it should be the only one.
   const referee = findReferee(options.referee, options.node);
-  const outRoot = await mkdtemp(join(tmpdir(), 'nestjs-mcp-conformance-'));
   const created = isApp(target) ? undefined : await NestFactory.create(target, { logger: ['error'] });
   try {
     if (created) await created.listen(0, '127.0.0.1');
     const { origin, started } = await loopbackOrigin(created ?? (target as INestApplication));
     try {
-      const url = `${origin}${options.path ?? '/mcp'}`;
-      const results: ConformanceResult[] = [];
-      for (const [index, scenario] of scenarios.entries()) {
-        const outDir = join(outRoot, String(index));
-        const checks = await runScenario(referee, { url, scenario, era, outDir });
-        const passed = checks.length > 0 && checks.every((c) => c.status === 'SUCCESS' || c.status === 'INFO');
-        results.push({ scenario, passed, checks });
-      }
-      return results;
+      return await runScenarios(referee, `${origin}${options.path ?? '/mcp'}`, scenarios, era);
     } finally {
       await closeListener(started);
     }
   } finally {
     await created?.close();
+  }
+}
+
+/** Each scenario in turn (they share the one app), each into a folder of its own under one removed at the end. */
+async function runScenarios(
+  referee: Referee,
+  url: string,
+  scenarios: readonly string[],
+  era: ConformanceEra,
+): Promise<ConformanceResult[]> {
+  const outRoot = await mkdtemp(join(tmpdir(), 'nestjs-mcp-conformance-'));
+  try {
+    const results: ConformanceResult[] = [];
+    for (const [index, scenario] of scenarios.entries()) {
+      const checks = await runScenario(referee, { url, scenario, era, outDir: join(outRoot, String(index)) });
+      const passed = checks.length > 0 && checks.every((c) => c.status === 'SUCCESS' || c.status === 'INFO');
+      results.push({ scenario, passed, checks });
+    }
+    return results;
+  } finally {
     await rm(outRoot, { recursive: true, force: true });
   }
 }
