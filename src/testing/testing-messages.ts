@@ -22,7 +22,7 @@ export const NODE_OPTION_TOO_OLD = (node: string, version: string, major: number
 export const NODE_TOO_OLD = (version: string, major: number) =>
   `runConformance: the conformance referee needs Node ${major} or later and this process runs Node ${version}. ` +
   `Run the tests on Node ${major}+, or name a Node ${major}+ binary for the referee alone: ` +
-  `npm install --save-dev node@${major} and pass { node: 'node_modules/node/bin/node' }.`;
+  `npm install --prefix .node${major} --no-save node@${major} and pass { node: '.node${major}/node_modules/node/bin/node' }.`;
 
 export const SCENARIO_RAN_NO_CHECKS = (scenario: string, era: string, output: string) =>
   `runConformance: the referee ran no checks for scenario '${scenario}' at ${era}: ${output}`;
