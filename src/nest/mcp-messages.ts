@@ -74,3 +74,10 @@ export const ROUTE_DECORATORS_FROM_FACTORY =
 export const HTTP_OPTION_BESIDE_FACTORY = (key: string) =>
   `McpModule.forRootAsync: http.${key} beside useFactory is never read: only http.routeDecorators goes there. ` +
   `Return http.${key} from the factory`;
+
+export const THROTTLER_NOT_INSTALLED =
+  'McpThrottlerGuard needs @nestjs/throttler: install it (npm install @nestjs/throttler) and import ' +
+  'ThrottlerModule.forRoot(...) in the application module';
+
+export const THROTTLER_NOT_CONFIGURED =
+  'McpThrottlerGuard found no throttler configuration: import ThrottlerModule.forRoot(...) in the application module';

@@ -1,0 +1,169 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { HTTP_ADAPTERS } from '../support/create-app.js';
+import { FixtureProcess } from '../support/fixture-process.js';
+import { legacyHeaders, legacyRequest } from '../support/legacy-client.js';
+import { TS_REGISTER } from '../support/backend-process.js';
+
+type Message = Record<string, any>;
+
+const THROTTLED_MAIN = fileURLToPath(new URL('../support/throttled-main.ts', import.meta.url));
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Message;
+}
+
+/**
+ * `McpThrottlerGuard` in an app that limits its tools as it limits its routes (test/support/throttled-main.ts:
+ * `ThrottlerModule.forRoot` with a default of 100 a minute, `@Throttle` of 2 a minute on `quote` and `restock`,
+ * 1 a minute on the `prices://today` resource), through real HTTP on both adapters, in both eras, and on stdio.
+ */
+describe.each(HTTP_ADAPTERS)('rate limits on MCP calls on %s', (adapter) => {
+  let app: FixtureProcess;
+
+  beforeAll(async () => {
+    app = await FixtureProcess.start({ THROTTLED_ADAPTER: adapter }, THROTTLED_MAIN);
+  }, 120_000);
+  afterAll(() => app?.stop());
+
+  async function post(body: Message, headers: Record<string, string | undefined>, token: string): Promise<Answer> {
+    const sent: Record<string, string> = { authorization: `Bearer ${token}` };
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined) sent[name] = value;
+    const res = await fetch(`${app.origin}/mcp`, { method: 'POST', headers: sent, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Message };
+  }
+  const send = (token: string, method: string, params: Record<string, unknown> = {}) => {
+    const body = mcpMessage(method, params);
+    return post(body, mcpHeaders(body), token);
+  };
+  const callTool = (token: string, name: string) => send(token, 'tools/call', { name, arguments: {} });
+
+  it("answers a tool's third call within the minute with 429 and -32023, while another principal is still served", async () => {
+    expect((await callTool('user-ada', 'quote')).body.result.content[0].text).toBe('quoted');
+    expect((await callTool('user-ada', 'quote')).body.result.content[0].text).toBe('quoted');
+    const third = await callTool('user-ada', 'quote');
+    expect(third.status).toBe(429);
+    expect(third.body.error.code).toBe(-32023);
+    expect(Number.isInteger(third.body.error.data.retryAfterMs)).toBe(true);
+    expect(third.body.error.data.retryAfterMs).toBeGreaterThan(0);
+    expect(third.body.error.data).toMatchObject({ limit: 2, remaining: 0 });
+    const retryAfter = third.headers.get('retry-after')!;
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(third.headers.get('ratelimit-limit')).toBe('2');
+    expect(third.headers.get('ratelimit-remaining')).toBe('0');
+
+    const other = await callTool('user-bob', 'quote');
+    expect(other.status).toBe(200);
+    expect(other.body.result.content[0].text).toBe('quoted');
+  });
+
+  it("counts each tool apart, and never refuses tools/list for a tool's spent limit", async () => {
+    for (let i = 0; i < 3; i++) await callTool('user-cy', 'quote');
+    expect((await callTool('user-cy', 'quote')).status).toBe(429);
+    expect((await callTool('user-cy', 'restock')).body.result.content[0].text).toBe('restocked');
+    for (let i = 0; i < 3; i++) {
+      const list = await send('user-cy', 'tools/list');
+      expect(list.status).toBe(200);
+      expect(list.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('quote');
+    }
+    expect((await callTool('user-cy', 'restock')).body.result.content[0].text).toBe('restocked');
+    expect((await callTool('user-cy', 'restock')).status).toBe(429);
+  });
+
+  it("limits a resource's reads with its own @Throttle", async () => {
+    const read = () => send('user-dee', 'resources/read', { uri: 'prices://today' });
+    expect((await read()).body.result.contents[0].text).toBe('42');
+    const refused = await read();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: -32023, data: { limit: 1, remaining: 0 } });
+    expect(refused.headers.get('ratelimit-limit')).toBe('1');
+  });
+
+  it("keeps an upstream API's limit met inside a tool an isError result, never -32023", async () => {
+    const res = await callTool('user-eve', 'forecast');
+    expect(res.status).toBe(200);
+    expect(res.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: the weather API is rate limited: try again in 30 seconds' }],
+    });
+  });
+
+  it('answers the 2025-era leg with the same error, status and headers', async () => {
+    const legacyCall = () =>
+      post(legacyRequest('tools/call', { name: 'quote', arguments: {} }), legacyHeaders(), 'user-fay');
+    expect((await legacyCall()).body.result.content[0].text).toBe('quoted');
+    expect((await legacyCall()).status).toBe(200);
+    const third = await legacyCall();
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({ code: -32023, data: { limit: 2, remaining: 0 } });
+    expect(third.body.error.data.retryAfterMs).toBeGreaterThan(0);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(third.headers.get('ratelimit-limit')).toBe('2');
+    expect(third.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('is the ThrottlerGuard it extends on a REST route: 429 with the throttler’s own body', async () => {
+    expect((await fetch(`${app.origin}/ping`)).status).toBe(200);
+    const refused = await fetch(`${app.origin}/ping`);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ statusCode: 429, message: 'ThrottlerException: Too Many Requests' });
+  });
+});
+
+describe('rate limits on MCP calls over stdio', () => {
+  let child: ChildProcessWithoutNullStreams;
+  let stderr = '';
+  const replies = new Map<unknown, Message>();
+  let nextId = 1;
+  let partial = '';
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, ['--import', TS_REGISTER, THROTTLED_MAIN], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, THROTTLED_TRANSPORT: 'stdio' },
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const message = JSON.parse(line) as Message;
+        if ('id' in message) replies.set(message.id, message);
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    await call('server/discover', {}, 120_000);
+  }, 150_000);
+  afterAll(async () => {
+    child.stdin.end();
+    if (child.exitCode === null) await once(child, 'exit');
+  });
+
+  async function call(method: string, params: Record<string, unknown>, waitMs = 30_000): Promise<Message> {
+    const id = nextId++;
+    child.stdin.write(`${JSON.stringify(mcpMessage(method, params, { id }))}\n`);
+    const deadline = Date.now() + waitMs;
+    while (!replies.has(id)) {
+      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}): ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`no reply to ${method} #${id}; stderr: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return replies.get(id)!;
+  }
+
+  it('answers the third call of one stdio client with -32023 and its data, and still lists the tool', async () => {
+    const quote = () => call('tools/call', { name: 'quote', arguments: {} });
+    expect((await quote()).result.content[0].text).toBe('quoted');
+    expect((await quote()).result.content[0].text).toBe('quoted');
+    const third = await quote();
+    expect(third.error).toMatchObject({ code: -32023, data: { limit: 2, remaining: 0 } });
+    expect(Number.isInteger(third.error.data.retryAfterMs)).toBe(true);
+    expect(third.error.data.retryAfterMs).toBeGreaterThan(0);
+    const list = await call('tools/list', {});
+    expect(list.result.tools.map((tool: { name: string }) => tool.name)).toContain('quote');
+  });
+});

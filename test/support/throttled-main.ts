@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { Controller, Get, Injectable, Module, UseGuards } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Throttle, ThrottlerModule } from '@nestjs/throttler';
+import {
+  bootstrapStdio,
+  McpModule,
+  McpThrottlerGuard,
+  Resource,
+  Tool,
+  ToolError,
+  type McpModuleOptions,
+} from '../../src/index.js';
+
+/**
+ * An app that limits its MCP tools with `McpThrottlerGuard`, run in a process of its own (`ThrottledProcess`):
+ * `@nestjs/throttler` is CommonJS requiring the ESM-only Nest 12, which Node loads and Jest's sandbox does not.
+ * `THROTTLED_TRANSPORT=stdio` serves it on stdio, else on `PORT` with `THROTTLED_ADAPTER`.
+ */
+@Injectable()
+@UseGuards(McpThrottlerGuard)
+class QuoteTools {
+  @Tool({ name: 'quote', description: 'Quotes a price' })
+  @Throttle({ default: { limit: 2, ttl: 60000 } })
+  quote(): string {
+    return 'quoted';
+  }
+
+  @Tool({ name: 'restock', description: 'Restocks a product' })
+  @Throttle({ default: { limit: 2, ttl: 60000 } })
+  restock(): string {
+    return 'restocked';
+  }
+
+  @Tool({ name: 'forecast', description: 'Asks an upstream API for a forecast' })
+  forecast(): string {
+    throw new ToolError('the weather API is rate limited: try again in 30 seconds');
+  }
+
+  @Resource({ uri: 'prices://today', name: 'prices', mimeType: 'text/plain' })
+  @Throttle({ default: { limit: 1, ttl: 60000 } })
+  prices(): string {
+    return '42';
+  }
+}
+
+@Controller('ping')
+@UseGuards(McpThrottlerGuard)
+class PingController {
+  @Get()
+  @Throttle({ default: { limit: 1, ttl: 60000 } })
+  ping(): string {
+    return 'pong';
+  }
+}
+
+const env = process.env;
+const legacy = (env.THROTTLED_LEGACY ?? 'stateless') as NonNullable<McpModuleOptions['legacy']>['mode'];
+
+@Module({
+  imports: [
+    ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60000, limit: 100 }] }),
+    McpModule.forRoot({
+      name: 'throttled',
+      version: '1.0.0',
+      legacy: { mode: legacy },
+      // tools/list runs each tool's guards to decide whether to show it.
+      hideForbidden: true,
+      auth: {
+        resource: 'http://127.0.0.1/mcp',
+        verify: (token: string) => (token.startsWith('user-') ? { sub: token } : null),
+      },
+    }),
+  ],
+  providers: [QuoteTools],
+  controllers: [PingController],
+})
+class ThrottledModule {}
+
+if (env.THROTTLED_TRANSPORT === 'stdio') {
+  void bootstrapStdio(ThrottledModule);
+} else {
+  const app =
+    env.THROTTLED_ADAPTER === 'fastify'
+      ? await NestFactory.create(ThrottledModule, new FastifyAdapter(), { logger: false })
+      : await NestFactory.create(ThrottledModule, { logger: false });
+  await app.listen(Number(env.PORT), '127.0.0.1');
+  process.stdout.write(`listening on ${env.PORT}\n`);
+}
