@@ -6,6 +6,8 @@ export const MCP_PROMPT_METADATA = 'mcp:prompt';
 export const MCP_UI_RESOURCE_METADATA = 'mcp:ui-resource';
 export const MCP_ROUTE_TOOL_METADATA = 'mcp:route-tool';
 export const MCP_SKILL_METADATA = 'mcp:skill';
+/** Marks an MCP endpoint's controller: a rate limiter counts the calls it carries where they run, not the POST. */
+export const MCP_ENDPOINT_METADATA = 'mcp:endpoint';
 /**
  * Where MCP parameter decorators record their parameters: Nest's own route-arguments key, as `@nestjs/graphql`
  * does, so Nest's scanner instantiates the pipes they name and custom `createParamDecorator` decorators work.

@@ -115,6 +115,54 @@ describe.each(HTTP_ADAPTERS)('rate limits on MCP calls on %s', (adapter) => {
   });
 });
 
+describe.each(HTTP_ADAPTERS)('McpThrottlerGuard as the global APP_GUARD on %s', (adapter) => {
+  let app: FixtureProcess;
+
+  beforeAll(async () => {
+    app = await FixtureProcess.start(
+      { THROTTLED_ADAPTER: adapter, THROTTLED_GLOBAL: '1', THROTTLED_DEFAULT_LIMIT: '3' },
+      THROTTLED_MAIN,
+    );
+  }, 120_000);
+  afterAll(() => app?.stop());
+
+  const send = async (token: string, method: string, params: Record<string, unknown> = {}) => {
+    const body = mcpMessage(method, params);
+    const res = await fetch(`${app.origin}/mcp`, {
+      method: 'POST',
+      headers: { ...mcpHeaders(body), authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Message };
+  };
+  const callTool = (token: string, name: string) => send(token, 'tools/call', { name, arguments: {} });
+
+  it("counts each tool per caller under its @Throttle, and the others under the module's default", async () => {
+    for (let i = 0; i < 2; i++) expect((await callTool('user-ada', 'quote')).status).toBe(200);
+    const third = await callTool('user-ada', 'quote');
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({ code: -32023, data: { limit: 2, remaining: 0 } });
+    expect(third.headers.get('ratelimit-limit')).toBe('2');
+    expect((await callTool('user-bob', 'quote')).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await callTool('user-ada', 'forecast')).body.result.isError).toBe(true);
+    expect((await callTool('user-ada', 'forecast')).body.error).toMatchObject({ code: -32023, data: { limit: 3 } });
+  });
+
+  it('never counts the MCP POST itself: lists past the default limit are all answered', async () => {
+    for (let i = 0; i < 5; i++) {
+      const list = await send('user-cy', 'tools/list');
+      expect(list.status).toBe(200);
+      expect(list.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('quote');
+    }
+    expect((await callTool('user-cy', 'quote')).status).toBe(200);
+  });
+
+  it("limits the app's REST routes as ThrottlerGuard does", async () => {
+    expect((await fetch(`${app.origin}/ping`)).status).toBe(200);
+    expect((await fetch(`${app.origin}/ping`)).status).toBe(429);
+  });
+});
+
 describe('rate limits on MCP calls over stdio', () => {
   let child: ChildProcessWithoutNullStreams;
   let stderr = '';

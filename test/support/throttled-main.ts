@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Controller, Get, Injectable, Module, UseGuards } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Throttle, ThrottlerModule } from '@nestjs/throttler';
 import {
@@ -16,10 +16,10 @@ import {
 /**
  * An app that limits its MCP tools with `McpThrottlerGuard`, run in a process of its own (`ThrottledProcess`):
  * `@nestjs/throttler` is CommonJS requiring the ESM-only Nest 12, which Node loads and Jest's sandbox does not.
- * `THROTTLED_TRANSPORT=stdio` serves it on stdio, else on `PORT` with `THROTTLED_ADAPTER`.
+ * `THROTTLED_TRANSPORT=stdio` serves it on stdio, else on `PORT` with `THROTTLED_ADAPTER`;
+ * `THROTTLED_DEFAULT_LIMIT` is the module's default limit a minute (100).
  */
 @Injectable()
-@UseGuards(McpThrottlerGuard)
 class QuoteTools {
   @Tool({ name: 'quote', description: 'Quotes a price' })
   @Throttle({ default: { limit: 2, ttl: 60000 } })
@@ -46,7 +46,6 @@ class QuoteTools {
 }
 
 @Controller('ping')
-@UseGuards(McpThrottlerGuard)
 class PingController {
   @Get()
   @Throttle({ default: { limit: 1, ttl: 60000 } })
@@ -57,10 +56,15 @@ class PingController {
 
 const env = process.env;
 const legacy = (env.THROTTLED_LEGACY ?? 'stateless') as NonNullable<McpModuleOptions['legacy']>['mode'];
+// `THROTTLED_GLOBAL=1`: the guard is the app's APP_GUARD; else it is on the tools provider and the controller.
+const global = env.THROTTLED_GLOBAL === '1';
+if (!global) for (const target of [QuoteTools, PingController]) UseGuards(McpThrottlerGuard)(target);
 
 @Module({
   imports: [
-    ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60000, limit: 100 }] }),
+    ThrottlerModule.forRoot({
+      throttlers: [{ name: 'default', ttl: 60000, limit: Number(env.THROTTLED_DEFAULT_LIMIT ?? 100) }],
+    }),
     McpModule.forRoot({
       name: 'throttled',
       version: '1.0.0',
@@ -73,7 +77,7 @@ const legacy = (env.THROTTLED_LEGACY ?? 'stateless') as NonNullable<McpModuleOpt
       },
     }),
   ],
-  providers: [QuoteTools],
+  providers: global ? [QuoteTools, { provide: APP_GUARD, useClass: McpThrottlerGuard }] : [QuoteTools],
   controllers: [PingController],
 })
 class ThrottledModule {}

@@ -7,6 +7,7 @@ import { canonicalDigest } from '../../server/util/canonical-digest.js';
 import { requireFromLibrary } from '../../server/util/library-require.cjs';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 import { THROTTLER_NOT_CONFIGURED, THROTTLER_NOT_INSTALLED } from '../mcp-messages.js';
+import { MCP_ENDPOINT_METADATA } from '../mcp-metadata.constants.js';
 
 /** What this guard uses of `@nestjs/throttler`, loaded on the guard's first construction: an optional peer. */
 interface ThrottlerPackage {
@@ -55,7 +56,8 @@ function throttlerPackage(): ThrottlerPackage {
 /**
  * `@nestjs/throttler`'s `ThrottlerGuard` for MCP: `@UseGuards(McpThrottlerGuard)` on a tools provider (or one
  * of its methods) and `@Throttle()` / `@SkipThrottle()` on its tools, resources and prompts, configured by
- * `ThrottlerModule.forRoot(...)` and its storage, as for routes. On an MCP call each tool, resource and prompt
+ * `ThrottlerModule.forRoot(...)` and its storage, as for routes; or as a global `APP_GUARD`, where it limits the
+ * app's routes and every tool, resource and prompt (not the MCP endpoint's POST as such). On an MCP call each tool, resource and prompt
  * has its own counter per caller: the caller identity that tasks and request state are bound to (`auth.identify`,
  * else the token's subject) with what `requestState.bind` reads, or the client address when nobody is signed in.
  * A refused call answers -32023 with `retryAfterMs`, `limit` and `remaining` (HTTP 429 with `Retry-After`); a
@@ -89,6 +91,9 @@ export class McpThrottlerGuard implements CanActivate, OnModuleInit {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
+    // Global, it also guards the MCP endpoint's route: the calls a POST carries are counted where each runs.
+    if (context.getType() === 'http' && Reflect.getMetadata(MCP_ENDPOINT_METADATA, context.getClass()) === true)
+      return Promise.resolve(true);
     // A list runs a primitive's guards to decide whether to show it (`hideForbidden`): it is never counted, and
     // never hides a tool whose limit is spent.
     const method = mcpCallOf(context)?.method;
