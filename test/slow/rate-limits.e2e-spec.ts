@@ -62,6 +62,17 @@ describe.each(HTTP_ADAPTERS)('rate limits on MCP calls on %s', (adapter) => {
     expect(other.body.result.content[0].text).toBe('quoted');
   });
 
+  it('counts per caller and what requestState.bind reads: one user has a budget per tenant', async () => {
+    const inTenant = (tenant: string) => {
+      const body = mcpMessage('tools/call', { name: 'quote', arguments: {} });
+      return post(body, { ...mcpHeaders(body), 'x-tenant': tenant }, 'user-gus');
+    };
+    expect((await inTenant('acme')).status).toBe(200);
+    expect((await inTenant('acme')).status).toBe(200);
+    expect((await inTenant('globex')).status).toBe(200);
+    expect((await inTenant('acme')).status).toBe(429);
+  });
+
   it("counts each tool apart, and never refuses tools/list for a tool's spent limit", async () => {
     for (let i = 0; i < 3; i++) await callTool('user-cy', 'quote');
     expect((await callTool('user-cy', 'quote')).status).toBe(429);
