@@ -174,6 +174,41 @@ describe.each(HTTP_ADAPTERS)('McpThrottlerGuard as the global APP_GUARD on %s', 
   });
 });
 
+describe('rate limits on MCP calls in a 2025-era session', () => {
+  let app: FixtureProcess;
+
+  beforeAll(async () => {
+    app = await FixtureProcess.start({ THROTTLED_LEGACY: 'stateful' }, THROTTLED_MAIN);
+  }, 120_000);
+  afterAll(() => app?.stop());
+
+  it('answers the third call in a session with 429, -32023 and the rate-limit headers', async () => {
+    const headers = { ...legacyHeaders(), authorization: 'Bearer user-kim' } as Record<string, string>;
+    const post = (body: Message, session?: string) =>
+      fetch(`${app.origin}/mcp`, {
+        method: 'POST',
+        headers: session ? { ...headers, 'mcp-session-id': session } : headers,
+        body: JSON.stringify(body),
+      });
+    const init = legacyRequest('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'agent', version: '1.0.0' },
+    });
+    const session = (await post(init)).headers.get('mcp-session-id')!;
+    expect(session).toBeTruthy();
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+    const quote = () => post(legacyRequest('tools/call', { name: 'quote', arguments: {} }), session);
+    expect((await quote()).status).toBe(200);
+    expect((await quote()).status).toBe(200);
+    const third = await quote();
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(third.headers.get('ratelimit-remaining')).toBe('0');
+    expect(((await third.json()) as Message).error).toMatchObject({ code: -32023, data: { limit: 2, remaining: 0 } });
+  });
+});
+
 describe('rate limits on MCP calls over stdio', () => {
   let child: ChildProcessWithoutNullStreams;
   let stderr = '';

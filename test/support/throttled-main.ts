@@ -71,8 +71,8 @@ if (!global) for (const target of [QuoteTools, PingController]) UseGuards(McpThr
       legacy: { mode: legacy },
       // tools/list runs each tool's guards to decide whether to show it.
       hideForbidden: true,
-      // One budget per user and tenant.
-      requestState: { bind: (req) => (req as { headers: Record<string, unknown> }).headers['x-tenant'] },
+      // One budget per user and tenant; over stdio there is no HTTP request.
+      requestState: { bind: (req) => (req as { headers: Record<string, unknown> } | undefined)?.headers['x-tenant'] },
       auth: {
         resource: 'http://127.0.0.1/mcp',
         verify: (token: string) => (token.startsWith('user-') ? { sub: token } : null),
