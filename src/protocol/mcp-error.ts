@@ -26,9 +26,10 @@ export class McpError extends Error {
 
   /**
    * Come back later (-32023, HTTP 429 with `Retry-After`): `retryAfterMs` is rounded up to a whole, positive
-   * number of milliseconds; `limit` and `remaining` describe the budget when there is one.
+   * number of milliseconds; `limit` and `remaining` describe the budget when there is one, and any other member
+   * says more (a `reason`).
    */
-  static rateLimited(message: string, data: RateLimitedData): McpError {
+  static rateLimited(message: string, data: RateLimitedData & Record<string, unknown>): McpError {
     const retryAfterMs = Math.max(1, Math.ceil(data.retryAfterMs));
     return new McpError(ErrorCode.RateLimited, message, { ...data, retryAfterMs });
   }

@@ -381,15 +381,13 @@ function positiveInteger(value: number, name: string): number {
   return value;
 }
 
-/** A create the store refused over a limit: -32603 with `data.reason: "task_limit"`. */
+/**
+ * A create the store refused over a limit: come back later (-32023, HTTP 429) with `data.reason: "task_limit"`; a
+ * slot frees when a kept task expires, which the hint cannot know, so it asks for a minute's wait.
+ */
 function refuseOver(outcome: TaskCreateOutcome): void {
   if (outcome === 'created') return;
   const whose = outcome === 'owner-limit' ? 'this caller has' : 'the server has';
-  throw new McpError(
-    ErrorCode.InternalError,
-    `Too many tasks: ${whose} as many as it may keep; retry once some have expired`,
-    {
-      reason: 'task_limit',
-    },
-  );
+  const message = `Too many tasks: ${whose} as many as it may keep; retry once some have expired`;
+  throw McpError.rateLimited(message, { retryAfterMs: 60_000, reason: 'task_limit' });
 }
