@@ -90,11 +90,12 @@ describe('security round 2: per-caller fair shares', () => {
       const refused = await legacyPost(app, legacyRequest('tools/call', { name: 'confirm', arguments: {} }), {
         'x-user': 'alice',
       });
-      expect(refused.body.result).toMatchObject({
-        isError: true,
-        content: [
-          { type: 'text', text: 'Server busy: this caller already has 1 calls waiting for client input, retry later' },
-        ],
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body.error).toEqual({
+        code: -32023,
+        message: 'Server busy: this caller already has 1 calls waiting for client input, retry later',
+        data: { retryAfterMs: 1000 },
       });
       const other = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'confirm', arguments: {} }), {
         ...legacyHeaders(),
