@@ -60,8 +60,13 @@ const legacy = (env.THROTTLED_LEGACY ?? 'stateless') as NonNullable<McpModuleOpt
 const global = env.THROTTLED_GLOBAL === '1';
 if (!global) for (const target of [QuoteTools, PingController]) UseGuards(McpThrottlerGuard)(target);
 
+// A module of its own: each module gets its own instance of a guard it uses.
+@Module({ controllers: [PingController] })
+class PingModule {}
+
 @Module({
   imports: [
+    PingModule,
     ThrottlerModule.forRoot({
       throttlers: [{ name: 'default', ttl: 60000, limit: Number(env.THROTTLED_DEFAULT_LIMIT ?? 100) }],
     }),
@@ -80,7 +85,6 @@ if (!global) for (const target of [QuoteTools, PingController]) UseGuards(McpThr
     }),
   ],
   providers: global ? [QuoteTools, { provide: APP_GUARD, useClass: McpThrottlerGuard }] : [QuoteTools],
-  controllers: [PingController],
 })
 class ThrottledModule {}
 

@@ -48,8 +48,9 @@ function throttlerPackage(): ThrottlerPackage {
   } catch (error) {
     throw new McpConfigurationError(THROTTLER_NOT_INSTALLED, { cause: error });
   }
+  // The instances' chain only: the class keeps its own constructor metadata (the throttler's injection tokens are
+  // not its parameters).
   Object.setPrototypeOf(McpThrottlerGuard.prototype, throttler.ThrottlerGuard.prototype);
-  Object.setPrototypeOf(McpThrottlerGuard, throttler.ThrottlerGuard);
   return throttler;
 }
 
