@@ -118,6 +118,15 @@ describe.each(HTTP_ADAPTERS)('rate limits on MCP calls on %s', (adapter) => {
     expect(third.headers.get('ratelimit-remaining')).toBe('0');
   });
 
+  it('answers a route tool that the route’s throttler refuses with -32023 and its Retry-After', async () => {
+    expect((await callTool('user-hal', 'stock')).body.result.content[0].text).toBe('in stock');
+    const refused = await callTool('user-hal', 'stock');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: -32023, message: 'ThrottlerException: Too Many Requests' });
+    expect(refused.body.error.data.retryAfterMs).toBeGreaterThanOrEqual(1000);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
   it('is the ThrottlerGuard it extends on a REST route: 429 with the throttler’s own body', async () => {
     expect((await fetch(`${app.origin}/ping`)).status).toBe(200);
     const refused = await fetch(`${app.origin}/ping`);

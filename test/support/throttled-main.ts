@@ -8,6 +8,7 @@ import {
   McpModule,
   McpThrottlerGuard,
   Resource,
+  RouteTool,
   Tool,
   ToolError,
   type McpModuleOptions,
@@ -52,6 +53,13 @@ class PingController {
   ping(): string {
     return 'pong';
   }
+
+  @Get('stock')
+  @RouteTool({ name: 'stock' })
+  @Throttle({ default: { limit: 1, ttl: 60000 } })
+  stock(): string {
+    return 'in stock';
+  }
 }
 
 const env = process.env;
@@ -89,7 +97,8 @@ class PingModule {}
 class ThrottledModule {}
 
 if (env.THROTTLED_TRANSPORT === 'stdio') {
-  void bootstrapStdio(ThrottledModule);
+  // The route tool runs its route through the app's HTTP adapter, which listens nowhere.
+  void bootstrapStdio(ThrottledModule, { http: true });
 } else {
   const app =
     env.THROTTLED_ADAPTER === 'fastify'
