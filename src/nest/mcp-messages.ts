@@ -79,5 +79,8 @@ export const THROTTLER_NOT_INSTALLED =
   'McpThrottlerGuard needs @nestjs/throttler: install it (npm install @nestjs/throttler) and import ' +
   'ThrottlerModule.forRoot(...) in the application module';
 
+export const THROTTLER_NOT_LOADED = (error: unknown) =>
+  `McpThrottlerGuard could not load @nestjs/throttler: ${error instanceof Error ? error.message : String(error)}`;
+
 export const THROTTLER_NOT_CONFIGURED =
   'McpThrottlerGuard found no throttler configuration: import ThrottlerModule.forRoot(...) in the application module';

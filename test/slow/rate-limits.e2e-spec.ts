@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
@@ -10,6 +10,8 @@ import { TS_REGISTER } from '../support/backend-process.js';
 type Message = Record<string, any>;
 
 const THROTTLED_MAIN = fileURLToPath(new URL('../support/throttled-main.ts', import.meta.url));
+const UNTHROTTLED_MAIN = fileURLToPath(new URL('../support/unthrottled-main.ts', import.meta.url));
+const WITHOUT_THROTTLER = fileURLToPath(new URL('../support/without-throttler.cjs', import.meta.url));
 
 interface Answer {
   status: number;
@@ -269,4 +271,36 @@ describe('rate limits on MCP calls over stdio', () => {
     const list = await call('tools/list', {});
     expect(list.result.tools.map((tool: { name: string }) => tool.name)).toContain('quote');
   });
+});
+
+describe('nestjs-mcp where @nestjs/throttler is not installed', () => {
+  it('serves an app that does not use McpThrottlerGuard: importing nestjs-mcp does not load the throttler', async () => {
+    const app = await FixtureProcess.start({ NODE_OPTIONS: `--require ${WITHOUT_THROTTLER}` }, UNTHROTTLED_MAIN);
+    try {
+      const body = mcpMessage('tools/list');
+      const res = await fetch(`${app.origin}/mcp`, {
+        method: 'POST',
+        headers: mcpHeaders(body),
+        body: JSON.stringify(body),
+      });
+      expect(((await res.json()) as Message).result.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo']);
+    } finally {
+      await app.stop();
+    }
+  }, 120_000);
+
+  it('fails the start-up of an app that uses it, naming the package to install', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--require', WITHOUT_THROTTLER, '--import', TS_REGISTER, UNTHROTTLED_MAIN],
+      {
+        env: { ...process.env, PORT: '0', UNTHROTTLED_USE_GUARD: '1' },
+        encoding: 'utf8',
+        timeout: 100_000,
+      },
+    );
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).not.toContain('listening on');
+    expect(run.stderr).toContain('McpConfigurationError: McpThrottlerGuard needs @nestjs/throttler: install it');
+  }, 120_000);
 });

@@ -6,7 +6,7 @@ import { callerSourceOf, McpContext } from '../../server/mcp-context.js';
 import { canonicalDigest } from '../../server/util/canonical-digest.js';
 import { requireFromLibrary } from '../../server/util/library-require.cjs';
 import { McpParamtype } from './mcp-paramtype.enum.js';
-import { THROTTLER_NOT_CONFIGURED, THROTTLER_NOT_INSTALLED } from '../mcp-messages.js';
+import { THROTTLER_NOT_CONFIGURED, THROTTLER_NOT_INSTALLED, THROTTLER_NOT_LOADED } from '../mcp-messages.js';
 import { MCP_ENDPOINT_METADATA } from '../mcp-metadata.constants.js';
 
 /** What this guard uses of `@nestjs/throttler`, loaded on the guard's first construction: an optional peer. */
@@ -46,7 +46,8 @@ function throttlerPackage(): ThrottlerPackage {
   try {
     throttler = requireFromLibrary('@nestjs/throttler') as ThrottlerPackage;
   } catch (error) {
-    throw new McpConfigurationError(THROTTLER_NOT_INSTALLED, { cause: error });
+    const missing = (error as { code?: unknown }).code === 'MODULE_NOT_FOUND';
+    throw new McpConfigurationError(missing ? THROTTLER_NOT_INSTALLED : THROTTLER_NOT_LOADED(error), { cause: error });
   }
   // The instances' chain only: the class keeps its own constructor metadata (the throttler's injection tokens are
   // not its parameters).
