@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { HTTP_ADAPTERS } from '../support/create-app.js';
 import { FixtureProcess } from '../support/fixture-process.js';
 import { legacyHeaders, legacyRequest } from '../support/legacy-client.js';
 import { TS_REGISTER } from '../support/backend-process.js';
+import { StdioChild } from '../support/stdio-child.js';
 
 type Message = Record<string, any>;
 
@@ -221,44 +221,13 @@ describe('rate limits on MCP calls in a 2025-era session', () => {
 });
 
 describe('rate limits on MCP calls over stdio', () => {
-  let child: ChildProcessWithoutNullStreams;
-  let stderr = '';
-  const replies = new Map<unknown, Message>();
-  let nextId = 1;
-  let partial = '';
+  let app: StdioChild;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', TS_REGISTER, THROTTLED_MAIN], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, THROTTLED_TRANSPORT: 'stdio' },
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        const message = JSON.parse(line) as Message;
-        if ('id' in message) replies.set(message.id, message);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    await call('server/discover', {}, 120_000);
+    app = await StdioChild.start(THROTTLED_MAIN, { THROTTLED_TRANSPORT: 'stdio' });
   }, 150_000);
-  afterAll(async () => {
-    child.stdin.end();
-    if (child.exitCode === null) await once(child, 'exit');
-  });
-
-  async function call(method: string, params: Record<string, unknown>, waitMs = 30_000): Promise<Message> {
-    const id = nextId++;
-    child.stdin.write(`${JSON.stringify(mcpMessage(method, params, { id }))}\n`);
-    const deadline = Date.now() + waitMs;
-    while (!replies.has(id)) {
-      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}): ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`no reply to ${method} #${id}; stderr: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return replies.get(id)!;
-  }
+  afterAll(() => app?.stop());
+  const call = (method: string, params: Record<string, unknown>) => app.call(method, params);
 
   it('answers the third call of one stdio client with -32023 and its data, and still lists the tool', async () => {
     const quote = () => call('tools/call', { name: 'quote', arguments: {} });
