@@ -25,9 +25,9 @@ export class StdioChild {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
   }
 
-  /** Starts `main` with `env` added, and resolves once it answers `server/discover`. */
-  static async start(main: string, env: Record<string, string> = {}): Promise<StdioChild> {
-    const child = spawn(process.execPath, ['--import', TS_REGISTER, main], {
+  /** Starts `main` with `env` added (and `args`), and resolves once it answers `server/discover`. */
+  static async start(main: string, env: Record<string, string> = {}, args: string[] = []): Promise<StdioChild> {
+    const child = spawn(process.execPath, ['--import', TS_REGISTER, main, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
     });
@@ -47,6 +47,11 @@ export class StdioChild {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return this.replies.get(id)!;
+  }
+
+  /** A tool's result. */
+  async tool(name: string, args: Record<string, unknown> = {}): Promise<Message> {
+    return (await this.call('tools/call', { name, arguments: args })).result;
   }
 
   /** Closes its stdin, as a client that goes away does, and resolves once it has exited. */
