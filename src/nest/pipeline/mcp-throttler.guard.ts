@@ -59,11 +59,12 @@ function throttlerPackage(): ThrottlerPackage {
  * `@nestjs/throttler`'s `ThrottlerGuard` for MCP: `@UseGuards(McpThrottlerGuard)` on a tools provider (or one
  * of its methods) and `@Throttle()` / `@SkipThrottle()` on its tools, resources and prompts, configured by
  * `ThrottlerModule.forRoot(...)` and its storage, as for routes; or as a global `APP_GUARD`, where it limits the
- * app's routes and every tool, resource and prompt (not the MCP endpoint's POST as such). On an MCP call each tool, resource and prompt
- * has its own counter per caller: the caller identity that tasks and request state are bound to (`auth.identify`,
- * else the token's subject) with what `requestState.bind` reads, or the client address when nobody is signed in.
- * A refused call answers -32023 with `retryAfterMs`, `limit` and `remaining` (HTTP 429 with `Retry-After`); a
- * `tools/list` is never counted nor refused. On any other request it is the `ThrottlerGuard` it extends.
+ * app's routes and every tool, resource and prompt (not the MCP endpoint's POST as such). On an MCP call each
+ * tool, resource and prompt has its own counter per caller: the caller identity that tasks and request state are
+ * bound to (`auth.identify`, else the token's subject) with what `requestState.bind` reads, or the client address
+ * when nobody is signed in. A refused call answers -32023 with `retryAfterMs`, `limit` and `remaining` (HTTP 429
+ * with `Retry-After`); a list is never counted nor refused. On any other request it is the `ThrottlerGuard` it
+ * extends.
  */
 @Injectable()
 export class McpThrottlerGuard implements CanActivate, OnModuleInit {
