@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { HTTP_ADAPTERS } from '../support/create-app.js';
 import { FixtureProcess } from '../support/fixture-process.js';
@@ -95,6 +96,27 @@ describe.each(HTTP_ADAPTERS)('rate limits on MCP calls on %s', (adapter) => {
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: -32023, data: { limit: 1, remaining: 0 } });
     expect(refused.headers.get('ratelimit-limit')).toBe('1');
+  });
+
+  it("ends a task's round over its tool's limit with the task failed on -32023 and its data", async () => {
+    const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
+    const asTask = async (method: string, params: Record<string, unknown>) => {
+      const body = mcpMessage(method, params, { clientCapabilities: WITH_TASKS });
+      return (await post(body, mcpHeaders(body), 'user-ivy')).body.result;
+    };
+    const settled = async (taskId: string) => {
+      for (;;) {
+        const task = await asTask('tasks/get', { taskId });
+        if (task.status !== 'working') return task;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const report = () => asTask('tools/call', { name: 'report', arguments: {} });
+    expect(await settled((await report()).taskId)).toMatchObject({ status: 'completed' });
+    const refused = await settled((await report()).taskId);
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toMatchObject({ code: -32023, data: { limit: 1, remaining: 0 } });
+    expect(refused.error.data.retryAfterMs).toBeGreaterThan(0);
   });
 
   it("keeps an upstream API's limit met inside a tool an isError result, never -32023", async () => {

@@ -34,6 +34,12 @@ class QuoteTools {
     return 'restocked';
   }
 
+  @Tool({ name: 'report', description: 'Builds a report', taskSupport: 'optional' })
+  @Throttle({ default: { limit: 1, ttl: 60000 } })
+  report(): string {
+    return 'reported';
+  }
+
   @Tool({ name: 'forecast', description: 'Asks an upstream API for a forecast' })
   forecast(): string {
     throw new ToolError('the weather API is rate limited: try again in 30 seconds');
