@@ -6,7 +6,7 @@ import {
   legacyOffError,
   unsupportedVersionError,
 } from '../protocol/classifier.js';
-import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
+import { ErrorCode, httpHeadersForError, httpStatusForErrorCode } from '../protocol/error-codes.js';
 import { errorResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -345,8 +345,9 @@ export class McpHttpDriver {
     if (!exchange) return;
     const response = await this.inFlight.run(exchange, this.kernel.dispatch(verdict.request, exchange));
     if (!response) return;
-    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
-    this.writer.write(res, status, response, this.auth.scopeChallenge(response));
+    if (!('error' in response)) return this.writer.write(res, 200, response);
+    const headers = this.auth.scopeChallenge(response) ?? httpHeadersForError(response.error);
+    this.writer.write(res, httpStatusForErrorCode(response.error.code), response, headers);
   }
 
   /**

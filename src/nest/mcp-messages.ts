@@ -93,3 +93,13 @@ export const CATALOG_WITHOUT_CARD = (server: string) =>
   `MCP server "${server}": http.catalog lists the server by its Server Card, which is not served ` +
   '(http.serverCard is false, or the server has auth, whose card is served only when asked). Set ' +
   'http.serverCard: true to publish the card, or drop http.catalog.';
+
+export const THROTTLER_NOT_INSTALLED =
+  'McpThrottlerGuard needs @nestjs/throttler: install it (npm install @nestjs/throttler) and import ' +
+  'ThrottlerModule.forRoot(...) in the application module';
+
+export const THROTTLER_NOT_LOADED = (error: unknown) =>
+  `McpThrottlerGuard could not load @nestjs/throttler: ${error instanceof Error ? error.message : String(error)}`;
+
+export const THROTTLER_NOT_CONFIGURED =
+  'McpThrottlerGuard found no throttler configuration: import ThrottlerModule.forRoot(...) in the application module';

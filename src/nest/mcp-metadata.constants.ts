@@ -8,6 +8,8 @@ export const MCP_ROUTE_TOOL_METADATA = 'mcp:route-tool';
 export const MCP_SKILL_METADATA = 'mcp:skill';
 /** Set on a method whose parameters no MCP decorator declared: it takes the kernel's `(args, inputResponses, ctx)`. */
 export const MCP_DEFAULT_PARAMS_METADATA = 'mcp:default-params';
+/** Marks an MCP endpoint's controller: a rate limiter counts the calls it carries where they run, not the POST. */
+export const MCP_ENDPOINT_METADATA = 'mcp:endpoint';
 /**
  * Where MCP parameter decorators record their parameters: Nest's own route-arguments key, as `@nestjs/graphql`
  * does, so Nest's scanner instantiates the pipes they name and custom `createParamDecorator` decorators work.

@@ -12,6 +12,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  // The draft "Standardize Rate-Limiting Errors" SEP: come back later, `data.retryAfterMs` says when.
+  RateLimited: -32023,
   // The spec defines no JSON-RPC code for authorization failures (clients act on the HTTP status and the
   // WWW-Authenticate challenge), so these are application codes outside the ranges JSON-RPC and MCP reserve.
   Unauthorized: -31401,
@@ -32,8 +34,35 @@ const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.MethodNotFound, 404],
   [ErrorCode.Unauthorized, 401],
   [ErrorCode.InsufficientScope, 403],
+  [ErrorCode.RateLimited, 429],
 ]);
 
 export function httpStatusForErrorCode(code: number): number {
   return HTTP_STATUS_BY_CODE.get(code) ?? 200;
+}
+
+/** What a `RateLimited` error carries: when to come back, and the budget that was spent when the limit says so. */
+export interface RateLimitedData {
+  /** Milliseconds until the caller may try again: a positive integer. */
+  retryAfterMs: number;
+  limit?: number;
+  remaining?: number;
+}
+
+/**
+ * The HTTP headers that go with an error, from its data: a `RateLimited` error's `Retry-After` (whole seconds,
+ * at least 1, so a client never retries at once) and `RateLimit-Limit` / `RateLimit-Remaining` when it names them.
+ */
+export function httpHeadersForError(error: { code: number; data?: unknown }): Record<string, string> | undefined {
+  if (error.code !== ErrorCode.RateLimited) return undefined;
+  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as Partial<RateLimitedData>;
+  const wait = typeof data.retryAfterMs === 'number' && data.retryAfterMs > 0 ? data.retryAfterMs : 1000;
+  const headers: Record<string, string> = { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) };
+  if (isCount(data.limit)) headers['ratelimit-limit'] = String(data.limit);
+  if (isCount(data.remaining)) headers['ratelimit-remaining'] = String(data.remaining);
+  return headers;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }

@@ -23,6 +23,7 @@ const SURFACE: Record<EntryPoint, { values: string[]; types: string[] }> = {
       'McpModule',
       'McpPrincipal',
       'McpRegistrationError',
+      'McpThrottlerGuard',
       'Prompt',
       'RequireScopes',
       'Resource',
