@@ -143,6 +143,8 @@ for app in $BACKEND_APPS; do
   typecheck
   specs="mcp mcp-enhancers"
   if [ "$app" = nest11-mikro-backend ]; then specs="mcp mcp-stdio"; fi
+  # The Express backend also runs McpThrottlerGuard on two instances sharing a Redis throttler storage.
+  if [ "$app" = nest11-express-backend ]; then specs="mcp mcp-enhancers mcp-rate-limits"; fi
   for spec in $specs; do
     run "$app $spec.e2e-spec.ts" npm run test:e2e -- "test/$spec.e2e-spec.ts"
   done
