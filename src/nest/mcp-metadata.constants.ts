@@ -8,6 +8,11 @@ export const MCP_ROUTE_TOOL_METADATA = 'mcp:route-tool';
 export const MCP_SKILL_METADATA = 'mcp:skill';
 /** Set on a method whose parameters no MCP decorator declared: it takes the kernel's `(args, inputResponses, ctx)`. */
 export const MCP_DEFAULT_PARAMS_METADATA = 'mcp:default-params';
+/**
+ * Marks the handler a primitive's guards are run against to decide whether a caller sees it (`hideWhenDenied`,
+ * `hideForbidden`): a guard that limits rather than authorises (a rate limiter) lets it pass.
+ */
+export const MCP_VISIBILITY_PROBE_METADATA = 'mcp:visibility-probe';
 /** Marks an MCP endpoint's controller: a rate limiter counts the calls it carries where they run, not the POST. */
 export const MCP_ENDPOINT_METADATA = 'mcp:endpoint';
 /**

@@ -19,7 +19,7 @@ import { McpParamtype } from './mcp-paramtype.enum.js';
 import { stdioRequest } from './stdio-request.js';
 import { isThenable } from '../../server/util/when-ready.js';
 import type { McpContextType } from './mcp-execution-context.js';
-import { MCP_PARAM_ARGS_METADATA } from '../mcp-metadata.constants.js';
+import { MCP_PARAM_ARGS_METADATA, MCP_VISIBILITY_PROBE_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpSignalFilter } from './mcp-signal.filter.js';
 import { MCP_LOGGER } from '../mcp.constants.js';
@@ -129,6 +129,7 @@ export class McpHandlerFactory {
     what: string,
   ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
+    Reflect.defineMetadata(MCP_VISIBILITY_PROBE_METADATA, true, probe);
     const check = (instance: Instance, contextId?: ContextId) =>
       this.contextCreator.create(
         instance,

@@ -7,7 +7,7 @@ import { canonicalDigest } from '../../server/util/canonical-digest.js';
 import { requireFromLibrary } from '../../server/util/library-require.cjs';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 import { THROTTLER_NOT_CONFIGURED, THROTTLER_NOT_INSTALLED, THROTTLER_NOT_LOADED } from '../mcp-messages.js';
-import { MCP_ENDPOINT_METADATA } from '../mcp-metadata.constants.js';
+import { MCP_ENDPOINT_METADATA, MCP_VISIBILITY_PROBE_METADATA } from '../mcp-metadata.constants.js';
 
 /** What this guard uses of `@nestjs/throttler`, loaded on the guard's first construction: an optional peer. */
 interface ThrottlerPackage {
@@ -97,10 +97,12 @@ export class McpThrottlerGuard implements CanActivate, OnModuleInit {
     // Global, it also guards the MCP endpoint's route: the calls a POST carries are counted where each runs.
     if (context.getType() === 'http' && Reflect.getMetadata(MCP_ENDPOINT_METADATA, context.getClass()) === true)
       return Promise.resolve(true);
-    // A list runs a primitive's guards to decide whether to show it (`hideForbidden`): it is never counted, and
-    // never hides a tool whose limit is spent.
+    // Lists are never counted. Whether a caller sees a primitive (`hideForbidden`, asked by lists and by every
+    // request that names it) is not its limit's business either: a spent limit refuses the call, it never hides
+    // the tool, and asking is not a call.
     const method = mcpCallOf(context)?.method;
     if (method !== undefined && LISTS.test(method)) return Promise.resolve(true);
+    if (Reflect.getMetadata(MCP_VISIBILITY_PROBE_METADATA, context.getHandler()) === true) return Promise.resolve(true);
     return throttlerPackage().ThrottlerGuard.prototype.canActivate.call(this, context);
   }
 
