@@ -33,6 +33,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REFEREE = '@modelcontextprotocol/conformance';
+// runConformance (src/testing/conformance-referee.ts) tells users to install this same release; its spec holds them equal.
 const REFEREE_VERSION = '0.2.0-alpha.12';
 const NODE_PACKAGE = 'node@22';
 const REQUIREMENT_SETS = ['2026-07-28', '2025-11-25'];

@@ -30,6 +30,7 @@ export { ResourceUri } from './nest/decorators/params/resource-uri.decorator.js'
 export { RequireScopes } from './nest/decorators/require-scopes.decorator.js';
 export { McpExecutionContext } from './nest/pipeline/mcp-execution-context.js';
 export type { McpArgumentsHost } from './nest/pipeline/mcp-arguments-host.js';
+export { McpThrottlerGuard } from './nest/pipeline/mcp-throttler.guard.js';
 
 // What handlers get, return and throw.
 export { McpContext } from './server/mcp-context.js';

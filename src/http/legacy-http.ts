@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage } from '../protocol/classifier.js';
 import { replyAnswer } from '../protocol/client-reply.js';
-import { ErrorCode } from '../protocol/error-codes.js';
+import { ErrorCode, httpHeadersForError, httpStatusForError } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
@@ -11,6 +11,8 @@ import type { JsonWriter } from './json-writer.js';
 import { acceptsJsonAndEventStream } from './policy/media-type.js';
 import type { HttpAuthentication } from './mcp-http-options.js';
 import { SessionHttp } from './session-http.js';
+
+const REFUSAL_CODES: ReadonlySet<number> = new Set([ErrorCode.InsufficientScope, ErrorCode.RateLimited]);
 
 /**
  * The 2025-era leg over Streamable HTTP: what the driver hands a POST the classifier placed in that era.
@@ -83,8 +85,11 @@ export class LegacyHttp {
       if (id === undefined) return;
       challenge = { ...challenge, 'mcp-session-id': id };
     }
-    const refused = 'error' in response && response.error.code === ErrorCode.InsufficientScope;
-    this.writer.write(res, refused ? 403 : 200, response, challenge);
+    // The 2025-era SDKs read a JSON-RPC error in a 200; a step-up and a come-back-later keep their statuses, which
+    // clients act on before reading the body.
+    const refusal = 'error' in response && REFUSAL_CODES.has(response.error.code) ? response.error : undefined;
+    if (refusal) challenge = { ...challenge, ...httpHeadersForError(refusal) };
+    this.writer.write(res, refusal ? httpStatusForError(refusal) : 200, response, challenge);
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */

@@ -6,7 +6,7 @@ import {
   legacyOffError,
   unsupportedVersionError,
 } from '../protocol/classifier.js';
-import { ErrorCode, httpStatusForErrorCode } from '../protocol/error-codes.js';
+import { ErrorCode, httpHeadersForError, httpStatusForError } from '../protocol/error-codes.js';
 import { errorResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -56,7 +56,7 @@ export class McpHttpDriver {
   private readonly cors?: CorsPolicy;
   private readonly writer: JsonWriter;
   private readonly inFlight: InFlightExchanges;
-  /** The 2025-era leg over HTTP; undefined with `legacy: 'off'`. */
+  /** The 2025-era leg over HTTP; undefined when `legacy.mode` is 'off'. */
   private readonly legacyHttp: LegacyHttp | undefined;
   /** Its sessions, GET streams and DELETE with `legacy.mode: 'stateful'`. */
   private readonly sessions: SessionHttp | undefined;
@@ -103,7 +103,7 @@ export class McpHttpDriver {
     this.bodyLimit = Math.min(this.bodyLimit, limit);
   }
 
-  /** The kernel's 2025-era leg; undefined with `legacy: 'off'`. */
+  /** The kernel's 2025-era leg; undefined when `legacy.mode` is 'off'. */
   get legacy(): McpKernel['legacy'] {
     return this.kernel.legacy;
   }
@@ -337,7 +337,7 @@ export class McpHttpDriver {
     if (verdict.kind === 'notification') return this.acknowledge(req, res);
     const refused = classifyHttpRequest(verdict.request, req.headers);
     if (refused) {
-      this.writer.write(res, httpStatusForErrorCode(refused.error.code), refused);
+      this.writer.write(res, httpStatusForError(refused.error), refused);
       return;
     }
 
@@ -345,8 +345,9 @@ export class McpHttpDriver {
     if (!exchange) return;
     const response = await this.inFlight.run(exchange, this.kernel.dispatch(verdict.request, exchange));
     if (!response) return;
-    const status = 'error' in response ? httpStatusForErrorCode(response.error.code) : 200;
-    this.writer.write(res, status, response, this.auth.scopeChallenge(response));
+    if (!('error' in response)) return this.writer.write(res, 200, response);
+    const headers = this.auth.scopeChallenge(response) ?? httpHeadersForError(response.error);
+    this.writer.write(res, httpStatusForError(response.error), response, headers);
   }
 
   /**

@@ -22,6 +22,11 @@ export const SKILL_NOT_STATIC = (name: string) =>
 export const COMPLETER_NOT_A_METHOD = (completer: string, key: string) =>
   `completer "${completer}" for "${key}" must be a method of a singleton provider`;
 
+export const DEFINITION_OPTION_IN_FACTORY = (key: string) =>
+  `McpModule.forRootAsync: '${key}' shapes the module, which is defined before the factory runs, so the ` +
+  `factory's options cannot carry it: give it beside useFactory, McpModule.forRootAsync({ ${key}: ..., ` +
+  'useFactory: () => ({ name, version, ... }) })';
+
 export const DUPLICATE_DEFAULT_SERVER = (count: number) =>
   `${count} MCP servers are the default server (the one MCPServer injects): set isDefault: false on all but one ` +
   'and inject the others with @InjectMcpServer(name)';
@@ -34,6 +39,14 @@ export const UNKNOWN_STDIO_SERVER = (name: string | undefined, known: readonly s
 /** Tools naming UI resources that do not exist, found once every module has registered its own. */
 export const UNRESOLVED_UI = (server: string, problems: readonly string[]) =>
   `MCP server "${server}": ${problems.join('; ')}`;
+
+export const ARGUMENT_SCHEMA_MISSING = (places: readonly string[]) =>
+  `${places.join(', ')} ${places.length === 1 ? 'takes' : 'take'} typed arguments but ${places.length === 1 ? 'has' : 'have'} ` +
+  'no input schema, and would be published taking none: nestjs-mcp/plugin derives the schema from the types, ' +
+  'and none of its metadata was loaded for them. With the SWC builder, vitest or @swc/jest, add ' +
+  '`await McpModule.loadPluginMetadata(metadata);` (metadata being the default export of the metadata.ts the ' +
+  'Nest CLI generates) before the app is created; with tsc or ts-jest, add "nestjs-mcp/plugin" to the compiler plugins ' +
+  '(docs/schemas.md); or give the decorator an inputSchema';
 
 export const ARGUMENT_COLLISION = (place: string, name: string, first: string, second: string) =>
   `${place}: route tool argument "${name}" is declared by ${first} and by ${second}; give one another name ` +
@@ -88,3 +101,13 @@ export const EVENT_EMITTER_MISSING = (place: string, on: string) =>
 
 export const EVENT_NOT_STATIC = (name: string) =>
   `@McpEvent "${name}": the method listens for the app's lifetime, so it must be a method of a singleton (not request-scoped) provider`;
+
+export const THROTTLER_NOT_INSTALLED =
+  'McpThrottlerGuard needs @nestjs/throttler: install it (npm install @nestjs/throttler) and import ' +
+  'ThrottlerModule.forRoot(...) in the application module';
+
+export const THROTTLER_NOT_LOADED = (error: unknown) =>
+  `McpThrottlerGuard could not load @nestjs/throttler: ${error instanceof Error ? error.message : String(error)}`;
+
+export const THROTTLER_NOT_CONFIGURED =
+  'McpThrottlerGuard found no throttler configuration: import ThrottlerModule.forRoot(...) in the application module';

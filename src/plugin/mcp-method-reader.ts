@@ -1,6 +1,10 @@
 import ts from 'typescript';
 import type { JsonSchema, PromptArgument } from '../protocol/mcp-types.js';
-import type { PluginClassMetadata, PluginMethodMetadata } from '../server/schema/plugin-metadata.js';
+import type {
+  PluginClassMetadata,
+  PluginMethodMetadata,
+  RouteArgumentDescriptions,
+} from '../server/schema/plugin-metadata.js';
 import { argumentPlanOf } from './argument-plan.js';
 import { docOf, literalValueOf, paramDocOf } from './doc-comments.js';
 import { McpPluginError } from './mcp-plugin-error.js';
@@ -14,6 +18,13 @@ const METHOD_DECORATORS: Record<string, Kind> = {
   Prompt: 'prompt',
   ResourceTemplate: 'resourceTemplate',
   RouteTool: 'routeTool',
+};
+
+// Nest's parameter decorators a route tool's arguments come from, and where the route reads each.
+const ROUTE_VALUE_DECORATORS: Record<string, keyof RouteArgumentDescriptions> = {
+  Param: 'path',
+  Query: 'query',
+  Body: 'body',
 };
 
 // The options keys that, written in the decorator, leave the matching derivation out.
@@ -50,7 +61,12 @@ function readMethod(
   const inputKey = EXPLICIT_INPUT[kind];
   // A method whose schema is written by hand is left as written: the plugin only gives it a missing description.
   if (inputKey && explicit.has(inputKey)) return meta;
-  // A route tool's arguments are its route's parameters, which the route tools explorer reads at start-up.
+  // A route tool's arguments are its route's parameters, which the route tools explorer reads at start-up; the
+  // comments on them are only here.
+  if (kind === 'routeTool') {
+    const descriptions = routeArgumentDescriptions(method, checker);
+    if (descriptions) meta.argumentDescriptions = descriptions;
+  }
   if (kind === 'prompt' || kind === 'tool') {
     const input = deriveArguments(method, checker, place);
     if (kind === 'prompt') meta.arguments = promptArguments(input, place);
@@ -123,6 +139,35 @@ function refusedAt<T>(place: string, derive: () => T): T {
   }
 }
 
+/** What the JSDoc says of the values a route reads: a DTO's properties (`@Body() dto`), or one key's `@param`. */
+function routeArgumentDescriptions(
+  method: ts.MethodDeclaration,
+  checker: ts.TypeChecker,
+): RouteArgumentDescriptions | undefined {
+  const out: RouteArgumentDescriptions = {};
+  for (const parameter of method.parameters) {
+    for (const decorator of ts.getDecorators(parameter) ?? []) {
+      const call = decorator.expression;
+      if (!ts.isCallExpression(call)) continue;
+      const name = packageExportName(call.expression, checker, '@nestjs/common');
+      if (!name || !Object.hasOwn(ROUTE_VALUE_DECORATORS, name)) continue;
+      const docs: Record<string, string> = {};
+      const [key] = call.arguments;
+      if (key && ts.isStringLiteralLike(key)) {
+        const doc = paramDocOf(parameter);
+        if (doc) docs[key.text] = doc;
+      } else {
+        for (const property of checker.getTypeAtLocation(parameter).getProperties()) {
+          const doc = property.flags & ts.SymbolFlags.Property ? docOf(property, checker) : undefined;
+          if (doc) docs[property.name] = doc;
+        }
+      }
+      if (Object.keys(docs).length > 0) Object.assign((out[ROUTE_VALUE_DECORATORS[name]] ??= {}), docs);
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** A prompt's arguments are strings on the wire: a property of another type is refused, not coerced. */
 function promptArguments(schema: JsonSchema, place: string): PromptArgument[] {
   const required = new Set((schema.required ?? []) as string[]);
@@ -186,14 +231,18 @@ function argsDecoratorOf(parameter: ts.ParameterDeclaration, checker: ts.TypeChe
   return undefined;
 }
 
-/** The name this package exports a decorator under, if `expression` refers to one of its exports. */
-function packageExportName(expression: ts.Expression, checker: ts.TypeChecker): string | undefined {
+/** The name this package (or the one named) exports a decorator under, if `expression` refers to one of its exports. */
+function packageExportName(
+  expression: ts.Expression,
+  checker: ts.TypeChecker,
+  packageName?: string,
+): string | undefined {
   const identifier = ts.isPropertyAccessExpression(expression) ? expression.name : expression;
   if (!ts.isIdentifier(identifier)) return undefined;
   let symbol = checker.getSymbolAtLocation(identifier);
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol?.declarations?.[0];
-  if (!symbol || !declaration || !isPackageFile(declaration.getSourceFile().fileName)) return undefined;
+  if (!symbol || !declaration || !isPackageFile(declaration.getSourceFile().fileName, packageName)) return undefined;
   return symbol.getName();
 }
 

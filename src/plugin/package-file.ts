@@ -5,11 +5,11 @@ const PACKAGE_NAME = 'nestjs-mcp';
 const nameByFolder = new Map<string, string | undefined>();
 
 /**
- * Whether a file belongs to this package (installed, linked, or its own sources), by the name in the nearest
- * package.json: a decorator another library also calls `Tool` is not ours.
+ * Whether a file belongs to this package (installed, linked, or its own sources), or to the package named, by the
+ * name in the nearest package.json: a decorator another library also calls `Tool` is not ours.
  */
-export function isPackageFile(fileName: string): boolean {
-  return packageNameOf(dirname(fileName)) === PACKAGE_NAME;
+export function isPackageFile(fileName: string, name = PACKAGE_NAME): boolean {
+  return packageNameOf(dirname(fileName)) === name;
 }
 
 function packageNameOf(folder: string): string | undefined {

@@ -12,7 +12,11 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
-  // The general-purpose codes SEP-3415 (Events) requests next in the MCP range; provisional until it is accepted.
+  // Two drafts each take -32023, the next free code in MCP's range: "Standardize Rate-Limiting Errors" (come back
+  // later, `data.retryAfterMs` says when) and SEP-3415 (Events), whose general-purpose not-found it is, beside its
+  // -32026. Both are provisional until accepted; until one moves, a -32023 whose data says when to come back is a
+  // rate limit (HTTP 429), and any other a not-found (HTTP 400).
+  RateLimited: -32023,
   NotFound: -32023,
   Unsupported: -32026,
   // The spec defines no JSON-RPC code for authorization failures (clients act on the HTTP status and the
@@ -39,6 +43,40 @@ const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.InsufficientScope, 403],
 ]);
 
-export function httpStatusForErrorCode(code: number): number {
-  return HTTP_STATUS_BY_CODE.get(code) ?? 200;
+export function httpStatusForError(error: { code: number; data?: unknown }): number {
+  if (isRateLimited(error)) return 429;
+  return HTTP_STATUS_BY_CODE.get(error.code) ?? 200;
+}
+
+/** A -32023 that says when to come back: a rate limit, not SEP-3415's not-found (see `ErrorCode`). */
+function isRateLimited(error: { code: number; data?: unknown }): boolean {
+  if (error.code !== ErrorCode.RateLimited) return false;
+  const data = error.data as Partial<RateLimitedData> | null | undefined;
+  return typeof data === 'object' && data !== null && typeof data.retryAfterMs === 'number';
+}
+
+/** What a `RateLimited` error carries: when to come back, and the budget that was spent when the limit says so. */
+export interface RateLimitedData {
+  /** Milliseconds until the caller may try again: a positive integer. */
+  retryAfterMs: number;
+  limit?: number;
+  remaining?: number;
+}
+
+/**
+ * The HTTP headers that go with an error, from its data: a `RateLimited` error's `Retry-After` (whole seconds,
+ * at least 1, so a client never retries at once) and `RateLimit-Limit` / `RateLimit-Remaining` when it names them.
+ */
+export function httpHeadersForError(error: { code: number; data?: unknown }): Record<string, string> | undefined {
+  if (!isRateLimited(error)) return undefined;
+  const data = error.data as RateLimitedData;
+  const wait = data.retryAfterMs > 0 ? data.retryAfterMs : 1000;
+  const headers: Record<string, string> = { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) };
+  if (isCount(data.limit)) headers['ratelimit-limit'] = String(data.limit);
+  if (isCount(data.remaining)) headers['ratelimit-remaining'] = String(data.remaining);
+  return headers;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }

@@ -66,6 +66,21 @@ export interface McpContextInit {
   task?: TaskRun;
   /** The call runs in its request but may become a task: `startTask()` ends the request with one. */
   mayStartTask?: boolean;
+  /** Who the call speaks for, asked only by what counts per caller (a rate limiter). */
+  caller?: CallerSource;
+}
+
+/**
+ * Who a call speaks for, as the kernel binds state to it: the caller identity (undefined when nobody is
+ * identified) and what the app's `requestState.bind` hook reads from the request (undefined without one).
+ */
+export interface CallerSource {
+  callerKey(): { caller: string | undefined; bound: unknown };
+}
+
+/** Who the call behind `context` speaks for; undefined for a context the kernel did not make for a call. */
+export function callerSourceOf(context: McpContext): CallerSource | undefined {
+  return context['callerSource'];
 }
 
 /**
@@ -125,6 +140,7 @@ export class McpContext {
   declare private readonly pending: InputRequests;
   declare private readonly task: TaskRun | undefined;
   declare private readonly mayStartTask: boolean;
+  declare private readonly callerSource: CallerSource | undefined;
 
   constructor(init: McpContextInit) {
     this.lastProgress = -Infinity;
@@ -132,6 +148,7 @@ export class McpContext {
     this.pending = {};
     this.task = init.task;
     this.mayStartTask = init.mayStartTask === true;
+    this.callerSource = init.caller;
     this.requestId = init.requestId;
     this.method = init.method;
     this.meta = init.meta;

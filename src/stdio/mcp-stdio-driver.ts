@@ -71,7 +71,7 @@ export class McpStdioDriver {
   private pendingWrites = 0;
   private flushed: (() => void) | undefined;
   private closing: Promise<void> | undefined;
-  /** The kernel's 2025-era leg; undefined with its option `legacy: 'off'`. */
+  /** The kernel's 2025-era leg; undefined when its option `legacy.mode` is 'off'. */
   private readonly legacy: LegacyLeg | undefined;
   private era: 'modern' | 'legacy' | undefined;
   /** The revision the 2025-era client negotiated with `initialize`. */

@@ -19,3 +19,10 @@ export {
   type UiHostConnection,
 } from './render-tool-ui.js';
 export { uiContentSecurityPolicy } from '../server/apps/ui-content-security-policy.js';
+export {
+  runConformance,
+  type ConformanceCheck,
+  type ConformanceEra,
+  type ConformanceResult,
+  type RunConformanceOptions,
+} from './run-conformance.js';

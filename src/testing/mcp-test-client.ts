@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { encodeHeaderValue } from '../protocol/header-codec.js';
 import { type JsonRpcErrorObject, type JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type {
@@ -19,6 +18,7 @@ import type {
 } from '../protocol/mcp-types.js';
 import { extractParamHeaderRules, readPath, type ParamHeaderRule } from '../protocol/param-headers.js';
 import { httpPost, type HttpReply } from './http-post.js';
+import { closeListener, loopbackOrigin } from './loopback.js';
 import { mcpHeaders, mcpMessage } from './mcp-message.js';
 
 /** Something that serves HTTP: a Nest app (`INestApplication`), a Node server, or the base URL of a running one. */
@@ -202,7 +202,7 @@ export class McpTestClient {
     const server = this.startedServer;
     this.startedServer = undefined;
     this.baseUrl = undefined;
-    if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeListener(server);
   }
 
   /**
@@ -274,20 +274,9 @@ export class McpTestClient {
 
   private async resolveUrl(): Promise<string> {
     if (typeof this.target === 'string') return this.target.replace(/\/+$/, '');
-    const server = ('getHttpServer' in this.target ? this.target.getHttpServer() : this.target) as Server;
-    if (!server.listening) {
-      // An app that was only init()ed: listen on an ephemeral loopback port, as supertest does. Fastify adds
-      // its routes only in ready(), which its own listen() would have called: without it requests hang.
-      await adapterReady(this.target);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      this.startedServer = server;
-    }
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return `http://${host === '[::]' ? '[::1]' : host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+    const { origin, started } = await loopbackOrigin(this.target);
+    this.startedServer = started;
+    return origin;
   }
 }
 
@@ -313,13 +302,6 @@ function paramHeaders(rules: readonly ParamHeaderRule[], args: Record<string, un
     if (value !== undefined && value !== null) headers[rule.lowerName] = encodeHeaderValue(String(value));
   }
   return headers;
-}
-
-/** Waits for the HTTP framework under a Nest app to be ready to route (Fastify's `ready()`; Express has none). */
-async function adapterReady(target: McpTestTarget): Promise<void> {
-  const adapter = (target as { getHttpAdapter?: () => { getInstance?: () => unknown } | undefined }).getHttpAdapter?.();
-  const instance = adapter?.getInstance?.() as { ready?: () => PromiseLike<unknown> } | undefined;
-  if (typeof instance?.ready === 'function') await instance.ready();
 }
 
 /** The JSON-RPC messages of a response body, or null when it is not an MCP response at all. */

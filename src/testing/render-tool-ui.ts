@@ -5,6 +5,7 @@ import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { UI_MIME_TYPE, UI_RESOURCE_URI_META_KEY, type UiResourceMeta } from '../protocol/extensions/apps.js';
 import type { CallToolResult, ReadResourceResult, ToolDefinition } from '../protocol/mcp-types.js';
 import { optionalImport } from '../server/schema/optional-import.js';
+import { requireChromium } from './find-chromium.js';
 import { McpTestClient } from './mcp-test-client.js';
 import { uiContentSecurityPolicy, withContentSecurityPolicy } from '../server/apps/ui-content-security-policy.js';
 
@@ -25,7 +26,10 @@ export interface RenderToolUiOptions {
   arguments?: Record<string, unknown>;
   /** The result to render; default: the server's answer to calling the tool with `arguments`. */
   result?: CallToolResult;
-  /** Chromium to run. Default: `CHROMIUM_PATH`, else `/usr/bin/chromium` (Debian's `apt-get install chromium`). */
+  /**
+   * Chromium to run. Default: `CHROMIUM_PATH`, else the newest of Playwright's installed browsers
+   * (`PLAYWRIGHT_BROWSERS_PATH` or Playwright's cache folder), else the system's Chromium or Google Chrome.
+   */
   executablePath?: string;
   /** How long the page waits for the view (connecting, and each locator of the test's). Default 30 s. */
   timeoutMs?: number;
@@ -91,8 +95,8 @@ let hostBundle: Promise<string> | undefined;
  * resource in `tools/list`, reads it, calls the tool (unless given a `result`), and runs the document in a
  * sandboxed iframe under the Content-Security-Policy its `_meta.ui.csp` allows, connected to a real `AppBridge`
  * that forwards the view's `tools/call` and `resources/read` to the server. Needs the optional packages
- * `playwright-core`, `esbuild` and `@modelcontextprotocol/ext-apps`, and a Chromium (Playwright's own download
- * is not needed). Call `close()` when done.
+ * `playwright-core`, `esbuild` and `@modelcontextprotocol/ext-apps`, and a Chromium (see `executablePath` for where it
+ * looks; Playwright's own download works, as do the system's Chromium and Google Chrome). Call `close()` when done.
  */
 export async function renderToolUi(
   connection: McpTestClient | UiHostConnection,
@@ -120,11 +124,12 @@ export async function renderToolUi(
     throw error;
   }));
   const { chromium } = await optionalImport<typeof import('playwright-core')>('playwright-core', 'renderToolUi');
+  const executablePath = options.executablePath ?? requireChromium('renderToolUi');
   const profile = await mkdtemp(join(tmpdir(), 'nestjs-mcp-ui-'));
   let context: BrowserContext | undefined;
   try {
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: options.executablePath ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath,
       headless: true,
       args: BROWSER_ARGS,
     });

@@ -1,6 +1,5 @@
-import * as aiSdkV1 from 'ai-sdk-mcp-v1';
-import * as aiSdkV2 from 'ai-sdk-mcp-v2';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { importApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import {
   erasOfToolCalls,
@@ -38,36 +37,39 @@ interface AiSdk {
   }): Promise<AiClient>;
   ElicitationRequestSchema: unknown;
 }
+/** Both majors, installed apart (installed-apart/ai-sdk). */
+type AiSdks = Record<'v1' | 'v2', AiSdk>;
 
 // Each version's own config and client types differ in what these tests do not touch.
 const CLIENTS = [
   {
     label: '1.0.102 (default)',
-    sdk: aiSdkV1 as unknown as AiSdk,
+    version: 'v1',
     config: {},
     era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' },
   },
   {
     label: '2.0.99 (default: probes server/discover)',
-    sdk: aiSdkV2 as unknown as AiSdk,
+    version: 'v2',
     config: {},
     era: { era: 'modern', version: '2026-07-28', header: '2026-07-28' },
   },
   {
     label: '2.0.99 (protocolVersionDiscovery: false)',
-    sdk: aiSdkV2 as unknown as AiSdk,
+    version: 'v2',
     config: { protocolVersionDiscovery: false },
     era: { era: 'legacy', version: '2025-11-25', header: '2025-11-25' },
   },
 ] as const;
 
-describe.each(CLIENTS)('@ai-sdk/mcp $label', ({ sdk, config, era }) => {
+describe.each(CLIENTS)('@ai-sdk/mcp $label', ({ version, config, era }) => {
   let app: ClientsApp;
   let proxy: RecordingProxy;
   let client: AiClient;
   const asked: string[] = [];
 
   beforeAll(async () => {
+    const sdk = (await importApart<AiSdks>('ai-sdk'))[version];
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
     client = await sdk.createMCPClient({
@@ -79,7 +81,7 @@ describe.each(CLIENTS)('@ai-sdk/mcp $label', ({ sdk, config, era }) => {
       asked.push(request.params.message);
       return { action: 'accept', content: { confirm: true } };
     });
-  });
+  }, 600_000);
   afterAll(async () => {
     await client?.close();
     await proxy?.close();

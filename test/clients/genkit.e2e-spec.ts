@@ -1,12 +1,23 @@
-import { createMcpClient, type GenkitMcpClient } from '@genkit-ai/mcp';
-import { genkit } from 'genkit';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { importApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js';
 
 type GenkitTool = ((input: Record<string, unknown>) => Promise<unknown>) & {
   __action: { name: string; inputJsonSchema?: Record<string, unknown> };
 };
+
+interface GenkitMcpClient {
+  ready(): Promise<void>;
+  getActiveTools(ai: unknown): Promise<unknown[]>;
+  disable(): Promise<void>;
+}
+
+/** What the spec uses of `@genkit-ai/mcp` and `genkit`, installed apart (installed-apart/genkit). */
+interface Genkit {
+  createMcpClient(options: { name: string; mcpServer: { url: string } }): GenkitMcpClient;
+  genkit(options: Record<string, never>): unknown;
+}
 
 /**
  * Genkit's MCP plugin `@genkit-ai/mcp` 1.42.0 (on SDK 1.x, 2025 era): turns the server's tools into Genkit
@@ -21,12 +32,13 @@ describe('@genkit-ai/mcp 1.42.0', () => {
   const tool = (name: string) => tools.find((t) => t.__action.name === `clients-e2e/${name}`)!;
 
   beforeAll(async () => {
+    const { createMcpClient, genkit } = await importApart<Genkit>('genkit');
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
     client = createMcpClient({ name: 'genkit-e2e', mcpServer: { url: proxy.url } });
     await client.ready();
-    tools = (await client.getActiveTools(genkit({}))) as unknown as GenkitTool[];
-  });
+    tools = (await client.getActiveTools(genkit({}))) as GenkitTool[];
+  }, 600_000);
   afterAll(async () => {
     await client?.disable();
     await proxy?.close();

@@ -1,14 +1,29 @@
-import { McpClient } from '@huggingface/mcp-client';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { importApart } from './support/installed-apart.js';
 import { scriptedModel, type ScriptedModel } from './support/scripted-model.js';
+
+type ServerConfig = { type: 'http'; config: { url: string } } | { command: string; args: string[] };
+interface McpClient {
+  addMcpServer(server: ServerConfig): Promise<void>;
+  availableTools: Array<{ function: { name: string } }>;
+  /** Yields the model's chunks and the tool messages (`role: 'tool'`) of one turn. */
+  processSingleTurnWithTools(
+    messages: Array<{ role: string; content: string }>,
+  ): AsyncIterable<{ role?: string; name?: string; content: string }>;
+  cleanup(): Promise<void>;
+}
+/** What the spec uses of `@huggingface/mcp-client`, installed apart (installed-apart/huggingface). */
+interface HuggingFace {
+  McpClient: new (options: { endpointUrl: string; model: string; apiKey: string }) => McpClient;
+}
 
 /** One turn of the client's agent loop: what it yields, tool messages picked out. */
 async function turn(client: McpClient, prompt: string) {
   const messages = [{ role: 'user', content: prompt }];
   const toolMessages: Array<{ name?: string; content: string }> = [];
   for await (const item of client.processSingleTurnWithTools(messages)) {
-    if ('role' in item && item.role === 'tool') toolMessages.push(item);
+    if (item.role === 'tool') toolMessages.push(item);
   }
   return { messages, toolMessages };
 }
@@ -24,11 +39,12 @@ describe('@huggingface/mcp-client 0.2.3 over Streamable HTTP', () => {
   let client: McpClient;
 
   beforeAll(async () => {
+    const { McpClient } = await importApart<HuggingFace>('huggingface');
     app = await startClientsApp();
     model = await scriptedModel({ name: 'greet', arguments: { name: 'Ada' } });
     client = new McpClient({ endpointUrl: model.url, model: 'scripted', apiKey: 'unused' });
     await client.addMcpServer({ type: 'http', config: { url: app.url } });
-  });
+  }, 600_000);
   afterAll(async () => {
     await client?.cleanup();
     await model?.close();
@@ -48,11 +64,12 @@ describe('@huggingface/mcp-client 0.2.3 over stdio', () => {
   let client: McpClient;
 
   beforeAll(async () => {
+    const { McpClient } = await importApart<HuggingFace>('huggingface');
     await buildStdioEntries();
     model = await scriptedModel({ name: 'add', arguments: { a: 2, b: 40 } });
     client = new McpClient({ endpointUrl: model.url, model: 'scripted', apiKey: 'unused' });
     await client.addMcpServer({ command: process.execPath, args: [STDIO_ENTRIES.basic] });
-  }, 180_000);
+  }, 600_000);
   afterAll(async () => {
     await client?.cleanup();
     await model?.close();

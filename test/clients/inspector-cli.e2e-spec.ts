@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
 import { inspectorCli } from './support/inspector-cli.js';
+import { installApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { erasOfToolCalls, serverErrors, sessionIds, sessionUse } from './support/wire-log.js';
 
@@ -23,6 +24,9 @@ const ERAS = [
 ] as const;
 
 jest.setTimeout(120_000);
+
+// The CLI is installed apart on first use: the install alone may take longer than a case.
+beforeAll(() => installApart('inspector'), 600_000);
 
 describe.each(ERAS)('MCP Inspector 2.12.0 CLI, $label', ({ args, legacyMode, era }) => {
   let app: ClientsApp;

@@ -1,7 +1,15 @@
-import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { importApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js';
+
+/** What the spec uses of `@langchain/mcp-adapters`, installed apart (installed-apart/langchain). */
+interface LangChain {
+  MultiServerMCPClient: new (config: { mcpServers: Record<string, { transport: 'http'; url: string }> }) => {
+    getTools(): Promise<Array<{ name: string; invoke(input: Record<string, unknown>): Promise<unknown> }>>;
+    close(): Promise<void>;
+  };
+}
 
 /**
  * `@langchain/mcp-adapters` 1.1.4 (on SDK 1.32.2): opens with `initialize 2025-11-25`, turns the listed tools
@@ -11,13 +19,14 @@ import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js
 describe('@langchain/mcp-adapters 1.1.4 (2025 era, stateless)', () => {
   let app: ClientsApp;
   let proxy: RecordingProxy;
-  let client: MultiServerMCPClient;
+  let client: InstanceType<LangChain['MultiServerMCPClient']>;
 
   beforeAll(async () => {
+    const { MultiServerMCPClient } = await importApart<LangChain>('langchain');
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
     client = new MultiServerMCPClient({ mcpServers: { clients: { transport: 'http', url: proxy.url } } });
-  });
+  }, 600_000);
   afterAll(async () => {
     await client?.close();
     await proxy?.close();

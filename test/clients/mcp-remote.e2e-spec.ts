@@ -3,10 +3,10 @@ import { Client } from 'mcp-sdk-v1/client/index.js';
 import { StdioClientTransport } from 'mcp-sdk-v1/client/stdio.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from 'mcp-sdk-v1/types.js';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CLIENT_ROOT, MODEL_REPLY, startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { installApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import {
   erasOfToolCalls,
@@ -17,8 +17,6 @@ import {
   sessionIds,
   sessionUse,
 } from './support/wire-log.js';
-
-const mcpRemote = join(dirname(createRequire(import.meta.url).resolve('mcp-remote/package.json')), 'dist/proxy.js');
 
 /**
  * `mcp-remote` 0.15.1, the stdio↔HTTP bridge Claude Desktop and Cursor configs use, in its own process, with a
@@ -49,6 +47,8 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, legacy
   const asked: string[] = [];
 
   beforeAll(async () => {
+    // Installed apart (installed-apart/mcp-remote), on first use.
+    const mcpRemote = join(await installApart('mcp-remote'), 'node_modules/mcp-remote/dist/proxy.js');
     app = await startClientsApp('express', legacyMode);
     proxy = await RecordingProxy.start(app.url);
     configDir = await mkdtemp(join(tmpdir(), 'mcp-remote-'));
@@ -72,7 +72,7 @@ describe.each(MODES)('mcp-remote 0.15.1 (stdio bridge), $label', ({ args, legacy
       stderr: 'pipe',
     });
     await client.connect(transport);
-  });
+  }, 600_000);
   afterAll(async () => {
     await client?.close();
     await proxy?.close();

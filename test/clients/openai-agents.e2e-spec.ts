@@ -1,8 +1,21 @@
-import { MCPServerStdio, MCPServerStreamableHttp } from '@openai/agents';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 import { startClientsApp, TOOL_NAMES, type ClientsApp } from './support/clients-app.js';
+import { importApart } from './support/installed-apart.js';
 import { RecordingProxy } from './support/recording-proxy.js';
 import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js';
+
+interface McpServer {
+  connect(): Promise<void>;
+  listTools(): Promise<Array<{ name: string; inputSchema: unknown }>>;
+  callTool(name: string, args: Record<string, unknown>): Promise<unknown>;
+  callToolResult(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; content: unknown }>;
+  close(): Promise<void>;
+}
+/** What the spec uses of `@openai/agents`, installed apart (installed-apart/openai-agents). */
+interface Agents {
+  MCPServerStreamableHttp: new (options: { url: string; name: string }) => McpServer;
+  MCPServerStdio: new (options: { command: string; args: string[]; name: string }) => McpServer;
+}
 
 /**
  * The OpenAI Agents SDK 0.20.0 (`@openai/agents`, on SDK client 2.x): the MCP servers an agent is given,
@@ -12,14 +25,15 @@ import { erasOfToolCalls, serverErrors, sessionIds } from './support/wire-log.js
 describe('@openai/agents 0.20.0 MCPServerStreamableHttp', () => {
   let app: ClientsApp;
   let proxy: RecordingProxy;
-  let server: MCPServerStreamableHttp;
+  let server: McpServer;
 
   beforeAll(async () => {
+    const { MCPServerStreamableHttp } = await importApart<Agents>('openai-agents');
     app = await startClientsApp();
     proxy = await RecordingProxy.start(app.url);
     server = new MCPServerStreamableHttp({ url: proxy.url, name: 'clients' });
     await server.connect();
-  });
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     await proxy?.close();
@@ -53,13 +67,14 @@ describe('@openai/agents 0.20.0 MCPServerStreamableHttp', () => {
 });
 
 describe('@openai/agents 0.20.0 MCPServerStdio', () => {
-  let server: MCPServerStdio;
+  let server: McpServer;
 
   beforeAll(async () => {
+    const { MCPServerStdio } = await importApart<Agents>('openai-agents');
     await buildStdioEntries();
     server = new MCPServerStdio({ command: process.execPath, args: [STDIO_ENTRIES.basic], name: 'weather' });
     await server.connect();
-  }, 180_000);
+  }, 600_000);
   afterAll(() => server?.close());
 
   it('launches the stdio server, lists its tools and calls one', async () => {

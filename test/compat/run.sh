@@ -4,7 +4,7 @@
 # repo) with shared/mcp-cases.ts added to its test/ folder, and runs its own generated test scripts, configs
 # untouched: `npm test` (unit specs in src/) and `npm run test:e2e` (the MCP cases, Express and Fastify). Then
 # the three backend apps, each with its own e2e specs, and a Nest monorepo built by the Nest CLI's SWC builder and
-# tested by vitest.
+# tested by vitest. The Nest 12 app also runs the official conformance referee on its own AppModule (runConformance).
 # Prints `# pass N` / `# fail N` per run for .ci/run to add up. Every step is bounded by a timeout, and the
 # scratch folder is removed however the script ends.
 set -euo pipefail
@@ -25,6 +25,11 @@ cd "$root"
 # npm pack builds first (prepack); NESTJS_MCP_TARBALL names one already packed (CI packs once for every Node version).
 tarball="${NESTJS_MCP_TARBALL:-}"
 if [ -z "$tarball" ]; then tarball="$scratch/$(timeout 420 npm pack --silent --pack-destination "$scratch" | tail -n 1)"; fi
+
+# nest12-esm's conformance spec runs the official referee through runConformance; the referee needs Node 22, so on
+# Node 20 it is named the Node 22 that scripts/conformance.mjs installs apart (once: CI's referee step did already).
+timeout 300 node scripts/conformance.mjs --install-only
+export CONFORMANCE_NODE="$root/.conformance/node_modules/node/bin/node"
 
 failed=0
 # Runs one test command, echoing its output, then prints the TAP-like counts from jest's or vitest's summary.
@@ -138,6 +143,8 @@ for app in $BACKEND_APPS; do
   typecheck
   specs="mcp mcp-enhancers"
   if [ "$app" = nest11-mikro-backend ]; then specs="mcp mcp-stdio"; fi
+  # The Express backend also runs McpThrottlerGuard on two instances sharing a Redis throttler storage.
+  if [ "$app" = nest11-express-backend ]; then specs="mcp mcp-enhancers mcp-rate-limits"; fi
   for spec in $specs; do
     run "$app $spec.e2e-spec.ts" npm run test:e2e -- "test/$spec.e2e-spec.ts"
   done

@@ -84,7 +84,9 @@ describe('CORS for browser clients (http.cors: true)', () => {
     const res = await crossOriginPost(app, body).expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
-    expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
+    expect(res.headers['access-control-expose-headers']).toBe(
+      'WWW-Authenticate, MCP-Protocol-Version, Retry-After, RateLimit-Limit, RateLimit-Remaining',
+    );
   });
 
   it('makes a refusal readable too, so a browser client sees the JSON-RPC error', async () => {
@@ -251,7 +253,9 @@ describe('CORS on Fastify (the body is read in a preParsing hook, not the Expres
       .expect(200);
     expect(res.body.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(res.headers['access-control-allow-origin']).toBe(INSPECTOR);
-    expect(res.headers['access-control-expose-headers']).toBe('WWW-Authenticate, MCP-Protocol-Version');
+    expect(res.headers['access-control-expose-headers']).toBe(
+      'WWW-Authenticate, MCP-Protocol-Version, Retry-After, RateLimit-Limit, RateLimit-Remaining',
+    );
     const refused = await request(app.getHttpServer())
       .post('/mcp')
       .set({ ...mcpHeaders(body), 'content-type': 'text/plain' })

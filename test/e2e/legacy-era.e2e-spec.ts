@@ -589,21 +589,32 @@ describe('2025-era limits: oversized replies, waiting calls bounded and timed ou
     live.close();
   });
 
-  it('a flood of calls waiting for input that never comes: bounded, each ends with a clean tool error, nothing left', async () => {
+  it('a flood of calls waiting for input that never comes: bounded, the excess told to come back later, nothing left', async () => {
     const calls = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        legacyPost(app, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, `flood-${i}`)).expect(200),
+        legacyPost(app, legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, `flood-${i}`)),
       ),
     );
-    const texts = calls.map((res) => {
-      const last = res.headers['content-type'].startsWith('text/event-stream')
-        ? sseMessages(res.text).at(-1)!
-        : res.body;
-      expect(last.result.isError).toBe(true);
-      return last.result.content[0].text as string;
-    });
+    const refused = calls.filter((res) => res.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const res of refused) {
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.error).toMatchObject({
+        code: -32023,
+        message: expect.stringMatching(/too many calls are waiting for client input/),
+        data: { retryAfterMs: 1000 },
+      });
+    }
+    const texts = calls
+      .filter((res) => res.status === 200)
+      .map((res) => {
+        const last = res.headers['content-type'].startsWith('text/event-stream')
+          ? sseMessages(res.text).at(-1)!
+          : res.body;
+        expect(last.result.isError).toBe(true);
+        return last.result.content[0].text as string;
+      });
     expect(texts.filter((t) => /did not answer elicitation\/create within 300 ms/.test(t))).toHaveLength(3);
-    expect(texts.filter((t) => /too many calls are waiting for client input/.test(t))).toHaveLength(5);
     expect(driver.legacy?.waiting).toBe(0);
     expect(driver.legacy?.requests.size).toBe(0);
     expect(app.get(MCPServer).load.calls).toBe(0);

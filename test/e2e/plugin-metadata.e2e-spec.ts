@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import * as nestCommon from '@nestjs/common';
+import * as classValidator from 'class-validator';
 import { Module, type INestApplication, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import * as nestjsMcp from '../../src/index.js';
@@ -57,6 +58,25 @@ export class DerivedTools {
   }
 }
 
+export class CreateOrderDto {
+  /** The product's stock keeping unit */
+  @IsNotEmpty()
+  sku!: string;
+
+  /** How many to order */
+  @IsInt()
+  quantity!: number;
+}
+
+@Injectable()
+export class OrderTools {
+  /** Places an order, as a plain tool. */
+  @Tool()
+  order(@Args() order: CreateOrderDto) {
+    return order.sku;
+  }
+}
+
 @Controller('orders')
 export class OrdersController {
   /** The number of open orders. */
@@ -64,6 +84,16 @@ export class OrdersController {
   @Get('count')
   count(): { open: number } {
     return { open: 3 };
+  }
+
+  /**
+   * Places an order.
+   * @param channel - where the order comes from
+   */
+  @RouteTool()
+  @Post()
+  create(@Body() order: CreateOrderDto, @Query('channel') channel?: string) {
+    return { sku: order.sku, channel };
   }
 }
 `;
@@ -74,10 +104,14 @@ describe('nestjs-mcp/plugin metadata in a running app', () => {
   beforeAll(async () => {
     const { app: outcome } = compileWithPlugin({ app: SOURCE });
     if (outcome.error) throw outcome.error;
-    const exports = evaluate(outcome.js, { 'nestjs-mcp': nestjsMcp, '@nestjs/common': nestCommon });
+    const exports = evaluate(outcome.js, {
+      'nestjs-mcp': nestjsMcp,
+      '@nestjs/common': nestCommon,
+      'class-validator': classValidator,
+    });
     @Module({
       imports: [McpModule.forRoot({ name: 'plugin', version: '1.0.0' })],
-      providers: [exports.DerivedTools as Type<unknown>],
+      providers: [exports.DerivedTools as Type<unknown>, exports.OrderTools as Type<unknown>],
       controllers: [exports.OrdersController as Type<unknown>],
     })
     class AppModule {}
@@ -107,6 +141,33 @@ describe('nestjs-mcp/plugin metadata in a running app', () => {
       description: 'The number of open orders.',
       outputSchema: { type: 'object', properties: { open: { type: 'number' } }, required: ['open'] },
     });
+  });
+
+  it("gives a route tool's DTO and query keys the descriptions a plain tool's arguments get from the comments", async () => {
+    const { result } = await createMcpTestClient(app).listTools();
+    const tools = Object.fromEntries(result!.tools.map((tool) => [tool.name, tool]));
+    const described = {
+      sku: expect.objectContaining({ description: "The product's stock keeping unit" }),
+      quantity: expect.objectContaining({ description: 'How many to order' }),
+    };
+    expect(tools.order.inputSchema.properties).toEqual(described);
+    expect(tools.orders_create).toMatchObject({
+      description: 'Places an order.',
+      inputSchema: {
+        properties: {
+          ...described,
+          channel: expect.objectContaining({ description: 'where the order comes from' }),
+        },
+      },
+    });
+    const called = await createMcpTestClient(app).callTool('orders_create', {
+      sku: 'A-1',
+      quantity: 2,
+      channel: 'web',
+    });
+    expect(
+      called.result?.structuredContent ?? JSON.parse((called.result?.content[0] as { text: string }).text),
+    ).toEqual({ sku: 'A-1', channel: 'web' });
   });
 
   it('validates calls against the derived schema and returns structured content by the derived output schema', async () => {

@@ -211,11 +211,14 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 
     it('shows progress as the status message while working', async () => {
       const { taskId } = await createTask(app, 'build_report');
-      for (;;) {
-        const task = await getTask(app, taskId);
-        if (task.statusMessage === 'gathering data') break;
+      // The handler reports its progress, then waits at its gate, which stays closed: the task stays working.
+      // The message reaches the store a write later, so a few reads may come before it; no more than that.
+      let task = await getTask(app, taskId);
+      for (let reads = 1; task.statusMessage === undefined && reads < 50; reads++) {
         await new Promise((resolve) => setImmediate(resolve));
+        task = await getTask(app, taskId);
       }
+      expect(task).toMatchObject({ taskId, status: 'working', statusMessage: 'gathering data' });
     });
 
     it('ends completed with isError for a tool error', async () => {
@@ -419,7 +422,7 @@ describe('Tasks (SEP-2663) over HTTP on a Nest app', () => {
 });
 
 describe('Tasks: bounds', () => {
-  it('refuses a caller past maxTasksPerCaller with a typed -32603, keeping the tasks it has', async () => {
+  it('refuses a caller past maxTasksPerCaller with a come-back-later -32023 and 429, keeping the tasks it has', async () => {
     const app = await createApp(
       [McpModule.forRoot({ name: 'reports', version: '1.0.0', tasks: { maxTasksPerCaller: 1 } })],
       [ReportTools],
@@ -429,8 +432,12 @@ describe('Tasks: bounds', () => {
       const res = await createMcpTestClient(app).post(
         mcpMessage('tools/call', { name: 'broken_report', arguments: {} }, { clientCapabilities: WITH_TASKS }),
       );
-      expect(res.status).toBe(200);
-      expect(res.body.error).toMatchObject({ code: ErrorCode.InternalError, data: { reason: 'task_limit' } });
+      expect(res.status).toBe(429);
+      expect(res.headers['retry-after']).toBe('60');
+      expect(res.body.error).toMatchObject({
+        code: ErrorCode.RateLimited,
+        data: { reason: 'task_limit', retryAfterMs: 60_000 },
+      });
       expect((await waitForStatus(app, taskId, 'completed')).result.isError).toBe(true);
     } finally {
       await app.close();

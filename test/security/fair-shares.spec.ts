@@ -63,9 +63,12 @@ describe('security round 2: per-caller fair shares', () => {
     const held = call('alice', 'a1').then((res) => res);
     while (!started.includes('a1')) await new Promise((resolve) => setImmediate(resolve));
     const refused = await call('alice', 'a2');
-    expect(refused.body.error).toMatchObject({
-      code: -32603,
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.body.error).toEqual({
+      code: -32023,
       message: 'Server busy: this caller already has 1 requests running, retry later',
+      data: { retryAfterMs: 1000 },
     });
     const other = call('bob', 'b1');
     while (!started.includes('b1')) await new Promise((resolve) => setImmediate(resolve));
@@ -87,11 +90,12 @@ describe('security round 2: per-caller fair shares', () => {
       const refused = await legacyPost(app, legacyRequest('tools/call', { name: 'confirm', arguments: {} }), {
         'x-user': 'alice',
       });
-      expect(refused.body.result).toMatchObject({
-        isError: true,
-        content: [
-          { type: 'text', text: 'Server busy: this caller already has 1 calls waiting for client input, retry later' },
-        ],
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body.error).toEqual({
+        code: -32023,
+        message: 'Server busy: this caller already has 1 calls waiting for client input, retry later',
+        data: { retryAfterMs: 1000 },
       });
       const other = await LiveResponse.post(url, legacyRequest('tools/call', { name: 'confirm', arguments: {} }), {
         ...legacyHeaders(),

@@ -234,7 +234,7 @@ describe('security §2.6 exhaustion and faults (R rows)', () => {
 });
 
 describe('call limits', () => {
-  it('refuses calls past limits.maxConcurrentCalls with a clean -32603, not a queue', async () => {
+  it('refuses calls past limits.maxConcurrentCalls with a come-back-later -32023 and 429, not a queue', async () => {
     const fx = await startFixture({ limits: { maxConcurrentCalls: 3, callTimeoutMs: 0 } }, true);
     try {
       const hanging = Array.from({ length: 3 }, () =>
@@ -242,10 +242,12 @@ describe('call limits', () => {
       );
       await waitFor(() => fx.server.load.calls === 3, 5_000, 'three calls in flight');
       const res = await fx.mcp.post(mcpMessage('tools/call', { name: 'echo', arguments: { text: 'x' } }));
-      expect(res.status).toBe(200);
-      expect(res.body.error).toMatchObject({
-        code: -32603,
+      expect(res.status).toBe(429);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.error).toEqual({
+        code: -32023,
         message: 'Server busy: too many concurrent requests, retry later',
+        data: { retryAfterMs: 1000 },
       });
       hanging.forEach((s) => s.close());
       await waitFor(() => fx.server.load.calls === 0, 5_000, 'slots to free');

@@ -159,11 +159,12 @@ describe.each(HTTP_ADAPTERS)('security round 4: queued task calls (%s)', (adapte
     const second = await createTask(app, 'hold', blob('b'), as('alice'));
 
     const refused = await taskRequest(app, 'tools/call', { name: 'hold', arguments: blob('c') }, as('alice'));
-    expect(refused.status).toBe(200);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('60');
     expect(refused.body.error).toEqual({
-      code: -32603,
+      code: -32023,
       message: `Too many tasks: this caller's tasks would keep more than ${SHARE} bytes of results and queued calls (tasks.maxResultBytesPerCaller); retry once some have expired`,
-      data: { reason: 'task_limit' },
+      data: { reason: 'task_limit', retryAfterMs: 60_000 },
     });
 
     const bobs = await createTask(app, 'hold', blob('d'), as('bob'));

@@ -11,6 +11,7 @@ import { AppModule } from '../../examples/apps/app.module.js';
 import { CARD_URI } from '../../examples/apps/weather-card.tools.js';
 import { weatherFor } from '../../examples/apps/weather-report.js';
 import { buildWidget, WIDGETS } from '../../scripts/build-widgets.mjs';
+import { testChromium } from '../support/test-chromium.js';
 
 // Each render starts a Chromium; on a shared 2-core CI box that alone can take longer than Jest's default 5 s.
 jest.setTimeout(120_000);
@@ -18,16 +19,18 @@ jest.setTimeout(120_000);
 const UI_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 /**
- * The example's weather card in Debian's Chromium, inside a host page built on the real ext-apps AppBridge
- * (`renderToolUi`), the host reaching the server over HTTP with the official clients of both eras.
+ * The example's weather card in the machine's Chromium (`testChromium`), inside a host page built on the real
+ * ext-apps AppBridge (`renderToolUi`), the host reaching the server over HTTP with the official clients of both eras.
  */
 describe('MCP Apps in a browser: the example card', () => {
   let app: INestApplication;
   let url: URL;
   /** What reached the server, in order: `method name`. */
   const served: string[] = [];
+  let executablePath: string;
 
   beforeAll(async () => {
+    executablePath = await testChromium();
     await buildWidget(WIDGETS[0]);
     app = await NestFactory.create(AppModule, { logger: false });
     app.get(MCPServer).intercept(async (call, next) => {
@@ -49,7 +52,7 @@ describe('MCP Apps in a browser: the example card', () => {
         { capabilities: UI_CAPABILITY, versionNegotiation: { mode: { pin: '2026-07-28' } } },
       );
       await client.connect(new StreamableHTTPClientTransport(url));
-      view = await renderToolUi(client, { tool: 'show_weather', arguments: { city: 'Lisbon' } });
+      view = await renderToolUi(client, { tool: 'show_weather', arguments: { city: 'Lisbon' }, executablePath });
     });
     afterAll(async () => {
       await view?.close();
@@ -107,7 +110,7 @@ describe('MCP Apps in a browser: the example card', () => {
   it('renders and refreshes the same through a 2025-era official client', async () => {
     const client = new ClientV1({ name: 'apps-host-2025', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
     await client.connect(new TransportV1(url));
-    const view = await renderToolUi(client, { tool: 'show_weather', arguments: { city: 'Oslo' } });
+    const view = await renderToolUi(client, { tool: 'show_weather', arguments: { city: 'Oslo' }, executablePath });
     try {
       const { temperatureC } = weatherFor('Oslo');
       await view.frame.locator('#status', { hasText: 'ready' }).waitFor();
@@ -127,6 +130,7 @@ describe('MCP Apps in a browser: the example card', () => {
     const view = await renderToolUi(createMcpTestClient(app, { clientCapabilities: UI_CAPABILITY }), {
       tool: 'show_weather',
       arguments: { city: 'Nowhere' },
+      executablePath,
       result: {
         content: [{ type: 'text', text: 'Nowhere: 99 °C' }],
         structuredContent: { city: 'Nowhere', temperatureC: 99 },

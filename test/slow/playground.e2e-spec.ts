@@ -11,6 +11,7 @@ import { weatherFor } from '../../examples/apps/weather-report.js';
 import { buildPlayground } from '../../scripts/build-playground.mjs';
 import { buildWidget, WIDGETS } from '../../scripts/build-widgets.mjs';
 import { HTTP_ADAPTERS } from '../support/create-app.js';
+import { testChromium } from '../support/test-chromium.js';
 import {
   PlaygroundAuthModule,
   PlaygroundExampleModule,
@@ -26,8 +27,8 @@ jest.setTimeout(120_000);
 const SHOTS = join(process.cwd(), 'test-artifacts', 'playground');
 
 /**
- * The playground page, built by the package build into dist/playground, in Debian's Chromium against the real
- * endpoint, on both adapters: the fixed contract (each tool an element named by its text, inputs named after the
+ * The playground page, built by the package build into dist/playground, in the machine's Chromium (`testChromium`)
+ * against the real endpoint, on both adapters: the fixed contract (each tool an element named by its text, inputs named after the
  * arguments, a `Call` button, the answer in `data-testid="result"`), then each kind of exchange the page handles.
  */
 describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
@@ -38,7 +39,7 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
     mkdirSync(SHOTS, { recursive: true });
     await buildPlayground('dist/playground');
     browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: await testChromium(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
   });

@@ -67,7 +67,8 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
         const match = /listening (\d+)/.exec(chunk.toString());
         if (match) done(match[1]);
       });
-      child.once('exit', (code) => fail(new Error(`the app exited with ${code}: ${stderr}`)));
+      // 'close', not 'exit': by then stderr has been read to its end.
+      child.once('close', (code) => fail(new Error(`the app exited with ${code}: ${stderr}`)));
     });
     return `http://127.0.0.1:${port}/mcp`;
   }
@@ -82,11 +83,14 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
     const tsc = nestBuild('tsc');
     expect(readFileSync(join(tsc, 'weather.tools.js'), 'utf8')).toContain('_MCP_METADATA_FACTORY');
 
+    // main.ts imports ./metadata as docs/schemas.md shows, over the placeholder the fixture commits: without it
+    // the first build would fail its type check (TS2307) before the CLI wrote the file.
+    const placeholder = readFileSync(join(app, 'src', 'metadata.ts'), 'utf8');
     const swc = nestBuild('swc', '-b', 'swc', '--type-check');
     // SWC compiles without a type checker: the schemas come from the metadata file the CLI generated.
     expect(readFileSync(join(swc, 'weather.tools.js'), 'utf8')).not.toContain('_MCP_METADATA_FACTORY');
-    expect(existsSync(join(swc, 'metadata.js'))).toBe(true);
-    rmSync(join(app, 'src', 'metadata.ts'));
+    expect(readFileSync(join(swc, 'metadata.js'), 'utf8')).toContain('WeatherTools');
+    writeFileSync(join(app, 'src', 'metadata.ts'), placeholder);
 
     const [tscUrl, swcUrl] = await Promise.all([start(tsc), start(swc)]);
     const fromTsc = (await post(tscUrl, 'tools/list')).body as ToolsList;
@@ -126,6 +130,15 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
         required: ['a', 'b'],
       },
     });
+
+    // The SWC build with the placeholder's output in place of the generated file (the metadata never loaded):
+    // its plain tools would take no arguments, so it does not start, and says which line is missing.
+    const forgot = join(app, 'dist-swc-forgot');
+    cpSync(swc, forgot, { recursive: true });
+    cpSync(join(tsc, 'metadata.js'), join(forgot, 'metadata.js'));
+    await expect(start(forgot)).rejects.toThrow(
+      /WeatherTools\.forecast, WeatherTools\.add take typed arguments but have no input schema[^]*await McpModule\.loadPluginMetadata\(metadata\);/,
+    );
 
     for (const url of [tscUrl, swcUrl]) {
       // The derived schema is checked like a written one: a wrong argument is a tool error naming it (the

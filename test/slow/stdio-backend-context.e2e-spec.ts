@@ -1,9 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { mcpMessage } from '../../src/testing/index.js';
 import { TS_REGISTER } from '../support/backend-process.js';
+import { StdioChild } from '../support/stdio-child.js';
 
 type Message = Record<string, any>;
 
@@ -12,55 +13,9 @@ const JWT_SECRET = 'stdio-context-secret-of-32-bytes';
 const START_MS = 120_000;
 
 /** The backend of test/support/stdio-context-app.ts in a process of its own, driven line by line over stdio. */
-class StdioBackend {
-  private readonly replies = new Map<unknown, Message>();
-  private nextId = 1;
-  private partial = '';
-  stderr = '';
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (this.partial + chunk).split('\n');
-      this.partial = lines.pop()!;
-      for (const line of lines) {
-        const message = JSON.parse(line) as Message;
-        if ('id' in message) this.replies.set(message.id, message);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-  }
-
-  static async start(env: Record<string, string> = {}): Promise<StdioBackend> {
-    const child = spawn(process.execPath, ['--import', TS_REGISTER, MAIN, 'stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const backend = new StdioBackend(child);
-    await backend.call('server/discover', {}, START_MS);
-    return backend;
-  }
-
-  async call(method: string, params: Record<string, unknown>, waitMs = 30_000): Promise<Message> {
-    const id = this.nextId++;
-    this.child.stdin.write(`${JSON.stringify(mcpMessage(method, params, { id }))}\n`);
-    const deadline = Date.now() + waitMs;
-    while (!this.replies.has(id)) {
-      if (this.child.exitCode !== null) throw new Error(`the server exited (${this.child.exitCode}): ${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`no reply to ${method} #${id}; stderr: ${this.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return this.replies.get(id)!;
-  }
-
-  async tool(name: string, args: Record<string, unknown> = {}): Promise<Message> {
-    return (await this.call('tools/call', { name, arguments: args })).result;
-  }
-
-  async stop(): Promise<void> {
-    this.child.stdin.end();
-    if (this.child.exitCode === null) await once(this.child, 'exit');
-  }
-}
+const StdioBackend = {
+  start: (env: Record<string, string> = {}) => StdioChild.start(MAIN, env, ['stdio']),
+};
 
 /** The same app as main.ts runs it, over HTTP, for the answers stdio must match. */
 async function startHttp(): Promise<{ url: string; stop(): Promise<void> }> {
@@ -101,7 +56,7 @@ const text = (result: Message) => result.content[0].text as string;
  * ValidationPipe and a global prefix set in a function main.ts calls, and its own global JWT guard.
  */
 describe('a stdio call inside the backend it joins', () => {
-  let backend: StdioBackend;
+  let backend: StdioChild;
 
   beforeAll(async () => {
     backend = await StdioBackend.start({ STDIO_CONTEXT_TOKEN: await token('stdio-user') });
@@ -168,7 +123,7 @@ describe('a stdio call inside the backend it joins', () => {
 });
 
 describe('a stdio server given no credential', () => {
-  let backend: StdioBackend;
+  let backend: StdioChild;
   beforeAll(async () => {
     backend = await StdioBackend.start();
   }, START_MS + 10_000);
@@ -183,7 +138,7 @@ describe('a stdio server given no credential', () => {
 });
 
 describe("a stdio request the app's middleware answers itself", () => {
-  let backend: StdioBackend;
+  let backend: StdioChild;
   beforeAll(async () => {
     backend = await StdioBackend.start({ STDIO_CONTEXT_DENY: '1' });
   }, START_MS + 10_000);

@@ -5,11 +5,11 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from 'mcp-sdk-v1/client/stdio.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from 'mcp-sdk-v1/types.js';
+import { installApart } from '../clients/support/installed-apart.js';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 
 /**
@@ -135,14 +135,14 @@ describe('@modelcontextprotocol/client 2.4.0 with StdioClientTransport', () => {
 });
 
 describe('Inspector 2.12 CLI launching the server', () => {
-  const launcher = fileURLToPath(
-    new URL('../../node_modules/mcp-inspector/clients/launcher/build/index.js', import.meta.url),
-  );
+  let launcher: string;
   let home: string;
-  beforeAll(() => {
+  beforeAll(async () => {
+    // Installed apart (test/clients/installed-apart/inspector), on first use.
+    launcher = join(await installApart('inspector'), 'node_modules/mcp-inspector/clients/launcher/build/index.js');
     // The Inspector keeps a catalog and secrets under ~/.mcp-inspector.
     home = mkdtempSync(join(tmpdir(), 'inspector-home-'));
-  });
+  }, 600_000);
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   const inspect = async (era: 'modern' | 'legacy', ...args: string[]) => {

@@ -5,17 +5,20 @@ import { freePort } from './redis-server.js';
 const REGISTER = fileURLToPath(new URL('./ts-register.mjs', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../examples/conformance/main.ts', import.meta.url));
 
-/** The conformance fixture (examples/conformance) in a process of its own, run from source. */
+/**
+ * The conformance fixture (examples/conformance), or another app's `main.ts`, in a process of its own, run from
+ * source.
+ */
 export class FixtureProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly origin: string,
   ) {}
 
-  /** Starts it on a free loopback port with `env` added, and resolves once it listens. */
-  static async start(env: Record<string, string>): Promise<FixtureProcess> {
+  /** Starts `main` on a free loopback port with `env` added, and resolves once it listens. */
+  static async start(env: Record<string, string>, main = FIXTURE): Promise<FixtureProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', REGISTER, FIXTURE], {
+    const child = spawn(process.execPath, ['--import', REGISTER, main], {
       env: { ...process.env, ...env, PORT: String(port), NODE_ENV: 'test' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

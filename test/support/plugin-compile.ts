@@ -27,9 +27,13 @@ const NEST_COMMON_TYPES = `
 export declare function Injectable(): ClassDecorator;
 export declare function Controller(path?: string): ClassDecorator;
 export declare function Get(path?: string): MethodDecorator;
+export declare function Post(path?: string): MethodDecorator;
+export declare function Body(property?: string): ParameterDecorator;
+export declare function Query(property?: string): ParameterDecorator;
+export declare function Param(property?: string): ParameterDecorator;
 `;
 
-const PRELUDE = `import { Controller, Get, Injectable } from '@nestjs/common';
+const PRELUDE = `import { Body, Controller, Get, Injectable, Param, Post, Query } from '@nestjs/common';
 import { Tool, Prompt, ResourceTemplate, RouteTool, Args, McpCtx } from 'nestjs-mcp';
 import { IsInt, IsEmail, IsOptional, IsPositive, IsUUID, IsNotEmpty, Min, Max, MinLength, MaxLength, Length, Matches, IsIn, ArrayMinSize } from 'class-validator';
 `;
@@ -64,6 +68,8 @@ export function compileWithPlugin(sources: Record<string, string>): Record<strin
       moduleResolution: ts.ModuleResolutionKind.Bundler,
       strict: true,
       experimentalDecorators: true,
+      // As a Nest app compiles: route tools read their DTOs' classes from it at start-up.
+      emitDecoratorMetadata: true,
       skipLibCheck: true,
       types: [],
       noEmitOnError: false,

@@ -31,7 +31,8 @@ export async function createTask(
 ): Promise<Json> {
   const res = await taskRequest(app, 'tools/call', { name, arguments: args }, options);
   expect(res.status).toBe(200);
-  expect(res.body.result).toMatchObject({ resultType: 'task', status: 'working' });
+  // The whole body, so that an error answered in its place shows in the failure.
+  expect(res.body).toMatchObject({ result: { resultType: 'task', status: 'working' } });
   return res.body.result;
 }
 

@@ -198,7 +198,7 @@ describe('tasks on a queue (tasks.queue), web and worker kernels sharing a store
     await worker.runQueuedTask(queue.jobs[0]);
     const long = { action: 'accept', content: { name: 'x'.repeat(4_096) } };
     const refused = await answer(web, 'tasks/update', { taskId, inputResponses: { name: long } });
-    expect(refused.error).toMatchObject({ code: -32603, data: { reason: 'task_limit' } });
+    expect(refused.error).toMatchObject({ code: -32023, data: { reason: 'task_limit' } });
     expect(refused.error.message).toMatch(/^Too many tasks: this caller's tasks would keep more than 2048 bytes/);
     expect(await task(web, taskId)).toMatchObject({ status: 'input_required' });
     const short = { action: 'accept', content: { name: 'Ada' } };

@@ -156,7 +156,7 @@ describe('McpHandlerFactory', () => {
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'denied', 'denied')(context)).toBe(false);
     expect(await factory.createGuardCheck(wrapperOf(Tools), 'forbidden', 'forbidden')(context)).toBe(false);
     expect(errors).toHaveLength(0);
-    expect(await factory.createGuardCheck(wrapperOf(Tools), 'broken', 'broken')(context)).toBe(false);
+    expect(await factory.createGuardCheck(wrapperOf(Tools), 'broken', 'tool "broken"')(context)).toBe(false);
     expect(errors).toHaveLength(1);
     expect(errors[0][0]).toContain('tool "broken"');
     expect(String(errors[0][1])).toContain('store down');

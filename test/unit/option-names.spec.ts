@@ -1,41 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
-
-/**
- * Every `group.key` the docs and the source comments name, where `group` is one of `McpModule`'s option groups,
- * and every name they call an `McpModule` option, must be in the options type (read by the compiler, not from
- * the library's own list): an option renamed or moved leaves no stale name behind for a reader to copy into a
- * start-up failure.
- */
-function optionTypes(): { topLevel: Set<string>; groups: Map<string, Set<string>> } {
-  const program = ts.createProgram(['src/index.ts'], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    experimentalDecorators: true,
-    skipLibCheck: true,
-    noEmit: true,
-  });
-  const checker = program.getTypeChecker();
-  const entry = checker.getSymbolAtLocation(program.getSourceFile('src/index.ts')!)!;
-  const symbol = checker.getExportsOfModule(entry).find((s) => s.name === 'McpModuleOptions')!;
-  const options = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(symbol));
-  const topLevel = new Set(options.getProperties().map((property) => property.name));
-  const groups = new Map<string, Set<string>>();
-  for (const property of options.getProperties()) {
-    const type = checker.getNonNullableType(checker.getTypeOfSymbol(property));
-    const members = type.isUnion() ? type.types : [type];
-    // A group is an object of options; a value (a string, a list, a function, a class instance) is not.
-    const objects = members.filter(
-      (member) =>
-        member.flags & ts.TypeFlags.Object && !checker.isArrayType(member) && member.getCallSignatures().length === 0,
-    );
-    if (objects.length === 0) continue;
-    groups.set(property.name, new Set(objects.flatMap((member) => member.getProperties().map((p) => p.name))));
-  }
-  return { topLevel, groups };
-}
+import { compiledSurface } from '../support/export-surface.js';
 
 function filesUnder(dir: string, suffix: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -68,8 +33,22 @@ function calledOptions(text: string): string[] {
   return [...text.matchAll(/\b(?:McpModule|module) options? `?([A-Za-z_][\w.]*\w)/g)].map(([, name]) => name);
 }
 
+/**
+ * Every `group.key` the docs and the source comments name, where `group` is one of `McpModule`'s option groups,
+ * and every name they call an `McpModule` option, must be in the options type (read by the compiler, not from
+ * the library's own list): an option renamed or moved leaves no stale name behind for a reader to copy into a
+ * start-up failure.
+ */
 describe('Option names in the docs and the source comments', () => {
-  const { topLevel, groups } = optionTypes();
+  let topLevel: Set<string>;
+  let groups: Map<string, Set<string>>;
+
+  // The types as the compiler reads them, not the library's own list of known keys.
+  beforeAll(async () => {
+    const surface = await compiledSurface();
+    topLevel = new Set(surface.typeKeys.McpModuleOptions);
+    groups = new Map(Object.entries(surface.optionGroups).map(([group, keys]) => [group, new Set(keys)]));
+  }, 120_000);
   const files = ['README.md', ...filesUnder('docs', '.md'), ...filesUnder('src', '.ts')];
 
   it('reads the option groups from the type', () => {

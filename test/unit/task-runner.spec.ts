@@ -282,7 +282,7 @@ describe('TaskRunner', () => {
     await bounded.start('alice', {}, controlled().work);
     const refused = bounded.start('alice', {}, controlled().work);
     await expect(refused).rejects.toBeInstanceOf(McpError);
-    await expect(refused).rejects.toMatchObject({ code: ErrorCode.InternalError, data: { reason: 'task_limit' } });
+    await expect(refused).rejects.toMatchObject({ code: ErrorCode.RateLimited, data: { reason: 'task_limit' } });
     await expect(bounded.start('bob', {}, async () => ({ result: { content: [] } }))).resolves.toMatchObject({
       resultType: 'task',
     });

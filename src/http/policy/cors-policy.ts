@@ -18,8 +18,8 @@ const ALLOWED_HEADERS = new Set([
   'last-event-id',
 ]);
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-/** Response headers a browser client must be able to read (auth challenges and the negotiated version). */
-const EXPOSED_HEADERS = 'WWW-Authenticate, MCP-Protocol-Version';
+/** Response headers a browser client must be able to read: auth challenges, the negotiated version, rate limits. */
+const EXPOSED_HEADERS = 'WWW-Authenticate, MCP-Protocol-Version, Retry-After, RateLimit-Limit, RateLimit-Remaining';
 
 /**
  * CORS for browser MCP clients (the MCP Inspector, web agents). It trusts exactly the origins the Host/Origin

@@ -3,6 +3,7 @@ import { McpHttpDriver } from '../../http/mcp-http-driver.js';
 import { serveRoute, type FrameworkRequest, type FrameworkResponse } from '../../http/front/front-layer.js';
 import { McpUnauthorizedFilter } from './mcp-unauthorized.filter.js';
 import { decorateRoute } from './route-enhancers.js';
+import { MCP_ENDPOINT_METADATA } from '../mcp-metadata.constants.js';
 
 // `@ApiExcludeController()` of @nestjs/swagger stores `[true]` under this key; setting it ourselves keeps the
 // endpoint out of the app's OpenAPI document without depending on swagger. It is not a REST resource: one POST
@@ -30,5 +31,6 @@ export function createMcpController(path: string, decorators: readonly ClassDeco
   // After the app's filters, so consulted before them: Nest tries a controller's filters last-declared first.
   UseFilters(McpUnauthorizedFilter)(McpController);
   Reflect.defineMetadata(SWAGGER_EXCLUDE_CONTROLLER, [true], McpController);
+  Reflect.defineMetadata(MCP_ENDPOINT_METADATA, true, McpController);
   return McpController;
 }

@@ -10,9 +10,10 @@ import { SERVER_OPTION_KEYS } from '../../server/kernel/mcp-server-options.js';
 import { loadLegacyZodConverter } from '../../server/schema/schema-converter.js';
 import { logHandlerError, type McpLogger } from '../../server/mcp-logger.js';
 import { callLoggingObserver } from '../pipeline/mcp-call-logger.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import type { McpModuleDefinitionKey, McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_KERNEL, MCP_LOGGER } from '../mcp.constants.js';
-import { GENERATED_STATE_SECRET } from '../mcp-messages.js';
+import { DEFINITION_OPTION_IN_FACTORY, GENERATED_STATE_SECRET } from '../mcp-messages.js';
+import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 
 const { logger: _logger, ...SHARED_OPTION_KEYS } = SERVER_OPTION_KEYS;
@@ -42,6 +43,14 @@ const MODULE_OPTION_KEYS = {
   routes: { controllers: true, forwardHeaders: true, maxResponseBytes: true },
 } as const satisfies OptionKeys<McpModuleOptions>;
 
+/** The extras `forRoot` takes out of the options: found in them, they came from a `forRootAsync` factory. */
+const DEFINITION_KEYS = {
+  path: true,
+  isGlobal: true,
+  isDefault: true,
+  playground: true,
+} as const satisfies Record<McpModuleDefinitionKey, true>;
+
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */
 const reportedByCallLogger: HandlerErrorLogger = () => {};
 
@@ -52,6 +61,8 @@ const reportedByCallLogger: HandlerErrorLogger = () => {};
  */
 async function createKernel(options: McpModuleOptions, logger: Logger): Promise<McpKernel> {
   // forRoot and forRootAsync both arrive here first, so a factory's options are checked like forRoot's.
+  const misplaced = Object.keys(options).find((key) => Object.hasOwn(DEFINITION_KEYS, key));
+  if (misplaced) throw new McpConfigurationError(DEFINITION_OPTION_IN_FACTORY(misplaced));
   rejectUnknownOptions(options, MODULE_OPTION_KEYS, 'McpModule options');
   // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
   await loadLegacyZodConverter();

@@ -8,8 +8,13 @@ import type { ResourceOptions } from '../decorators/resource.decorator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import type { UiResourceOptions } from '../decorators/ui-resource.decorator.js';
 import { applyArgumentPlan, pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
+import { isPrimitiveType } from '../../server/schema/api-property-schema.js';
+import { McpContext } from '../../server/mcp-context.js';
+import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';
 import {
+  MCP_DEFAULT_PARAMS_METADATA,
   MCP_EVENT_METADATA,
+  MCP_PARAM_ARGS_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
@@ -91,6 +96,29 @@ export class McpMetadataAccessor {
       (declared.kind === 'tool' && declared.options.inputSchema !== undefined) ||
       (declared.kind === 'prompt' && declared.options.arguments !== undefined);
     return plan && !own ? (args) => applyArgumentPlan(plan, args) : undefined;
+  }
+
+  /**
+   * Whether a tool takes arguments it has no schema for: no `inputSchema`, nothing from `nestjs-mcp/plugin` for
+   * the method, and parameters that read arguments (`@Args`, or a DTO class as the kernel's first parameter).
+   * Published as it stands, such a tool takes no arguments and refuses every call that passes one. A first
+   * parameter typed with an interface or a type literal looks like `unknown` at run time (`Object`), which
+   * tools that take no arguments declare too, so only a class there counts.
+   */
+  lacksArgumentSchema(metadata: McpMethodMetadata, classRef: Function, methodName: string): boolean {
+    if (metadata.kind !== 'tool' || metadata.options.inputSchema !== undefined) return false;
+    // Unvalidated, its arguments reach the method as sent: the method's own pipes judge them.
+    if (metadata.options.validateArguments === false) return false;
+    if (pluginMetadataOf(classRef, methodName)) return false;
+    if (!Reflect.getMetadata(MCP_DEFAULT_PARAMS_METADATA, classRef, methodName)) {
+      const params = (Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, classRef, methodName) ?? {}) as object;
+      return Object.keys(params).some((key) => Number(key.split(':')[0]) === McpParamtype.ARGS);
+    }
+    // Emitted with decorator metadata (tsc's emitDecoratorMetadata, SWC's decoratorMetadata); absent otherwise.
+    const types = Reflect.getMetadata('design:paramtypes', classRef.prototype as object, methodName) as
+      unknown[] | undefined;
+    const first = types?.[0];
+    return typeof first === 'function' && !isPrimitiveType(first) && first !== McpContext;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { VersionValue } from '@nestjs/common/interfaces/version-options.interface.js';
 import type { McpAuthOptions } from '../../auth/tokens/auth-options.js';
 import type { McpCallerOptions } from '../../server/access/caller-identity.js';
@@ -102,4 +103,28 @@ export interface McpModuleExtras {
    * routes, before any factory runs; the rest of `http` comes from the factory.
    */
   http?: Pick<McpModuleHttpOptions, 'routeDecorators'>;
+}
+
+/**
+ * The extras that shape the module itself (its controllers, its routes, where it is registered): read when the
+ * module is defined, before any factory runs. `name` is not among them: it is also the server's own option; nor is
+ * `http`, whose other options come from the factory.
+ */
+export type McpModuleDefinitionKey = Exclude<keyof McpModuleExtras, 'name' | 'http'>;
+
+/**
+ * What a `forRootAsync` factory returns: the options, with the module's extras refused (they go beside it).
+ * `http.routeDecorators` stays in the type, as in `forRoot`'s options, so options typed `McpModuleOptions` can be
+ * returned; given from the factory, start-up refuses them and says where they go.
+ */
+export type McpModuleFactoryOptions = McpModuleOptions & { [K in McpModuleDefinitionKey]?: never };
+
+/** `McpModule.forRootAsync`'s options: how to make the options, and the extras beside it. */
+export interface McpModuleAsyncOptions
+  extends
+    Omit<ConfigurableModuleAsyncOptions<McpModuleOptions>, 'useFactory' | 'useClass' | 'useExisting'>,
+    Partial<McpModuleExtras> {
+  useFactory?: (...args: any[]) => McpModuleFactoryOptions | Promise<McpModuleFactoryOptions>;
+  useClass?: ConfigurableModuleAsyncOptions<McpModuleFactoryOptions>['useClass'];
+  useExisting?: ConfigurableModuleAsyncOptions<McpModuleFactoryOptions>['useExisting'];
 }

@@ -16,7 +16,13 @@ import { McpMetadataAccessor, type McpMethodMetadata } from './mcp-metadata.acce
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_SERVER } from '../mcp.constants.js';
-import { COMPLETER_NOT_A_METHOD, DUPLICATE_PRIMITIVE, EVENT_NOT_STATIC, SKILL_NOT_STATIC } from '../mcp-messages.js';
+import {
+  ARGUMENT_SCHEMA_MISSING,
+  COMPLETER_NOT_A_METHOD,
+  DUPLICATE_PRIMITIVE,
+  EVENT_NOT_STATIC,
+  SKILL_NOT_STATIC,
+} from '../mcp-messages.js';
 import { AppEventBridge } from '../events/app-event-bridge.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { McpRegistrationError } from '../errors/mcp-registration-error.js';
@@ -37,6 +43,8 @@ interface DecoratedMethod {
   requiredScopes?: string[];
   /** What the method receives of its validated arguments, when the plugin's types ask for more than JSON. */
   given?: (args: unknown) => unknown;
+  /** A tool that reads arguments it has no schema for (see `McpMetadataAccessor.lacksArgumentSchema`). */
+  unschemed: boolean;
 }
 
 /**
@@ -67,7 +75,11 @@ export class McpExplorer implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     const places = new Map<string, string>();
-    for (const method of this.explore()) {
+    const methods = [...this.explore()];
+    // All of them in one message: a forgotten plugin metadata file leaves out every plain tool of the app.
+    const unschemed = methods.filter((method) => method.unschemed).map((method) => method.place);
+    if (unschemed.length > 0) throw new McpConfigurationError(ARGUMENT_SCHEMA_MISSING(unschemed));
+    for (const method of methods) {
       const { metadata, place } = method;
       const key = identityOf(metadata, method.methodName);
       const claimed = places.get(`${metadata.kind}:${key}`);
@@ -102,8 +114,9 @@ export class McpExplorer implements OnModuleInit, OnModuleDestroy {
         const metadata = this.accessor.withPluginMetadata(declared, prototype.constructor, methodName);
         const given = this.accessor.pluginArgumentsOf(declared, prototype.constructor, methodName);
         const requiredScopes = getRequiredScopes(prototype[methodName], prototype.constructor);
+        const unschemed = this.accessor.lacksArgumentSchema(declared, prototype.constructor, methodName);
         const place = `${prototype.constructor.name}.${methodName}`;
-        yield { wrapper, methodName, metadata, requiredScopes, place, given };
+        yield { wrapper, methodName, metadata, requiredScopes, place, given, unschemed };
       }
     }
   }

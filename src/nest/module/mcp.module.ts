@@ -4,7 +4,6 @@ import {
   Logger,
   Module,
   VERSION_NEUTRAL,
-  type Type,
   type BeforeApplicationShutdown,
   type DynamicModule,
   type LoggerService,
@@ -13,6 +12,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
   type OnApplicationShutdown,
+  type Type,
 } from '@nestjs/common';
 import { VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryModule, HttpAdapterHost, ModuleRef } from '@nestjs/core';
@@ -27,7 +27,7 @@ import { endpointPaths } from '../endpoint/endpoint-paths.js';
 import { McpHandlerFactory } from '../pipeline/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { frontLayerFor } from '../../http/front/front-layer.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
+import type { McpModuleAsyncOptions, McpModuleOptions } from './mcp-module-options.interface.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import {
   MCP_CONTROLLER,
@@ -41,7 +41,7 @@ import {
 } from '../mcp.constants.js';
 import { DUPLICATE_DEFAULT_SERVER, HTTP_OPTION_BESIDE_FACTORY, UNRESOLVED_UI } from '../mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
-import { McpConfigurableModule, MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { McpExplorer } from './mcp.explorer.js';
 import { RouteToolsExplorer } from './route-tools.explorer.js';
 import { routeTargetGuardProvider } from './route-target-guard.provider.js';
@@ -124,10 +124,12 @@ export class McpModule
   }
 
   /**
-   * As the configurable module's, but beside the factory `http` holds only `routeDecorators` (read with the
-   * routes, before the factory runs): anything else there would never be read.
+   * The options from a factory, settled at start-up. What shapes the module itself (`path`, `isGlobal`,
+   * `isDefault`, `playground`, `http.routeDecorators`) is read before that and goes beside `useFactory`: the
+   * factory's type refuses it. Beside the factory `http` holds only `routeDecorators`: anything else there would
+   * never be read.
    */
-  static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
+  static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
     for (const key of Object.keys(options.http ?? {})) {
       if (key !== 'routeDecorators') throw new McpConfigurationError(HTTP_OPTION_BESIDE_FACTORY(key));
     }

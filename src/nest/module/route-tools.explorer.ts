@@ -125,7 +125,8 @@ export class RouteToolsExplorer {
     )[0];
     const { rename, name, description, annotations, outputSchema, ...rest } = options;
     const operation = apiOperationOf(method);
-    const routeArgs = routeArguments(controller, methodName, path, place, rename);
+    const derived = pluginMetadataOf(controller, methodName);
+    const routeArgs = routeArguments(controller, methodName, path, place, rename, derived?.argumentDescriptions);
     const plan: RouteRequestPlan = {
       method: verb,
       path,
@@ -138,7 +139,6 @@ export class RouteToolsExplorer {
         this.options.routes?.maxResponseBytes ?? this.options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
     const responseType = outputSchema === undefined ? apiResponseTypeOf(method, controller) : undefined;
-    const derived = pluginMetadataOf(controller, methodName);
     const toolName =
       name ?? operation?.operationId ?? snakeCase(`${controller.name.replace(/Controller$/, '')}_${methodName}`);
     return {

@@ -19,7 +19,7 @@ import { McpParamtype } from './mcp-paramtype.enum.js';
 import { stdioRequest } from './stdio-request.js';
 import { isThenable } from '../../server/util/when-ready.js';
 import type { McpContextType } from './mcp-execution-context.js';
-import { MCP_PARAM_ARGS_METADATA } from '../mcp-metadata.constants.js';
+import { MCP_PARAM_ARGS_METADATA, MCP_VISIBILITY_PROBE_METADATA } from '../mcp-metadata.constants.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpSignalFilter } from './mcp-signal.filter.js';
 import { MCP_LOGGER } from '../mcp.constants.js';
@@ -27,6 +27,7 @@ import { VISIBILITY_GUARD_FAILED } from '../mcp-messages.js';
 import { providerPrototype } from '../provider-prototype.js';
 import { httpErrorText } from '../http-error-text.js';
 import { withoutGlobalGuardsAndInterceptors } from './without-global-enhancers.js';
+import { McpThrottlerGuard } from './mcp-throttler.guard.js';
 
 /**
  * Runs one decorated method for one call, given the call's arguments host. `T` is what the registry expects the
@@ -60,7 +61,8 @@ const SIGNAL_FILTER = new McpSignalFilter();
  * Which enhancers a method gets: its class's and its own (guards, interceptors, pipes, filters), and the global
  * pipes and filters. Global guards and interceptors are not among them: they run at the HTTP route, once for
  * the request that carries the call, as for any route of the app, and would otherwise run twice per call (a
- * throttler counting each call twice, a logging interceptor writing two lines).
+ * throttler counting each call twice, a logging interceptor writing two lines). A global `McpThrottlerGuard`
+ * is the exception: it lets the MCP route through and counts each call here, per tool, as it counts routes.
  */
 @Injectable()
 export class McpHandlerFactory {
@@ -74,7 +76,7 @@ export class McpHandlerFactory {
     private readonly applicationConfig: ApplicationConfig,
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
   ) {
-    this.contextCreator = withoutGlobalGuardsAndInterceptors(externalContextCreator, applicationConfig);
+    this.contextCreator = withoutGlobalGuardsAndInterceptors(externalContextCreator, applicationConfig, countsCalls);
   }
 
   /**
@@ -127,6 +129,7 @@ export class McpHandlerFactory {
     what: string,
   ): (context: McpContext) => Promise<boolean> {
     const probe = withMetadataOf((providerPrototype(wrapper) as Instance)[methodName], () => true);
+    Reflect.defineMetadata(MCP_VISIBILITY_PROBE_METADATA, true, probe);
     const check = (instance: Instance, contextId?: ContextId) =>
       this.contextCreator.create(
         instance,
@@ -246,12 +249,18 @@ export class McpHandlerFactory {
     );
     const config = this.applicationConfig;
     const globals =
+      config.getGlobalGuards().filter(countsCalls).length +
       config.getGlobalPipes().length +
       config.getGlobalFilters().length +
       config.getGlobalRequestPipes().length +
       config.getGlobalRequestFilters().length;
     return declared || globals > 0 || paramsOf(instance, methodName).some((p) => p.custom || p.pipes.length > 0);
   }
+}
+
+/** A global guard that runs on each call rather than on the request that carries it. */
+function countsCalls(guard: unknown): boolean {
+  return guard instanceof McpThrottlerGuard;
 }
 
 /**

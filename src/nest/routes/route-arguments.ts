@@ -3,6 +3,7 @@ import { CUSTOM_ROUTE_ARGS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { convertSchema } from '../../server/schema/schema-converter.js';
+import type { RouteArgumentDescriptions } from '../../server/schema/plugin-metadata.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { ARGUMENT_COLLISION } from '../mcp-messages.js';
 import type { RouteArgumentSource, RouteToolOptions } from '../decorators/route-tool-options.interface.js';
@@ -56,6 +57,7 @@ export function routeArguments(
   path: string,
   place: string,
   rename: RouteToolOptions['rename'],
+  descriptions: RouteArgumentDescriptions = {},
 ): RouteArguments {
   const method = (controller.prototype as Record<string, Function>)[methodName];
   const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<
@@ -63,7 +65,7 @@ export function routeArguments(
     ParamMetadata
   >;
   const designTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, methodName) ?? []) as unknown[];
-  const args = new ArgumentCollector(place, rename);
+  const args = new ArgumentCollector(place, rename, descriptions);
   let rest: RouteArguments['rest'];
   let hasBody = false;
 
@@ -129,9 +131,13 @@ class ArgumentCollector {
   constructor(
     private readonly place: string,
     private readonly rename: RouteToolOptions['rename'],
+    /** What `nestjs-mcp/plugin` read in the comments; a description the decorators give wins. */
+    private readonly descriptions: RouteArgumentDescriptions,
   ) {}
 
-  add(argument: Omit<RouteArgument, 'name'>, schema: JsonSchema, isRequired: boolean): void {
+  add(argument: Omit<RouteArgument, 'name'>, given: JsonSchema, isRequired: boolean): void {
+    const doc = argument.key === undefined ? undefined : this.descriptions[argument.source]?.[argument.key];
+    const schema = doc !== undefined && given.description === undefined ? { ...given, description: doc } : given;
     const rename = this.rename;
     const name = (argument.key !== undefined && rename?.[argument.source]?.[argument.key]) || argument.key || 'body';
     const claimed = this.byName.get(name);

@@ -93,7 +93,9 @@ export function routeRequest(
 /**
  * The tool result of a route's answer: 2xx JSON is structured content (an object) plus its JSON text, 2xx
  * text is text; a 4xx/5xx is an error result with the route's message; a redirect, an event stream, a binary
- * or an oversized answer is an error result saying so. No header of the answer reaches the MCP client.
+ * or an oversized answer is an error result saying so. No header of the answer reaches the MCP client, but a 429
+ * (the app's throttler refused the caller) is the protocol's come-back-later, -32023 with the route's
+ * `Retry-After` as `retryAfterMs`, so the client waits as for any rate limit.
  */
 export function routeResult(
   response: InProcessResponse,
@@ -116,6 +118,13 @@ export function routeResult(
     return failure(`the route redirected (HTTP ${status}) to ${headers.location ?? '?'}`);
   if (status >= 400) {
     const text = body.toString('utf8');
+    if (status === TOO_MANY_REQUESTS)
+      throw McpError.rateLimited(
+        json ? httpErrorText(parseJson(text), 'Too Many Requests') : text || 'Too Many Requests',
+        {
+          retryAfterMs: retryAfterMs(headers),
+        },
+      );
     return failure(json ? httpErrorText(parseJson(text), `HTTP ${status}`) : text || `HTTP ${status}`);
   }
   if (body.length === 0) return { content: [] };
@@ -128,6 +137,22 @@ export function routeResult(
   }
   if (/^text\//i.test(type) || type === '') return { content: [{ type: 'text', text }] };
   return failure(`the route answered ${type}, which a route tool does not carry (it carries JSON and text)`);
+}
+
+const TOO_MANY_REQUESTS = 429;
+
+/**
+ * The wait a 429 asks for: its `Retry-After` in seconds, or the longest of `@nestjs/throttler`'s per-throttler
+ * `Retry-After-<name>`; a second when it names none (or names a date).
+ */
+function retryAfterMs(headers: IncomingHttpHeaders): number {
+  let seconds = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'retry-after' && !name.startsWith('retry-after-')) continue;
+    const given = Number(Array.isArray(value) ? value[0] : value);
+    if (Number.isFinite(given) && given > seconds) seconds = given;
+  }
+  return (seconds > 0 ? seconds : 1) * 1000;
 }
 
 function failure(text: string): CallToolResult {

@@ -168,6 +168,19 @@ export class McpRedisConnections {
   }
 
   /**
+   * Runs `ready` once, when the command connection is ready for the first time (at once if it is already): what
+   * waits on the first connect, which is no outage, rather than on a reconnection.
+   */
+  onFirstReady(ready: () => void): () => void {
+    if (this.commands.status === 'ready') {
+      ready();
+      return () => undefined;
+    }
+    this.commands.once('ready', ready);
+    return () => this.commands.off('ready', ready);
+  }
+
+  /**
    * Runs `lost` each time a node leaves a Redis Cluster the channels are subscribed on (never on a single Redis).
    * The pub/sub connection is one node's, and when that node goes away ioredis subscribes on another by itself,
    * with no "ready" to tell: any node leaving may have been that one, and messages published meanwhile are lost.

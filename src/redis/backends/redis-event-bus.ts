@@ -18,6 +18,10 @@ const RESYNC_EVENTS: readonly McpBusEvent[] = [
   { type: 'resources/list_changed' },
 ];
 
+// Distinct events published before the first connect, held until it: enough for the changes an app makes while
+// it starts (identical ones are held once), and a bound on memory should Redis be away at start-up.
+const MAX_HELD_EVENTS = 1_000;
+
 /**
  * The event bus over Redis pub/sub: a change published on any instance reaches the listen streams of every
  * instance. Each instance hands its own events to its own streams at once (so they keep flowing while Redis
@@ -30,6 +34,12 @@ export class RedisEventBus implements McpEventBus {
   private readonly origin = randomUUID();
   private readonly channel: RedisChannel;
   private publishFailing = false;
+  /**
+   * What was published before the command connection was first ready (an app registers its tools while it
+   * connects), sent once it is: not a loss, and not an outage. Null from then on.
+   */
+  private held: Set<string> | null = new Set();
+  private readonly stopHolding: () => void;
 
   /** `name` keeps several MCP servers of one app apart (default `events`): each bus is its own channel. */
   constructor(
@@ -45,6 +55,7 @@ export class RedisEventBus implements McpEventBus {
         for (const event of RESYNC_EVENTS) this.deliver(event);
       },
     );
+    this.stopHolding = redis.onFirstReady(() => this.release());
   }
 
   /** True while this instance receives the events of the others (for readiness checks). */
@@ -59,16 +70,9 @@ export class RedisEventBus implements McpEventBus {
   async publish(event: McpBusEvent): Promise<void> {
     this.deliver(event);
     const envelope: Envelope = { o: this.origin, e: event };
-    try {
-      await this.redis.run('publish an event', (redis) => redis.publish(this.channel.name, JSON.stringify(envelope)));
-      this.publishFailing = false;
-    } catch (error) {
-      if (this.publishFailing) return;
-      this.publishFailing = true;
-      this.logger.warn(
-        `Events reach only this instance's listen streams until Redis is back: ${(error as Error).message}`,
-      );
-    }
+    const message = JSON.stringify(envelope);
+    if (this.held) return this.hold(message);
+    await this.send(message);
   }
 
   subscribe(listener: (event: McpBusEvent) => void): () => void {
@@ -78,7 +82,39 @@ export class RedisEventBus implements McpEventBus {
 
   /** Stops listening on the channel (the connections themselves belong to `McpRedisConnections`). */
   close(): void {
+    this.stopHolding();
+    this.held = null;
     this.channel.close();
+  }
+
+  private async send(message: string): Promise<void> {
+    try {
+      await this.redis.run('publish an event', (redis) => redis.publish(this.channel.name, message));
+      this.publishFailing = false;
+    } catch (error) {
+      this.reportFailure((error as Error).message);
+    }
+  }
+
+  private hold(message: string): void {
+    const held = this.held!;
+    // The same event again says nothing new but "later": it moves to the end.
+    held.delete(message);
+    if (held.size < MAX_HELD_EVENTS) held.add(message);
+    else this.reportFailure(`Redis is unavailable (publish an event): not connected yet, ${held.size} events wait`);
+  }
+
+  /** Sends what was held, in the order it was published: commands on one connection keep their order. */
+  private release(): void {
+    const held = this.held;
+    this.held = null;
+    for (const message of held ?? []) void this.send(message);
+  }
+
+  private reportFailure(reason: string): void {
+    if (this.publishFailing) return;
+    this.publishFailing = true;
+    this.logger.warn(`Events reach only this instance's listen streams until Redis is back: ${reason}`);
   }
 
   private receive(envelope: unknown): void {

@@ -5,6 +5,8 @@ import type { Slotted } from '../util/slot-set.js';
 import { SweptSet } from '../util/swept-set.js';
 import { isThenable } from '../util/when-ready.js';
 
+const BUSY_RETRY = { retryAfterMs: 1_000 };
+
 /** A call that outlived the server's deadline; its handler's signal has been aborted. */
 export class DeadlineExceeded extends McpError {
   constructor(readonly timeoutMs: number) {
@@ -138,15 +140,18 @@ export class CallGuard {
     });
   }
 
-  /** Counts a call in, or says why it is refused: the server's cap, then the caller's share. */
+  /**
+   * Counts a call in, or says why it is refused: the server's cap, then the caller's share. Either is a "come back
+   * later" (-32023, HTTP 429): the slots free as running calls end, so the hint is a short wait.
+   */
   private take(bucket: string | undefined): McpError | undefined {
     if (this.active >= this.maxConcurrent)
-      return new McpError(ErrorCode.InternalError, 'Server busy: too many concurrent requests, retry later');
+      return McpError.rateLimited('Server busy: too many concurrent requests, retry later', BUSY_RETRY);
     const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
     if (bucket !== undefined && mine >= this.maxPerCaller)
-      return new McpError(
-        ErrorCode.InternalError,
+      return McpError.rateLimited(
         `Server busy: this caller already has ${this.maxPerCaller} requests running, retry later`,
+        BUSY_RETRY,
       );
     this.active++;
     if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);

@@ -117,6 +117,7 @@ export class InputRound {
         principal: transport.principal,
         schemas: this.schemas,
         mayStartTask,
+        caller: binding,
       });
     };
     // Most calls carry no state: their context is built at once, without a microtask. A first round seals one

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Caller } from '../access/caller-identity.js';
+import type { CallerSource } from '../mcp-context.js';
 import { canonicalDigest } from '../util/canonical-digest.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
@@ -143,7 +144,7 @@ function decode(part: string): SealedBody | undefined {
  * identifies nobody cannot be told from another one: sealing or opening state for it is refused rather than
  * bound to nothing.
  */
-export class StateBinding {
+export class StateBinding implements CallerSource {
   // Declared, and assigned in the constructor, rather than class fields or parameter properties: a field is
   // defined before the constructor runs (so one it assigns is written twice), and a definition costs the
   // interpreter more than an assignment. One binding is made per call.
@@ -165,6 +166,11 @@ export class StateBinding {
     this.audience = audience;
     this.extra = extra;
     this.value = undefined;
+  }
+
+  /** The caller and what the `bind` hook reads, for what counts per caller; a caller that identifies nobody is nobody. */
+  callerKey(): { caller: string | undefined; bound: unknown } {
+    return { caller: this.caller ?? undefined, bound: this.extra?.() ?? undefined };
   }
 
   /** Copies the arguments as they are now: what the digest is of, whatever a handler does to them later. */

@@ -19,7 +19,7 @@ export type McpServerInfo = Omit<Implementation, 'name' | 'version'>;
 export interface McpLimitsOptions {
   /** Wall-clock deadline of one request (any method but `subscriptions/listen`); its handler's signal fires. Default 60 s; 0 disables. */
   callTimeoutMs?: number;
-  /** Most requests running at once (any method but `subscriptions/listen`); the excess is refused with -32603 "Server busy", never queued. Default 256. */
+  /** Most requests running at once (any method but `subscriptions/listen`); the excess is refused with -32023 "Server busy" (HTTP 429), never queued. Default 256. */
   maxConcurrentCalls?: number;
   /** Most requests one identified caller may have running at once. Default: a quarter of `maxConcurrentCalls` (at least 1). */
   maxConcurrentCallsPerCaller?: number;

@@ -9,6 +9,8 @@ import type { Caller } from '../access/caller-identity.js';
 import { canonicalDigest } from '../util/canonical-digest.js';
 import { ReplyTimeout, type PendingReply, type ReplyRouter } from './reply-router.js';
 
+const BUSY_RETRY = { retryAfterMs: 1_000 };
+
 /**
  * Where a server→client request is written: the stream of the client request that needs the answer. False when
  * it was not written (too large for the transport, the stream closed).
@@ -16,8 +18,7 @@ import { ReplyTimeout, type PendingReply, type ReplyRouter } from './reply-route
 export type ClientStream = (message: JsonRpcRequest) => boolean | void;
 
 /**
- * A call could not get the input it asked for (no answer in time, the client refused, too many calls waiting,
- * no stream to ask on). A tool call ends with it as an `isError` result; other methods as this -32603.
+ * A call could not get the input it asked for (no answer in time, the client refused, no stream to ask on). A tool call ends with it as an `isError` result; other methods as this -32603.
  */
 export class ClientInputError extends McpError {
   constructor(message: string, options?: ErrorOptions) {
@@ -89,12 +90,15 @@ export class ClientRequests {
       throw new ClientInputError(
         'Error: this transport cannot carry requests to the client, so the input cannot be asked for',
       );
+    // Over the bound of waiting calls the call is told to come back later (-32023, HTTP 429): a slot frees when
+    // a waiting call is answered or gives up.
     if (this.waiting >= this.options.maxWaiting)
-      throw new ClientInputError('Server busy: too many calls are waiting for client input, retry later');
+      throw McpError.rateLimited('Server busy: too many calls are waiting for client input, retry later', BUSY_RETRY);
     const mine = caller === undefined ? 0 : (this.waitingPerCaller.get(owner) ?? 0);
     if (caller !== undefined && mine >= this.options.maxWaitingPerCaller)
-      throw new ClientInputError(
+      throw McpError.rateLimited(
         `Server busy: this caller already has ${this.options.maxWaitingPerCaller} calls waiting for client input, retry later`,
+        BUSY_RETRY,
       );
     this.waiting++;
     if (caller !== undefined) this.waitingPerCaller.set(owner, mine + 1);

@@ -300,8 +300,11 @@ export class LegacyLeg {
       try {
         answers = await this.requests.ask(interim.inputRequests, caller, context.notify, context.signal ?? NEVER);
       } catch (error) {
-        // ClientInputError, or a shared reply router that cannot register the request (Redis down): either way
-        // the input cannot be had, and the call ends saying why rather than as a rejected promise.
+        // Too many calls waiting: come back later, as the error says. ClientInputError, or a shared reply router
+        // that cannot register the request (Redis down): the input cannot be had, and the call ends saying why
+        // rather than as a rejected promise.
+        if (error instanceof McpError && error.code === ErrorCode.RateLimited)
+          return errorResponse(request.id, error.code, error.message, error.data);
         if (error instanceof McpError) return inputFailed(request, error.message);
         throw error;
       }

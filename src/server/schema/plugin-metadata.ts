@@ -13,6 +13,11 @@ export interface PluginMethodMetadata {
   inputSchema?: JsonSchema;
   outputSchema?: JsonSchema;
   arguments?: PromptArgument[];
+  /**
+   * A route tool's: the JSDoc of the values its route reads (a DTO's properties, a single key's `@param` tag), by
+   * where the route reads them and their key there. Its arguments' schemas are the route's, built at start-up.
+   */
+  argumentDescriptions?: RouteArgumentDescriptions;
   /** What the derived arguments need before the call; absent when the JSON the schema checked is what it declares. */
   argumentPlan?: ArgumentPlan;
 }
@@ -38,6 +43,9 @@ export interface ArgumentPlan {
   ref?: string;
   defs?: Record<string, ArgumentPlan>;
 }
+
+/** Descriptions of a route's values by where it reads them (`@Param`, `@Query`, `@Body`) and their key. */
+export type RouteArgumentDescriptions = Partial<Record<'path' | 'query' | 'body', Record<string, string>>>;
 
 export type PluginClassMetadata = Record<string, PluginMethodMetadata>;
 

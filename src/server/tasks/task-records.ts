@@ -45,11 +45,13 @@ export function detailedTask(task: StoredTask): DetailedTask {
 }
 
 /**
- * The refusal of a caller over its share (or of a server over its total): -32603 with `data.reason:
- * "task_limit"`, whichever limit it is, for a create the store refused or answers that would not fit.
+ * The refusal of a caller over its share (or of a server over its total), for a create the store refused or
+ * answers that would not fit: come back later (-32023, HTTP 429) with `data.reason: "task_limit"`, whichever limit
+ * it is. A slot frees when a kept task expires, which the hint cannot know, so it asks for a minute's wait.
  */
 export function overShare(why: string): McpError {
-  return new McpError(ErrorCode.InternalError, `Too many tasks: ${why}; retry once some have expired`, {
+  return McpError.rateLimited(`Too many tasks: ${why}; retry once some have expired`, {
+    retryAfterMs: 60_000,
     reason: 'task_limit',
   });
 }

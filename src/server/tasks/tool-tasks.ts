@@ -11,7 +11,7 @@ import { TaskStopped } from './active-task.js';
 import type { TaskRun } from '../task-run.js';
 import { InputRequired } from '../input-required.js';
 import type { Caller } from '../access/caller-identity.js';
-import { McpContext } from '../mcp-context.js';
+import { callerSourceOf, McpContext } from '../mcp-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import type { TaskRunner } from './task-runner.js';
 import { failure, type TaskOutcome } from './task-records.js';
@@ -122,6 +122,7 @@ export class ToolTasks {
         principal: base.principal,
         schemas: this.schemas,
         task: run,
+        caller: callerSourceOf(base),
       });
       let asked: InputRequired;
       try {

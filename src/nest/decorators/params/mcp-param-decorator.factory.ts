@@ -1,5 +1,5 @@
 import { assignMetadata, type PipeTransform, type Type } from '@nestjs/common';
-import { MCP_PARAM_ARGS_METADATA } from '../../mcp-metadata.constants.js';
+import { MCP_DEFAULT_PARAMS_METADATA, MCP_PARAM_ARGS_METADATA } from '../../mcp-metadata.constants.js';
 import type { McpParamtype } from '../../pipeline/mcp-paramtype.enum.js';
 
 export type McpParamPipe = PipeTransform | Type<PipeTransform>;
@@ -29,4 +29,5 @@ export function defaultMcpParams(target: object, key: string | symbol, paramtype
   if (Reflect.hasOwnMetadata(MCP_PARAM_ARGS_METADATA, target.constructor, key)) return;
   const params = paramtypes.reduce((acc, paramtype, index) => assignMetadata(acc, paramtype, index), {});
   Reflect.defineMetadata(MCP_PARAM_ARGS_METADATA, params, target.constructor, key);
+  Reflect.defineMetadata(MCP_DEFAULT_PARAMS_METADATA, true, target.constructor, key);
 }
