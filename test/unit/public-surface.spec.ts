@@ -222,8 +222,8 @@ describe('The exported surface of each entry point', () => {
     });
   });
 
-  it('keeps each surface worth promising: at most 60 names in the main entry and in core, 10 in redis', () => {
-    expect(compiled['nestjs-mcp'].length).toBeLessThanOrEqual(60);
+  it('keeps each surface worth promising: at most 64 names in the main entry, 60 in core, 10 in redis', () => {
+    expect(compiled['nestjs-mcp'].length).toBeLessThanOrEqual(64);
     expect(compiled['nestjs-mcp/core'].length).toBeLessThanOrEqual(60);
     expect(compiled['nestjs-mcp/redis'].length).toBeLessThanOrEqual(10);
   });

@@ -36,9 +36,11 @@ describe('the rate-limit error (-32023) on the wire', () => {
       'ratelimit-limit': '2',
       'ratelimit-remaining': '0',
     });
-    // A handler's own McpError with data the client cannot act on still says when to come back.
-    expect(headers(undefined)).toEqual({ 'retry-after': '1' });
-    expect(headers({ retryAfterMs: 'soon', limit: -1, remaining: 1.5 })).toEqual({ 'retry-after': '1' });
+    // A -32023 that names no wait is SEP-3415's not-found, not a rate limit: no headers.
+    expect(headers(undefined)).toBeUndefined();
+    expect(headers({ retryAfterMs: 'soon', limit: 2 })).toBeUndefined();
+    // A wait the client cannot act on still says when to come back; budgets that are no counts are left out.
+    expect(headers({ retryAfterMs: 0, limit: -1, remaining: 1.5 })).toEqual({ 'retry-after': '1' });
     expect(httpHeadersForError({ code: ErrorCode.InvalidParams, data: { retryAfterMs: 5000 } })).toBeUndefined();
   });
 });
