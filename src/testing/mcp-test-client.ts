@@ -53,6 +53,8 @@ export interface McpRequestOptions {
 export interface McpTestExchange<R = Record<string, unknown>> {
   /** HTTP status of the last round. */
   status: number;
+  /** HTTP headers of the last round (lower-case names), e.g. a refusal's `retry-after`. */
+  headers: Record<string, string>;
   /** The result; undefined when `error` is set. */
   result?: R;
   error?: JsonRpcErrorObject;
@@ -180,6 +182,7 @@ export class McpTestClient {
       const result = reply.result;
       const exchange: McpTestExchange<R> = {
         status: reply.status,
+        headers: reply.headers,
         result: result as R | undefined,
         error: reply.error,
         notifications,
@@ -246,6 +249,7 @@ export class McpTestClient {
     const final = messages.find((m) => 'result' in m || 'error' in m);
     return {
       status: response.status,
+      headers: response.headers,
       result: final?.result as Record<string, unknown> | undefined,
       error: final?.error as JsonRpcErrorObject | undefined,
       notifications: messages.filter((m) => !('id' in m)) as unknown as JsonRpcNotification[],

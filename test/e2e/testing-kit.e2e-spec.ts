@@ -45,9 +45,11 @@ describe('nestjs-mcp/testing: createMcpTestClient over the real HTTP pipeline', 
   it('fills in the Mcp-Param-* header a tool declares (the server rejects the call without it)', async () => {
     const ok = await mcp.callTool('weather', { region: 'Zürich Nord' });
     expect(ok.status).toBe(200);
+    expect(ok.headers['content-type']).toMatch(/^application\/json/);
     expect(ok.result?.content).toEqual([{ type: 'text', text: 'sunny in Zürich Nord' }]);
     const without = await mcp.callTool('weather', { region: 'north' }, { headers: { 'mcp-param-region': undefined } });
     expect(without.status).toBe(400);
+    expect(without.headers['content-type']).toMatch(/^application\/json/);
     expect(without.error?.code).toBe(-32020);
   });
 
