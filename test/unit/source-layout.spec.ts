@@ -65,6 +65,14 @@ describe('source layout', () => {
     expect(inline).toEqual([]);
   });
 
+  it("makes a handler's context in one place, so no way of running a call can carry a different one", () => {
+    const made = filesUnder(src).flatMap((file) => {
+      if (!file.endsWith('.ts')) return [];
+      return [...readFileSync(join(src, file), 'utf8').matchAll(/new McpContext\(/g)].map(() => file);
+    });
+    expect(made).toEqual(['server/make-context.ts']);
+  });
+
   it('keeps at most 12 loose files in every folder of src/', () => {
     const folders = [src, ...foldersUnder(src)];
     const crowded = folders
