@@ -72,8 +72,10 @@ async function queuedApp(adapter: HttpAdapterName, keyPrefix: string): Promise<I
     [
       BullModule.forRoot({ connection: { host: '127.0.0.1', port: 6379 }, prefix: `${keyPrefix}bull` }),
       McpRedisModule.forRoot({ url: MACHINE_REDIS_URL, keyPrefix }),
-      McpBullModule.forRoot({ queue: 'transport' }),
+      // By name: the worker finds the server through its public token, as `bootstrapTaskWorker`'s app does.
+      McpBullModule.forRoot({ queue: 'transport', server: 'transport-queued' }),
       McpModule.forRootAsync({
+        name: 'transport-queued',
         inject: [McpRedisBackends, McpTaskQueue],
         useFactory: (redis: McpRedisBackends, queue: McpTaskQueue) => ({
           name: 'transport-queued',
