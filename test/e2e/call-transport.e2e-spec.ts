@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { Redis } from 'ioredis';
-import { Args, McpCtx, McpExecutionContext, McpModule, Tool, type McpContext } from '../../src/index.js';
+import { Args, MCPServer, McpCtx, McpExecutionContext, McpModule, Tool, type McpContext } from '../../src/index.js';
 import { McpBullModule, McpTaskQueue } from '../../src/bullmq/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -101,6 +101,20 @@ describe.each(HTTP_ADAPTERS)('the transport a call reports (%s)', (adapter) => {
       );
       expect(res.body.result).toMatchObject({ content: [{ type: 'text', text: 'here' }] });
       expect(transportsOf(label)).toEqual([{ interceptor: 'http', handler: 'http' }]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is stdio for a call without a request (MCPServer.handleRequest, as the stdio transport makes)', async () => {
+    const app = await inProcessApp(adapter);
+    try {
+      const label = `${adapter}-in-process`;
+      const answer = await app
+        .get(MCPServer)
+        .handleRequest(mcpMessage('tools/call', { name: 'where', arguments: { label } }, { id: 7 }));
+      expect(answer).toMatchObject({ result: { content: [{ type: 'text', text: 'here' }] } });
+      expect(transportsOf(label)).toEqual([{ interceptor: 'stdio', handler: 'stdio' }]);
     } finally {
       await app.close();
     }
