@@ -1,8 +1,8 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { Worker, type Job, type Queue } from 'bullmq';
-import type { McpTransportTarget } from '../nest/module/mcp-transport.token.js';
-import { getMcpTransportToken } from '../nest/module/mcp-transport.token.js';
+import type { MCPServer } from '../nest/mcp.server.js';
+import { getMcpServerToken } from '../nest/mcp-server.token.js';
 import type { QueuedTask } from '../server/tasks/task-queue.js';
 import type { McpBullOptions } from './mcp-bull-options.interface.js';
 
@@ -38,13 +38,13 @@ export class McpTaskWorker implements OnApplicationBootstrap, BeforeApplicationS
   /** Starts taking jobs (idempotent); resolves once the worker is connected. */
   async start(): Promise<void> {
     if (this.worker) return this.worker.waitUntilReady().then(() => undefined);
-    const { kernel } = this.moduleRef.get<McpTransportTarget>(getMcpTransportToken(this.options.server), {
-      strict: false,
-    });
+    const server = this.moduleRef.get<MCPServer>(getMcpServerToken(this.options.server), { strict: false });
+    // Not `sharedConnection`, which @nestjs/bullmq still forwards: it marks it deprecated, and BullMQ 5 and later
+    // read no such option (they share a connection given as a client instance, and make their own from options).
     const { connection, prefix, telemetry } = this.queue.opts;
     const worker = new Worker<QueuedTask>(
       this.queue.name,
-      (job: Job<QueuedTask>) => kernel.runQueuedTask(job.data, job.stalledCounter),
+      (job: Job<QueuedTask>) => server.runQueuedTask(job.data, job.stalledCounter),
       { concurrency: 16, ...this.options.worker, connection, prefix, telemetry, maxStalledCount: MAX_STALLED_COUNT },
     );
     worker.on('error', (error) => this.logger.error(`Queue ${this.queue.name}: ${error.message}`, error.stack));

@@ -13,6 +13,7 @@ import type { ToolHandler, ToolRegistrationOptions } from '../server/registry/to
 import type { UiResourceRegistration } from '../server/registry/ui-resource.js';
 import type { McpSkill } from '../server/skills/skill-options.js';
 import type { McpEventRegistration } from '../server/domain-events/event-catalog.js';
+import type { QueuedTask } from '../server/tasks/task-queue.js';
 import { MCP_KERNEL } from './mcp.constants.js';
 
 /**
@@ -136,6 +137,15 @@ export class MCPServer {
   /** Processes one JSON-RPC message in-process, through every rung a transport's request goes through. */
   handleRequest(message: unknown, context?: McpRequestContext): Promise<JsonRpcResponse | undefined> {
     return this.kernel.handleRequest(message, context);
+  }
+
+  /**
+   * Runs one round of a queued task, taken from the `tasks.queue` the server was given (what a queue's worker
+   * calls per job: `nestjs-mcp/bullmq` does). `restarts`: how often the queue gave the round again after losing
+   * its worker; past the tool's `retry`, the task ends `failed` without running.
+   */
+  runQueuedTask(job: QueuedTask, restarts = 0): Promise<void> {
+    return this.kernel.runQueuedTask(job, restarts);
   }
 
   /** Adds an interceptor around every call (logging, tracing, metrics); each one added wraps those added before. */

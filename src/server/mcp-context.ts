@@ -29,6 +29,7 @@ import {
 } from './input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { SchemaCompiler } from './schema/schema-compiler.js';
+import type { McpTransportKind } from './mcp-request-context.js';
 
 export interface ProgressUpdate {
   progress: number;
@@ -59,6 +60,7 @@ export interface McpContextInit {
   asked?: Readonly<Record<string, string>>;
   state: unknown;
   round: number;
+  transport: McpTransportKind;
   httpRequest?: unknown;
   principal?: unknown;
   schemas: SchemaCompiler;
@@ -119,6 +121,8 @@ export class McpContext {
    * signed request state and cannot be changed by the client.
    */
   declare readonly inputResponses: InputResponses;
+  /** How the call reached the handler: `'http'`, `'stdio'` (or in-process), or `'queue'` (a queued task's worker). */
+  declare readonly transport: McpTransportKind;
   /** The transport's request object (the Express or Fastify request over HTTP), if any. */
   declare readonly httpRequest: unknown;
   /** The authenticated principal, when the transport established one. */
@@ -160,6 +164,7 @@ export class McpContext {
     this.asked = init.asked;
     this.state = init.state;
     this.round = init.round;
+    this.transport = init.transport;
     this.httpRequest = init.httpRequest;
     this.principal = init.principal;
     this.schemas = init.schemas;

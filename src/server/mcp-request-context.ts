@@ -1,6 +1,12 @@
 import type { HeaderBag } from '../protocol/header-codec.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 
+/**
+ * How a call reached its handler: in an HTTP request, without one (stdio, `MCPServer.handleRequest`), or as a
+ * round of a queued task on a worker (no request at all: the call as the task store keeps it).
+ */
+export type McpTransportKind = 'http' | 'stdio' | 'queue';
+
 /** What a transport knows about a request; every field is optional and the kernel works without any. */
 export interface McpRequestContext {
   /** Request headers (lower-case names), for tool-specific `Mcp-Param-*` checks. */

@@ -1,4 +1,4 @@
-import type { JsonRpcNotification, RequestId } from '../protocol/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, Implementation, InputResponses, LoggingLevel } from '../protocol/mcp-types.js';
 import {
   LATEST_PROTOCOL_VERSION,
@@ -7,7 +7,8 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
 } from '../protocol/versions.js';
-import { McpContext } from '../server/mcp-context.js';
+import type { McpContext } from '../server/mcp-context.js';
+import { makeContext } from '../server/make-context.js';
 import { SchemaCompiler } from '../server/schema/schema-compiler.js';
 
 export interface ToolContextOptions {
@@ -52,18 +53,21 @@ export function createToolContext(options: ToolContextOptions = {}): ToolContext
   };
   if (options.progressToken !== null) meta.progressToken = options.progressToken ?? 'progress-1';
   if (options.logLevel !== undefined) meta[META_LOG_LEVEL] = options.logLevel;
-  const context = new McpContext({
+  const round = {
     requestId: options.requestId ?? 1,
     method: options.method ?? 'tools/call',
     meta,
-    signal: controller.signal,
-    notify: (notification) => notifications.push(notification),
     inputResponses: options.inputResponses ?? {},
     state: options.state,
     round: options.round ?? 0,
+  };
+  const request = {
+    signal: controller.signal,
+    // The context only sends notifications; requests to the client are the 2025-era leg's.
+    notify: (message: JsonRpcNotification | JsonRpcRequest) => void notifications.push(message as JsonRpcNotification),
     httpRequest: options.httpRequest,
     principal: options.principal,
-    schemas: new SchemaCompiler(),
-  });
+  };
+  const context = makeContext(round, { request }, new SchemaCompiler());
   return { context, notifications, abort: (reason) => controller.abort(reason) };
 }

@@ -65,6 +65,14 @@ describe('source layout', () => {
     expect(inline).toEqual([]);
   });
 
+  it("makes a handler's context in one place, so no way of running a call can carry a different one", () => {
+    const made = filesUnder(src).flatMap((file) => {
+      if (!file.endsWith('.ts')) return [];
+      return [...readFileSync(join(src, file), 'utf8').matchAll(/new McpContext\(/g)].map(() => file);
+    });
+    expect(made).toEqual(['server/make-context.ts']);
+  });
+
   it('keeps at most 12 loose files in every folder of src/', () => {
     const folders = [src, ...foldersUnder(src)];
     const crowded = folders
@@ -86,6 +94,19 @@ describe('source layout', () => {
     expect(long).toEqual([]);
   });
 
+  it("lets the optional entry points reach the Nest module and the transports only through a public entry's modules", () => {
+    const doors = new Set(['index.ts', 'core/index.ts'].flatMap(importsOf));
+    const through = filesUnder(src).flatMap((file) => {
+      const room = file.split('/')[0];
+      if (!OPTIONAL_ENTRIES.includes(room) || !/\.(ts|cts)$/.test(file)) return [];
+      return [...new Set(importsOf(file))]
+        .filter((target) => !target.startsWith(`${room}/`) && ABOVE_THE_FLOOR.includes(target.split('/')[0]))
+        .filter((target) => !doors.has(target))
+        .map((target) => `${file} imports ${target}`);
+    });
+    expect(through).toEqual([]);
+  });
+
   it('has no import cycle between folders of src/', () => {
     const arrows = folderArrows();
     const cycles = cyclesOf(arrows).map((cycle) =>
@@ -94,6 +115,23 @@ describe('source layout', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+/**
+ * `nestjs-mcp/bullmq`, `/redis`, `/testing`, `/plugin` and `/core` are installed by apps as the main entry is, so
+ * they use what it promises: a module `src/index.ts` or `src/core/index.ts` exports from. The kernel's floor
+ * (`src/protocol`, `src/server`) holds no Nest wiring and stays open to them; the rooms above it hold the Nest
+ * module's internal tokens and the transports, which an optional entry point would otherwise tie itself to.
+ */
+const OPTIONAL_ENTRIES = ['bullmq', 'redis', 'testing', 'plugin', 'core'];
+const ABOVE_THE_FLOOR = ['nest', 'http', 'stdio', 'auth', 'observability'];
+
+/** The files of src/ that `file` imports, as paths from src/ (`nest/mcp.server.js`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(src, file), 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(([, specifier]) =>
+    posix.normalize(posix.join(dirname(file), specifier)),
+  );
+}
 
 /** From folder to folder of src/: one file that imports across, for each pair that does. */
 function folderArrows(): Map<string, Map<string, string>> {

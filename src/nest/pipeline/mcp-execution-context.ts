@@ -2,13 +2,11 @@ import type { ExecutionContext } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { InputResponses } from '../../protocol/mcp-types.js';
 import type { McpContext } from '../../server/mcp-context.js';
+import type { McpTransportKind } from '../../server/mcp-request-context.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 
 /** The context type of an MCP handler in guards, interceptors and filters (`context.getType()`). */
 export type McpContextType = 'mcp';
-
-/** How a call arrived: over HTTP, or without an HTTP request (stdio, `MCPServer.handleRequest`). */
-export type McpTransportKind = 'http' | 'stdio';
 
 /**
  * An `ExecutionContext` seen from MCP, as `GqlExecutionContext` is for GraphQL:
@@ -42,8 +40,11 @@ export class McpExecutionContext extends ExecutionContextHost {
     return this.getArgByIndex(McpParamtype.HTTP_REQUEST);
   }
 
-  /** `'http'` for a call that came in an HTTP request, `'stdio'` for one without (stdio, in-process). */
+  /**
+   * `'http'` for a call that came in an HTTP request (a task it started included), `'stdio'` for one without
+   * (stdio, in-process), `'queue'` for a round of a queued task on a worker: the call's `ctx.transport`.
+   */
   getTransport(): McpTransportKind {
-    return this.getContext().httpRequest === undefined ? 'stdio' : 'http';
+    return this.getContext().transport;
   }
 }

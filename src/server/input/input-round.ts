@@ -19,7 +19,8 @@ import {
   questionDigest,
 } from '../input-required.js';
 import { whenReady } from '../util/when-ready.js';
-import { McpContext } from '../mcp-context.js';
+import type { McpContext } from '../mcp-context.js';
+import { makeContext, type VerifiedRound } from '../make-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
 import type { Caller } from '../access/caller-identity.js';
@@ -45,8 +46,6 @@ interface SealedState {
 }
 
 const INPUT_METHODS: ReadonlySet<unknown> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
-const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The one place multi-round input lives, for every family: the handler's context is built from the request
@@ -77,11 +76,7 @@ export class InputRound {
     return this.context(asked, transport, this.binding(request.method, '', {}, {}, undefined));
   }
 
-  /**
-   * Builds the handler's context from a request. A `requestState` is verified (signature, expiry, binding)
-   * before anything else and a failure ends the call with -32602, so a handler never runs on forged state;
-   * with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
-   */
+  /** Builds the handler's context from a request: its round as `verify` returns it, in that request. */
   context(
     request: JsonRpcRequest,
     transport: McpRequestContext,
@@ -89,6 +84,16 @@ export class InputRound {
     singleUse = false,
     mayStartTask = false,
   ): McpContext | Promise<McpContext> {
+    const origin = { request: transport, caller: binding, mayStartTask };
+    return whenReady(this.verify(request, binding, singleUse), (round) => makeContext(round, origin, this.schemas));
+  }
+
+  /**
+   * What a request's round is, as far as it can be trusted. A `requestState` is verified (signature, expiry,
+   * binding) before anything else and a failure ends the call with -32602, so a handler never runs on forged
+   * state; with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
+   */
+  verify(request: JsonRpcRequest, binding: StateBinding, singleUse: boolean): VerifiedRound | Promise<VerifiedRound> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -98,33 +103,21 @@ export class InputRound {
     const sent = params.inputResponses;
     if (sent !== undefined && !isPlainObject(sent))
       throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
-    const build = (state: SealedState): McpContext => {
+    const verified = (state: SealedState): VerifiedRound => ({
+      requestId: request.id,
+      method: request.method,
+      meta: meta as MetaObject,
       // A first round (no answers, no state) is most calls: no filtering to do.
-      const inputResponses = sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state);
-      return new McpContext({
-        requestId: request.id,
-        method: request.method,
-        meta: meta as MetaObject,
-        signal: () => transport.signal ?? NEVER_ABORTED,
-        notify: transport.notify,
-        closeStream: transport.closeStream,
-        openStream: transport.openStream,
-        inputResponses,
-        asked: state.d,
-        state: state.s,
-        round: state.r,
-        httpRequest: transport.httpRequest,
-        principal: transport.principal,
-        schemas: this.schemas,
-        mayStartTask,
-        caller: binding,
-      });
-    };
-    // Most calls carry no state: their context is built at once, without a microtask. A first round seals one
+      inputResponses: sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state),
+      asked: state.d,
+      state: state.s,
+      round: state.r,
+    });
+    // Most calls carry no state: their round is known at once, without a microtask. A first round seals one
     // only if the client can be asked for input, and only then does the binding need its copy of the arguments.
     if (params.requestState === undefined) {
       if (mayBeAsked(request)) binding.capture();
-      return build({ r: 0 });
+      return verified({ r: 0 });
     }
     const opened = this.states.open<SealedState>(params.requestState, binding.digest);
     if (!opened.ok)
@@ -132,11 +125,11 @@ export class InputRound {
         reason: 'invalid_request_state',
         detail: opened.reason,
       });
-    if (!singleUse) return build(opened.payload);
+    if (!singleUse) return verified(opened.payload);
     return whenReady(this.store.consume(opened.id, opened.expiresAt), (fresh) => {
       if (!fresh)
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
-      return build(opened.payload);
+      return verified(opened.payload);
     });
   }
 

@@ -11,7 +11,8 @@ import { TaskStopped } from './active-task.js';
 import type { TaskRun } from '../task-run.js';
 import { InputRequired } from '../input-required.js';
 import type { Caller } from '../access/caller-identity.js';
-import { callerSourceOf, McpContext } from '../mcp-context.js';
+import type { McpContext } from '../mcp-context.js';
+import { makeContext } from '../make-context.js';
 import type { SchemaCompiler } from '../schema/schema-compiler.js';
 import type { TaskRunner } from './task-runner.js';
 import { failure, type TaskOutcome } from './task-records.js';
@@ -84,17 +85,9 @@ export class ToolTasks {
         const checked = await entry.input(call.arguments);
         if (checked.error !== undefined)
           return completed({ isError: true, content: [{ type: 'text', text: checked.error }] });
-        const base = new McpContext({
-          requestId: call.requestId,
-          method: 'tools/call',
-          meta: call.meta,
-          signal: run.signal,
-          inputResponses: call.answers,
-          state: call.state,
-          round: 0,
-          principal: call.principal,
-          schemas: this.schemas,
-        });
+        const { requestId, meta, answers: inputResponses, state } = call;
+        const round = { requestId, method: 'tools/call', meta, inputResponses, state, round: 0 };
+        const base = makeContext(round, { task: run, queuedFor: call.principal }, this.schemas);
         return this.run(entry, checked.value as Record<string, unknown>, base, run, settle);
       };
       return { retry: entry.retry ?? 0, work };
@@ -110,20 +103,9 @@ export class ToolTasks {
   ): Promise<TaskOutcome> {
     let state = base.state;
     for (;;) {
-      const context = new McpContext({
-        requestId: base.requestId,
-        method: base.method,
-        meta: base.meta,
-        signal: run.signal,
-        inputResponses: { ...run.answers },
-        state,
-        round: base.round,
-        httpRequest: base.httpRequest,
-        principal: base.principal,
-        schemas: this.schemas,
-        task: run,
-        caller: callerSourceOf(base),
-      });
+      const { requestId, method, meta, round } = base;
+      const verified = { requestId, method, meta, inputResponses: { ...run.answers }, state, round };
+      const context = makeContext(verified, { task: run, startedBy: base }, this.schemas);
       let asked: InputRequired;
       try {
         const value = await entry.handler(args, context.inputResponses, context);

@@ -1,0 +1,96 @@
+import type { RequestId } from '../protocol/jsonrpc.js';
+import type { InputResponses, MetaObject } from '../protocol/mcp-types.js';
+import { callerSourceOf, McpContext, type CallerSource, type McpContextInit } from './mcp-context.js';
+import type { McpRequestContext } from './mcp-request-context.js';
+import type { SchemaCompiler } from './schema/schema-compiler.js';
+import type { TaskRun } from './task-run.js';
+
+/** One round of a call as the kernel verified it: what was asked, the answers it accepts and the signed state. */
+export interface VerifiedRound {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly meta: MetaObject;
+  readonly inputResponses: InputResponses;
+  /** The digests of the questions the signed state says were asked; absent without a state. */
+  readonly asked?: Readonly<Record<string, string>>;
+  readonly state: unknown;
+  readonly round: number;
+}
+
+/**
+ * Where a round runs: in its request (the transport's signal, streams, request and principal), as a round of a
+ * task in this process (the request that started it still describes the call), or on a queue's worker, where
+ * no request exists and the principal is the one the task store kept.
+ */
+export type RoundOrigin = RequestOrigin | TaskOrigin | QueueOrigin;
+
+interface RequestOrigin {
+  readonly request: McpRequestContext;
+  readonly caller?: CallerSource;
+  readonly mayStartTask?: boolean;
+}
+
+interface TaskOrigin {
+  readonly task: TaskRun;
+  readonly startedBy: McpContext;
+}
+
+/** `queuedFor`: the principal the task store kept for the call. */
+interface QueueOrigin {
+  readonly task: TaskRun;
+  readonly queuedFor: unknown;
+}
+
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * The one place a handler's context is made, so a direct call, an in-process task round and a queued round
+ * cannot disagree on what they carry, the transport they name above all.
+ */
+export function makeContext(round: VerifiedRound, origin: RoundOrigin, schemas: SchemaCompiler): McpContext {
+  return new McpContext('request' in origin ? inRequest(round, origin, schemas) : inTask(round, origin, schemas));
+}
+
+function inRequest(round: VerifiedRound, origin: RequestOrigin, schemas: SchemaCompiler): McpContextInit {
+  const transport = origin.request;
+  return {
+    requestId: round.requestId,
+    method: round.method,
+    meta: round.meta,
+    signal: () => transport.signal ?? NEVER_ABORTED,
+    notify: transport.notify,
+    closeStream: transport.closeStream,
+    openStream: transport.openStream,
+    inputResponses: round.inputResponses,
+    asked: round.asked,
+    state: round.state,
+    round: round.round,
+    transport: transport.httpRequest === undefined ? 'stdio' : 'http',
+    httpRequest: transport.httpRequest,
+    principal: transport.principal,
+    schemas,
+    mayStartTask: origin.mayStartTask,
+    caller: origin.caller,
+  };
+}
+
+function inTask(round: VerifiedRound, origin: TaskOrigin | QueueOrigin, schemas: SchemaCompiler): McpContextInit {
+  const started = 'startedBy' in origin ? origin.startedBy : undefined;
+  return {
+    requestId: round.requestId,
+    method: round.method,
+    meta: round.meta,
+    signal: origin.task.signal,
+    inputResponses: round.inputResponses,
+    asked: round.asked,
+    state: round.state,
+    round: round.round,
+    transport: started ? started.transport : 'queue',
+    httpRequest: started?.httpRequest,
+    principal: 'startedBy' in origin ? origin.startedBy.principal : origin.queuedFor,
+    schemas,
+    task: origin.task,
+    caller: started && callerSourceOf(started),
+  };
+}
