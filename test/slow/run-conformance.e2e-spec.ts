@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,6 +64,8 @@ function requirementSet(era: string): Set<string> {
   return new Set([...required, ...pending]);
 }
 
+// Each scenario is a referee process of its own, five or more a case: on a loaded machine that is minutes.
+jest.setTimeout(240_000);
 describe('runConformance (nestjs-mcp/testing)', () => {
   beforeAll(() => {
     // Idempotent: a no-op when CI's referee step installed it already.
