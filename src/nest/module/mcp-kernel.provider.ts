@@ -40,6 +40,7 @@ const MODULE_OPTION_KEYS = {
   },
   observability: { ...SHARED_OPTION_KEYS.observability, logFailedCalls: true, telemetry: true, onCall: true },
   routes: { controllers: true, forwardHeaders: true, maxResponseBytes: true },
+  upstreams: true,
 } as const satisfies OptionKeys<McpModuleOptions>;
 
 /** With the call logger on, an unexpected handler error is its one line (same reference id). */
@@ -56,7 +57,15 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
   await loadLegacyZodConverter();
   const kernelLogger = nestLogger(logger);
-  const { http: _http, auth, include: _include, routes: _routes, observability = {}, ...kernelOptions } = options;
+  const {
+    http: _http,
+    auth,
+    include: _include,
+    routes: _routes,
+    upstreams: _upstreams,
+    observability = {},
+    ...kernelOptions
+  } = options;
   const onHandlerError: HandlerErrorLogger =
     observability.onHandlerError ??
     (observability.logFailedCalls === false

@@ -1,0 +1,70 @@
+import type {
+  CallToolResult,
+  GetPromptResult,
+  JsonSchema,
+  PromptDefinition,
+  ReadResourceResult,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from '../../protocol/mcp-types.js';
+
+/**
+ * The part of the official SDK's client (`@modelcontextprotocol/client`) the gateway uses, written out so
+ * that the library's own types never name the optional package.
+ */
+export interface UpstreamRequestOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  resetTimeoutOnProgress?: boolean;
+}
+
+export interface UpstreamClient {
+  onclose?: () => void;
+  connect(transport: unknown, options?: { timeout?: number }): Promise<void>;
+  close(): Promise<void>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+  listTools(): Promise<{ tools: Array<ToolDefinition & { inputSchema: JsonSchema }> }>;
+  listPrompts(): Promise<{ prompts: PromptDefinition[] }>;
+  listResources(): Promise<{ resources: ResourceDefinition[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: UpstreamRequestOptions,
+  ): Promise<CallToolResult>;
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: UpstreamRequestOptions,
+  ): Promise<GetPromptResult>;
+  readResource(
+    params: { uri: string },
+    options?: UpstreamRequestOptions & { cacheMode?: string },
+  ): Promise<ReadResourceResult>;
+}
+
+type ListChanged = { autoRefresh: boolean; onChanged: () => void };
+
+export interface UpstreamClientModule {
+  Client: new (
+    info: { name: string; version: string },
+    options: {
+      capabilities: Record<string, unknown>;
+      versionNegotiation: { mode: 'auto' };
+      listChanged: { tools: ListChanged; prompts: ListChanged; resources: ListChanged };
+    },
+  ) => UpstreamClient;
+  StreamableHTTPClientTransport: new (url: URL, options: { fetch: typeof fetch }) => unknown;
+}
+
+export interface UpstreamStdioModule {
+  StdioClientTransport: new (params: {
+    command: string;
+    args: string[];
+    cwd: string;
+    env?: Record<string, string>;
+    stderr: 'inherit';
+    maxBufferSize: number;
+  }) => unknown;
+  getDefaultEnvironment(): Record<string, string>;
+}

@@ -1,0 +1,290 @@
+import 'reflect-metadata';
+import { Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from 'mcp-sdk-v1/client/streamableHttp.js';
+import { McpConfigurationError, McpModule, Tool } from '../../src/index.js';
+import type { McpModuleUpstream } from '../../src/nest/upstreams/upstream-options.interface.js';
+import type { HttpAdapterName } from '../support/create-app.js';
+import {
+  STDIO_UPSTREAM,
+  WEATHER_TOOL,
+  startLibraryUpstream,
+  startSdkV1Upstream,
+  type RunningUpstream,
+} from '../support/gateway-upstreams.js';
+import { closeListening, listenOnLoopback } from '../support/sse-client.js';
+
+const CLIENT_TOKEN = 'Bearer client-secret-token';
+
+/** Lets a call through when the caller says it is an admin: the refusing guard of these tests. */
+@Injectable()
+class AdminGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string> }>();
+    return request.headers['x-role'] === 'admin';
+  }
+}
+
+@Injectable()
+class LocalTools {
+  @Tool({ description: 'Answers pong' })
+  ping() {
+    return 'pong';
+  }
+}
+
+interface Gateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function startGateway(
+  upstreams: McpModuleUpstream[],
+  adapter: HttpAdapterName = 'express',
+  providers: Function[] = [LocalTools],
+): Promise<Gateway> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      McpModule.forRoot({ name: 'gateway', version: '1.0.0', upstreams, observability: { logFailedCalls: false } }),
+    ],
+    providers: [...providers, AdminGuard] as never[],
+  }).compile();
+  const app: INestApplication =
+    adapter === 'fastify'
+      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+      : moduleRef.createNestApplication({ logger: false });
+  const url = await listenOnLoopback(app);
+  return { url, close: () => closeListening(app) };
+}
+
+/** A client of the official SDK 2.x, negotiating 2026-07-28, or of 1.x, speaking 2025-11-25. */
+async function connect(url: string, era: '2026' | '2025', headers: Record<string, string>) {
+  if (era === '2026') {
+    const client = new Client({ name: 'client-2026', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    return client;
+  }
+  const client = new ClientV1({ name: 'client-2025', version: '1.0.0' });
+  await client.connect(new TransportV1(new URL(url), { requestInit: { headers } }));
+  return client as unknown as Client;
+}
+
+const textOf = (result: { content?: unknown }) =>
+  (result.content as Array<{ type: string; text?: string }>).map((block) => block.text ?? '').join('');
+
+async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a gateway mounting a 2026 server of this library, an SDK 1.x server with sessions and a stdio server', () => {
+  let weather: RunningUpstream;
+  let legacy: Awaited<ReturnType<typeof startSdkV1Upstream>>;
+  let gateway: Gateway;
+  const admin = { authorization: CLIENT_TOKEN, 'x-role': 'admin' };
+
+  beforeAll(async () => {
+    [weather, legacy] = await Promise.all([startLibraryUpstream(), startSdkV1Upstream()]);
+    gateway = await startGateway([
+      { prefix: 'weather', url: weather.url, headers: { authorization: 'Bearer gateway-key' } },
+      { prefix: 'legacy', url: legacy.url, guards: [AdminGuard] },
+      { prefix: 'files', command: process.execPath, args: [STDIO_UPSTREAM] },
+    ]);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all([weather?.close(), legacy?.close()]);
+  });
+
+  it('lists every upstream tool under its prefix beside the local ones, definitions passed through', async () => {
+    const client = await connect(gateway.url, '2026', admin);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'files_pid',
+      'files_read_file',
+      'files_slow',
+      'legacy_lookup',
+      'ping',
+      'weather_get_weather',
+    ]);
+    const mounted = tools.find((tool) => tool.name === 'weather_get_weather')!;
+    const { name: _name, ...definition } = WEATHER_TOOL;
+    expect(mounted).toMatchObject(definition);
+    expect(tools.find((tool) => tool.name === 'legacy_lookup')?.outputSchema).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual(['weather_weather_report']);
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(['legacy://terms', 'weather://stations']);
+    await client.close();
+  });
+
+  describe.each(['2026', '2025'] as const)('a %s-era client', (era) => {
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect(gateway.url, era, admin);
+    });
+    afterAll(() => client?.close());
+
+    it('calls a tool of each upstream and gets its result', async () => {
+      const sunny = await client.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } });
+      expect(textOf(sunny)).toBe('Sunny in Lima (2026-07-28)');
+      const customer = await client.callTool({ name: 'legacy_lookup', arguments: { id: 7 } });
+      expect(customer.structuredContent).toEqual({ name: 'customer 7' });
+      const file = await client.callTool({ name: 'files_read_file', arguments: { path: 'a.txt' } });
+      expect(textOf(file)).toBe('contents of a.txt');
+      expect(file.isError).toBeFalsy();
+    });
+
+    it('gets a mounted prompt and reads mounted resources', async () => {
+      const prompt = await client.getPrompt({ name: 'weather_weather_report', arguments: { city: 'Paris' } });
+      expect(prompt.messages[0].content).toEqual({ type: 'text', text: 'Write a weather report for Paris' });
+      const stations = await client.readResource({ uri: 'weather://stations' });
+      expect(stations.contents[0]).toMatchObject({ uri: 'weather://stations', text: 'Paris, Lima' });
+      const terms = await client.readResource({ uri: 'legacy://terms' });
+      expect(terms.contents[0]).toMatchObject({ text: 'The terms' });
+    });
+  });
+
+  it("never hands the client's token to an upstream: each receives only its entry's headers", async () => {
+    weather.headers.length = 0;
+    legacy.headers.length = 0;
+    const client = await connect(gateway.url, '2026', admin);
+    await client.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } });
+    await client.callTool({ name: 'legacy_lookup', arguments: { id: 1 } });
+    await client.close();
+    expect(weather.headers.length).toBeGreaterThan(0);
+    for (const headers of weather.headers) expect(headers.authorization).toBe('Bearer gateway-key');
+    expect(legacy.headers.length).toBeGreaterThan(0);
+    for (const headers of legacy.headers) expect(headers.authorization).toBeUndefined();
+    const sent = JSON.stringify([...weather.headers, ...legacy.headers]);
+    expect(sent).not.toContain('client-secret-token');
+    expect(sent).not.toContain('x-role');
+  });
+
+  it("runs the entry's guards before a mounted call: a refused caller never reaches the upstream", async () => {
+    const calls = legacy.calls.length;
+    const guest = await connect(gateway.url, '2026', { 'x-role': 'guest' });
+    const refused = await guest.callTool({ name: 'legacy_lookup', arguments: { id: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Error: Forbidden resource');
+    await expect(guest.readResource({ uri: 'legacy://terms' })).rejects.toThrow(/Forbidden resource/);
+    // Another upstream's tools, without guards, still answer the same caller.
+    const sunny = await guest.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } });
+    expect(textOf(sunny)).toBe('Sunny in Lima (2026-07-28)');
+    await guest.close();
+    expect(legacy.calls.length).toBe(calls);
+  });
+
+  it('fails only the calls of a stdio upstream killed mid-call, naming it, and serves again once restarted', async () => {
+    const client = await connect(gateway.url, '2025', admin);
+    const pid = Number(textOf(await client.callTool({ name: 'files_pid', arguments: {} })));
+    const slow = client.callTool({ name: 'files_slow', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(pid, 'SIGKILL');
+    const failed = await slow;
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toMatch(/^Error: upstream "files"/);
+    // The other upstreams never noticed, and the killed one's tools stay listed.
+    expect(textOf(await client.callTool({ name: 'ping', arguments: {} }))).toBe('pong');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('files_pid');
+    const restarted = await until(async () => {
+      const result = await client.callTool({ name: 'files_pid', arguments: {} });
+      return result.isError ? undefined : Number(textOf(result));
+    }, 'the stdio upstream was restarted');
+    expect(restarted).not.toBe(pid);
+    await client.close();
+  }, 40_000);
+});
+
+describe('a gateway whose HTTP upstream goes down', () => {
+  it("fails that upstream's calls with an error naming it, keeps its tools listed, and serves again when it is back", async () => {
+    const weather = await startLibraryUpstream();
+    const gateway = await startGateway([{ prefix: 'weather', url: weather.url, timeoutMs: 2_000 }], 'fastify');
+    const client = await connect(gateway.url, '2026', {});
+    try {
+      expect(textOf(await client.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } }))).toBe(
+        'Sunny in Lima (2026-07-28)',
+      );
+      await weather.close();
+      const started = Date.now();
+      const failed = await client.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } });
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toMatch(/^Error: upstream "weather"/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'weather_get_weather']);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+});
+
+describe('a gateway that cannot mount its upstreams as written fails start-up', () => {
+  let weather: RunningUpstream;
+  beforeAll(async () => {
+    weather = await startLibraryUpstream();
+  });
+  afterAll(() => weather?.close());
+
+  const failure = (upstreams: McpModuleUpstream[], providers?: Function[]) =>
+    startGateway(upstreams, 'express', providers).then(
+      async (gateway) => {
+        await gateway.close();
+        throw new Error('the gateway started');
+      },
+      (error: unknown) => error,
+    );
+
+  it('names a mounted tool that clashes with a local tool, and both sides', async () => {
+    @Injectable()
+    class Clashing {
+      @Tool({ description: 'A local tool of the same name' })
+      weather_get_weather() {
+        return 'local';
+      }
+    }
+    const error = await failure([{ prefix: 'weather', url: weather.url }], [Clashing]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toContain(
+      'tool "weather_get_weather" is offered by local tool and by upstream "weather"',
+    );
+  });
+
+  it('names a resource URI two upstreams both offer, by their prefixes', async () => {
+    const error = await failure([
+      { prefix: 'a', url: weather.url },
+      { prefix: 'b', url: weather.url },
+    ]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toContain(
+      'resource "weather://stations" is offered by upstream "a" and by upstream "b"',
+    );
+  });
+
+  it("mounts names unchanged under prefix '', and refuses a second such entry", async () => {
+    const gateway = await startGateway([{ prefix: '', url: weather.url }]);
+    const client = await connect(gateway.url, '2026', {});
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'get_weather']);
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['weather_report']);
+    await client.close();
+    await gateway.close();
+    const error = await failure([
+      { prefix: '', url: weather.url },
+      { prefix: '', command: process.execPath, args: [STDIO_UPSTREAM] },
+    ]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toContain("two entries have prefix ''");
+  });
+});
