@@ -5,7 +5,8 @@ import { Test } from '@nestjs/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from 'mcp-sdk-v1/client/streamableHttp.js';
-import { McpConfigurationError, McpModule, Tool } from '../../src/index.js';
+import { McpConfigurationError, McpModule, Tool, type McpCallEvent, type McpModuleOptions } from '../../src/index.js';
+import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import type { McpModuleUpstream } from '../../src/nest/upstreams/upstream-options.interface.js';
 import type { HttpAdapterName } from '../support/create-app.js';
 import {
@@ -45,10 +46,17 @@ async function startGateway(
   upstreams: McpModuleUpstream[],
   adapter: HttpAdapterName = 'express',
   providers: Function[] = [LocalTools],
+  options: Partial<McpModuleOptions> = {},
 ): Promise<Gateway> {
   const moduleRef = await Test.createTestingModule({
     imports: [
-      McpModule.forRoot({ name: 'gateway', version: '1.0.0', upstreams, observability: { logFailedCalls: false } }),
+      McpModule.forRoot({
+        name: 'gateway',
+        version: '1.0.0',
+        upstreams,
+        observability: { logFailedCalls: false },
+        ...options,
+      }),
     ],
     providers: [...providers, AdminGuard] as never[],
   }).compile();
@@ -72,8 +80,8 @@ async function connect(url: string, era: '2026' | '2025', headers: Record<string
   return client as unknown as Client;
 }
 
-const textOf = (result: { content?: unknown }) =>
-  (result.content as Array<{ type: string; text?: string }>).map((block) => block.text ?? '').join('');
+const textOf = (result: object) =>
+  ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? '').join('');
 
 async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
@@ -113,6 +121,8 @@ describe('a gateway mounting a 2026 server of this library, an SDK 1.x server wi
       'files_slow',
       'legacy_lookup',
       'ping',
+      'weather_big',
+      'weather_forecast',
       'weather_get_weather',
     ]);
     const mounted = tools.find((tool) => tool.name === 'weather_get_weather')!;
@@ -145,6 +155,22 @@ describe('a gateway mounting a 2026 server of this library, an SDK 1.x server wi
       const file = await client.callTool({ name: 'files_read_file', arguments: { path: 'a.txt' } });
       expect(textOf(file)).toBe('contents of a.txt');
       expect(file.isError).toBeFalsy();
+    });
+
+    it("receives a mounted tool's progress as the upstream reports it", async () => {
+      const progress: unknown[] = [];
+      const params = { name: 'weather_forecast', arguments: {} };
+      const onprogress = (update: unknown) => void progress.push(update);
+      // 1.x takes a result schema before the options.
+      const result =
+        era === '2026'
+          ? await client.callTool(params, { onprogress })
+          : await (client as unknown as ClientV1).callTool(params, undefined, { onprogress });
+      expect(textOf(result)).toBe('Rain, then sun');
+      expect(progress).toEqual([
+        { progress: 1, total: 2, message: 'today' },
+        { progress: 2, total: 2, message: 'tomorrow' },
+      ]);
     });
 
     it('gets a mounted prompt and reads mounted resources', async () => {
@@ -208,6 +234,112 @@ describe('a gateway mounting a 2026 server of this library, an SDK 1.x server wi
   }, 40_000);
 });
 
+describe("a gateway with auth: the upstreams' scopes, hidden tools, per-caller headers and the audit", () => {
+  const TOKENS: Record<string, { sub: string; scope: string }> = {
+    reader: { sub: 'reader', scope: 'weather' },
+    admin: { sub: 'admin', scope: 'weather admin' },
+  };
+  let weather: RunningUpstream;
+  let legacy: Awaited<ReturnType<typeof startSdkV1Upstream>>;
+  let gateway: Gateway;
+  const calls: McpCallEvent[] = [];
+
+  beforeAll(async () => {
+    [weather, legacy] = await Promise.all([startLibraryUpstream(), startSdkV1Upstream()]);
+    gateway = await startGateway(
+      [
+        {
+          prefix: 'weather',
+          url: weather.url,
+          scopes: ['weather'],
+          // The handshake and the lists are made for no caller: the gateway's own credentials.
+          headers: ({ principal }) => ({
+            authorization: principal ? `Bearer exchanged-for-${(principal as { sub: string }).sub}` : 'Bearer gateway',
+          }),
+        },
+        { prefix: 'legacy', url: legacy.url, scopes: ['admin'] },
+      ],
+      'fastify',
+      [LocalTools],
+      {
+        hideForbidden: true,
+        auth: { resource: RESOURCE, authorizationServers: [ISSUER], verify: (token: string) => TOKENS[token] },
+        observability: { logFailedCalls: false, onCall: (event) => void calls.push(event) },
+      },
+    );
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all([weather?.close(), legacy?.close()]);
+  });
+
+  it("hides an upstream's tools from a caller without its scopes, and refuses the call", async () => {
+    const reader = await connect(gateway.url, '2026', { authorization: 'Bearer reader' });
+    const names = (await reader.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('weather_get_weather');
+    expect(names).not.toContain('legacy_lookup');
+    // Hidden, it answers as a tool that does not exist.
+    const refused = await reader.callTool({ name: 'legacy_lookup', arguments: { id: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Tool not found');
+    expect(legacy.calls).toEqual([]);
+    await reader.close();
+    const admin = await connect(gateway.url, '2026', { authorization: 'Bearer admin' });
+    expect((await admin.listTools()).tools.map((tool) => tool.name)).toContain('legacy_lookup');
+    await admin.close();
+  });
+
+  it("sends the upstream the headers the entry made for the caller's principal, and audits the call", async () => {
+    weather.headers.length = 0;
+    calls.length = 0;
+    const reader = await connect(gateway.url, '2026', { authorization: 'Bearer reader' });
+    const result = await reader.callTool({ name: 'weather_get_weather', arguments: { city: 'Lima' } });
+    await reader.close();
+    expect(textOf(result)).toBe('Sunny in Lima (2026-07-28)');
+    expect(weather.headers.map((headers) => headers.authorization)).toEqual(['Bearer exchanged-for-reader']);
+    expect(calls).toContainEqual(
+      expect.objectContaining({ method: 'tools/call', name: 'weather_get_weather', status: 'ok' }),
+    );
+  });
+});
+
+describe('a gateway keeps its lists and bounds in line with the upstream', () => {
+  let weather: RunningUpstream;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    weather = await startLibraryUpstream();
+    gateway = await startGateway([{ prefix: 'weather', url: weather.url, maxResponseBytes: 8_000 }]);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await weather?.close();
+  });
+
+  it('mounts a tool the upstream registers later, when it says its list changed', async () => {
+    weather.server!.registerTool('late', 'Registered at run time', { type: 'object' }, () => 'late answer');
+    const client = await connect(gateway.url, '2026', {});
+    await until(
+      async () => {
+        // The gateway's list carries a cache hint: ask past the client's cache.
+        const { tools } = await client.listTools(undefined, { cacheMode: 'refresh' });
+        return tools.some((tool) => tool.name === 'weather_late') ? true : undefined;
+      },
+      'the gateway mounted the late tool',
+      10_000,
+    );
+    expect(textOf(await client.callTool({ name: 'weather_late', arguments: {} }))).toBe('late answer');
+    await client.close();
+  });
+
+  it("fails a call whose answer is over the entry's maxResponseBytes, naming the upstream", async () => {
+    const client = await connect(gateway.url, '2026', {});
+    const result = await client.callTool({ name: 'weather_big', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('upstream "weather" sent more than maxResponseBytes (8000 bytes)');
+    await client.close();
+  });
+});
+
 describe('a gateway whose HTTP upstream goes down', () => {
   it("fails that upstream's calls with an error naming it, keeps its tools listed, and serves again when it is back", async () => {
     const weather = await startLibraryUpstream();
@@ -223,7 +355,7 @@ describe('a gateway whose HTTP upstream goes down', () => {
       expect(failed.isError).toBe(true);
       expect(textOf(failed)).toMatch(/^Error: upstream "weather"/);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'weather_get_weather']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('weather_get_weather');
     } finally {
       await client.close();
       await gateway.close();
@@ -276,7 +408,12 @@ describe('a gateway that cannot mount its upstreams as written fails start-up', 
   it("mounts names unchanged under prefix '', and refuses a second such entry", async () => {
     const gateway = await startGateway([{ prefix: '', url: weather.url }]);
     const client = await connect(gateway.url, '2026', {});
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'get_weather']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'ping',
+      'get_weather',
+      'forecast',
+      'big',
+    ]);
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['weather_report']);
     await client.close();
     await gateway.close();

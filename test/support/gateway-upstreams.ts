@@ -13,7 +13,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from 'mcp-sdk-v1/types.js';
-import { Args, McpCtx, McpModule, Prompt, Resource, Tool, type McpContext } from '../../src/index.js';
+import { Args, MCPServer, McpCtx, McpModule, Prompt, Resource, Tool, type McpContext } from '../../src/index.js';
 import { closeListening, listenOnLoopback } from './sse-client.js';
 
 /** The stdio upstream: a node script on the official SDK 1.x. */
@@ -33,6 +33,7 @@ export const WEATHER_TOOL = {
 
 export interface RunningUpstream {
   url: string;
+  server?: MCPServer;
   headers: HeaderLog;
   close(): Promise<void>;
 }
@@ -46,6 +47,19 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
     get_weather(@Args('city') city: string, @McpCtx() ctx: McpContext) {
       headers.push((ctx.httpRequest as { headers: IncomingHttpHeaders }).headers);
       return `Sunny in ${city} (${ctx.protocolVersion})`;
+    }
+
+    @Tool({ description: 'A forecast, reported in two steps' })
+    async forecast(@McpCtx() ctx: McpContext) {
+      ctx.reportProgress({ progress: 1, total: 2, message: 'today' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ctx.reportProgress({ progress: 2, total: 2, message: 'tomorrow' });
+      return 'Rain, then sun';
+    }
+
+    @Tool({ description: 'Answers with 20 000 bytes' })
+    big() {
+      return 'x'.repeat(20_000);
     }
 
     @Prompt({ name: 'weather_report', description: 'A weather report', arguments: [{ name: 'city', required: true }] })
@@ -64,7 +78,7 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
   }).compile();
   const app: INestApplication = moduleRef.createNestApplication({ logger: false });
   const url = await listenOnLoopback(app);
-  return { url, headers, close: () => closeListening(app) };
+  return { url, headers, server: app.get(MCPServer), close: () => closeListening(app) };
 }
 
 /** An official SDK 1.x server (2025-11-25) with sessions: a server and a transport per `initialize`. */

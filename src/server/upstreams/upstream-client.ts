@@ -20,15 +20,26 @@ export interface UpstreamRequestOptions {
   resetTimeoutOnProgress?: boolean;
 }
 
+/** How the client's response cache is used: the gateway keeps its own lists, and caches no caller's read. */
+export interface CacheOptions {
+  cacheMode?: 'use' | 'refresh' | 'bypass';
+}
+
 export interface UpstreamClient {
   onclose?: () => void;
   connect(transport: unknown, options?: { timeout?: number }): Promise<void>;
   close(): Promise<void>;
   getServerCapabilities(): Record<string, unknown> | undefined;
-  listTools(): Promise<{ tools: Array<ToolDefinition & { inputSchema: JsonSchema }> }>;
-  listPrompts(): Promise<{ prompts: PromptDefinition[] }>;
-  listResources(): Promise<{ resources: ResourceDefinition[] }>;
-  listResourceTemplates(): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
+  listTools(
+    params?: undefined,
+    options?: CacheOptions,
+  ): Promise<{ tools: Array<ToolDefinition & { inputSchema: JsonSchema }> }>;
+  listPrompts(params?: undefined, options?: CacheOptions): Promise<{ prompts: PromptDefinition[] }>;
+  listResources(params?: undefined, options?: CacheOptions): Promise<{ resources: ResourceDefinition[] }>;
+  listResourceTemplates(
+    params?: undefined,
+    options?: CacheOptions,
+  ): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: UpstreamRequestOptions,

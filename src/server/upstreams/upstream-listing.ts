@@ -9,6 +9,9 @@ import type {
 import type { ListKind } from './upstream-connection.js';
 import type { UpstreamClient } from './upstream-client.js';
 
+/** A list is asked because it changed (or its TTL ran out): never answered from the client's cache. */
+const FRESH = { cacheMode: 'refresh' } as const;
+
 interface ItemBase {
   /** The name or URI clients see, and what kind of primitive it is, for a clash's message. */
   key: string;
@@ -50,7 +53,7 @@ export async function listingOf(
   const add = (item: MountedItem) => listing.items.set(`${item.kind}:${item.key}`, item);
   if (asked('tools')) {
     listing.kinds.add('tools');
-    for (const tool of (await client.listTools()).tools) {
+    for (const tool of (await client.listTools(undefined, FRESH)).tools) {
       const name = mountedName(prefix, tool.name);
       add({
         kind: 'tools',
@@ -64,7 +67,7 @@ export async function listingOf(
   }
   if (asked('prompts')) {
     listing.kinds.add('prompts');
-    for (const prompt of (await client.listPrompts()).prompts) {
+    for (const prompt of (await client.listPrompts(undefined, FRESH)).prompts) {
       const name = mountedName(prefix, prompt.name);
       add({
         kind: 'prompts',
@@ -78,7 +81,7 @@ export async function listingOf(
   }
   if (asked('resources')) {
     listing.kinds.add('resources').add('templates');
-    for (const resource of (await client.listResources()).resources) {
+    for (const resource of (await client.listResources(undefined, FRESH)).resources) {
       add({
         kind: 'resources',
         key: resource.uri,
@@ -89,7 +92,7 @@ export async function listingOf(
       });
     }
     // A server may offer resources without templates, and answer their list as a method it does not have.
-    const templates = await client.listResourceTemplates().catch((error: { code?: unknown }) => {
+    const templates = await client.listResourceTemplates(undefined, FRESH).catch((error: { code?: unknown }) => {
       if (error.code === ErrorCode.MethodNotFound) return { resourceTemplates: [] };
       throw error;
     });
