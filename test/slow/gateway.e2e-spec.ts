@@ -405,6 +405,21 @@ describe('a gateway that cannot mount its upstreams as written fails start-up', 
     );
   });
 
+  it.each([
+    [
+      { prefix: 'a', url: 'http://127.0.0.1:1/mcp', token: 'x' },
+      "unknown option 'token' in McpModule options upstreams[0]",
+    ],
+    [{ prefix: 'a', url: 'http://127.0.0.1:1/mcp', command: 'node' }, 'give either url (Streamable HTTP) or command'],
+    [{ prefix: 'a b', url: 'http://127.0.0.1:1/mcp' }, 'prefix "a b" must be letters'],
+    [{ prefix: 'a', url: 'not a url' }, 'url must be an absolute URL'],
+    [{ prefix: 'a', command: 'node', headers: {} }, 'headers apply to an HTTP upstream'],
+  ])('refuses an entry it cannot honour: %j', async (entry, message) => {
+    const error = await failure([entry as McpModuleUpstream]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toContain(message);
+  });
+
   it("mounts names unchanged under prefix '', and refuses a second such entry", async () => {
     const gateway = await startGateway([{ prefix: '', url: weather.url }]);
     const client = await connect(gateway.url, '2026', {});
