@@ -258,6 +258,7 @@ describe("a gateway with auth: the upstreams' scopes, hidden tools, per-caller h
           }),
         },
         { prefix: 'legacy', url: legacy.url, scopes: ['admin'] },
+        { prefix: 'files', command: process.execPath, args: [STDIO_UPSTREAM], guards: [AdminGuard] },
       ],
       'fastify',
       [LocalTools],
@@ -286,6 +287,17 @@ describe("a gateway with auth: the upstreams' scopes, hidden tools, per-caller h
     await reader.close();
     const admin = await connect(gateway.url, '2026', { authorization: 'Bearer admin' });
     expect((await admin.listTools()).tools.map((tool) => tool.name)).toContain('legacy_lookup');
+    await admin.close();
+  });
+
+  it('with hideForbidden, hides an upstream from callers its guards refuse, and serves it to the others', async () => {
+    const guest = await connect(gateway.url, '2025', { authorization: 'Bearer reader' });
+    expect((await guest.listTools()).tools.map((tool) => tool.name)).not.toContain('files_read_file');
+    await guest.close();
+    const admin = await connect(gateway.url, '2025', { authorization: 'Bearer reader', 'x-role': 'admin' });
+    expect((await admin.listTools()).tools.map((tool) => tool.name)).toContain('files_read_file');
+    const file = await admin.callTool({ name: 'files_read_file', arguments: { path: 'b.txt' } });
+    expect(textOf(file)).toBe('contents of b.txt');
     await admin.close();
   });
 
