@@ -375,6 +375,28 @@ describe('a gateway whose HTTP upstream goes down', () => {
   });
 });
 
+describe('a gateway whose upstream is slow', () => {
+  it("fails the call at the entry's timeoutMs, naming the upstream, and keeps serving its other tools", async () => {
+    const gateway = await startGateway([
+      { prefix: 'files', command: process.execPath, args: [STDIO_UPSTREAM], timeoutMs: 500 },
+    ]);
+    const client = await connect(gateway.url, '2026', {});
+    try {
+      const started = Date.now();
+      const failed = await client.callTool({ name: 'files_slow', arguments: {} });
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toMatch(/^Error: upstream "files" failed: .*tim/i);
+      expect(textOf(await client.callTool({ name: 'files_read_file', arguments: { path: 'c' } }))).toBe(
+        'contents of c',
+      );
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+});
+
 describe('a gateway that cannot mount its upstreams as written fails start-up', () => {
   let weather: RunningUpstream;
   beforeAll(async () => {

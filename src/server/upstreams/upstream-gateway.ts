@@ -13,6 +13,19 @@ import type { UpstreamRegistrar } from './upstream-registrar.js';
 
 const DEFAULT_LIST_TTL_MS = 300_000;
 
+/**
+ * The SDK client's failures that leave the connection as it was (a slow answer, an answer it could not use):
+ * any other failure that is not the upstream's own error (closed, not connected, the send failed, the session
+ * is gone) has the connection made again.
+ */
+const KEEPS_CONNECTION = new Set<unknown>([
+  'REQUEST_TIMEOUT',
+  'INVALID_RESULT',
+  'UNSUPPORTED_RESULT_TYPE',
+  'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+  'CAPABILITY_NOT_SUPPORTED',
+]);
+
 /** Runs before every mounted call of one upstream; throws the refusal (an `McpError`, a `ToolError`). */
 export type UpstreamGate = (context: McpContext, kind: 'tool' | 'prompt' | 'resource') => Promise<void>;
 
@@ -231,7 +244,7 @@ export class UpstreamGateway {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const answered = typeof code === 'number' && !ctx.signal.aborted;
-      if (!answered && !ctx.signal.aborted) connection.lost();
+      if (!answered && !ctx.signal.aborted && !KEEPS_CONNECTION.has(code)) connection.lost();
       const message = (error as Error).message.startsWith(`upstream ${connection.label}`)
         ? (error as Error).message
         : `upstream ${connection.label} failed: ${(error as Error).message}`;
