@@ -343,6 +343,28 @@ describe('a gateway keeps its lists and bounds in line with the upstream', () =>
     await client.close();
   });
 
+  it("asks an upstream that announces no list changes again when the entry's listTtlMs runs out", async () => {
+    const legacy = await startSdkV1Upstream();
+    const ttl = await startGateway([{ prefix: 'legacy', url: legacy.url, listTtlMs: 200 }]);
+    const client = await connect(ttl.url, '2025', {});
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'legacy_lookup']);
+      legacy.tools.push({ name: 'added', inputSchema: { type: 'object' } });
+      await until(
+        async () => {
+          const { tools } = await client.listTools();
+          return tools.some((tool) => tool.name === 'legacy_added') ? true : undefined;
+        },
+        'the gateway asked the list again',
+        5_000,
+      );
+    } finally {
+      await client.close();
+      await ttl.close();
+      await legacy.close();
+    }
+  });
+
   it("fails a call whose answer is over the entry's maxResponseBytes, naming the upstream", async () => {
     const client = await connect(gateway.url, '2026', {});
     const result = await client.callTool({ name: 'weather_big', arguments: {} });

@@ -82,9 +82,11 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
 }
 
 /** An official SDK 1.x server (2025-11-25) with sessions: a server and a transport per `initialize`. */
-export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: string[] }> {
+export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: string[]; tools: object[] }> {
   const headers: HeaderLog = [];
   const calls: string[] = [];
+  /** Tools the test adds at run time; the server does not announce them (no listChanged). */
+  const tools: object[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const server: Server = createServer((request, response) => {
     headers.push(request.headers);
@@ -95,7 +97,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => void transports.set(sessionId, created),
       });
-      void sdkServer(calls).connect(created);
+      void sdkServer(calls, tools).connect(created);
       transport = created;
     }
     void transport.handleRequest(request, response);
@@ -106,6 +108,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
     calls,
+    tools,
     close: async () => {
       await Promise.all([...transports.values()].map((transport) => transport.close()));
       server.closeAllConnections();
@@ -114,7 +117,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
   };
 }
 
-function sdkServer(calls: string[]): SdkServer {
+function sdkServer(calls: string[], added: object[]): SdkServer {
   const server = new SdkServer({ name: 'legacy', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
@@ -124,6 +127,7 @@ function sdkServer(calls: string[]): SdkServer {
         inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
         outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       },
+      ...(added as Array<{ name: string; inputSchema: { type: 'object' } }>),
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
