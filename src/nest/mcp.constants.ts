@@ -27,3 +27,6 @@ export const MCP_PLAYGROUND_CONTROLLER = Symbol('MCP_PLAYGROUND_CONTROLLER');
 
 /** The `http.routeDecorators` already on this server's controllers, checked at start-up (`checkRouteEnhancers`). */
 export const MCP_ROUTE_DECORATORS = Symbol('MCP_ROUTE_DECORATORS');
+
+/** The upstream servers this server mounts (`upstreams`), or null without any. */
+export const MCP_UPSTREAMS = Symbol('MCP_UPSTREAMS');

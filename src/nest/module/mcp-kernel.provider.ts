@@ -41,6 +41,7 @@ const MODULE_OPTION_KEYS = {
   },
   observability: { ...SHARED_OPTION_KEYS.observability, logFailedCalls: true, telemetry: true, onCall: true },
   routes: { controllers: true, forwardHeaders: true, maxResponseBytes: true },
+  upstreams: true,
 } as const satisfies OptionKeys<McpModuleOptions>;
 
 /** The extras `forRoot` takes out of the options: found in them, they came from a `forRootAsync` factory. */
@@ -67,7 +68,15 @@ async function createKernel(options: McpModuleOptions, logger: Logger): Promise<
   // Registration is synchronous; the one converter it cannot load on first use is loaded here, if it can be needed.
   await loadLegacyZodConverter();
   const kernelLogger = nestLogger(logger);
-  const { http: _http, auth, include: _include, routes: _routes, observability = {}, ...kernelOptions } = options;
+  const {
+    http: _http,
+    auth,
+    include: _include,
+    routes: _routes,
+    upstreams: _upstreams,
+    observability = {},
+    ...kernelOptions
+  } = options;
   const onHandlerError: HandlerErrorLogger =
     observability.onHandlerError ??
     (observability.logFailedCalls === false

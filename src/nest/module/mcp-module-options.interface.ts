@@ -8,6 +8,7 @@ import type { OpenTelemetryOptions } from '../../observability/open-telemetry.js
 import type { ServerTimeouts } from '../../http/policy/server-timeouts.js';
 import type { McpErrorReportingOptions, McpServerOptions } from '../../server/kernel/mcp-server-options.js';
 import type { McpRoutesOptions } from '../decorators/route-tool-options.interface.js';
+import type { McpModuleUpstream } from '../upstreams/upstream-options.interface.js';
 import type { McpPlaygroundOption } from '../playground/playground-options.interface.js';
 
 /** The `observability` group: what the kernel reports of handler errors, plus the logs, traces and metrics of every call. */
@@ -74,6 +75,11 @@ export interface McpModuleOptions extends Omit<McpServerOptions, 'logger' | 'obs
   observability?: McpObservabilityOptions;
   /** Controller routes served as tools, besides those marked `@RouteTool` (see docs/route-tools.md). */
   routes?: McpRoutesOptions;
+  /**
+   * Other MCP servers mounted on this endpoint: their tools and prompts as `<prefix>_<name>`, their resources
+   * under their own URIs, each call run as a local one (auth, guards, scopes, limits, audit). See docs/gateway.md.
+   */
+  upstreams?: McpModuleUpstream[];
 }
 
 /** Options that shape the module itself and so cannot come from an async factory. */

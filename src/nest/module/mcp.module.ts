@@ -38,7 +38,10 @@ import {
   MCP_PLAYGROUND_CONTROLLER,
   MCP_RESOURCE_SERVER,
   MCP_SERVER,
+  MCP_UPSTREAMS,
 } from '../mcp.constants.js';
+import { createUpstreamGateway } from '../upstreams/create-upstream-gateway.js';
+import type { UpstreamGateway } from '../../server/upstreams/upstream-gateway.js';
 import { DUPLICATE_DEFAULT_SERVER, HTTP_OPTION_BESIDE_FACTORY, UNRESOLVED_UI } from '../mcp-messages.js';
 import { mcpKernelProvider } from './mcp-kernel.provider.js';
 import { McpConfigurableModule, MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
@@ -72,6 +75,11 @@ import { ServerCardRoutes } from './server-card-routes.js';
     routeTargetGuardProvider,
     ProtectedResourceMetadataRoutes,
     ServerCardRoutes,
+    {
+      provide: MCP_UPSTREAMS,
+      useFactory: createUpstreamGateway,
+      inject: [MCP_MODULE_OPTIONS, MCP_KERNEL, ModuleRef, MCP_LOGGER],
+    },
     {
       provide: MCP_RESOURCE_SERVER,
       useFactory: async (options: McpModuleOptions) => {
@@ -110,6 +118,7 @@ export class McpModule
     @Inject(MCP_LOGGER) private readonly logger: LoggerService,
     @Inject(MCP_CONTROLLER) private readonly controller: Type<unknown>,
     @Inject(MCP_PLAYGROUND_CONTROLLER) private readonly playground: Type<unknown> | null,
+    @Inject(MCP_UPSTREAMS) private readonly upstreams: UpstreamGateway | null,
   ) {
     super();
   }
@@ -159,8 +168,10 @@ export class McpModule
     for (const path of this.fullPaths()) front!.install(adapter.getInstance(), path);
   }
 
-  onApplicationBootstrap(): void {
-    // After every module's onModuleInit, where run-time registrations are made: every tool's UI must resolve.
+  async onApplicationBootstrap(): Promise<void> {
+    // After every module's onModuleInit, where run-time registrations are made: a mounted name that clashes
+    // with one fails start-up, and every tool's UI (a mounted one's too) must resolve.
+    await this.upstreams?.start();
     const unresolved = this.kernel.checkUiLinks();
     if (unresolved.length > 0) throw new McpConfigurationError(UNRESOLVED_UI(this.options.name, unresolved));
     const adapter = this.adapterHost?.httpAdapter;
@@ -186,6 +197,7 @@ export class McpModule
   /** Before Nest closes the HTTP server (which waits for open streams): refuse new requests, drain, abort. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.driver.close();
+    await this.upstreams?.close();
   }
 
   onApplicationShutdown(): void {

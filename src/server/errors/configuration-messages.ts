@@ -238,3 +238,14 @@ export const RESOURCE_NOT_ABSOLUTE = (uri: unknown) =>
 export const RESOURCE_WITH_FRAGMENT = 'auth.resource must not contain a fragment';
 
 export const RESOURCE_NOT_HTTP = 'auth.resource must be an http(s) URI';
+
+export const DUPLICATE_UPSTREAM_PREFIX = (prefix: string) =>
+  prefix === ''
+    ? "upstreams: two entries have prefix '' (mounted unchanged); at most one upstream may keep its names"
+    : `upstreams: two entries have prefix "${prefix}"; each upstream needs a prefix of its own`;
+
+export const UPSTREAM_CLASH = (what: string, key: string, first: string, second: string) =>
+  `upstreams: ${what} "${key}" is offered by ${first} and by ${second}; give the upstreams prefixes that keep ` +
+  'their names apart, or rename the local primitive';
+
+export const UPSTREAM_INVALID = (index: number, problem: string) => `upstreams[${index}]: ${problem}`;

@@ -1,0 +1,81 @@
+import type {
+  CallToolResult,
+  GetPromptResult,
+  JsonSchema,
+  PromptDefinition,
+  ReadResourceResult,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+} from '../../protocol/mcp-types.js';
+
+/**
+ * The part of the official SDK's client (`@modelcontextprotocol/client`) the gateway uses, written out so
+ * that the library's own types never name the optional package.
+ */
+export interface UpstreamRequestOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  resetTimeoutOnProgress?: boolean;
+}
+
+/** How the client's response cache is used: the gateway keeps its own lists, and caches no caller's read. */
+export interface CacheOptions {
+  cacheMode?: 'use' | 'refresh' | 'bypass';
+}
+
+export interface UpstreamClient {
+  onclose?: () => void;
+  connect(transport: unknown, options?: { timeout?: number }): Promise<void>;
+  close(): Promise<void>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+  listTools(
+    params?: undefined,
+    options?: CacheOptions,
+  ): Promise<{ tools: Array<ToolDefinition & { inputSchema: JsonSchema }> }>;
+  listPrompts(params?: undefined, options?: CacheOptions): Promise<{ prompts: PromptDefinition[] }>;
+  listResources(params?: undefined, options?: CacheOptions): Promise<{ resources: ResourceDefinition[] }>;
+  listResourceTemplates(
+    params?: undefined,
+    options?: CacheOptions,
+  ): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: UpstreamRequestOptions,
+  ): Promise<CallToolResult>;
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: UpstreamRequestOptions,
+  ): Promise<GetPromptResult>;
+  readResource(
+    params: { uri: string },
+    options?: UpstreamRequestOptions & { cacheMode?: string },
+  ): Promise<ReadResourceResult>;
+}
+
+type ListChanged = { autoRefresh: boolean; onChanged: () => void };
+
+export interface UpstreamClientModule {
+  Client: new (
+    info: { name: string; version: string },
+    options: {
+      capabilities: Record<string, unknown>;
+      versionNegotiation: { mode: 'auto' };
+      listChanged: { tools: ListChanged; prompts: ListChanged; resources: ListChanged };
+    },
+  ) => UpstreamClient;
+  StreamableHTTPClientTransport: new (url: URL, options: { fetch: typeof fetch }) => unknown;
+}
+
+export interface UpstreamStdioModule {
+  StdioClientTransport: new (params: {
+    command: string;
+    args: string[];
+    cwd: string;
+    env?: Record<string, string>;
+    stderr: 'inherit';
+    maxBufferSize: number;
+  }) => unknown;
+  getDefaultEnvironment(): Record<string, string>;
+}

@@ -1,0 +1,162 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { optionalImport } from '../schema/optional-import.js';
+import { isStdioUpstream, upstreamLabel, type McpUpstreamCaller, type McpUpstreamOptions } from './upstream-options.js';
+import { boundedFetch } from './bounded-fetch.js';
+import type { UpstreamClient, UpstreamClientModule, UpstreamStdioModule } from './upstream-client.js';
+
+/** The first restarts come quickly; none waits longer than this, so a server back up serves within 30 s. */
+const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000];
+const CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+export interface UpstreamConnectionEvents {
+  /** The upstream said a list changed (or the connection was made again): ask it for its lists. */
+  listChanged(kind: ListKind | 'all'): void;
+  warn(message: string): void;
+}
+
+/**
+ * One upstream, reached with the official SDK's client (loaded on first use: an app without upstreams never
+ * needs it): connected at start-up, connected again with backoff whenever the connection is lost (a stdio
+ * child that died is started again), closed on shutdown. The caller's headers never reach the upstream: what
+ * it receives are the entry's `headers`, set per request by the `fetch` the transport is given.
+ */
+export class UpstreamConnection {
+  private client: UpstreamClient | undefined;
+  private connecting: Promise<UpstreamClient> | undefined;
+  private failures = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly caller = new AsyncLocalStorage<McpUpstreamCaller>();
+  readonly label: string;
+
+  constructor(
+    readonly entry: McpUpstreamOptions,
+    private readonly maxResponseBytes: number,
+    private readonly events: UpstreamConnectionEvents,
+  ) {
+    this.label = upstreamLabel(entry);
+  }
+
+  /** The connected client, or why there is none (the connection is being made again in the background). */
+  async connected(): Promise<UpstreamClient> {
+    if (this.client) return this.client;
+    if (this.connecting) return this.connecting;
+    throw new Error(`upstream ${this.label} is unavailable; reconnecting in the background`);
+  }
+
+  /** Runs `request` with the headers `caller` is given by the entry. */
+  as<T>(caller: McpUpstreamCaller, request: () => Promise<T>): Promise<T> {
+    return this.caller.run(caller, request);
+  }
+
+  /** The first connection: start-up waits for it (and fails with it), later ones run in the background. */
+  start(): Promise<UpstreamClient> {
+    return this.connect();
+  }
+
+  /** A call failed in a way that says the connection is gone: drop it and connect again. */
+  lost(): void {
+    const client = this.client;
+    if (!client || this.closed) return;
+    this.client = undefined;
+    client.onclose = undefined;
+    void client.close().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const client = this.client ?? (await this.connecting?.catch(() => undefined));
+    this.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+    }
+  }
+
+  private connect(): Promise<UpstreamClient> {
+    const attempt = this.open().then(
+      (client) => {
+        this.connecting = undefined;
+        this.failures = 0;
+        if (this.closed) {
+          void client.close().catch(() => undefined);
+          throw new Error(`upstream ${this.label} is closed`);
+        }
+        this.client = client;
+        client.onclose = () => {
+          if (this.client !== client) return;
+          this.client = undefined;
+          this.events.warn(`upstream ${this.label}: connection closed; reconnecting`);
+          this.scheduleReconnect();
+        };
+        return client;
+      },
+      (error: unknown) => {
+        this.connecting = undefined;
+        throw error;
+      },
+    );
+    this.connecting = attempt;
+    return attempt;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retry) return;
+    const delay = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
+    this.failures++;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.connect().then(
+        () => this.events.listChanged('all'),
+        (error: unknown) => {
+          this.events.warn(`upstream ${this.label}: ${(error as Error).message}`);
+          this.scheduleReconnect();
+        },
+      );
+    }, delay);
+    this.retry.unref();
+  }
+
+  private async open(): Promise<UpstreamClient> {
+    const sdk = await optionalImport<UpstreamClientModule>('@modelcontextprotocol/client', 'upstreams');
+    const entry = this.entry;
+    const notify = (kind: ListKind) => ({ autoRefresh: false, onChanged: () => this.events.listChanged(kind) });
+    const client = new sdk.Client(
+      { name: 'nestjs-mcp-gateway', version: '1.0.0' },
+      {
+        capabilities: {},
+        versionNegotiation: { mode: 'auto' },
+        listChanged: { tools: notify('tools'), prompts: notify('prompts'), resources: notify('resources') },
+      },
+    );
+    if (isStdioUpstream(entry)) {
+      const stdio = await optionalImport<UpstreamStdioModule>('@modelcontextprotocol/client/stdio', 'upstreams');
+      const transport = new stdio.StdioClientTransport({
+        command: entry.command,
+        args: entry.args ?? [],
+        cwd: entry.cwd ?? process.cwd(),
+        env: entry.env ? { ...stdio.getDefaultEnvironment(), ...entry.env } : undefined,
+        stderr: 'inherit',
+        // The child's lines are bounded as an HTTP upstream's responses are.
+        maxBufferSize: this.maxResponseBytes,
+      });
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      return client;
+    }
+    const headers = entry.headers;
+    const transport = new sdk.StreamableHTTPClientTransport(new URL(entry.url), {
+      fetch: boundedFetch(this.maxResponseBytes, this.label, async () => {
+        if (headers === undefined) return {};
+        if (typeof headers !== 'function') return headers;
+        return headers(this.caller.getStore() ?? {});
+      }),
+    });
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    return client;
+  }
+}

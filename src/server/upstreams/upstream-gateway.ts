@@ -1,0 +1,269 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
+import type { CallToolResult } from '../../protocol/mcp-types.js';
+import { McpConfigurationError } from '../errors/configuration-error.js';
+import { DUPLICATE_UPSTREAM_PREFIX, UPSTREAM_CLASH } from '../errors/configuration-messages.js';
+import type { McpContext } from '../mcp-context.js';
+import type { McpLogger } from '../mcp-logger.js';
+import type { Visible } from '../registry/visibility.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamConnection, type ListKind } from './upstream-connection.js';
+import { listingOf, type MountedItem, type UpstreamListing } from './upstream-listing.js';
+import type { McpUpstreamCaller, McpUpstreamOptions } from './upstream-options.js';
+import type { UpstreamRegistrar } from './upstream-registrar.js';
+
+const DEFAULT_LIST_TTL_MS = 300_000;
+
+/**
+ * The SDK client's failures that leave the connection as it was (a slow answer, an answer it could not use):
+ * any other failure that is not the upstream's own error (closed, not connected, the send failed, the session
+ * is gone) has the connection made again.
+ */
+const KEEPS_CONNECTION = new Set<unknown>([
+  'REQUEST_TIMEOUT',
+  'INVALID_RESULT',
+  'UNSUPPORTED_RESULT_TYPE',
+  'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+  'CAPABILITY_NOT_SUPPORTED',
+]);
+
+/** Runs before every mounted call of one upstream; throws the refusal (an `McpError`, a `ToolError`). */
+export type UpstreamGate = (context: McpContext, kind: 'tool' | 'prompt' | 'resource') => Promise<void>;
+
+/** One entry of `upstreams`, with what the transport-aware layer adds: who may call, and who sees. */
+export interface UpstreamMount {
+  options: McpUpstreamOptions;
+  gate?: UpstreamGate;
+  visible?: Visible;
+}
+
+interface Mounted {
+  mount: UpstreamMount;
+  connection: UpstreamConnection;
+  /** What is registered for it, by kind and key (the mounted name, or the URI). */
+  items: Map<string, { digest: string; remove: () => boolean; update: (item: MountedItem) => void }>;
+  ttl?: NodeJS.Timeout;
+}
+
+/**
+ * Mounts upstream MCP servers on a server: each one's tools and prompts as `<prefix>_<name>`, its resources
+ * and templates under their own URIs, registered through the server's own registration API, so a mounted
+ * call is a local call to the kernel (scopes, visibility, bounds, deadline, interceptors, `onCall`). Lists
+ * are asked at start-up, again when the upstream says one changed, and when `listTtlMs` runs out.
+ */
+export class UpstreamGateway {
+  private readonly mounted: Mounted[] = [];
+  /** Who owns each mounted name or URI: a clash at start-up names both sides. */
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    private readonly registrar: UpstreamRegistrar,
+    private readonly mounts: readonly UpstreamMount[],
+    private readonly defaultMaxResponseBytes: number,
+    private readonly logger: McpLogger,
+  ) {
+    const bare = mounts.filter((m) => m.options.prefix === '');
+    if (bare.length > 1) throw new McpConfigurationError(DUPLICATE_UPSTREAM_PREFIX(''));
+    const prefixes = new Set<string>();
+    for (const { options } of mounts) {
+      if (prefixes.has(options.prefix)) throw new McpConfigurationError(DUPLICATE_UPSTREAM_PREFIX(options.prefix));
+      prefixes.add(options.prefix);
+    }
+  }
+
+  /**
+   * Connects to every upstream and mounts what each offers. A clash fails start-up; an upstream that cannot
+   * be reached is logged and mounted once it answers (connection retried in the background).
+   */
+  async start(): Promise<void> {
+    for (const mount of this.mounts) {
+      const { options } = mount;
+      const mounted: Mounted = { mount, connection: undefined!, items: new Map() };
+      mounted.connection = new UpstreamConnection(options, options.maxResponseBytes ?? this.defaultMaxResponseBytes, {
+        listChanged: (kind) => void this.refresh(mounted, kind, false),
+        warn: (message) => this.logger.warn(message),
+      });
+      this.mounted.push(mounted);
+    }
+    const started = await Promise.allSettled(this.mounted.map((m) => m.connection.start()));
+    for (const [index, outcome] of started.entries()) {
+      const mounted = this.mounted[index];
+      const ttl = mounted.mount.options.listTtlMs ?? DEFAULT_LIST_TTL_MS;
+      mounted.ttl = setInterval(() => void this.refresh(mounted, 'all', false), ttl);
+      mounted.ttl.unref();
+      if (outcome.status === 'rejected') {
+        this.logger.warn(
+          `upstream ${mounted.connection.label} is unreachable (${(outcome.reason as Error).message}); retrying in the background`,
+        );
+        mounted.connection.lost();
+        continue;
+      }
+      await this.refresh(mounted, 'all', true);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const mounted of this.mounted) clearInterval(mounted.ttl);
+    await Promise.all(this.mounted.map((m) => m.connection.close()));
+  }
+
+  /** Asks the upstream for its lists and brings the registrations in line; at start-up a clash throws. */
+  private async refresh(mounted: Mounted, kind: ListKind | 'all', startUp: boolean): Promise<void> {
+    let listing: UpstreamListing;
+    try {
+      listing = await listingOf(await mounted.connection.connected(), kind, mounted.mount.options.prefix);
+    } catch (error) {
+      if (startUp) throw error;
+      this.logger.warn(`upstream ${mounted.connection.label}: listing failed: ${(error as Error).message}`);
+      return;
+    }
+    for (const [key, entry] of mounted.items) {
+      if (listing.kinds.has(key.split(':')[0] as ListKind) && !listing.items.has(key)) {
+        entry.remove();
+        mounted.items.delete(key);
+        this.owners.delete(key);
+      }
+    }
+    for (const [key, item] of listing.items) {
+      try {
+        this.place(mounted, key, item);
+      } catch (error) {
+        if (startUp) throw error;
+        this.logger.error(`upstream ${mounted.connection.label}: ${(error as Error).message}`, error);
+      }
+    }
+  }
+
+  private place(mounted: Mounted, key: string, item: MountedItem): void {
+    const current = mounted.items.get(key);
+    if (current) {
+      if (current.digest !== item.digest) current.update(item);
+      current.digest = item.digest;
+      return;
+    }
+    const label = mounted.connection.label;
+    const owner = this.owners.get(key);
+    if (owner) throw new McpConfigurationError(UPSTREAM_CLASH(item.what, item.key, owner, `upstream ${label}`));
+    const handle = this.register(mounted, item);
+    mounted.items.set(key, { digest: item.digest, ...handle });
+    this.owners.set(key, `upstream ${label}`);
+  }
+
+  private register(mounted: Mounted, item: MountedItem): { remove: () => boolean; update: (i: MountedItem) => void } {
+    const { options, visible } = mounted.mount;
+    const rule = { requiredScopes: options.scopes, visible };
+    const label = `upstream ${mounted.connection.label}`;
+    try {
+      switch (item.kind) {
+        case 'tools': {
+          const handler = (args: unknown, _answers: unknown, ctx: McpContext) =>
+            this.callTool(mounted, item.upstreamName, args, ctx);
+          const handle = this.registrar.addTool({ ...item.tool, ...rule, validateArguments: false, handler });
+          return { remove: handle.remove, update: (next) => handle.update({ ...(next as typeof item).tool }) };
+        }
+        case 'prompts': {
+          const handler = (args: Record<string, string>, ctx: McpContext) =>
+            this.getPrompt(mounted, item.upstreamName, args, ctx);
+          const handle = this.registrar.addPrompt({ ...item.prompt, ...rule, handler });
+          return { remove: handle.remove, update: (next) => handle.update({ ...(next as typeof item).prompt }) };
+        }
+        case 'resources': {
+          const handler = (uri: string, _v: unknown, ctx: McpContext) => this.readResource(mounted, uri, ctx);
+          const handle = this.registrar.addResource({ ...item.resource, ...rule, handler });
+          return { remove: handle.remove, update: (next) => handle.update({ ...(next as typeof item).resource }) };
+        }
+        case 'templates': {
+          const handler = (uri: string, _v: unknown, ctx: McpContext) => this.readResource(mounted, uri, ctx);
+          const handle = this.registrar.addResourceTemplate({ ...item.template, ...rule, handler });
+          return { remove: handle.remove, update: (next) => handle.update({ ...(next as typeof item).template }) };
+        }
+      }
+    } catch (error) {
+      // The server refused the name or URI: a local primitive holds it.
+      if (error instanceof McpConfigurationError)
+        throw new McpConfigurationError(UPSTREAM_CLASH(item.what, item.key, `local ${item.what}`, label), {
+          cause: error,
+        });
+      throw error;
+    }
+  }
+
+  private async callTool(mounted: Mounted, name: string, args: unknown, ctx: McpContext): Promise<CallToolResult> {
+    await mounted.mount.gate?.(ctx, 'tool');
+    try {
+      return await this.upstream(mounted, ctx, (client, options) =>
+        client.callTool({ name, arguments: args as Record<string, unknown> }, options),
+      );
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: `Error: ${(error as Error).message}` }] };
+    }
+  }
+
+  private async getPrompt(mounted: Mounted, name: string, args: Record<string, string>, ctx: McpContext) {
+    await mounted.mount.gate?.(ctx, 'prompt');
+    return this.upstream(mounted, ctx, (client, options) => client.getPrompt({ name, arguments: args }, options)).catch(
+      asProtocolError,
+    );
+  }
+
+  private async readResource(mounted: Mounted, uri: string, ctx: McpContext) {
+    await mounted.mount.gate?.(ctx, 'resource');
+    // Never from the client's response cache: one caller's private resource is not another's.
+    return this.upstream(mounted, ctx, (client, options) =>
+      client.readResource({ uri }, { ...options, cacheMode: 'bypass' }),
+    ).catch(asProtocolError);
+  }
+
+  /**
+   * One request to the upstream, for the caller of `ctx`, within the call's deadline and the entry's timeout.
+   * A failure is rethrown naming the upstream; one that is not the upstream's answer (the connection broke,
+   * the session is gone) also has the connection made again.
+   */
+  private async upstream<T>(
+    mounted: Mounted,
+    ctx: McpContext,
+    request: (
+      client: Awaited<ReturnType<UpstreamConnection['connected']>>,
+      options: Parameters<Awaited<ReturnType<UpstreamConnection['connected']>>['callTool']>[1],
+    ) => Promise<T>,
+  ): Promise<T> {
+    const { connection } = mounted;
+    const caller: McpUpstreamCaller = {
+      principal: ctx.principal,
+      httpRequest: ctx.httpRequest,
+      clientInfo: ctx.clientInfo,
+    };
+    try {
+      const client = await connection.connected();
+      return await connection.as(caller, () =>
+        request(client, {
+          signal: ctx.signal,
+          timeout: mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+          onprogress: (progress) => ctx.reportProgress(progress),
+        }),
+      );
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const answered = typeof code === 'number' && !ctx.signal.aborted;
+      if (!answered && !ctx.signal.aborted && !KEEPS_CONNECTION.has(code)) connection.lost();
+      const message = (error as Error).message.startsWith(`upstream ${connection.label}`)
+        ? (error as Error).message
+        : `upstream ${connection.label} failed: ${(error as Error).message}`;
+      throw new UpstreamFailure(message, answered ? (code as number) : undefined);
+    }
+  }
+}
+
+class UpstreamFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A prompt's or resource's failure: the upstream's own error code when it answered, else an internal error. */
+function asProtocolError(error: unknown): never {
+  if (!(error instanceof UpstreamFailure)) throw error;
+  throw new McpError(error.code ?? ErrorCode.InternalError, error.message);
+}

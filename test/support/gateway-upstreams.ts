@@ -1,0 +1,145 @@
+import 'reflect-metadata';
+import { Injectable, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Server as SdkServer } from 'mcp-sdk-v1/server/index.js';
+import { StreamableHTTPServerTransport } from 'mcp-sdk-v1/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from 'mcp-sdk-v1/types.js';
+import { Args, MCPServer, McpCtx, McpModule, Prompt, Resource, Tool, type McpContext } from '../../src/index.js';
+import { closeListening, listenOnLoopback } from './sse-client.js';
+
+/** The stdio upstream: a node script on the official SDK 1.x. */
+export const STDIO_UPSTREAM = fileURLToPath(new URL('./upstream-stdio-server.mjs', import.meta.url));
+
+/** What an upstream was sent: the headers of every HTTP request that reached it. */
+export type HeaderLog = IncomingHttpHeaders[];
+
+export const WEATHER_TOOL = {
+  name: 'get_weather',
+  title: 'Weather',
+  description: 'The weather in a city',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  _meta: { 'example.com/owner': 'weather-team' },
+};
+
+export interface RunningUpstream {
+  url: string;
+  server?: MCPServer;
+  headers: HeaderLog;
+  close(): Promise<void>;
+}
+
+/** A server of this library (2026-07-28, stateless) with a tool, a prompt and a resource. */
+export async function startLibraryUpstream(): Promise<RunningUpstream> {
+  const headers: HeaderLog = [];
+  @Injectable()
+  class WeatherTools {
+    @Tool(WEATHER_TOOL)
+    get_weather(@Args('city') city: string, @McpCtx() ctx: McpContext) {
+      headers.push((ctx.httpRequest as { headers: IncomingHttpHeaders }).headers);
+      return `Sunny in ${city} (${ctx.protocolVersion})`;
+    }
+
+    @Tool({ description: 'A forecast, reported in two steps' })
+    async forecast(@McpCtx() ctx: McpContext) {
+      ctx.reportProgress({ progress: 1, total: 2, message: 'today' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ctx.reportProgress({ progress: 2, total: 2, message: 'tomorrow' });
+      return 'Rain, then sun';
+    }
+
+    @Tool({ description: 'Answers with 20 000 bytes' })
+    big() {
+      return 'x'.repeat(20_000);
+    }
+
+    @Prompt({ name: 'weather_report', description: 'A weather report', arguments: [{ name: 'city', required: true }] })
+    weather_report(@Args('city') city: string) {
+      return `Write a weather report for ${city}`;
+    }
+
+    @Resource({ uri: 'weather://stations', name: 'stations', mimeType: 'text/plain' })
+    stations() {
+      return 'Paris, Lima';
+    }
+  }
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0', observability: { logFailedCalls: false } })],
+    providers: [WeatherTools],
+  }).compile();
+  const app: INestApplication = moduleRef.createNestApplication({ logger: false });
+  const url = await listenOnLoopback(app);
+  return { url, headers, server: app.get(MCPServer), close: () => closeListening(app) };
+}
+
+/** An official SDK 1.x server (2025-11-25) with sessions: a server and a transport per `initialize`. */
+export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: string[]; tools: object[] }> {
+  const headers: HeaderLog = [];
+  const calls: string[] = [];
+  /** Tools the test adds at run time; the server does not announce them (no listChanged). */
+  const tools: object[] = [];
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const server: Server = createServer((request, response) => {
+    headers.push(request.headers);
+    const id = request.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? transports.get(id) : undefined;
+    if (!transport) {
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => void transports.set(sessionId, created),
+      });
+      void sdkServer(calls, tools).connect(created);
+      transport = created;
+    }
+    void transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    calls,
+    tools,
+    close: async () => {
+      await Promise.all([...transports.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function sdkServer(calls: string[], added: object[]): SdkServer {
+  const server = new SdkServer({ name: 'legacy', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      {
+        name: 'lookup',
+        description: 'Looks a customer up',
+        inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+        outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+      ...(added as Array<{ name: string; inputSchema: { type: 'object' } }>),
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    calls.push(request.params.name);
+    const structured = { name: `customer ${String(request.params.arguments?.id)}` };
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [{ uri: 'legacy://terms', name: 'terms', mimeType: 'text/plain' }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
+    contents: [{ uri: request.params.uri, mimeType: 'text/plain', text: 'The terms' }],
+  }));
+  return server;
+}
