@@ -264,6 +264,7 @@ async function measureSections(): Promise<string[]> {
       rounds: SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_CPU_ROUNDS ?? 9)),
       requests: SMOKE ? 2_000 : Number(process.env.BENCH_CPU_REQUESTS ?? 20_000),
       connections: CONNECTIONS,
+      only: ONLY,
     });
     printOsCpu(figures, fmt);
     failures.push(...figures.failures);

@@ -53,16 +53,18 @@ export async function measureOsCpu(options: {
   /** Requests in each measured window (as many again warm each server up first). */
   requests: number;
   connections: number;
+  /** Only these servers' rows (BENCH_ONLY), to read one comparison. */
+  only?: readonly string[];
 }): Promise<OsCpuFigures> {
   // Smoke mode checks answers: one adapter's group, and of the others only what no other check starts.
   const groups = options.smoke
     ? [GROUPS[0], ...GROUPS.slice(1).map((group) => group.filter(([server]) => server.endsWith('throttled')))]
-    : GROUPS;
+    : GROUPS.map((group) => group.filter(([server]) => !options.only || options.only.includes(server)));
   const figures: OsCpuFigures = { perRound: new Map(), failures: [] };
   const pin = pinning();
   try {
     pin?.load(process.pid);
-    for (const group of groups) await measureGroup(group, options, figures, pin);
+    for (const group of groups) if (group.length > 0) await measureGroup(group, options, figures, pin);
   } finally {
     pin?.release(process.pid);
   }
