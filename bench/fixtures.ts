@@ -23,6 +23,8 @@ export const SERVERS = {
   'mcp-fastify-features': 'nestjs-mcp on Nest + Fastify, with a UI resource and a route tool',
   'mcp-fastify-decorated': 'nestjs-mcp on Nest + Fastify, add as a @Tool method of a provider',
   'mcp-express-decorated': 'nestjs-mcp on Nest + Express, add as a @Tool method of a provider',
+  'mcp-fastify-throttled': 'nestjs-mcp on Nest + Fastify, the @Tool add behind McpThrottlerGuard',
+  'mcp-express-throttled': 'nestjs-mcp on Nest + Express, the @Tool add behind McpThrottlerGuard',
   'nest-express-prototype': 'bare Nest + Express @Post, PrototypeExpressAdapter',
   'node-http': 'raw node:http handler',
   sdk: 'SDK v2 createMcpHandler',
@@ -143,6 +145,8 @@ export const SERVER_CASES: Partial<Record<ServerName, readonly string[]>> = {
   'mcp-fastify-features': ['call'],
   'mcp-fastify-decorated': ['call', 'call-2025'],
   'mcp-express-decorated': ['call', 'call-2025'],
+  'mcp-fastify-throttled': ['call'],
+  'mcp-express-throttled': ['call'],
   'nest-fastify-checked': ['call'],
   'nest-express-checked': ['call'],
 };

@@ -288,6 +288,7 @@ function printRatios(mode: Mode, rows: Row[]): void {
     ...(['fastify', 'express'] as const).flatMap((adapter) => {
       const name = adapter === 'fastify' ? 'Fastify' : 'Express';
       const decorated = `mcp-${adapter}-decorated` as ServerName;
+      const throttled = `mcp-${adapter}-throttled` as ServerName;
       const bare = `nest-${adapter}` as ServerName;
       const checked = `nest-${adapter}-checked` as ServerName;
       return [
@@ -295,6 +296,7 @@ function printRatios(mode: Mode, rows: Row[]): void {
         [`${name}: the protocol's rules by hand ÷ bare Nest route`, per(checked, 'call'), per(bare, 'call')],
         [`${name}: @Tool add ÷ the protocol's rules by hand`, per(decorated, 'call'), per(checked, 'call')],
         [`${name}: @Tool add, 2025-era ÷ 2026-07-28`, per(decorated, 'call-2025'), per(decorated, 'call')],
+        [`${name}: @Tool add behind McpThrottlerGuard ÷ @Tool add`, per(throttled, 'call'), per(decorated, 'call')],
         ...shapes.map((c) => [
           `${name}: ${c.label} ÷ bare route, same body`,
           per(`mcp-${adapter}` as ServerName, c.id),
@@ -331,11 +333,13 @@ try {
       ['nest-fastify-checked', [call]],
       ['mcp-fastify', [call, legacyCall, bigCall, ...shapes]],
       ['mcp-fastify-decorated', [call, legacyCall]],
+      ['mcp-fastify-throttled', [call]],
       ['mcp-fastify-features', [call]],
       ['nest-express', [call, bigCall, ...shapes]],
       ['nest-express-checked', [call]],
       ['mcp-express', [call, bigCall, ...shapes]],
       ['mcp-express-decorated', [call, legacyCall]],
+      ['mcp-express-throttled', [call]],
     ] as Array<[ServerName, BenchCase[]]>
   )
     .filter(([server]) => !ONLY || ONLY.includes(server))

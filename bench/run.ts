@@ -45,8 +45,14 @@ const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 // Or only some of the sections measured by the OS's CPU accounting and the sessions' heap:
 // BENCH_SECTIONS=os-cpu,argument-shape,sessions.
 const SECTIONS = process.env.BENCH_SECTIONS?.split(',');
-// The decorated servers are measured in the whole-process CPU section, beside the bare routes, not in the table.
-const SECTION_SERVERS: readonly ServerName[] = ['mcp-fastify-decorated', 'mcp-express-decorated'];
+// The decorated servers, with and without McpThrottlerGuard, are measured in the whole-process CPU section, beside
+// the bare routes, not in the table.
+const SECTION_SERVERS: readonly ServerName[] = [
+  'mcp-fastify-decorated',
+  'mcp-express-decorated',
+  'mcp-fastify-throttled',
+  'mcp-express-throttled',
+];
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 interface Row {
@@ -258,6 +264,7 @@ async function measureSections(): Promise<string[]> {
       rounds: SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_CPU_ROUNDS ?? 9)),
       requests: SMOKE ? 2_000 : Number(process.env.BENCH_CPU_REQUESTS ?? 20_000),
       connections: CONNECTIONS,
+      only: ONLY,
     });
     printOsCpu(figures, fmt);
     failures.push(...figures.failures);

@@ -27,6 +27,8 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
     case 'mcp-fastify-features':
     case 'mcp-fastify-decorated':
     case 'mcp-express-decorated':
+    case 'mcp-fastify-throttled':
+    case 'mcp-express-throttled':
     case 'nest-express-prototype':
     case 'rekog-fastify':
     case 'rekog-express': {
@@ -47,8 +49,9 @@ async function start(name: ServerName, tools: number, flags: string[]): Promise<
             elicit,
             name.endsWith('features'),
             stateful,
-            name.endsWith('decorated'),
+            name.endsWith('decorated') || name.endsWith('throttled'),
             shape,
+            name.endsWith('throttled'),
           )
         : name.startsWith('rekog')
           ? await (await import('./servers/rekog.js')).startRekog(adapter, tools, legacy)

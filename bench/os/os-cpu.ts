@@ -9,9 +9,10 @@ import { startServerChild, stopServerChild } from '../server-process.js';
  * CPU per request as a deployment sees it: the server's whole process (every thread, user + system) from
  * `/proc`, over a fixed number of requests from autocannon, each server in its own process. Beside the bare Nest
  * route: `add` registered with `registerTool`, and declared as users mostly declare it, a `@Tool` method of a
- * provider (also asked by a 2025-era client); and the bare route behind the rules the protocol asks of every call,
- * written by hand (`servers/checked-dispatch.ts`), which parts the gap into what any conforming server pays and
- * what this library adds. The instruction gauge (`bench:instructions`) counts the same servers' main thread.
+ * provider (also asked by a 2025-era client), and the same behind `McpThrottlerGuard`; and the bare route behind
+ * the rules the protocol asks of every call, written by hand (`servers/checked-dispatch.ts`), which parts the gap
+ * into what any conforming server pays and what this library adds. The instruction gauge (`bench:instructions`)
+ * counts the same servers' main thread.
  *
  * One adapter's servers run side by side and their windows alternate, round after round: a machine that slows
  * down or speeds up (another tenant, the CPU's clock) then weighs on every server's window of a round alike, and
@@ -28,6 +29,7 @@ const GROUPS: Array<Array<[ServerName, string]>> = [
     ['mcp-fastify', 'call'],
     ['mcp-fastify-decorated', 'call'],
     ['mcp-fastify-decorated', 'call-2025'],
+    ['mcp-fastify-throttled', 'call'],
   ],
   [
     ['nest-express', 'call'],
@@ -35,6 +37,7 @@ const GROUPS: Array<Array<[ServerName, string]>> = [
     ['mcp-express', 'call'],
     ['mcp-express-decorated', 'call'],
     ['mcp-express-decorated', 'call-2025'],
+    ['mcp-express-throttled', 'call'],
   ],
 ];
 
@@ -50,13 +53,18 @@ export async function measureOsCpu(options: {
   /** Requests in each measured window (as many again warm each server up first). */
   requests: number;
   connections: number;
+  /** Only these servers' rows (BENCH_ONLY), to read one comparison. */
+  only?: readonly string[];
 }): Promise<OsCpuFigures> {
-  const groups = options.smoke ? GROUPS.slice(0, 1) : GROUPS;
+  // Smoke mode checks answers: one adapter's group, and of the others only what no other check starts.
+  const groups = options.smoke
+    ? [GROUPS[0], ...GROUPS.slice(1).map((group) => group.filter(([server]) => server.endsWith('throttled')))]
+    : GROUPS.map((group) => group.filter(([server]) => !options.only || options.only.includes(server)));
   const figures: OsCpuFigures = { perRound: new Map(), failures: [] };
   const pin = pinning();
   try {
     pin?.load(process.pid);
-    for (const group of groups) await measureGroup(group, options, figures, pin);
+    for (const group of groups) if (group.length > 0) await measureGroup(group, options, figures, pin);
   } finally {
     pin?.release(process.pid);
   }
@@ -215,6 +223,12 @@ export function printOsCpu(figures: OsCpuFigures, fmt: (n: number, digits?: numb
       `${mcp}-decorated/call-2025`,
       `${mcp}-decorated/call`,
       '≤ 1.05',
+    );
+    ratio(
+      `${name}: @Tool add behind McpThrottlerGuard ÷ @Tool add`,
+      `${mcp}-throttled/call`,
+      `${mcp}-decorated/call`,
+      'no goal',
     );
   }
 }

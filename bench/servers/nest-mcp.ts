@@ -9,11 +9,13 @@ import {
   type OnModuleInit,
   Param,
   ParseIntPipe,
+  UseGuards,
 } from '@nestjs/common';
 import {
   Args,
   MCPServer,
   McpModule,
+  McpThrottlerGuard,
   RouteTool,
   Tool,
   type McpContext,
@@ -39,7 +41,8 @@ import { createNestApp, type AdapterName } from './nest-app.js';
  * `features` configures what a plain call should never pay for: an MCP Apps UI resource and a REST route served
  * as a route tool. `stateful` gives 2025-era clients sessions (`legacy.mode: 'stateful'`). `decorated` declares
  * `add` as users mostly do, a `@Tool` method of a provider, instead of with `registerTool`; `shape` adds the
- * argument-shape rows' `count_items`.
+ * argument-shape rows' `count_items`; `throttled` puts that `add` behind `McpThrottlerGuard`, under a limit no run
+ * reaches.
  */
 export async function startNestMcp(
   adapter: AdapterName,
@@ -51,6 +54,7 @@ export async function startNestMcp(
   stateful = false,
   decorated = false,
   shape = false,
+  throttled = false,
 ): Promise<INestApplication> {
   @Injectable()
   class DecoratedTools {
@@ -59,6 +63,7 @@ export async function startNestMcp(
       return a + b;
     }
   }
+  if (throttled) UseGuards(McpThrottlerGuard)(DecoratedTools);
 
   @Injectable()
   class BenchTools implements OnModuleInit {
@@ -134,7 +139,10 @@ export async function startNestMcp(
   }
 
   @Module({
-    imports: redis ? await withRedis(options) : [McpModule.forRoot(options)],
+    imports: [
+      ...(redis ? await withRedis(options) : [McpModule.forRoot(options)]),
+      ...(throttled ? [await throttlerModule()] : []),
+    ],
     controllers: features ? [OrdersController] : [],
     providers: decorated ? [BenchTools, DecoratedTools] : [BenchTools],
   })
@@ -143,6 +151,17 @@ export async function startNestMcp(
   const app = await createNestApp(BenchModule, adapter);
   if (redis) await listeningOnRedis(app);
   return app;
+}
+
+/**
+ * The throttler's own module with its in-memory storage, loaded only by the process that benchmarks the guard. That
+ * storage keeps one expiry per hit in a caller's window and scans them all on each hit: a window of a minute under a
+ * load of thousands of calls a second would measure that scan (milliseconds a call at tens of thousands of hits), not
+ * the guard. At that load a window of 20 ms holds about the hundred hits a caller under a limit of 100 a minute keeps.
+ */
+async function throttlerModule(): Promise<DynamicModule> {
+  const { ThrottlerModule } = await import('@nestjs/throttler');
+  return ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 20, limit: Number.MAX_SAFE_INTEGER }] });
 }
 
 /** The module set of a fleet instance; the Redis client is loaded only by the process that benchmarks it. */
