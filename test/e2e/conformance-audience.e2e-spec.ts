@@ -7,7 +7,7 @@ import { challengeParams } from '../support/auth-tokens.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { eraHeaders, legacyInitialize } from '../support/conformance-fixture.js';
 import { startMockAuthorizationServer, type MockAuthorizationServer } from '../support/mock-authorization-server.js';
-import { freePort } from '../support/redis-server.js';
+import { holdPort, type HeldPort } from '../support/held-port.js';
 import { closeListening } from '../support/sse-client.js';
 
 /**
@@ -30,11 +30,16 @@ describe.each(HTTP_ADAPTERS)('auth-token-audience-validation against the auth la
   let as: MockAuthorizationServer;
 
   beforeAll(async () => {
-    const [port, asPort] = [await freePort(), await freePort()];
-    const env = { MCP_CONFORMANCE_AUTH: '1', MCP_CONFORMANCE_AUTH_SERVER_PORT: String(asPort), PORT: String(port) };
+    const [appPort, asPort] = [await holdPort(), await holdPort()];
+    const env = {
+      MCP_CONFORMANCE_AUTH: '1',
+      MCP_CONFORMANCE_AUTH_SERVER_PORT: String(asPort.port),
+      PORT: String(appPort.port),
+    };
     app = await createApp(fixtureMcpModules(env), CONFORMANCE_PROVIDERS, adapter);
-    await app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}/mcp`;
+    await appPort.release();
+    await app.listen(appPort.port, '127.0.0.1');
+    url = `http://127.0.0.1:${appPort.port}/mcp`;
     as = await startMockAuthorizationServer(asPort);
   });
   afterAll(async () => {
@@ -97,20 +102,25 @@ describe('the auth launch and the keys of its authorization server', () => {
   let app: INestApplication;
   let url: string;
   let as: MockAuthorizationServer;
-  let asPort: number;
+  let asPort: HeldPort;
   const realNow = Date.now;
 
   beforeEach(async () => {
-    const port = await freePort();
-    asPort = await freePort();
-    const env = { MCP_CONFORMANCE_AUTH: '1', MCP_CONFORMANCE_AUTH_SERVER_PORT: String(asPort), PORT: String(port) };
+    const appPort = await holdPort();
+    asPort = await holdPort();
+    const env = {
+      MCP_CONFORMANCE_AUTH: '1',
+      MCP_CONFORMANCE_AUTH_SERVER_PORT: String(asPort.port),
+      PORT: String(appPort.port),
+    };
     app = await createApp(fixtureMcpModules(env), CONFORMANCE_PROVIDERS);
-    await app.listen(port, '127.0.0.1');
-    url = `http://127.0.0.1:${port}/mcp`;
+    await appPort.release();
+    await app.listen(appPort.port, '127.0.0.1');
+    url = `http://127.0.0.1:${appPort.port}/mcp`;
   });
   afterEach(async () => {
     Date.now = realNow;
-    await as?.close();
+    await asPort.release();
     await closeListening(app);
   });
 
@@ -151,13 +161,13 @@ describe('the auth launch and the keys of its authorization server', () => {
   it('checks a bad signature once more against fresh keys after the cooldown (a key replaced under its kid)', async () => {
     as = await startMockAuthorizationServer(asPort);
     expect(await discover(await as.sign({ audience: url }))).toBe(200);
-    // A restarted authorization server with fresh keys under the same kid, as the referee's runs each start one.
-    await as.close();
-    as = await startMockAuthorizationServer(asPort);
+    // Fresh keys under the same kid, as a restarted authorization server has (the referee's runs each start one).
+    await as.rotate();
     const token = await as.sign({ audience: url });
     expect(await discover(token)).toBe(401);
+    expect(as.jwksFetches).toBe(1);
     later(30_001);
     expect(await discover(token)).toBe(200);
-    expect(as.jwksFetches).toBe(1);
+    expect(as.jwksFetches).toBe(2);
   });
 });

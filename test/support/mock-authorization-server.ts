@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { HeldPort } from './held-port.js';
 
 export interface MockTokenOptions {
   /** `aud`; left out when undefined. */
@@ -41,8 +42,9 @@ async function signingKey(kid: string): Promise<SigningKey> {
   return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
 }
 
-export async function startMockAuthorizationServer(port: number): Promise<MockAuthorizationServer> {
-  const issuer = `http://127.0.0.1:${port}`;
+/** Serves on `held`, the port the test reserved for it (its issuer URL was handed out before it started). */
+export async function startMockAuthorizationServer(held: HeldPort): Promise<MockAuthorizationServer> {
+  const issuer = `http://127.0.0.1:${held.port}`;
   let current = await signingKey('mock-as-key');
   const unpublished = await signingKey('unpublished');
   const sign = (key: PrivateKey, kid: string, options: MockTokenOptions) => {
@@ -74,9 +76,11 @@ export async function startMockAuthorizationServer(port: number): Promise<MockAu
     async rotate(kid = current.kid) {
       current = await signingKey(kid);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => held.release(),
   };
-  const server: Server = createServer((req, res) => {
+  const server: Server = held.server;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0];
     const body =
       path === '/.well-known/oauth-authorization-server'
@@ -87,6 +91,5 @@ export async function startMockAuthorizationServer(port: number): Promise<MockAu
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body ?? { error: 'not_found' }));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return as;
 }

@@ -6,7 +6,7 @@ import { Test } from '@nestjs/testing';
 import { Throttle, ThrottlerModule } from '@nestjs/throttler';
 import { randomUUID } from 'node:crypto';
 import { McpModule, McpThrottlerGuard, Tool } from 'nestjs-mcp';
-import { createMcpTestClient, McpTestExchange } from 'nestjs-mcp/testing';
+import { createMcpTestClient } from 'nestjs-mcp/testing';
 
 const TIMEOUT = 30_000;
 
@@ -52,7 +52,7 @@ describe('McpThrottlerGuard on two instances sharing @nest-lab/throttler-storage
   // Fresh callers each run: the budgets live in the shared Redis for a minute.
   const ada = `user-ada-${randomUUID()}`;
   const bob = `user-bob-${randomUUID()}`;
-  const quote = (app: INestApplication, user: string): Promise<McpTestExchange> =>
+  const quote = (app: INestApplication, user: string) =>
     createMcpTestClient(app, { headers: { authorization: `Bearer ${user}` } }).callTool('quote');
 
   beforeAll(async () => {
