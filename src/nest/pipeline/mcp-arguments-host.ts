@@ -1,6 +1,7 @@
 import type { InputResponses } from '../../protocol/mcp-types.js';
 import type { McpContext } from '../../server/mcp-context.js';
-import type { McpCapturedResponse } from './mcp-captured-response.js';
+import { McpCapturedResponse } from './mcp-captured-response.js';
+import { stdioRequest } from './stdio-request.js';
 
 /**
  * The argument list an MCP handler runs with inside Nest's pipeline, in `McpParamtype` order. The HTTP request
@@ -17,3 +18,9 @@ export type McpArgumentsHost = [
   uri: string | undefined,
   inputResponses: InputResponses,
 ];
+
+/** The host a primitive's guards run against when they decide for a caller before any handler: no arguments. */
+export function guardHostOf(context: McpContext): McpArgumentsHost {
+  const request = context.httpRequest ?? stdioRequest(context);
+  return [request, new McpCapturedResponse(), context, undefined, undefined, context.inputResponses];
+}

@@ -13,7 +13,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import { InputRequired } from '../../server/input-required.js';
 import type { McpContext } from '../../server/mcp-context.js';
-import type { McpArgumentsHost } from './mcp-arguments-host.js';
+import { guardHostOf, type McpArgumentsHost } from './mcp-arguments-host.js';
 import { McpCapturedResponse } from './mcp-captured-response.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 import { stdioRequest } from './stdio-request.js';
@@ -144,14 +144,7 @@ export class McpHandlerFactory {
       );
     const staticCheck = wrapper.isDependencyTreeStatic() ? check(wrapper.instance as Instance) : undefined;
     return async (context) => {
-      const host: McpArgumentsHost = [
-        context.httpRequest ?? stdioRequest(context),
-        new McpCapturedResponse(),
-        context,
-        undefined,
-        undefined,
-        context.inputResponses,
-      ];
+      const host = guardHostOf(context);
       try {
         if (staticCheck) return (await staticCheck(...host)) === true;
         const { instance, contextId } = await this.resolvePerCall(wrapper, host[0]);

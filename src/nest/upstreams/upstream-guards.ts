@@ -9,10 +9,8 @@ import type { Visible } from '../../server/registry/visibility.js';
 import type { UpstreamGate } from '../../server/upstreams/upstream-gateway.js';
 import { httpErrorText } from '../http-error-text.js';
 import { VISIBILITY_GUARD_FAILED } from '../mcp-messages.js';
-import type { McpArgumentsHost } from '../pipeline/mcp-arguments-host.js';
-import { McpCapturedResponse } from '../pipeline/mcp-captured-response.js';
+import { guardHostOf } from '../pipeline/mcp-arguments-host.js';
 import type { McpContextType } from '../pipeline/mcp-execution-context.js';
-import { stdioRequest } from '../pipeline/stdio-request.js';
 
 const MCP_CONTEXT: McpContextType = 'mcp';
 
@@ -39,14 +37,7 @@ export async function upstreamGuards(
   const consumer = new GuardsConsumer();
   const instance = new MountedUpstream();
   const passes = (context: McpContext): Promise<boolean> => {
-    const host: McpArgumentsHost = [
-      context.httpRequest ?? stdioRequest(context),
-      new McpCapturedResponse(),
-      context,
-      undefined,
-      undefined,
-      context.inputResponses,
-    ];
+    const host = guardHostOf(context);
     return consumer.tryActivate(instances, host, instance, instance.call, MCP_CONTEXT);
   };
   const gate: UpstreamGate = async (context, kind) => {
