@@ -1,11 +1,8 @@
 import 'reflect-metadata';
-import { Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
-import { StreamableHTTPClientTransport as TransportV1 } from 'mcp-sdk-v1/client/streamableHttp.js';
-import { McpConfigurationError, McpModule, Tool, type McpCallEvent, type McpModuleOptions } from '../../src/index.js';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
+import { McpConfigurationError, Tool, type McpCallEvent, type McpModuleOptions } from '../../src/index.js';
 import { ISSUER, RESOURCE } from '../support/auth-tokens.js';
 import type { McpModuleUpstream } from '../../src/nest/upstreams/upstream-options.interface.js';
 import type { HttpAdapterName } from '../support/create-app.js';
@@ -16,7 +13,7 @@ import {
   startSdkV1Upstream,
   type RunningUpstream,
 } from '../support/gateway-upstreams.js';
-import { closeListening, listenOnLoopback } from '../support/sse-client.js';
+import { connect, startGateway as startGatewayApp, textOf, until, type Gateway } from '../support/gateway-app.js';
 
 const CLIENT_TOKEN = 'Bearer client-secret-token';
 
@@ -37,60 +34,13 @@ class LocalTools {
   }
 }
 
-interface Gateway {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startGateway(
+function startGateway(
   upstreams: McpModuleUpstream[],
   adapter: HttpAdapterName = 'express',
   providers: Function[] = [LocalTools],
   options: Partial<McpModuleOptions> = {},
 ): Promise<Gateway> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      McpModule.forRoot({
-        name: 'gateway',
-        version: '1.0.0',
-        upstreams,
-        observability: { logFailedCalls: false },
-        ...options,
-      }),
-    ],
-    providers: [...providers, AdminGuard] as never[],
-  }).compile();
-  const app: INestApplication =
-    adapter === 'fastify'
-      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-      : moduleRef.createNestApplication({ logger: false });
-  const url = await listenOnLoopback(app);
-  return { url, close: () => closeListening(app) };
-}
-
-/** A client of the official SDK 2.x, negotiating 2026-07-28, or of 1.x, speaking 2025-11-25. */
-async function connect(url: string, era: '2026' | '2025', headers: Record<string, string>) {
-  if (era === '2026') {
-    const client = new Client({ name: 'client-2026', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-    return client;
-  }
-  const client = new ClientV1({ name: 'client-2025', version: '1.0.0' });
-  await client.connect(new TransportV1(new URL(url), { requestInit: { headers } }));
-  return client as unknown as Client;
-}
-
-const textOf = (result: object) =>
-  ((result as { content: Array<{ text?: string }> }).content ?? []).map((block) => block.text ?? '').join('');
-
-async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return startGatewayApp(upstreams, adapter, [...providers, AdminGuard], options);
 }
 
 describe('a gateway mounting a 2026 server of this library, an SDK 1.x server with sessions and a stdio server', () => {
@@ -116,14 +66,19 @@ describe('a gateway mounting a 2026 server of this library, an SDK 1.x server wi
     const client = await connect(gateway.url, '2026', admin);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'files_ask',
       'files_pid',
       'files_read_file',
       'files_slow',
+      'legacy_confirm',
       'legacy_lookup',
+      'legacy_summarize',
       'ping',
       'weather_big',
       'weather_forecast',
       'weather_get_weather',
+      'weather_greet',
+      'weather_haiku',
     ]);
     const mounted = tools.find((tool) => tool.name === 'weather_get_weather')!;
     const { name: _name, ...definition } = WEATHER_TOOL;
@@ -348,7 +303,12 @@ describe('a gateway keeps its lists and bounds in line with the upstream', () =>
     const ttl = await startGateway([{ prefix: 'legacy', url: legacy.url, listTtlMs: 200 }]);
     const client = await connect(ttl.url, '2025', {});
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping', 'legacy_lookup']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+        'ping',
+        'legacy_lookup',
+        'legacy_confirm',
+        'legacy_summarize',
+      ]);
       legacy.tools.push({ name: 'added', inputSchema: { type: 'object' } });
       await until(
         async () => {
@@ -483,6 +443,8 @@ describe('a gateway that cannot mount its upstreams as written fails start-up', 
       'ping',
       'get_weather',
       'forecast',
+      'greet',
+      'haiku',
       'big',
     ]);
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['weather_report']);

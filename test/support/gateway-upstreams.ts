@@ -9,6 +9,8 @@ import { Server as SdkServer } from 'mcp-sdk-v1/server/index.js';
 import { StreamableHTTPServerTransport } from 'mcp-sdk-v1/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -29,6 +31,13 @@ export const WEATHER_TOOL = {
   inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
   annotations: { readOnlyHint: true, openWorldHint: false },
   _meta: { 'example.com/owner': 'weather-team' },
+};
+
+/** What the upstreams' asking tools ask for: a name. */
+export const NAME_SCHEMA = {
+  type: 'object' as const,
+  properties: { name: { type: 'string' as const } },
+  required: ['name'],
 };
 
 export interface RunningUpstream {
@@ -55,6 +64,19 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
       await new Promise((resolve) => setTimeout(resolve, 20));
       ctx.reportProgress({ progress: 2, total: 2, message: 'tomorrow' });
       return 'Rain, then sun';
+    }
+
+    @Tool({ description: 'Asks the caller for a name, then greets it' })
+    async greet(@McpCtx() ctx: McpContext) {
+      ctx.log('info', 'about to ask for a name', 'weather');
+      const answer = await ctx.elicit('Who is asking?', NAME_SCHEMA);
+      return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}` : `No name (${answer.action})`;
+    }
+
+    @Tool({ description: "Asks the caller's model for a haiku" })
+    async haiku(@McpCtx() ctx: McpContext) {
+      const sampled = await ctx.sample('Write a haiku about rain', { maxTokens: 50 });
+      return `The model wrote: ${(sampled.content as { text: string }).text}`;
     }
 
     @Tool({ description: 'Answers with 20 000 bytes' })
@@ -117,8 +139,13 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
   };
 }
 
+const EMPTY = { type: 'object' as const, properties: {} };
+
 function sdkServer(calls: string[], added: object[]): SdkServer {
-  const server = new SdkServer({ name: 'legacy', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
+  const server = new SdkServer(
+    { name: 'legacy', version: '1.0.0' },
+    { capabilities: { tools: {}, resources: {}, logging: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       {
@@ -127,11 +154,36 @@ function sdkServer(calls: string[], added: object[]): SdkServer {
         inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
         outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       },
+      { name: 'confirm', description: 'Asks the caller to confirm, on the call\'s stream', inputSchema: EMPTY },
+      { name: 'summarize', description: "Asks the caller's model for a summary", inputSchema: EMPTY },
       ...(added as Array<{ name: string; inputSchema: { type: 'object' } }>),
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     calls.push(request.params.name);
+    if (request.params.name === 'confirm') {
+      // A 2025-era server asks on the stream of the call that needs the answer (relatedRequestId).
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', logger: 'legacy', data: 'asking for a name' },
+      });
+      const answer = await extra.sendRequest(
+        { method: 'elicitation/create', params: { message: 'Your name, please', requestedSchema: NAME_SCHEMA } },
+        ElicitResultSchema,
+      );
+      const text = answer.action === 'accept' ? `Confirmed by ${String(answer.content?.name)}` : answer.action;
+      return { content: [{ type: 'text', text }] };
+    }
+    if (request.params.name === 'summarize') {
+      const sampled = await extra.sendRequest(
+        {
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 20 },
+        },
+        CreateMessageResultSchema,
+      );
+      return { content: [{ type: 'text', text: `Summary: ${(sampled.content as { text: string }).text}` }] };
+    }
     const structured = { name: `customer ${String(request.params.arguments?.id)}` };
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   });

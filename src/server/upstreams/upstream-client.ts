@@ -30,6 +30,9 @@ export interface UpstreamClient {
   connect(transport: unknown, options?: { timeout?: number }): Promise<void>;
   close(): Promise<void>;
   getServerCapabilities(): Record<string, unknown> | undefined;
+  /** The upstream's requests for input: answered by the relay of the call they belong to. */
+  setRequestHandler(method: string, handler: (request: { params: unknown }) => Promise<unknown>): void;
+  setNotificationHandler(method: string, handler: (notification: { params: never }) => void): void;
   listTools(
     params?: undefined,
     options?: CacheOptions,
@@ -41,15 +44,15 @@ export interface UpstreamClient {
     options?: CacheOptions,
   ): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
   callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
     options?: UpstreamRequestOptions,
   ): Promise<CallToolResult>;
   getPrompt(
-    params: { name: string; arguments?: Record<string, string> },
+    params: { name: string; arguments?: Record<string, string>; _meta?: Record<string, unknown> },
     options?: UpstreamRequestOptions,
   ): Promise<GetPromptResult>;
   readResource(
-    params: { uri: string },
+    params: { uri: string; _meta?: Record<string, unknown> },
     options?: UpstreamRequestOptions & { cacheMode?: string },
   ): Promise<ReadResourceResult>;
 }

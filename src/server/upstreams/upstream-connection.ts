@@ -1,8 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { McpError } from '../../protocol/mcp-error.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { InputRequest, LoggingLevel } from '../../protocol/mcp-types.js';
 import { optionalImport } from '../schema/optional-import.js';
 import { isStdioUpstream, upstreamLabel, type McpUpstreamCaller, type McpUpstreamOptions } from './upstream-options.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { UpstreamClient, UpstreamClientModule, UpstreamStdioModule } from './upstream-client.js';
+import type { UpstreamRelay } from './upstream-relay.js';
 
 /** The first restarts come quickly; none waits longer than this, so a server back up serves within 30 s. */
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000];
@@ -10,6 +14,19 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
+
+/**
+ * What the gateway declares to every upstream: it can relay any input request to its callers (each call's
+ * caller is asked only for what it declared; what it cannot answer is refused to the upstream).
+ */
+const RELAYED_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+/** Who a request to the upstream is made for, and the mounted call it belongs to (none for the lists). */
+interface InFlight {
+  caller: McpUpstreamCaller;
+  relay?: UpstreamRelay<unknown>;
+}
 
 export interface UpstreamConnectionEvents {
   /** The upstream said a list changed (or the connection was made again): ask it for its lists. */
@@ -29,7 +46,9 @@ export class UpstreamConnection {
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly caller = new AsyncLocalStorage<McpUpstreamCaller>();
+  private readonly inFlight = new AsyncLocalStorage<InFlight>();
+  /** The mounted calls waiting for the upstream's answer now. */
+  private readonly relays = new Set<UpstreamRelay<unknown>>();
   readonly label: string;
 
   constructor(
@@ -47,9 +66,48 @@ export class UpstreamConnection {
     throw new Error(`upstream ${this.label} is unavailable; reconnecting in the background`);
   }
 
-  /** Runs `request` with the headers `caller` is given by the entry. */
-  as<T>(caller: McpUpstreamCaller, request: () => Promise<T>): Promise<T> {
-    return this.caller.run(caller, request);
+  /**
+   * Runs `request` with the headers `caller` is given by the entry; what the upstream sends on the request's
+   * own stream (its requests for input, its logs) goes to `relay`.
+   */
+  async as<T>(caller: McpUpstreamCaller, relay: UpstreamRelay<unknown> | undefined, request: () => Promise<T>) {
+    if (!relay) return this.inFlight.run({ caller }, request);
+    this.relays.add(relay);
+    try {
+      return await this.inFlight.run({ caller, relay }, request);
+    } finally {
+      this.relays.delete(relay);
+    }
+  }
+
+  /**
+   * The mounted call a message of the upstream belongs to. The one whose request's stream carried it (an HTTP
+   * upstream answers on the call's own stream); a message that came another way (stdio has one stream for
+   * everything, a server may use its standalone stream) can only be the only call in flight, and a request for
+   * input may be taken as such; a log may not, lest one caller read what was meant for another.
+   */
+  private relayOf(message: 'request' | 'log'): UpstreamRelay<unknown> | undefined {
+    const own = this.inFlight.getStore()?.relay;
+    if (own || message === 'log') return own;
+    return this.relays.size === 1 ? this.relays.values().next().value : undefined;
+  }
+
+  private relayHandlers(client: UpstreamClient): void {
+    for (const method of INPUT_METHODS) {
+      client.setRequestHandler(method, (request: { params: unknown }) => {
+        const relay = this.relayOf('request');
+        if (!relay)
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `${method} is relayed to the caller of a call in flight only, and none could be told to be its own`,
+          );
+        return relay.ask({ method, params: withoutMeta(request.params) } as InputRequest);
+      });
+    }
+    client.setNotificationHandler('notifications/message', (notification: { params: LogParams }) => {
+      const { level, data, logger } = notification.params;
+      this.relayOf('log')?.log(level, data, logger);
+    });
   }
 
   /** The first connection: start-up waits for it (and fails with it), later ones run in the background. */
@@ -129,11 +187,12 @@ export class UpstreamConnection {
     const client = new sdk.Client(
       { name: 'nestjs-mcp-gateway', version: '1.0.0' },
       {
-        capabilities: {},
+        capabilities: RELAYED_CAPABILITIES,
         versionNegotiation: { mode: 'auto' },
         listChanged: { tools: notify('tools'), prompts: notify('prompts'), resources: notify('resources') },
       },
     );
+    this.relayHandlers(client);
     if (isStdioUpstream(entry)) {
       const stdio = await optionalImport<UpstreamStdioModule>('@modelcontextprotocol/client/stdio', 'upstreams');
       const transport = new stdio.StdioClientTransport({
@@ -153,10 +212,22 @@ export class UpstreamConnection {
       fetch: boundedFetch(this.maxResponseBytes, this.label, async () => {
         if (headers === undefined) return {};
         if (typeof headers !== 'function') return headers;
-        return headers(this.caller.getStore() ?? {});
+        return headers(this.inFlight.getStore()?.caller ?? {});
       }),
     });
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     return client;
   }
+}
+
+interface LogParams {
+  level: LoggingLevel;
+  data: unknown;
+  logger?: string;
+}
+
+/** An input request's params as the caller is to see them: the upstream's own `_meta` envelope left out. */
+function withoutMeta(params: unknown): Record<string, unknown> {
+  const { _meta: _, ...rest } = (params ?? {}) as Record<string, unknown>;
+  return rest;
 }

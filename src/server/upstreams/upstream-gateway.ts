@@ -3,13 +3,17 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { CallToolResult } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { DUPLICATE_UPSTREAM_PREFIX, UPSTREAM_CLASH } from '../errors/configuration-messages.js';
-import type { McpContext } from '../mcp-context.js';
+import { InputRequired } from '../input-required.js';
+import { callerSourceOf, type McpContext } from '../mcp-context.js';
 import type { McpLogger } from '../mcp-logger.js';
 import type { Visible } from '../registry/visibility.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamConnection, type ListKind } from './upstream-connection.js';
 import { listingOf, type MountedItem, type UpstreamListing } from './upstream-listing.js';
 import type { McpUpstreamCaller, McpUpstreamOptions } from './upstream-options.js';
 import type { UpstreamRegistrar } from './upstream-registrar.js';
+import { ParkedCalls } from './parked-calls.js';
+import { UpstreamRelay, type RelayState } from './upstream-relay.js';
+import type { UpstreamClient, UpstreamRequestOptions } from './upstream-client.js';
 
 const DEFAULT_LIST_TTL_MS = 300_000;
 
@@ -54,6 +58,8 @@ export class UpstreamGateway {
   private readonly mounted: Mounted[] = [];
   /** Who owns each mounted name or URI: a clash at start-up names both sides. */
   private readonly owners = new Map<string, string>();
+  /** Mounted calls kept open while their callers answer the upstream's questions. */
+  private readonly parked = new ParkedCalls();
 
   constructor(
     private readonly registrar: UpstreamRegistrar,
@@ -102,6 +108,7 @@ export class UpstreamGateway {
   }
 
   async close(): Promise<void> {
+    this.parked.close();
     for (const mounted of this.mounted) clearInterval(mounted.ttl);
     await Promise.all(this.mounted.map((m) => m.connection.close()));
   }
@@ -157,7 +164,15 @@ export class UpstreamGateway {
         case 'tools': {
           const handler = (args: unknown, _answers: unknown, ctx: McpContext) =>
             this.callTool(mounted, item.upstreamName, args, ctx);
-          const handle = this.registrar.addTool({ ...item.tool, ...rule, validateArguments: false, handler });
+          // A caller that declared the tasks extension gets a task here, whatever the upstream's era: the
+          // upstream call runs in it, and its questions wait for tasks/update.
+          const handle = this.registrar.addTool({
+            ...item.tool,
+            ...rule,
+            validateArguments: false,
+            taskSupport: 'optional',
+            handler,
+          });
           return { remove: handle.remove, update: (next) => handle.update({ ...(next as typeof item).tool }) };
         }
         case 'prompts': {
@@ -190,41 +205,71 @@ export class UpstreamGateway {
   private async callTool(mounted: Mounted, name: string, args: unknown, ctx: McpContext): Promise<CallToolResult> {
     await mounted.mount.gate?.(ctx, 'tool');
     try {
-      return await this.upstream(mounted, ctx, (client, options) =>
-        client.callTool({ name, arguments: args as Record<string, unknown> }, options),
+      return await this.relayed(mounted, ctx, (client, options) =>
+        client.callTool({ name, arguments: args as Record<string, unknown>, ...logMeta(ctx) }, options),
       );
     } catch (error) {
+      // A round that asks the caller for input, or a gateway too busy to keep the call open, is the kernel's.
+      if (error instanceof InputRequired || error instanceof McpError) throw error;
       return { isError: true, content: [{ type: 'text', text: `Error: ${(error as Error).message}` }] };
     }
   }
 
   private async getPrompt(mounted: Mounted, name: string, args: Record<string, string>, ctx: McpContext) {
     await mounted.mount.gate?.(ctx, 'prompt');
-    return this.upstream(mounted, ctx, (client, options) => client.getPrompt({ name, arguments: args }, options)).catch(
-      asProtocolError,
-    );
+    return this.relayed(mounted, ctx, (client, options) =>
+      client.getPrompt({ name, arguments: args, ...logMeta(ctx) }, options),
+    ).catch(asProtocolError);
   }
 
   private async readResource(mounted: Mounted, uri: string, ctx: McpContext) {
     await mounted.mount.gate?.(ctx, 'resource');
     // Never from the client's response cache: one caller's private resource is not another's.
-    return this.upstream(mounted, ctx, (client, options) =>
-      client.readResource({ uri }, { ...options, cacheMode: 'bypass' }),
+    return this.relayed(mounted, ctx, (client, options) =>
+      client.readResource({ uri, ...logMeta(ctx) }, { ...options, cacheMode: 'bypass' }),
     ).catch(asProtocolError);
   }
 
   /**
-   * One request to the upstream, for the caller of `ctx`, within the call's deadline and the entry's timeout.
-   * A failure is rethrown naming the upstream; one that is not the upstream's answer (the connection broke,
-   * the session is gone) also has the connection made again.
+   * One round of a mounted call: the first starts the upstream request, a retry continues the parked one its
+   * signed state names. When the upstream asks for input the call is parked, its id sealed into the round's
+   * state, and the round ends with the questions, as a local tool's does.
+   */
+  private async relayed<T>(mounted: Mounted, ctx: McpContext, request: UpstreamRequest<T>): Promise<T> {
+    const id = (ctx.state as Partial<RelayState> | undefined)?.upstreamCall;
+    let relay: UpstreamRelay<T>;
+    if (typeof id === 'string') {
+      const parked = this.parked.take(id) as UpstreamRelay<T> | undefined;
+      if (!parked)
+        throw new UpstreamFailure(
+          `upstream ${mounted.connection.label}: the call this answer was for is no longer waiting (it timed out, or another instance holds it); call again`,
+          undefined,
+        );
+      relay = parked;
+    } else {
+      relay = new UpstreamRelay<T>(ctx, (own) => this.upstream(mounted, ctx, own, request));
+    }
+    try {
+      return await relay.round(ctx);
+    } catch (error) {
+      if (!(error instanceof InputRequired)) throw error;
+      const timeout = mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+      const caller = callerSourceOf(ctx)?.callerKey().caller;
+      const state: RelayState = { upstreamCall: this.parked.park(relay as UpstreamRelay<unknown>, caller, timeout) };
+      throw new InputRequired(error.requests, { state });
+    }
+  }
+
+  /**
+   * One request to the upstream, for the caller of `ctx`, within the entry's timeout (the relay's signal ends
+   * it when the caller goes away). A failure is rethrown naming the upstream; one that is not the upstream's
+   * answer (the connection broke, the session is gone) also has the connection made again.
    */
   private async upstream<T>(
     mounted: Mounted,
     ctx: McpContext,
-    request: (
-      client: Awaited<ReturnType<UpstreamConnection['connected']>>,
-      options: Parameters<Awaited<ReturnType<UpstreamConnection['connected']>>['callTool']>[1],
-    ) => Promise<T>,
+    relay: UpstreamRelay<T>,
+    request: UpstreamRequest<T>,
   ): Promise<T> {
     const { connection } = mounted;
     const caller: McpUpstreamCaller = {
@@ -232,25 +277,33 @@ export class UpstreamGateway {
       httpRequest: ctx.httpRequest,
       clientInfo: ctx.clientInfo,
     };
+    const signal = relay.abort.signal;
     try {
       const client = await connection.connected();
-      return await connection.as(caller, () =>
+      return await connection.as(caller, relay as UpstreamRelay<unknown>, () =>
         request(client, {
-          signal: ctx.signal,
+          signal,
           timeout: mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-          onprogress: (progress) => ctx.reportProgress(progress),
+          onprogress: (progress) => relay.progress(progress),
         }),
       );
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      const answered = typeof code === 'number' && !ctx.signal.aborted;
-      if (!answered && !ctx.signal.aborted && !KEEPS_CONNECTION.has(code)) connection.lost();
+      const answered = typeof code === 'number' && !signal.aborted;
+      if (!answered && !signal.aborted && !KEEPS_CONNECTION.has(code)) connection.lost();
       const message = (error as Error).message.startsWith(`upstream ${connection.label}`)
         ? (error as Error).message
         : `upstream ${connection.label} failed: ${(error as Error).message}`;
       throw new UpstreamFailure(message, answered ? (code as number) : undefined);
     }
   }
+}
+
+type UpstreamRequest<T> = (client: UpstreamClient, options: UpstreamRequestOptions) => Promise<T>;
+
+/** Asks a 2026-07-28 upstream for the logs its caller asked for (a 2025-era one sends them unasked). */
+function logMeta(ctx: McpContext): { _meta?: Record<string, unknown> } {
+  return ctx.logLevel === undefined ? {} : { _meta: { 'io.modelcontextprotocol/logLevel': ctx.logLevel } };
 }
 
 class UpstreamFailure extends Error {
