@@ -74,7 +74,11 @@ export async function connect(
   };
   const sample = (messages: unknown) => {
     asked.samplings.push(messages);
-    return { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: answers?.model ?? '' } };
+    return {
+      role: 'assistant' as const,
+      model: 'test-model',
+      content: { type: 'text' as const, text: answers?.model ?? '' },
+    };
   };
   if (era === '2026') {
     const client = new Client(
@@ -94,7 +98,10 @@ export async function connect(
     client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params.message));
     client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(request.params.messages));
   }
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void asked.logs.push(notification.params));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (notification) => void asked.logs.push(notification.params),
+  );
   await client.connect(new TransportV1(new URL(url), { requestInit: { headers } }));
   return client as unknown as Client;
 }

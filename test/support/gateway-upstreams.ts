@@ -104,9 +104,13 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
 }
 
 /** An official SDK 1.x server (2025-11-25) with sessions: a server and a transport per `initialize`. */
-export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: string[]; tools: object[] }> {
+export async function startSdkV1Upstream(): Promise<
+  RunningUpstream & { calls: string[]; cancelled: string[]; tools: object[] }
+> {
   const headers: HeaderLog = [];
   const calls: string[] = [];
+  /** The calls whose client cancelled them. */
+  const cancelled: string[] = [];
   /** Tools the test adds at run time; the server does not announce them (no listChanged). */
   const tools: object[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -119,7 +123,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => void transports.set(sessionId, created),
       });
-      void sdkServer(calls, tools).connect(created);
+      void sdkServer(calls, cancelled, tools).connect(created);
       transport = created;
     }
     void transport.handleRequest(request, response);
@@ -130,6 +134,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
     calls,
+    cancelled,
     tools,
     close: async () => {
       await Promise.all([...transports.values()].map((transport) => transport.close()));
@@ -141,7 +146,7 @@ export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: s
 
 const EMPTY = { type: 'object' as const, properties: {} };
 
-function sdkServer(calls: string[], added: object[]): SdkServer {
+function sdkServer(calls: string[], cancelled: string[], added: object[]): SdkServer {
   const server = new SdkServer(
     { name: 'legacy', version: '1.0.0' },
     { capabilities: { tools: {}, resources: {}, logging: {} } },
@@ -154,13 +159,14 @@ function sdkServer(calls: string[], added: object[]): SdkServer {
         inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
         outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       },
-      { name: 'confirm', description: 'Asks the caller to confirm, on the call\'s stream', inputSchema: EMPTY },
+      { name: 'confirm', description: "Asks the caller to confirm, on the call's stream", inputSchema: EMPTY },
       { name: 'summarize', description: "Asks the caller's model for a summary", inputSchema: EMPTY },
       ...(added as Array<{ name: string; inputSchema: { type: 'object' } }>),
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     calls.push(request.params.name);
+    extra.signal.addEventListener('abort', () => cancelled.push(request.params.name));
     if (request.params.name === 'confirm') {
       // A 2025-era server asks on the stream of the call that needs the answer (relatedRequestId).
       await extra.sendNotification({

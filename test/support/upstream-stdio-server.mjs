@@ -32,7 +32,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       { method: 'elicitation/create', params: { message: 'Name?', requestedSchema } },
       ElicitResultSchema,
     );
-    return { content: [{ type: 'text', text: answer.action === 'accept' ? `Hi ${answer.content.name}` : answer.action }] };
+    return {
+      content: [{ type: 'text', text: answer.action === 'accept' ? `Hi ${answer.content.name}` : answer.action }],
+    };
   }
   if (name === 'slow') {
     await new Promise((resolve) => setTimeout(resolve, 60_000));

@@ -1,0 +1,206 @@
+import 'reflect-metadata';
+import type { Client } from '@modelcontextprotocol/client';
+import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
+import { connect, startGateway, textOf, until, type Asked, type Gateway } from '../support/gateway-app.js';
+import {
+  STDIO_UPSTREAM,
+  startLibraryUpstream,
+  startSdkV1Upstream,
+  type RunningUpstream,
+} from '../support/gateway-upstreams.js';
+
+const asked = (): Asked => ({ elicitations: [], samplings: [], logs: [] });
+
+describe("a gateway relays its upstreams' questions and logs to the caller, across the eras", () => {
+  let weather: RunningUpstream;
+  let legacy: Awaited<ReturnType<typeof startSdkV1Upstream>>;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    [weather, legacy] = await Promise.all([startLibraryUpstream(), startSdkV1Upstream()]);
+    gateway = await startGateway(
+      [
+        { prefix: 'weather', url: weather.url },
+        { prefix: 'legacy', url: legacy.url },
+        { prefix: 'files', command: process.execPath, args: [STDIO_UPSTREAM] },
+      ],
+      'express',
+      [],
+    );
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all([weather?.close(), legacy?.close()]);
+  });
+
+  describe.each(['2026', '2025'] as const)('a %s-era client', (era) => {
+    let client: Client;
+    const seen = asked();
+    beforeAll(async () => {
+      client = await connect(gateway.url, era, {}, { name: 'Ada', model: 'Rain on the roof' }, seen);
+    });
+    afterAll(() => client?.close());
+    beforeEach(() => {
+      seen.elicitations.length = 0;
+      seen.samplings.length = 0;
+      seen.logs.length = 0;
+    });
+
+    it("answers a 2026 upstream's input_required round (elicitation) through the gateway", async () => {
+      const result = await client.callTool({ name: 'weather_greet', arguments: {} });
+      expect(textOf(result)).toBe('Hello, Ada');
+      expect(seen.elicitations).toEqual(['Who is asking?']);
+    });
+
+    it("answers a 2026 upstream's sampling request through the gateway", async () => {
+      const result = await client.callTool({ name: 'weather_haiku', arguments: {} });
+      expect(textOf(result)).toBe('The model wrote: Rain on the roof');
+      expect(JSON.stringify(seen.samplings)).toContain('Write a haiku about rain');
+    });
+
+    it("answers a 2025-era upstream's elicitation request, made during the call, and gets its log", async () => {
+      const result = await client.callTool({
+        name: 'legacy_confirm',
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/logLevel': 'info' },
+      });
+      expect(textOf(result)).toBe('Confirmed by Ada');
+      expect(seen.elicitations).toEqual(['Your name, please']);
+      expect(seen.logs).toContainEqual(expect.objectContaining({ level: 'info', data: 'asking for a name' }));
+    });
+
+    it("answers a 2025-era upstream's sampling request", async () => {
+      const result = await client.callTool({ name: 'legacy_summarize', arguments: {} });
+      expect(textOf(result)).toBe('Summary: Rain on the roof');
+    });
+
+    it("answers a stdio upstream's elicitation request", async () => {
+      const result = await client.callTool({ name: 'files_ask', arguments: {} });
+      expect(textOf(result)).toBe('Hi Ada');
+      expect(seen.elicitations).toEqual(['Name?']);
+    });
+
+    it('keeps concurrent calls apart: each caller answers only its own call', async () => {
+      const other = asked();
+      const grace = await connect(gateway.url, era, {}, { name: 'Grace', model: '' }, other);
+      try {
+        const [mine, theirs] = await Promise.all([
+          client.callTool({ name: 'legacy_confirm', arguments: {} }),
+          grace.callTool({ name: 'legacy_confirm', arguments: {} }),
+        ]);
+        expect(textOf(mine)).toBe('Confirmed by Ada');
+        expect(textOf(theirs)).toBe('Confirmed by Grace');
+        expect(other.elicitations).toEqual(['Your name, please']);
+      } finally {
+        await grace.close();
+      }
+    });
+  });
+
+  it('refuses the upstream a question the caller cannot answer, and ends the call with the upstream', async () => {
+    const client = await connect(gateway.url, '2026', {});
+    try {
+      const result = await client.callTool({ name: 'legacy_confirm', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/elicitation\/create/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+type Json = Record<string, any>;
+
+/** A 2026-07-28 request by hand: the official client does not speak the tasks wire yet. */
+async function rpc(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-client', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as Json;
+  if (body.error) throw new Error(JSON.stringify(body.error));
+  return body.result;
+}
+
+describe('a gateway runs a mounted call as a task for a client that declared the tasks extension', () => {
+  const capabilities = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } };
+  let legacy: Awaited<ReturnType<typeof startSdkV1Upstream>>;
+  let weather: RunningUpstream;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    [weather, legacy] = await Promise.all([startLibraryUpstream(), startSdkV1Upstream()]);
+    gateway = await startGateway(
+      [
+        { prefix: 'legacy', url: legacy.url },
+        { prefix: 'weather', url: weather.url },
+      ],
+      'fastify',
+      [],
+    );
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all([weather?.close(), legacy?.close()]);
+  });
+
+  const call = (method: string, params: Json, name: string) => rpc(gateway.url, method, params, name, capabilities);
+
+  it.each(['legacy_confirm', 'weather_greet'])(
+    "%s: the upstream's question waits in the task for tasks/update, and the task completes with its result",
+    async (tool) => {
+      const created = await call('tools/call', { name: tool, arguments: {} }, tool);
+      expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+      const taskId = created.taskId as string;
+      const waiting = await until(async () => {
+        const task = await call('tasks/get', { taskId }, taskId);
+        return task.status === 'input_required' ? task : undefined;
+      }, 'the task asked for input');
+      const [[key, request]] = Object.entries(waiting.inputRequests as Json);
+      expect(request).toMatchObject({ method: 'elicitation/create' });
+      await call(
+        'tasks/update',
+        { taskId, inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } } },
+        taskId,
+      );
+      const done = await until(async () => {
+        const task = await call('tasks/get', { taskId }, taskId);
+        return task.status === 'completed' ? task : undefined;
+      }, 'the task completed');
+      expect(textOf(done.result)).toMatch(/Lin/);
+    },
+  );
+
+  it('cancels the upstream call with tasks/cancel', async () => {
+    legacy.cancelled.length = 0;
+    const created = await call('tools/call', { name: 'legacy_confirm', arguments: {} }, 'legacy_confirm');
+    const taskId = created.taskId as string;
+    await until(async () => {
+      const task = await call('tasks/get', { taskId }, taskId);
+      return task.status === 'input_required' ? task : undefined;
+    }, 'the task asked for input');
+    await call('tasks/cancel', { taskId }, taskId);
+    const task = await call('tasks/get', { taskId }, taskId);
+    expect(task.status).toBe('cancelled');
+    await until(async () => (legacy.cancelled.includes('confirm') ? true : undefined), 'the upstream saw the cancel');
+  });
+});
