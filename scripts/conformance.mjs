@@ -24,6 +24,9 @@
  * `--tasks bullmq` (`npm run test:conformance:bullmq`) starts the fixture as a web instance whose task tools run
  * as BullMQ jobs (`MCP_TASKS=bullmq`, sharing Redis) and a worker process of the same fixture that runs them,
  * and runs the tasks extension step only: every task is queued by one process and run by the other.
+ * `--gateway` (`npm run test:conformance:gateway`) starts the fixture and, in front of it, a gateway app that mounts
+ * it with `prefix: ''` (examples/conformance/gateway.ts), and runs the tools, prompts and resources scenarios of
+ * both revisions through the gateway, each on its own, gated like the extensions (SUCCESS or INFO).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -45,7 +48,8 @@ const PROBE_VERSION = '2026-07-28';
 const tasksAt = process.argv.indexOf('--tasks');
 const queuedTasks = tasksAt >= 0 && process.argv[tasksAt + 1] === 'bullmq';
 // With the tasks on a queue, only the tasks step runs: the requirement sets exercise nothing the queue changes.
-const requirementSets = queuedTasks ? [] : REQUIREMENT_SETS;
+const throughGateway = process.argv.includes('--gateway');
+const requirementSets = queuedTasks || throughGateway ? [] : REQUIREMENT_SETS;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const prefix = join(root, '.conformance');
@@ -359,6 +363,107 @@ function reportExtensionScenarios(results, { label, scenarios, refereeSkips, pas
 }
 // ----- end of the extensions step -----------------------------------------------------------------------------
 
+// ----- through a gateway (--gateway) ------------------------------------------------------------------------------
+// The tools, prompts and resources scenarios of each revision, run one by one against the gateway (the fixture
+// mounted with prefix ''), at that revision: the referee speaks 2026-07-28 or the 2025 era to the gateway, which
+// speaks 2026-07-28 to the fixture, so every input round crosses the eras (2025-era elicitation and sampling
+// requests answered through the fixture's input_required, and the reverse). Left out, as docs/gateway.md says:
+// completion-complete (completions of a mounted prompt or template are not relayed), the tasks extension's
+// scenarios (the gateway runs a mounted call as a task of its own; the fixture's task tools, which require
+// the extension, are not reached as tasks), and the scenarios of the endpoint itself rather than of what it
+// mounts (server-*, dns-rebinding-protection, caching, logging-set-level, ping), which the other runs cover.
+const TOOLS_2026 = [
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+];
+const RESOURCES_PROMPTS = [
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+];
+const GATEWAY_SETS = [
+  {
+    label: 'gateway 2026-07-28',
+    specVersion: '2026-07-28',
+    scenarios: [
+      ...TOOLS_2026,
+      ...RESOURCES_PROMPTS,
+      'sep-2164-resource-not-found',
+      'input-required-result-basic-elicitation',
+      'input-required-result-basic-sampling',
+      'input-required-result-basic-list-roots',
+      'input-required-result-request-state',
+      'input-required-result-multiple-input-requests',
+      'input-required-result-multi-round',
+      'input-required-result-missing-input-response',
+      'input-required-result-non-tool-request',
+      'input-required-result-result-type',
+      'input-required-result-unsupported-methods',
+      'input-required-result-tampered-state',
+      'input-required-result-capability-check',
+      'input-required-result-ignore-extra-params',
+      'input-required-result-validate-input',
+    ],
+    refereeSkips: new Set(),
+    passes: ['SUCCESS', 'INFO'],
+  },
+  {
+    label: 'gateway 2025-11-25',
+    specVersion: '2025-11-25',
+    scenarios: [
+      ...TOOLS_2026,
+      'tools-call-with-logging',
+      'tools-call-sampling',
+      'tools-call-elicitation',
+      'elicitation-sep1034-defaults',
+      'elicitation-sep1330-enums',
+      ...RESOURCES_PROMPTS,
+      'resources-subscribe',
+      'resources-unsubscribe',
+    ],
+    refereeSkips: new Set(),
+    passes: ['SUCCESS', 'INFO'],
+  },
+];
+
+async function runScenariosAt(url, outDir, scenarios, specVersion) {
+  const cli = join(refereeDir, 'dist', 'index.js');
+  for (const scenario of scenarios)
+    await referee([cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', specVersion, '-o', outDir]);
+}
+
+/** The fixture, and the gateway that mounts it (`examples/conformance/gateway.ts`), on free ports. */
+async function startGatewayTarget() {
+  const fixture = await startFixture();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const gateway = spawn(process.execPath, [join(root, 'build', 'examples', 'conformance', 'gateway.js')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), UPSTREAM_URL: fixture.url },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    await waitUntilAnswering(url, gateway);
+  } catch (error) {
+    await Promise.all([stop(gateway), stop(fixture.child)]);
+    throw error;
+  }
+  return { url, stop: () => Promise.all([stop(gateway), stop(fixture.child)]) };
+}
+// ----- end of the gateway step ----------------------------------------------------------------------------------
+
 /** Starts one fixture process on a free port (or PORT) and waits until it answers; `env` adds to the environment. */
 async function startFixture(env = {}, port) {
   port ??= Number(process.env.PORT) || (await freePort());
@@ -427,6 +532,7 @@ async function startQueuedTarget() {
 async function startTarget() {
   if (process.env.MCP_URL) return { url: process.env.MCP_URL, stop: async () => {} };
   if (queuedTasks) return startQueuedTarget();
+  if (throughGateway) return startGatewayTarget();
   const clusterAt = process.argv.indexOf('--cluster');
   if (clusterAt < 0) {
     const fixture = await startFixture();
@@ -471,7 +577,9 @@ async function main() {
   const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
   const outRoot = join(root, 'conformance-results', stamp);
   const extensionDir = (extension) => join(outRoot, extension.label.replace(' ', '-'));
-  for (const extension of EXTENSIONS) mkdirSync(extensionDir(extension), { recursive: true });
+  // Through a gateway, its scenario sets take the extensions' place.
+  const extensions = throughGateway ? GATEWAY_SETS : EXTENSIONS;
+  for (const extension of extensions) mkdirSync(extensionDir(extension), { recursive: true });
 
   const target = await startTarget();
   const statuses = new Map();
@@ -495,8 +603,11 @@ async function main() {
       ];
       statuses.set(requirements, await referee(args));
     }
-    for (const extension of EXTENSIONS)
-      await runExtensionScenarios(target.url, extensionDir(extension), extension.scenarios);
+    for (const extension of extensions) {
+      if (extension.specVersion)
+        await runScenariosAt(target.url, extensionDir(extension), extension.scenarios, extension.specVersion);
+      else await runExtensionScenarios(target.url, extensionDir(extension), extension.scenarios);
+    }
   } finally {
     await target.stop();
   }
@@ -521,18 +632,20 @@ async function main() {
     passed += result.passed;
     failed += result.failed;
   }
-  for (const extension of EXTENSIONS) {
+  for (const extension of extensions) {
     const dir = extensionDir(extension);
     const verdict = reportExtensionScenarios(readResults(dir), extension);
     writeFileSync(join(dir, 'summary.md'), `${verdict.table}\n\n${verdict.summary}\n`);
     console.log(
-      `\n## ${extension.label} (${EXTENSIONS_SPEC_VERSION}, forced)\n\n${verdict.table}\n\n${verdict.summary}\nResults: ${dir}`,
+      `\n## ${extension.label} (${extension.specVersion ?? `${EXTENSIONS_SPEC_VERSION}, forced`})\n\n${verdict.table}\n\n${verdict.summary}\nResults: ${dir}`,
     );
     failures.push(...verdict.failures.map((f) => `${extension.label}: ${f}`));
     passed += verdict.passed;
     failed += verdict.failed;
   }
-  const closing = `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks and skills extensions)`;
+  const closing = throughGateway
+    ? `Scenarios: ${passed} passed, ${failed} failed (tools, prompts and resources of ${REQUIREMENT_SETS.join(' and ')}, through a gateway)`
+    : `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks and skills extensions)`;
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
     console.log(closing);

@@ -1,9 +1,6 @@
 import type {
-  CallToolResult,
-  GetPromptResult,
   JsonSchema,
   PromptDefinition,
-  ReadResourceResult,
   ResourceDefinition,
   ResourceTemplateDefinition,
   ToolDefinition,
@@ -43,18 +40,16 @@ export interface UpstreamClient {
     params?: undefined,
     options?: CacheOptions,
   ): Promise<{ resourceTemplates: ResourceTemplateDefinition[] }>;
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    options?: UpstreamRequestOptions,
-  ): Promise<CallToolResult>;
-  getPrompt(
-    params: { name: string; arguments?: Record<string, string>; _meta?: Record<string, unknown> },
-    options?: UpstreamRequestOptions,
-  ): Promise<GetPromptResult>;
-  readResource(
-    params: { uri: string; _meta?: Record<string, unknown> },
-    options?: UpstreamRequestOptions & { cacheMode?: string },
-  ): Promise<ReadResourceResult>;
+  /** Which era the connection speaks: `modern` is 2026-07-28. */
+  getProtocolEra(): 'legacy' | 'modern' | undefined;
+  /**
+   * A request of a spec method, its result validated by the SDK; with `allowInputRequired`, a 2026-07-28
+   * upstream's `input_required` is handed back rather than fulfilled by the client.
+   */
+  request(
+    request: { method: string; params: Record<string, unknown> },
+    options: UpstreamRequestOptions & { allowInputRequired?: boolean },
+  ): Promise<unknown>;
 }
 
 type ListChanged = { autoRefresh: boolean; onChanged: () => void };

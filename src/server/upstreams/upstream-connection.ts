@@ -6,7 +6,7 @@ import { optionalImport } from '../schema/optional-import.js';
 import { isStdioUpstream, upstreamLabel, type McpUpstreamCaller, type McpUpstreamOptions } from './upstream-options.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { UpstreamClient, UpstreamClientModule, UpstreamStdioModule } from './upstream-client.js';
-import type { UpstreamRelay } from './upstream-relay.js';
+import type { RelaySink } from './upstream-relay.js';
 
 /** The first restarts come quickly; none waits longer than this, so a server back up serves within 30 s. */
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000];
@@ -25,7 +25,7 @@ const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/li
 /** Who a request to the upstream is made for, and the mounted call it belongs to (none for the lists). */
 interface InFlight {
   caller: McpUpstreamCaller;
-  relay?: UpstreamRelay<unknown>;
+  relay?: RelaySink;
 }
 
 export interface UpstreamConnectionEvents {
@@ -48,7 +48,7 @@ export class UpstreamConnection {
   private closed = false;
   private readonly inFlight = new AsyncLocalStorage<InFlight>();
   /** The mounted calls waiting for the upstream's answer now. */
-  private readonly relays = new Set<UpstreamRelay<unknown>>();
+  private readonly relays = new Set<RelaySink>();
   readonly label: string;
 
   constructor(
@@ -70,7 +70,7 @@ export class UpstreamConnection {
    * Runs `request` with the headers `caller` is given by the entry; what the upstream sends on the request's
    * own stream (its requests for input, its logs) goes to `relay`.
    */
-  async as<T>(caller: McpUpstreamCaller, relay: UpstreamRelay<unknown> | undefined, request: () => Promise<T>) {
+  async as<T>(caller: McpUpstreamCaller, relay: RelaySink | undefined, request: () => Promise<T>) {
     if (!relay) return this.inFlight.run({ caller }, request);
     this.relays.add(relay);
     try {
@@ -86,7 +86,7 @@ export class UpstreamConnection {
    * everything, a server may use its standalone stream) can only be the only call in flight, and a request for
    * input may be taken as such; a log may not, lest one caller read what was meant for another.
    */
-  private relayOf(message: 'request' | 'log'): UpstreamRelay<unknown> | undefined {
+  private relayOf(message: 'request' | 'log'): RelaySink | undefined {
     const own = this.inFlight.getStore()?.relay;
     if (own || message === 'log') return own;
     return this.relays.size === 1 ? this.relays.values().next().value : undefined;
@@ -108,6 +108,11 @@ export class UpstreamConnection {
       const { level, data, logger } = notification.params;
       this.relayOf('log')?.log(level, data, logger);
     });
+  }
+
+  /** The era the upstream speaks, once connected. */
+  era(): 'legacy' | 'modern' | undefined {
+    return this.client?.getProtocolEra();
   }
 
   /** The first connection: start-up waits for it (and fails with it), later ones run in the background. */

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { CallToolResult } from '../../protocol/mcp-types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { DUPLICATE_UPSTREAM_PREFIX, UPSTREAM_CLASH } from '../errors/configuration-messages.js';
 import { InputRequired } from '../input-required.js';
@@ -12,8 +12,8 @@ import { listingOf, type MountedItem, type UpstreamListing } from './upstream-li
 import type { McpUpstreamCaller, McpUpstreamOptions } from './upstream-options.js';
 import type { UpstreamRegistrar } from './upstream-registrar.js';
 import { ParkedCalls } from './parked-calls.js';
-import { UpstreamRelay, type RelayState } from './upstream-relay.js';
-import type { UpstreamClient, UpstreamRequestOptions } from './upstream-client.js';
+import { contextSink, UpstreamRelay, type RelaySink, type RelayState } from './upstream-relay.js';
+import { forwardedCapabilities, modernRounds } from './modern-rounds.js';
 
 const DEFAULT_LIST_TTL_MS = 300_000;
 
@@ -205,49 +205,60 @@ export class UpstreamGateway {
   private async callTool(mounted: Mounted, name: string, args: unknown, ctx: McpContext): Promise<CallToolResult> {
     await mounted.mount.gate?.(ctx, 'tool');
     try {
-      return await this.relayed(mounted, ctx, (client, options) =>
-        client.callTool({ name, arguments: args as Record<string, unknown>, ...logMeta(ctx) }, options),
-      );
+      return (await this.relayed(mounted, ctx, 'tools/call', { name, arguments: args })) as CallToolResult;
     } catch (error) {
-      // A round that asks the caller for input, or a gateway too busy to keep the call open, is the kernel's.
+      // A round that asks the caller for input, or a gateway too busy to keep the call open, is the kernel's;
+      // the upstream's protocol error (a capability the caller lacks, bad params) is the caller's.
       if (error instanceof InputRequired || error instanceof McpError) throw error;
+      if (error instanceof UpstreamFailure && error.code !== undefined) asProtocolError(error);
       return { isError: true, content: [{ type: 'text', text: `Error: ${(error as Error).message}` }] };
     }
   }
 
   private async getPrompt(mounted: Mounted, name: string, args: Record<string, string>, ctx: McpContext) {
     await mounted.mount.gate?.(ctx, 'prompt');
-    return this.relayed(mounted, ctx, (client, options) =>
-      client.getPrompt({ name, arguments: args, ...logMeta(ctx) }, options),
-    ).catch(asProtocolError);
+    const params = { name, arguments: args };
+    return (await this.relayed(mounted, ctx, 'prompts/get', params).catch(asProtocolError)) as GetPromptResult;
   }
 
   private async readResource(mounted: Mounted, uri: string, ctx: McpContext) {
     await mounted.mount.gate?.(ctx, 'resource');
-    // Never from the client's response cache: one caller's private resource is not another's.
-    return this.relayed(mounted, ctx, (client, options) =>
-      client.readResource({ uri, ...logMeta(ctx) }, { ...options, cacheMode: 'bypass' }),
-    ).catch(asProtocolError);
+    // A request of its own, never the client's response cache: one caller's private resource is not another's.
+    return (await this.relayed(mounted, ctx, 'resources/read', { uri }).catch(asProtocolError)) as ReadResourceResult;
   }
 
   /**
-   * One round of a mounted call: the first starts the upstream request, a retry continues the parked one its
-   * signed state names. When the upstream asks for input the call is parked, its id sealed into the round's
-   * state, and the round ends with the questions, as a local tool's does.
+   * One round of a mounted call. To a 2026-07-28 upstream, statelessly (`modernRounds`). To a 2025-era one,
+   * whose requests for input come during the call: the first round starts the upstream request, a retry
+   * continues the parked one its signed state names, and when the upstream asks, the call is parked, its id
+   * sealed into the round's state, and the round ends with the questions, as a local tool's does.
    */
-  private async relayed<T>(mounted: Mounted, ctx: McpContext, request: UpstreamRequest<T>): Promise<T> {
+  private async relayed(mounted: Mounted, ctx: McpContext, method: string, params: Params): Promise<unknown> {
+    const { connection } = mounted;
     const id = (ctx.state as Partial<RelayState> | undefined)?.upstreamCall;
-    let relay: UpstreamRelay<T>;
+    if (typeof id !== 'string' && connection.era() === 'modern') {
+      const sink: RelaySink = { ask: () => Promise.reject(new Error('not during a call')), ...contextSink(ctx) };
+      const capabilities = forwardedCapabilities(ctx);
+      return modernRounds(ctx, (round) =>
+        this.upstream(mounted, ctx, sink, ctx.signal, method, {
+          ...params,
+          ...round,
+          _meta: { ...logMeta(ctx), ...(capabilities ? { [CAPABILITIES]: capabilities } : {}) },
+        }),
+      );
+    }
+    let relay: UpstreamRelay<unknown>;
     if (typeof id === 'string') {
-      const parked = this.parked.take(id) as UpstreamRelay<T> | undefined;
+      const parked = this.parked.take(id);
       if (!parked)
         throw new UpstreamFailure(
-          `upstream ${mounted.connection.label}: the call this answer was for is no longer waiting (it timed out, or another instance holds it); call again`,
+          `upstream ${connection.label}: the call this answer was for is no longer waiting (it timed out, or another instance holds it); call again`,
           undefined,
         );
       relay = parked;
     } else {
-      relay = new UpstreamRelay<T>(ctx, (own) => this.upstream(mounted, ctx, own, request));
+      const request = { ...params, _meta: logMeta(ctx) };
+      relay = new UpstreamRelay(ctx, (own) => this.upstream(mounted, ctx, own, own.abort.signal, method, request));
     }
     try {
       return await relay.round(ctx);
@@ -255,37 +266,43 @@ export class UpstreamGateway {
       if (!(error instanceof InputRequired)) throw error;
       const timeout = mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
       const caller = callerSourceOf(ctx)?.callerKey().caller;
-      const state: RelayState = { upstreamCall: this.parked.park(relay as UpstreamRelay<unknown>, caller, timeout) };
+      const state: RelayState = { upstreamCall: this.parked.park(relay, caller, timeout) };
       throw new InputRequired(error.requests, { state });
     }
   }
 
   /**
-   * One request to the upstream, for the caller of `ctx`, within the entry's timeout (the relay's signal ends
-   * it when the caller goes away). A failure is rethrown naming the upstream; one that is not the upstream's
-   * answer (the connection broke, the session is gone) also has the connection made again.
+   * One request to the upstream, for the caller of `ctx`, within the entry's timeout, ended by `signal`. What
+   * the upstream sends on the request's stream goes to `sink`. A failure is rethrown naming the upstream; one
+   * that is not the upstream's answer (the connection broke, the session is gone) also has the connection made
+   * again.
    */
-  private async upstream<T>(
+  private async upstream(
     mounted: Mounted,
     ctx: McpContext,
-    relay: UpstreamRelay<T>,
-    request: UpstreamRequest<T>,
-  ): Promise<T> {
+    sink: RelaySink,
+    signal: AbortSignal,
+    method: string,
+    params: Params,
+  ): Promise<unknown> {
     const { connection } = mounted;
     const caller: McpUpstreamCaller = {
       principal: ctx.principal,
       httpRequest: ctx.httpRequest,
       clientInfo: ctx.clientInfo,
     };
-    const signal = relay.abort.signal;
     try {
       const client = await connection.connected();
-      return await connection.as(caller, relay as UpstreamRelay<unknown>, () =>
-        request(client, {
-          signal,
-          timeout: mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-          onprogress: (progress) => relay.progress(progress),
-        }),
+      return await connection.as(caller, sink, () =>
+        client.request(
+          { method, params },
+          {
+            signal,
+            timeout: mounted.mount.options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+            onprogress: (progress) => sink.progress(progress),
+            allowInputRequired: true,
+          },
+        ),
       );
     } catch (error) {
       const code = (error as { code?: unknown }).code;
@@ -294,29 +311,39 @@ export class UpstreamGateway {
       const message = (error as Error).message.startsWith(`upstream ${connection.label}`)
         ? (error as Error).message
         : `upstream ${connection.label} failed: ${(error as Error).message}`;
-      throw new UpstreamFailure(message, answered ? (code as number) : undefined);
+      throw new UpstreamFailure(message, answered ? (code as number) : undefined, (error as { data?: unknown }).data);
     }
   }
 }
 
-type UpstreamRequest<T> = (client: UpstreamClient, options: UpstreamRequestOptions) => Promise<T>;
+type Params = Record<string, unknown>;
+
+const CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** Asks a 2026-07-28 upstream for the logs its caller asked for (a 2025-era one sends them unasked). */
-function logMeta(ctx: McpContext): { _meta?: Record<string, unknown> } {
-  return ctx.logLevel === undefined ? {} : { _meta: { 'io.modelcontextprotocol/logLevel': ctx.logLevel } };
+function logMeta(ctx: McpContext): Record<string, unknown> {
+  return ctx.logLevel === undefined ? {} : { 'io.modelcontextprotocol/logLevel': ctx.logLevel };
 }
 
 class UpstreamFailure extends Error {
   constructor(
     message: string,
     readonly code: number | undefined,
+    readonly data?: unknown,
   ) {
     super(message);
   }
 }
 
-/** A prompt's or resource's failure: the upstream's own error code when it answered, else an internal error. */
+/**
+ * A failure as a JSON-RPC error: the upstream's own code and data when it answered with an error, else an
+ * internal error.
+ */
 function asProtocolError(error: unknown): never {
   if (!(error instanceof UpstreamFailure)) throw error;
-  throw new McpError(error.code ?? ErrorCode.InternalError, error.message);
+  throw new McpError(
+    error.code ?? ErrorCode.InternalError,
+    error.message,
+    error.code === undefined ? undefined : error.data,
+  );
 }

@@ -8,6 +8,21 @@ export interface RelayState {
   upstreamCall: string;
 }
 
+/** Where what an upstream sends during a call goes: its requests for input, its logs, its progress. */
+export interface RelaySink {
+  ask(request: InputRequest): Promise<InputResponse>;
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  progress(update: ProgressUpdate): void;
+}
+
+/** A call's logs and progress, to the caller of `context`. */
+export function contextSink(context: McpContext): Omit<RelaySink, 'ask'> {
+  return {
+    log: (level, data, logger) => context.log(level, data, logger),
+    progress: (update) => context.reportProgress(update),
+  };
+}
+
 interface Ask {
   request: InputRequest;
   answer(result: InputResponse): void;
@@ -27,7 +42,7 @@ const KEY_PREFIX: Record<InputRequest['method'], string> = {
  * they wait for `tasks/update`; otherwise the round ends with `input_required` (which the 2025-era leg turns
  * into requests on the caller's stream), the upstream call stays open, parked, and the retry answers it.
  */
-export class UpstreamRelay<T> {
+export class UpstreamRelay<T> implements RelaySink {
   private context: McpContext;
   private readonly asks = new Map<string, Ask>();
   private wake: (() => void) | undefined;
