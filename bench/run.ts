@@ -21,6 +21,7 @@ import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 import { measureRouteTools } from './route-tools.js';
+import { measureGateway } from './gateway.js';
 import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
 import { measureArgumentShape, printArgumentShape } from './os/argument-shape.js';
 import { measureSessionMemory, printSessionMemory } from './os/session-memory.js';
@@ -555,6 +556,15 @@ async function main(): Promise<void> {
         `${fmt(r.plainToolMs, 3)} (${fmt(r.plainToolCpuUs)}) | ${fmt(r.routeToolCpuUs - r.plainToolCpuUs)} |`,
     );
   }
+
+  const mounted = await measureGateway(SMOKE);
+  console.log(
+    `\nGateway (Nest + Fastify, a tools/call through a gateway mounting a server of this library, against the same ` +
+      `call made to that server directly; one request at a time, interleaved, client, gateway and upstream in the bench process): ` +
+      `mounted ${fmt(mounted.mountedMs, 3)} ms (CPU ${fmt(mounted.mountedCpuUs)} µs), direct ${fmt(mounted.directMs, 3)} ms ` +
+      `(CPU ${fmt(mounted.directCpuUs)} µs): ×${fmt(mounted.mountedMs / mounted.directMs, 2)} by time, ` +
+      `×${fmt(mounted.mountedCpuUs / mounted.directCpuUs, 2)} by CPU`,
+  );
 
   const inputRounds = await measureInputRounds(SMOKE);
   console.log(

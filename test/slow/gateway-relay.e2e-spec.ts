@@ -111,8 +111,8 @@ describe("a gateway relays its upstreams' questions and logs to the caller, acro
 
 type Json = Record<string, any>;
 
-/** A 2026-07-28 request by hand: the official client does not speak the tasks wire yet. */
-async function rpc(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
+/** A 2026-07-28 request by hand (the official client does not speak the tasks wire yet): its JSON-RPC answer. */
+async function send(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -136,11 +136,65 @@ async function rpc(url: string, method: string, params: Json, name: string, capa
       },
     }),
   });
-  expect(response.status).toBe(200);
-  const body = (await response.json()) as Json;
+  return { status: response.status, ...((await response.json()) as Json) };
+}
+
+/** The result of a 2026-07-28 request by hand; an error answer fails. */
+async function rpc(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
+  const body = await send(url, method, params, name, capabilities);
   if (body.error) throw new Error(JSON.stringify(body.error));
+  expect(body.status).toBe(200);
   return body.result;
 }
+
+describe("a gateway passes a 2026-07-28 upstream's input rounds through without keeping them", () => {
+  const secret = 'a-request-state-secret-shared-by-both-gateways-0123456789';
+  let weather: RunningUpstream;
+  let first: Gateway;
+  let second: Gateway;
+  beforeAll(async () => {
+    weather = await startLibraryUpstream();
+    const options = { requestState: { secret } };
+    [first, second] = await Promise.all([
+      startGateway([{ prefix: 'weather', url: weather.url }], 'express', [], options),
+      startGateway([{ prefix: 'weather', url: weather.url }], 'fastify', [], options),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+    await weather?.close();
+  });
+
+  it("asks the upstream's question under the upstream's key, and a retry on another instance completes the call", async () => {
+    const caller = { elicitation: { form: {} } };
+    const round = await rpc(first.url, 'tools/call', { name: 'weather_greet', arguments: {} }, 'weather_greet', caller);
+    expect(round.resultType).toBe('input_required');
+    expect(Object.keys(round.inputRequests)).toEqual(['elicit_0']);
+    expect(round.inputRequests.elicit_0).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Who is asking?' },
+    });
+    const retry = {
+      name: 'weather_greet',
+      arguments: {},
+      inputResponses: { elicit_0: { action: 'accept', content: { name: 'Kay' } } },
+      requestState: round.requestState,
+    };
+    const done = await rpc(second.url, 'tools/call', retry, 'weather_greet', caller);
+    expect(textOf(done)).toBe('Hello, Kay');
+  });
+
+  it("tells the upstream what the caller can answer: a caller without elicitation gets the upstream's -32021", async () => {
+    const answer = await send(first.url, 'tools/call', { name: 'weather_greet', arguments: {} }, 'weather_greet', {
+      sampling: {},
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
+  });
+});
 
 describe('a gateway runs a mounted call as a task for a client that declared the tasks extension', () => {
   const capabilities = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } };

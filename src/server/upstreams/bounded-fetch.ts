@@ -13,11 +13,15 @@ export function boundedFetch(
     for (const [name, value] of Object.entries(await headersFor())) headers.set(name, value);
     const response = await fetch(input, { ...init, headers });
     if (!response.body) return response;
-    const declared = Number(response.headers.get('content-length') ?? 0);
+    const length = response.headers.get('content-length');
+    const declared = Number(length ?? 0);
     if (declared > maxBytes) {
       await response.body.cancel();
       throw tooLarge(label, maxBytes);
     }
+    // A declared length is held to by fetch itself (a longer body is an error), so only a body without one (a
+    // stream) is counted as it arrives: the counting stream costs more than a small call's whole answer.
+    if (length !== null && !response.headers.has('content-encoding')) return response;
     let seen = 0;
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({

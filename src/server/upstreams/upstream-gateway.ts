@@ -30,6 +30,9 @@ const KEEPS_CONNECTION = new Set<unknown>([
   'CAPABILITY_NOT_SUPPORTED',
 ]);
 
+/** An upstream's JSON-RPC errors to a tool call that say the caller's request was at fault: passed through. */
+const CALLERS_FAULT = new Set<unknown>([ErrorCode.InvalidParams, ErrorCode.MissingRequiredClientCapability]);
+
 /** Runs before every mounted call of one upstream; throws the refusal (an `McpError`, a `ToolError`). */
 export type UpstreamGate = (context: McpContext, kind: 'tool' | 'prompt' | 'resource') => Promise<void>;
 
@@ -208,9 +211,10 @@ export class UpstreamGateway {
       return (await this.relayed(mounted, ctx, 'tools/call', { name, arguments: args })) as CallToolResult;
     } catch (error) {
       // A round that asks the caller for input, or a gateway too busy to keep the call open, is the kernel's;
-      // the upstream's protocol error (a capability the caller lacks, bad params) is the caller's.
+      // an upstream's refusal of the caller's request (a capability it lacks, bad params) is the caller's; any
+      // other failure is the tool's, an error result the model can read.
       if (error instanceof InputRequired || error instanceof McpError) throw error;
-      if (error instanceof UpstreamFailure && error.code !== undefined) asProtocolError(error);
+      if (error instanceof UpstreamFailure && CALLERS_FAULT.has(error.code)) asProtocolError(error);
       return { isError: true, content: [{ type: 'text', text: `Error: ${(error as Error).message}` }] };
     }
   }
