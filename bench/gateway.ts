@@ -3,6 +3,7 @@ import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { McpModule, Tool } from '../src/index.js';
 import { PROTOCOL_VERSION } from './fixtures.js';
 import { createNestApp } from './servers/nest-app.js';
+import { timeInterleaved } from './interleaved.js';
 
 @Injectable()
 class UpstreamTools {
@@ -63,25 +64,12 @@ export async function measureGateway(smoke: boolean): Promise<GatewayFigures> {
     await gateway.listen(0, '127.0.0.1');
     const gatewayUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/mcp`;
     const kinds = { mounted: call(gatewayUrl, 'up_lookup'), direct: call(upstreamUrl, 'lookup') };
-    const runs = smoke ? 20 : 1000;
-    for (let i = 0; i < runs / 10; i++) for (const run of Object.values(kinds)) await run();
-    const wall: Record<keyof typeof kinds, number[]> = { mounted: [], direct: [] };
-    const cpu: Record<keyof typeof kinds, number> = { mounted: 0, direct: 0 };
-    for (let i = 0; i < runs; i++) {
-      for (const [kind, run] of Object.entries(kinds) as Array<[keyof typeof kinds, () => Promise<void>]>) {
-        const started = process.hrtime.bigint();
-        const usage = process.cpuUsage();
-        await run();
-        const spent = process.cpuUsage(usage);
-        wall[kind].push(Number(process.hrtime.bigint() - started) / 1e6);
-        cpu[kind] += spent.user + spent.system;
-      }
-    }
+    const figures = await timeInterleaved(kinds, smoke ? 20 : 1000);
     return {
-      mountedMs: median(wall.mounted),
-      directMs: median(wall.direct),
-      mountedCpuUs: cpu.mounted / runs,
-      directCpuUs: cpu.direct / runs,
+      mountedMs: figures.mounted.ms,
+      directMs: figures.direct.ms,
+      mountedCpuUs: figures.mounted.cpuUs,
+      directCpuUs: figures.direct.cpuUs,
     };
   } finally {
     await gateway.close();
@@ -116,9 +104,4 @@ function call(url: string, name: string): () => Promise<void> {
     const json = (await response.json()) as { result?: { structuredContent?: { id?: number } } };
     if (json.result?.structuredContent?.id !== 12) throw new Error(`${name} answered ${JSON.stringify(json)}`);
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }

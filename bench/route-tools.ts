@@ -3,6 +3,7 @@ import { Controller, Get, Injectable, Module, Param, ParseIntPipe, Query } from 
 import { McpModule, RouteTool, Tool } from '../src/index.js';
 import { PROTOCOL_VERSION } from './fixtures.js';
 import { createNestApp, type AdapterName } from './servers/nest-app.js';
+import { timeInterleaved } from './interleaved.js';
 
 /** The same small lookup three ways: a REST route, that route as a route tool, and a plain `@Tool`. */
 function lookup(id: number, expand?: string): Record<string, unknown> {
@@ -98,35 +99,17 @@ export async function measureRouteTools(adapter: AdapterName, smoke: boolean): P
   };
   const kinds = { routeTool: mcpCall('route_lookup'), httpRoute, plainTool: mcpCall('plain_lookup') };
   try {
-    const runs = smoke ? 20 : 1000;
-    for (let i = 0; i < runs / 10; i++) for (const run of Object.values(kinds)) await run();
-    const wall: Record<keyof typeof kinds, number[]> = { routeTool: [], httpRoute: [], plainTool: [] };
-    const cpu: Record<keyof typeof kinds, number> = { routeTool: 0, httpRoute: 0, plainTool: 0 };
-    for (let i = 0; i < runs; i++) {
-      for (const [kind, run] of Object.entries(kinds) as Array<[keyof typeof kinds, () => Promise<void>]>) {
-        const started = process.hrtime.bigint();
-        const usage = process.cpuUsage();
-        await run();
-        const spent = process.cpuUsage(usage);
-        wall[kind].push(Number(process.hrtime.bigint() - started) / 1e6);
-        cpu[kind] += spent.user + spent.system;
-      }
-    }
+    const figures = await timeInterleaved(kinds, smoke ? 20 : 1000);
     return {
       adapter,
-      routeToolMs: median(wall.routeTool),
-      httpRouteMs: median(wall.httpRoute),
-      plainToolMs: median(wall.plainTool),
-      routeToolCpuUs: cpu.routeTool / runs,
-      httpRouteCpuUs: cpu.httpRoute / runs,
-      plainToolCpuUs: cpu.plainTool / runs,
+      routeToolMs: figures.routeTool.ms,
+      httpRouteMs: figures.httpRoute.ms,
+      plainToolMs: figures.plainTool.ms,
+      routeToolCpuUs: figures.routeTool.cpuUs,
+      httpRouteCpuUs: figures.httpRoute.cpuUs,
+      plainToolCpuUs: figures.plainTool.cpuUs,
     };
   } finally {
     await app.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }

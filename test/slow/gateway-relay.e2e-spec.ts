@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Client } from '@modelcontextprotocol/client';
 import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { connect, startGateway, textOf, until, type Asked, type Gateway } from '../support/gateway-app.js';
 import {
   STDIO_UPSTREAM,
@@ -111,37 +112,19 @@ describe("a gateway relays its upstreams' questions and logs to the caller, acro
 
 type Json = Record<string, any>;
 
-/** A 2026-07-28 request by hand (the official client does not speak the tasks wire yet): its JSON-RPC answer. */
-async function send(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-client', version: '1.0.0' },
-        },
-      },
-    }),
-  });
+/**
+ * A 2026-07-28 request by hand, built by the testing kit (the official client does not speak the tasks wire
+ * yet): its status and JSON-RPC answer.
+ */
+async function send(url: string, method: string, params: Json, capabilities: Json): Promise<Json> {
+  const body = mcpMessage(method, params, { clientCapabilities: capabilities });
+  const response = await fetch(url, { method: 'POST', headers: mcpHeaders(body), body: JSON.stringify(body) });
   return { status: response.status, ...((await response.json()) as Json) };
 }
 
 /** The result of a 2026-07-28 request by hand; an error answer fails. */
-async function rpc(url: string, method: string, params: Json, name: string, capabilities: Json): Promise<Json> {
-  const body = await send(url, method, params, name, capabilities);
+async function rpc(url: string, method: string, params: Json, capabilities: Json): Promise<Json> {
+  const body = await send(url, method, params, capabilities);
   if (body.error) throw new Error(JSON.stringify(body.error));
   expect(body.status).toBe(200);
   return body.result;
@@ -167,7 +150,7 @@ describe("a gateway passes a 2026-07-28 upstream's input rounds through without 
 
   it("asks the upstream's question under the upstream's key, and a retry on another instance completes the call", async () => {
     const caller = { elicitation: { form: {} } };
-    const round = await rpc(first.url, 'tools/call', { name: 'weather_greet', arguments: {} }, 'weather_greet', caller);
+    const round = await rpc(first.url, 'tools/call', { name: 'weather_greet', arguments: {} }, caller);
     expect(round.resultType).toBe('input_required');
     expect(Object.keys(round.inputRequests)).toEqual(['elicit_0']);
     expect(round.inputRequests.elicit_0).toMatchObject({
@@ -180,14 +163,19 @@ describe("a gateway passes a 2026-07-28 upstream's input rounds through without 
       inputResponses: { elicit_0: { action: 'accept', content: { name: 'Kay' } } },
       requestState: round.requestState,
     };
-    const done = await rpc(second.url, 'tools/call', retry, 'weather_greet', caller);
+    const done = await rpc(second.url, 'tools/call', retry, caller);
     expect(textOf(done)).toBe('Hello, Kay');
   });
 
   it("tells the upstream what the caller can answer: a caller without elicitation gets the upstream's -32021", async () => {
-    const answer = await send(first.url, 'tools/call', { name: 'weather_greet', arguments: {} }, 'weather_greet', {
-      sampling: {},
-    });
+    const answer = await send(
+      first.url,
+      'tools/call',
+      { name: 'weather_greet', arguments: {} },
+      {
+        sampling: {},
+      },
+    );
     expect(answer.status).toBe(400);
     expect(answer.error).toMatchObject({
       code: -32021,
@@ -217,27 +205,23 @@ describe('a gateway runs a mounted call as a task for a client that declared the
     await Promise.all([weather?.close(), legacy?.close()]);
   });
 
-  const call = (method: string, params: Json, name: string) => rpc(gateway.url, method, params, name, capabilities);
+  const call = (method: string, params: Json) => rpc(gateway.url, method, params, capabilities);
 
   it.each(['legacy_confirm', 'weather_greet'])(
     "%s: the upstream's question waits in the task for tasks/update, and the task completes with its result",
     async (tool) => {
-      const created = await call('tools/call', { name: tool, arguments: {} }, tool);
+      const created = await call('tools/call', { name: tool, arguments: {} });
       expect(created).toMatchObject({ resultType: 'task', status: 'working' });
       const taskId = created.taskId as string;
       const waiting = await until(async () => {
-        const task = await call('tasks/get', { taskId }, taskId);
+        const task = await call('tasks/get', { taskId });
         return task.status === 'input_required' ? task : undefined;
       }, 'the task asked for input');
       const [[key, request]] = Object.entries(waiting.inputRequests as Json);
       expect(request).toMatchObject({ method: 'elicitation/create' });
-      await call(
-        'tasks/update',
-        { taskId, inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } } },
-        taskId,
-      );
+      await call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } } });
       const done = await until(async () => {
-        const task = await call('tasks/get', { taskId }, taskId);
+        const task = await call('tasks/get', { taskId });
         return task.status === 'completed' ? task : undefined;
       }, 'the task completed');
       expect(textOf(done.result)).toMatch(/Lin/);
@@ -246,14 +230,14 @@ describe('a gateway runs a mounted call as a task for a client that declared the
 
   it('cancels the upstream call with tasks/cancel', async () => {
     legacy.cancelled.length = 0;
-    const created = await call('tools/call', { name: 'legacy_confirm', arguments: {} }, 'legacy_confirm');
+    const created = await call('tools/call', { name: 'legacy_confirm', arguments: {} });
     const taskId = created.taskId as string;
     await until(async () => {
-      const task = await call('tasks/get', { taskId }, taskId);
+      const task = await call('tasks/get', { taskId });
       return task.status === 'input_required' ? task : undefined;
     }, 'the task asked for input');
-    await call('tasks/cancel', { taskId }, taskId);
-    const task = await call('tasks/get', { taskId }, taskId);
+    await call('tasks/cancel', { taskId });
+    const task = await call('tasks/get', { taskId });
     expect(task.status).toBe('cancelled');
     await until(async () => (legacy.cancelled.includes('confirm') ? true : undefined), 'the upstream saw the cancel');
   });

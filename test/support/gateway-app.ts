@@ -1,14 +1,12 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
+import type { Provider } from '@nestjs/common';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from 'mcp-sdk-v1/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from 'mcp-sdk-v1/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from 'mcp-sdk-v1/types.js';
 import { McpModule, type McpModuleOptions } from '../../src/index.js';
 import type { McpModuleUpstream } from '../../src/nest/upstreams/upstream-options.interface.js';
-import type { HttpAdapterName } from './create-app.js';
+import { createApp, type HttpAdapterName } from './create-app.js';
 import { closeListening, listenOnLoopback } from './sse-client.js';
 
 export interface Gateway {
@@ -23,22 +21,14 @@ export async function startGateway(
   providers: Function[],
   options: Partial<McpModuleOptions> = {},
 ): Promise<Gateway> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      McpModule.forRoot({
-        name: 'gateway',
-        version: '1.0.0',
-        upstreams,
-        observability: { logFailedCalls: false },
-        ...options,
-      }),
-    ],
-    providers: providers as never[],
-  }).compile();
-  const app: INestApplication =
-    adapter === 'fastify'
-      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-      : moduleRef.createNestApplication({ logger: false });
+  const mcp = McpModule.forRoot({
+    name: 'gateway',
+    version: '1.0.0',
+    upstreams,
+    observability: { logFailedCalls: false },
+    ...options,
+  });
+  const app = await createApp([mcp], providers as Provider[], adapter);
   const url = await listenOnLoopback(app);
   return { url, close: () => closeListening(app) };
 }

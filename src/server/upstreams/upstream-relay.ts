@@ -35,12 +35,12 @@ const KEY_PREFIX: Record<InputRequest['method'], string> = {
 };
 
 /**
- * One mounted call in flight to an upstream, and what the upstream asks of the caller during it: its progress
- * and logs go to the caller's current round, and its requests for input (a 2025-era server's
- * `elicitation/create` or `sampling/createMessage`, or the embedded requests of a 2026-07-28 server's
- * `input_required`) are asked of the caller as a local tool asks, through the kernel's input rounds: in a task
- * they wait for `tasks/update`; otherwise the round ends with `input_required` (which the 2025-era leg turns
- * into requests on the caller's stream), the upstream call stays open, parked, and the retry answers it.
+ * One mounted call in flight to a 2025-era upstream, and what the upstream asks of the caller during it: its
+ * progress and logs go to the caller's current round, and its requests for input (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`, sent while the call runs) are asked of the caller as a local tool
+ * asks, through the kernel's input rounds: in a task they wait for `tasks/update`; otherwise the round ends with
+ * `input_required` (which the 2025-era leg turns into requests on the caller's stream), the upstream call stays
+ * open, parked, and the retry answers it. (A 2026-07-28 upstream asks in its result instead: `modernRounds`.)
  */
 export class UpstreamRelay<T> implements RelaySink {
   private context: McpContext;
@@ -57,10 +57,6 @@ export class UpstreamRelay<T> implements RelaySink {
       (value) => this.settle({ value }),
       (error: unknown) => this.settle({ error }),
     );
-  }
-
-  get settled(): boolean {
-    return this.outcome !== undefined;
   }
 
   /** The upstream asks for input: the caller is asked in the current round, if it can answer. */
