@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { Client } from '@modelcontextprotocol/client';
 import { TASKS_EXTENSION } from '../../src/protocol/extensions/tasks.js';
-import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
+import { createMcpTestClient, mcpHeaders, mcpMessage, type InputAnswers } from '../../src/testing/index.js';
 import { connect, startGateway, textOf, until, type Asked, type Gateway } from '../support/gateway-app.js';
 import {
   STDIO_UPSTREAM,
@@ -96,6 +96,24 @@ describe("a gateway relays its upstreams' questions and logs to the caller, acro
         await grace.close();
       }
     });
+  });
+
+  it.each([
+    // A handler of this library runs again on the retry, and logs again; stdio sends none on the call's stream.
+    ['weather_greet', ['about to ask for a name', 'about to ask for a name']],
+    ['legacy_confirm', ['asking for a name']],
+    ['files_ask', []],
+  ])("the testing kit's client answers %s's question through the gateway, and gets its logs", async (tool, logs) => {
+    const kit = createMcpTestClient(gateway.url.replace(/\/mcp$/, ''));
+    const answers: InputAnswers = (request) => {
+      expect(request.method).toBe('elicitation/create');
+      return { action: 'accept', content: { name: 'Mo' } };
+    };
+    const exchange = await kit.callTool(tool, {}, { answers, meta: { 'io.modelcontextprotocol/logLevel': 'info' } });
+    expect(textOf(exchange.result!)).toMatch(/Mo$/);
+    expect(exchange.rounds).toBe(1);
+    const logged = exchange.notifications.filter((n) => n.method === 'notifications/message');
+    expect(logged.map((n) => n.params?.data)).toEqual(logs);
   });
 
   it('refuses the upstream a question the caller cannot answer, and ends the call with the upstream', async () => {
