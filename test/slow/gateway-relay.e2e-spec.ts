@@ -116,6 +116,27 @@ describe("a gateway relays its upstreams' questions and logs to the caller, acro
     expect(logged.map((n) => n.params?.data)).toEqual(logs);
   });
 
+  it('refuses a stdio question it cannot tell the call of (two calls in flight) rather than ask the wrong caller', async () => {
+    const seen = asked();
+    const client = await connect(gateway.url, '2026', {}, { name: 'Ada' }, seen);
+    const stop = new AbortController();
+    try {
+      const slow = client
+        .callTool({ name: 'files_slow', arguments: {} }, { signal: stop.signal })
+        .catch(() => undefined);
+      // The slow call is in flight once the gateway has sent it on: a third request on the same pipe follows it.
+      await client.callTool({ name: 'files_read_file', arguments: { path: 'x' } });
+      const result = await client.callTool({ name: 'files_ask', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^Error: upstream "files".*none could be told to be its own/);
+      expect(seen.elicitations).toEqual([]);
+      stop.abort();
+      await slow;
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses the upstream a question the caller cannot answer, and ends the call with the upstream', async () => {
     const client = await connect(gateway.url, '2026', {});
     try {
