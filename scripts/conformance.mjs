@@ -368,9 +368,11 @@ function reportExtensionScenarios(results, { label, scenarios, refereeSkips, pas
 // mounted with prefix ''), at that revision: the referee speaks 2026-07-28 or the 2025 era to the gateway, which
 // speaks 2026-07-28 to the fixture, so every input round crosses the eras (2025-era elicitation and sampling
 // requests answered through the fixture's input_required, and the reverse). Left out, as docs/gateway.md says:
-// completion-complete (completions of a mounted prompt or template are not relayed), the tasks extension's
-// scenarios (the gateway runs a mounted call as a task of its own; the fixture's task tools, which require
-// the extension, are not reached as tasks), and the scenarios of the endpoint itself rather than of what it
+// completion-complete (completions of a mounted prompt or template are not relayed); the tasks scenarios that
+// call a tool without task support and expect no task (tasks-lifecycle, tasks-dispatch-and-envelope,
+// tasks-request-headers) or input rounds before the task (tasks-mrtr-composition): the gateway cannot see an
+// upstream tool's task support, which the spec keeps off the wire, so it answers every call of a client that
+// declared the extension with a task of its own; and the scenarios of the endpoint itself rather than of what it
 // mounts (server-*, dns-rebinding-protection, caching, logging-set-level, ping), which the other runs cover.
 const TOOLS_2026 = [
   'tools-list',
@@ -436,12 +438,40 @@ const GATEWAY_SETS = [
     refereeSkips: new Set(),
     passes: ['SUCCESS', 'INFO'],
   },
+  {
+    // The fixture's task tools reached through the gateway's own tasks (forced, as in the extensions step).
+    label: 'gateway tasks extension',
+    specVersion: '2026-07-28',
+    force: true,
+    scenarios: [
+      'tasks-capability-negotiation',
+      'tasks-mrtr-input',
+      'tasks-request-state-removal',
+      'tasks-required-task-error',
+      'tasks-wire-fields',
+    ],
+    refereeSkips: new Set(),
+    passes: ['SUCCESS', 'INFO'],
+  },
 ];
 
-async function runScenariosAt(url, outDir, scenarios, specVersion) {
+async function runScenariosAt(url, outDir, { scenarios, specVersion, force }) {
   const cli = join(refereeDir, 'dist', 'index.js');
+  const forced = force ? ['--force'] : [];
   for (const scenario of scenarios)
-    await referee([cli, 'server', '--url', url, '--scenario', scenario, '--spec-version', specVersion, '-o', outDir]);
+    await referee([
+      cli,
+      'server',
+      '--url',
+      url,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      specVersion,
+      ...forced,
+      '-o',
+      outDir,
+    ]);
 }
 
 /** The fixture, and the gateway that mounts it (`examples/conformance/gateway.ts`), on free ports. */
@@ -604,8 +634,7 @@ async function main() {
       statuses.set(requirements, await referee(args));
     }
     for (const extension of extensions) {
-      if (extension.specVersion)
-        await runScenariosAt(target.url, extensionDir(extension), extension.scenarios, extension.specVersion);
+      if (extension.specVersion) await runScenariosAt(target.url, extensionDir(extension), extension);
       else await runExtensionScenarios(target.url, extensionDir(extension), extension.scenarios);
     }
   } finally {
@@ -644,7 +673,7 @@ async function main() {
     failed += verdict.failed;
   }
   const closing = throughGateway
-    ? `Scenarios: ${passed} passed, ${failed} failed (tools, prompts and resources of ${REQUIREMENT_SETS.join(' and ')}, through a gateway)`
+    ? `Scenarios: ${passed} passed, ${failed} failed (tools, prompts, resources and tasks of ${REQUIREMENT_SETS.join(' and ')}, through a gateway)`
     : `Scenarios: ${passed} passed, ${failed} failed (required and pending, ${REQUIREMENT_SETS.join(' and ')}; the tasks and skills extensions)`;
   if (failures.length > 0) {
     console.error(`\nConformance FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);

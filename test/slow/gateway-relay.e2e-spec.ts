@@ -247,7 +247,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
   const call = (method: string, params: Json) => rpc(gateway.url, method, params, capabilities);
 
   it.each(['legacy_confirm', 'weather_greet'])(
-    "%s: the upstream's question waits in the task for tasks/update, and the task completes with its result",
+    "%s: the upstream call runs in the gateway's task, its question waits for tasks/update, the task completes with its result",
     async (tool) => {
       const created = await call('tools/call', { name: tool, arguments: {} });
       expect(created).toMatchObject({ resultType: 'task', status: 'working' });
@@ -267,7 +267,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
     },
   );
 
-  it('cancels the upstream call with tasks/cancel', async () => {
+  it("cancels a 2025-era upstream's call running in the gateway's task with tasks/cancel", async () => {
     legacy.cancelled.length = 0;
     const created = await call('tools/call', { name: 'legacy_confirm', arguments: {} });
     const taskId = created.taskId as string;
@@ -276,8 +276,46 @@ describe('a gateway runs a mounted call as a task for a client that declared the
       return task.status === 'input_required' ? task : undefined;
     }, 'the task asked for input');
     await call('tasks/cancel', { taskId });
-    const task = await call('tasks/get', { taskId });
-    expect(task.status).toBe('cancelled');
+    expect((await call('tasks/get', { taskId })).status).toBe('cancelled');
     await until(async () => (legacy.cancelled.includes('confirm') ? true : undefined), 'the upstream saw the cancel');
+  });
+
+  it("relays a 2026 upstream's own task: its question, the answer, its status and its result", async () => {
+    const created = await call('tools/call', { name: 'weather_monthly', arguments: {} });
+    const taskId = created.taskId as string;
+    const waiting = await until(async () => {
+      const task = await call('tasks/get', { taskId });
+      return task.status === 'input_required' ? task : undefined;
+    }, 'the upstream task asked for input');
+    // The upstream's question, under the upstream's key; its status message is the gateway task's.
+    expect(Object.keys(waiting.inputRequests)).toEqual(['elicit_0']);
+    expect(waiting.inputRequests.elicit_0).toMatchObject({ params: { message: 'Which month?' } });
+    expect(waiting.statusMessage).toBe('choosing the month');
+    await call('tasks/update', {
+      taskId,
+      inputResponses: { elicit_0: { action: 'accept', content: { month: 'May' } } },
+    });
+    const done = await until(async () => {
+      const task = await call('tasks/get', { taskId });
+      return task.status === 'completed' ? task : undefined;
+    }, 'the task completed');
+    expect(textOf(done.result)).toBe('Report for May');
+  });
+
+  it("cancels a 2026 upstream's own task with tasks/cancel, and a caller without tasks gets the upstream's -32021", async () => {
+    weather.cancelled.length = 0;
+    const created = await call('tools/call', { name: 'weather_monthly', arguments: {} });
+    const taskId = created.taskId as string;
+    await until(async () => {
+      const task = await call('tasks/get', { taskId });
+      return task.status === 'input_required' ? task : undefined;
+    }, 'the upstream task asked for input');
+    await call('tasks/cancel', { taskId });
+    await until(
+      async () => (weather.cancelled.includes('monthly') ? true : undefined),
+      'the upstream task was cancelled',
+    );
+    const refused = await send(gateway.url, 'tools/call', { name: 'weather_monthly', arguments: {} }, {});
+    expect(refused.error).toMatchObject({ code: -32021 });
   });
 });

@@ -79,6 +79,7 @@ describe('a gateway mounting a 2026 server of this library, an SDK 1.x server wi
       'weather_get_weather',
       'weather_greet',
       'weather_haiku',
+      'weather_monthly',
     ]);
     const mounted = tools.find((tool) => tool.name === 'weather_get_weather')!;
     const { name: _name, ...definition } = WEATHER_TOOL;
@@ -445,6 +446,7 @@ describe('a gateway that cannot mount its upstreams as written fails start-up', 
       'forecast',
       'greet',
       'haiku',
+      'monthly',
       'big',
     ]);
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['weather_report']);

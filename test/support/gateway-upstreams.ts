@@ -40,16 +40,25 @@ export const NAME_SCHEMA = {
   required: ['name'],
 };
 
+const MONTH_SCHEMA = {
+  type: 'object' as const,
+  properties: { month: { type: 'string' as const } },
+  required: ['month'],
+};
+
 export interface RunningUpstream {
   url: string;
   server?: MCPServer;
   headers: HeaderLog;
+  /** The calls whose client cancelled them. */
+  cancelled: string[];
   close(): Promise<void>;
 }
 
 /** A server of this library (2026-07-28, stateless) with a tool, a prompt and a resource. */
 export async function startLibraryUpstream(): Promise<RunningUpstream> {
   const headers: HeaderLog = [];
+  const cancelled: string[] = [];
   @Injectable()
   class WeatherTools {
     @Tool(WEATHER_TOOL)
@@ -79,6 +88,14 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
       return `The model wrote: ${(sampled.content as { text: string }).text}`;
     }
 
+    @Tool({ description: 'A monthly report: runs only as a task, and asks which month', taskSupport: 'required' })
+    async monthly(@McpCtx() ctx: McpContext) {
+      ctx.signal.addEventListener('abort', () => cancelled.push('monthly'));
+      ctx.reportProgress({ progress: 1, message: 'choosing the month' });
+      const month = await ctx.elicit('Which month?', MONTH_SCHEMA);
+      return `Report for ${String(month.content?.month)}`;
+    }
+
     @Tool({ description: 'Answers with 20 000 bytes' })
     big() {
       return 'x'.repeat(20_000);
@@ -100,13 +117,11 @@ export async function startLibraryUpstream(): Promise<RunningUpstream> {
   }).compile();
   const app: INestApplication = moduleRef.createNestApplication({ logger: false });
   const url = await listenOnLoopback(app);
-  return { url, headers, server: app.get(MCPServer), close: () => closeListening(app) };
+  return { url, headers, cancelled, server: app.get(MCPServer), close: () => closeListening(app) };
 }
 
 /** An official SDK 1.x server (2025-11-25) with sessions: a server and a transport per `initialize`. */
-export async function startSdkV1Upstream(): Promise<
-  RunningUpstream & { calls: string[]; cancelled: string[]; tools: object[] }
-> {
+export async function startSdkV1Upstream(): Promise<RunningUpstream & { calls: string[]; tools: object[] }> {
   const headers: HeaderLog = [];
   const calls: string[] = [];
   /** The calls whose client cancelled them. */

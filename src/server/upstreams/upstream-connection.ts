@@ -1,12 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { McpError } from '../../protocol/mcp-error.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { InputRequest, LoggingLevel } from '../../protocol/mcp-types.js';
+import type { ClientCapabilities, InputRequest, LoggingLevel } from '../../protocol/mcp-types.js';
+import { encodeHeaderValue } from '../../protocol/header-codec.js';
+import { routedName } from '../../protocol/routed-name.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+} from '../../protocol/versions.js';
 import { optionalImport } from '../schema/optional-import.js';
 import { isStdioUpstream, upstreamLabel, type McpUpstreamCaller, type McpUpstreamOptions } from './upstream-options.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { UpstreamClient, UpstreamClientModule, UpstreamStdioModule } from './upstream-client.js';
 import type { RelaySink } from './upstream-relay.js';
+import type { UpstreamAnswer } from './upstream-task.js';
 
 /** The first restarts come quickly; none waits longer than this, so a server back up serves within 30 s. */
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000, 8_000];
@@ -21,6 +30,7 @@ export type ListKind = 'tools' | 'prompts' | 'resources';
  */
 const RELAYED_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+const GATEWAY_INFO = { name: 'nestjs-mcp-gateway', version: '1.0.0' };
 
 /** Who a request to the upstream is made for, and the mounted call it belongs to (none for the lists). */
 interface InFlight {
@@ -50,6 +60,9 @@ export class UpstreamConnection {
   /** The mounted calls waiting for the upstream's answer now. */
   private readonly relays = new Set<RelaySink>();
   readonly label: string;
+  /** An HTTP upstream's requests: bounded, with the entry's headers for the caller in flight. */
+  private readonly fetch: typeof fetch;
+  private requests = 0;
 
   constructor(
     readonly entry: McpUpstreamOptions,
@@ -57,6 +70,50 @@ export class UpstreamConnection {
     private readonly events: UpstreamConnectionEvents,
   ) {
     this.label = upstreamLabel(entry);
+    const headers = isStdioUpstream(entry) ? undefined : entry.headers;
+    this.fetch = boundedFetch(maxResponseBytes, this.label, async () => {
+      if (headers === undefined) return {};
+      if (typeof headers !== 'function') return headers;
+      return headers(this.inFlight.getStore()?.caller ?? {});
+    });
+  }
+
+  /**
+   * A 2026-07-28 request made by hand, for what the official client does not speak (the tasks wire), with the
+   * entry's headers for `caller`: its JSON-RPC answer.
+   */
+  async post(
+    caller: McpUpstreamCaller,
+    method: string,
+    params: Record<string, unknown>,
+    capabilities: ClientCapabilities,
+  ): Promise<UpstreamAnswer> {
+    if (isStdioUpstream(this.entry)) throw new Error(`${method} is not relayed to a stdio upstream`);
+    const id = `gateway-${++this.requests}`;
+    const meta = {
+      [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
+      [META_CLIENT_INFO]: GATEWAY_INFO,
+      [META_CLIENT_CAPABILITIES]: capabilities,
+    };
+    const body = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      'mcp-method': method,
+    };
+    const name = routedName(body);
+    if (name !== undefined) headers['mcp-name'] = encodeHeaderValue(name);
+    const url = this.entry.url;
+    const response = await this.inFlight.run({ caller }, () =>
+      this.fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }),
+    );
+    const text = await response.text();
+    const streamed = response.headers.get('content-type')?.includes('text/event-stream');
+    const answer = (streamed ? sseAnswer(text, id) : parseJson(text)) as Partial<UpstreamAnswer> | undefined;
+    if (!answer || (!('result' in answer) && !('error' in answer)))
+      throw new Error(`${method} was answered with HTTP ${response.status} and no JSON-RPC answer`);
+    return answer as UpstreamAnswer;
   }
 
   /** The connected client, or why there is none (the connection is being made again in the background). */
@@ -212,14 +269,7 @@ export class UpstreamConnection {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       return client;
     }
-    const headers = entry.headers;
-    const transport = new sdk.StreamableHTTPClientTransport(new URL(entry.url), {
-      fetch: boundedFetch(this.maxResponseBytes, this.label, async () => {
-        if (headers === undefined) return {};
-        if (typeof headers !== 'function') return headers;
-        return headers(this.inFlight.getStore()?.caller ?? {});
-      }),
-    });
+    const transport = new sdk.StreamableHTTPClientTransport(new URL(entry.url), { fetch: this.fetch });
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     return client;
   }
@@ -235,4 +285,26 @@ interface LogParams {
 function withoutMeta(params: unknown): Record<string, unknown> {
   const { _meta: _, ...rest } = (params ?? {}) as Record<string, unknown>;
   return rest;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer to request `id` among the messages of an event stream. */
+function sseAnswer(text: string, id: string): unknown {
+  for (const event of text.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
+    const message = data ? parseJson(data) : undefined;
+    if ((message as { id?: unknown } | undefined)?.id === id) return message;
+  }
+  return undefined;
 }

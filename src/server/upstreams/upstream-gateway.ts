@@ -14,6 +14,7 @@ import type { UpstreamRegistrar } from './upstream-registrar.js';
 import { ParkedCalls } from './parked-calls.js';
 import { contextSink, UpstreamRelay, type RelaySink, type RelayState } from './upstream-relay.js';
 import { forwardedCapabilities, modernRounds } from './modern-rounds.js';
+import { needsTask, relayUpstreamTask, type TaskWire } from './upstream-task.js';
 
 const DEFAULT_LIST_TTL_MS = 300_000;
 
@@ -167,8 +168,9 @@ export class UpstreamGateway {
         case 'tools': {
           const handler = (args: unknown, _answers: unknown, ctx: McpContext) =>
             this.callTool(mounted, item.upstreamName, args, ctx);
-          // A caller that declared the tasks extension gets a task here, whatever the upstream's era: the
-          // upstream call runs in it, and its questions wait for tasks/update.
+          // A caller that declared the tasks extension gets a task here, whatever the upstream's era (the spec
+          // keeps an upstream tool's task support off the wire): the upstream call runs in it, its questions wait
+          // for tasks/update, and an upstream tool that runs only as a task runs as one there too.
           const handle = this.registrar.addTool({
             ...item.tool,
             ...rule,
@@ -208,7 +210,20 @@ export class UpstreamGateway {
   private async callTool(mounted: Mounted, name: string, args: unknown, ctx: McpContext): Promise<CallToolResult> {
     await mounted.mount.gate?.(ctx, 'tool');
     try {
-      return (await this.relayed(mounted, ctx, 'tools/call', { name, arguments: args })) as CallToolResult;
+      try {
+        return (await this.relayed(mounted, ctx, 'tools/call', { name, arguments: args })) as CallToolResult;
+      } catch (error) {
+        // In the gateway's task, a 2026-07-28 upstream's tool that runs only as a task runs as one there too (a
+        // caller without the extension gets the upstream's -32021).
+        if (!(error instanceof UpstreamFailure && ctx.taskId !== undefined && needsTask(error))) throw error;
+        const { connection } = mounted;
+        const caller = callerOf(ctx);
+        const wire: TaskWire = (method, params, capabilities) =>
+          connection.post(caller, method, params, capabilities).catch((failure: Error) => {
+            throw new UpstreamFailure(`upstream ${connection.label} failed: ${failure.message}`, undefined);
+          });
+        return await relayUpstreamTask(ctx, wire, { name, arguments: args }, ctx.clientCapabilities ?? {});
+      }
     } catch (error) {
       // A round that asks the caller for input, or a gateway too busy to keep the call open, is the kernel's;
       // an upstream's refusal of the caller's request (a capability it lacks, bad params) is the caller's; any
@@ -290,11 +305,7 @@ export class UpstreamGateway {
     params: Params,
   ): Promise<unknown> {
     const { connection } = mounted;
-    const caller: McpUpstreamCaller = {
-      principal: ctx.principal,
-      httpRequest: ctx.httpRequest,
-      clientInfo: ctx.clientInfo,
-    };
+    const caller = callerOf(ctx);
     try {
       const client = await connection.connected();
       return await connection.as(caller, sink, () =>
@@ -321,6 +332,11 @@ export class UpstreamGateway {
 }
 
 type Params = Record<string, unknown>;
+
+/** Who a mounted call is made for, as the entry's `headers` see it. */
+function callerOf(ctx: McpContext): McpUpstreamCaller {
+  return { principal: ctx.principal, httpRequest: ctx.httpRequest, clientInfo: ctx.clientInfo };
+}
 
 const CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
