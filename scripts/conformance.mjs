@@ -312,26 +312,6 @@ const EXTENSIONS = [
 ];
 const EXTENSIONS_SPEC_VERSION = '2026-07-28';
 
-async function runExtensionScenarios(url, outDir, scenarios) {
-  const cli = join(refereeDir, 'dist', 'index.js');
-  for (const scenario of scenarios) {
-    const args = [
-      cli,
-      'server',
-      '--url',
-      url,
-      '--scenario',
-      scenario,
-      '--spec-version',
-      EXTENSIONS_SPEC_VERSION,
-      '--force',
-      '-o',
-      outDir,
-    ];
-    await referee(args);
-  }
-}
-
 /** Runs the referee and resolves with its exit code; asynchronously, so an in-process proxy (--cluster) keeps serving. */
 function referee(args) {
   const child = spawn(node22, args, { cwd: root, stdio: 'inherit' });
@@ -399,6 +379,7 @@ const GATEWAY_SETS = [
   {
     label: 'gateway 2026-07-28',
     specVersion: '2026-07-28',
+    force: false,
     scenarios: [
       ...TOOLS_2026,
       ...RESOURCES_PROMPTS,
@@ -424,6 +405,7 @@ const GATEWAY_SETS = [
   {
     label: 'gateway 2025-11-25',
     specVersion: '2025-11-25',
+    force: false,
     scenarios: [
       ...TOOLS_2026,
       'tools-call-with-logging',
@@ -455,6 +437,7 @@ const GATEWAY_SETS = [
   },
 ];
 
+/** Runs each scenario on its own at `specVersion` (`force`: even one the referee would skip at that version). */
 async function runScenariosAt(url, outDir, { scenarios, specVersion, force }) {
   const cli = join(refereeDir, 'dist', 'index.js');
   const forced = force ? ['--force'] : [];
@@ -634,8 +617,8 @@ async function main() {
       statuses.set(requirements, await referee(args));
     }
     for (const extension of extensions) {
-      if (extension.specVersion) await runScenariosAt(target.url, extensionDir(extension), extension);
-      else await runExtensionScenarios(target.url, extensionDir(extension), extension.scenarios);
+      const run = { specVersion: EXTENSIONS_SPEC_VERSION, force: true, ...extension };
+      await runScenariosAt(target.url, extensionDir(extension), run);
     }
   } finally {
     await target.stop();

@@ -245,6 +245,11 @@ describe('a gateway runs a mounted call as a task for a client that declared the
   });
 
   const call = (method: string, params: Json) => rpc(gateway.url, method, params, capabilities);
+  const untilStatus = (taskId: string, status: string) =>
+    until(async () => {
+      const task = await call('tasks/get', { taskId });
+      return task.status === status ? task : undefined;
+    }, `the task was ${status}`);
 
   it.each(['legacy_confirm', 'weather_greet'])(
     "%s: the upstream call runs in the gateway's task, its question waits for tasks/update, the task completes with its result",
@@ -252,17 +257,11 @@ describe('a gateway runs a mounted call as a task for a client that declared the
       const created = await call('tools/call', { name: tool, arguments: {} });
       expect(created).toMatchObject({ resultType: 'task', status: 'working' });
       const taskId = created.taskId as string;
-      const waiting = await until(async () => {
-        const task = await call('tasks/get', { taskId });
-        return task.status === 'input_required' ? task : undefined;
-      }, 'the task asked for input');
+      const waiting = await untilStatus(taskId, 'input_required');
       const [[key, request]] = Object.entries(waiting.inputRequests as Json);
       expect(request).toMatchObject({ method: 'elicitation/create' });
       await call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } } });
-      const done = await until(async () => {
-        const task = await call('tasks/get', { taskId });
-        return task.status === 'completed' ? task : undefined;
-      }, 'the task completed');
+      const done = await untilStatus(taskId, 'completed');
       expect(textOf(done.result)).toMatch(/Lin/);
     },
   );
@@ -271,10 +270,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
     legacy.cancelled.length = 0;
     const created = await call('tools/call', { name: 'legacy_confirm', arguments: {} });
     const taskId = created.taskId as string;
-    await until(async () => {
-      const task = await call('tasks/get', { taskId });
-      return task.status === 'input_required' ? task : undefined;
-    }, 'the task asked for input');
+    await untilStatus(taskId, 'input_required');
     await call('tasks/cancel', { taskId });
     expect((await call('tasks/get', { taskId })).status).toBe('cancelled');
     await until(async () => (legacy.cancelled.includes('confirm') ? true : undefined), 'the upstream saw the cancel');
@@ -283,10 +279,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
   it("relays a 2026 upstream's own task: its question, the answer, its status and its result", async () => {
     const created = await call('tools/call', { name: 'weather_monthly', arguments: {} });
     const taskId = created.taskId as string;
-    const waiting = await until(async () => {
-      const task = await call('tasks/get', { taskId });
-      return task.status === 'input_required' ? task : undefined;
-    }, 'the upstream task asked for input');
+    const waiting = await untilStatus(taskId, 'input_required');
     // The upstream's question, under the upstream's key; its status message is the gateway task's.
     expect(Object.keys(waiting.inputRequests)).toEqual(['elicit_0']);
     expect(waiting.inputRequests.elicit_0).toMatchObject({ params: { message: 'Which month?' } });
@@ -295,10 +288,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
       taskId,
       inputResponses: { elicit_0: { action: 'accept', content: { month: 'May' } } },
     });
-    const done = await until(async () => {
-      const task = await call('tasks/get', { taskId });
-      return task.status === 'completed' ? task : undefined;
-    }, 'the task completed');
+    const done = await untilStatus(taskId, 'completed');
     expect(textOf(done.result)).toBe('Report for May');
   });
 
@@ -306,10 +296,7 @@ describe('a gateway runs a mounted call as a task for a client that declared the
     weather.cancelled.length = 0;
     const created = await call('tools/call', { name: 'weather_monthly', arguments: {} });
     const taskId = created.taskId as string;
-    await until(async () => {
-      const task = await call('tasks/get', { taskId });
-      return task.status === 'input_required' ? task : undefined;
-    }, 'the upstream task asked for input');
+    await untilStatus(taskId, 'input_required');
     await call('tasks/cancel', { taskId });
     await until(
       async () => (weather.cancelled.includes('monthly') ? true : undefined),
