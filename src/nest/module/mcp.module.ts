@@ -1,4 +1,4 @@
-import { loadPluginMetadata } from './load-plugin-metadata.js';
+import { loadPluginMetadata } from '../../plugin/metadata/load-plugin-metadata.js';
 import {
   Inject,
   Logger,

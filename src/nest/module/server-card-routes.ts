@@ -4,7 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isResourceServer } from '../../auth/tokens/auth-options.js';
 import { isLoopbackHost } from '../../http/policy/bind-address.js';
 import { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
-import { catalogOf, MCP_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, serverCardOf } from '../../http/server-card.js';
+import {
+  catalogOf,
+  MCP_CATALOG_PATH,
+  SERVER_CARD_MEDIA_TYPE,
+  serverCardOf,
+} from '../../server/discovery/server-card.js';
 import { serverInfoOf } from '../../server/server-info.js';
 import { joinPath } from '../join-path.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
