@@ -6,7 +6,7 @@ import { McpEvent, McpModule, MCPServer, type McpModuleOptions } from '../../src
 import { createMcpTestClient, mcpMessage, type McpTestClient } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { HeaderUserGuard } from '../support/header-user-guard.js';
-import { freshSecret, RECEIVER_CERT, signedWith, WebhookReceiver, type Received } from '../support/webhook-receiver.js';
+import { freshSecret, RECEIVER_CERT, signedWith, WebhookReceiver } from '../support/webhook-receiver.js';
 
 jest.setTimeout(30_000);
 
