@@ -161,7 +161,9 @@ describe('Webhooks over stdio', () => {
     expect(event.json.data).toEqual({ job: 7 });
     expect(event.headers['x-mcp-subscription-id']).toBe(subscribed.result.id);
     expect(signedWith(event, secret)).toBe(true);
-    pipe.send(mcpMessage('events/unsubscribe', { name: 'job.done', delivery: { url: receiver.url(path) } }, { id: 'un' }));
+    pipe.send(
+      mcpMessage('events/unsubscribe', { name: 'job.done', delivery: { url: receiver.url(path) } }, { id: 'un' }),
+    );
     expect((await pipe.response('un')).result).toMatchObject({ resultType: 'complete' });
     pipe.end();
   });

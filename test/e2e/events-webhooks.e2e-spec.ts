@@ -160,13 +160,21 @@ describe.each(HTTP_ADAPTERS)('Webhook delivery (events/subscribe) on %s', (adapt
     expect(await subscribe(url, secret, {}, null)).toMatchObject({ status: 401 });
     const insecure = await subscribe(url.replace('https:', 'http:'), secret);
     expect(insecure.error).toMatchObject({ code: -32602, message: expect.stringContaining('https') });
-    for (const bad of [undefined, 'not-a-secret', `whsec_${Buffer.alloc(8).toString('base64')}`, `whsec_${'%'.repeat(44)}`])
+    for (const bad of [
+      undefined,
+      'not-a-secret',
+      `whsec_${Buffer.alloc(8).toString('base64')}`,
+      `whsec_${'%'.repeat(44)}`,
+    ])
       expect((await subscribe(url, bad as string)).error).toMatchObject({ code: -32602 });
     expect((await subscribe('https://user:pw@127.0.0.1/x', secret)).error).toMatchObject({ code: -32602 });
     expect((await subscribe(`https://127.0.0.1/${'x'.repeat(2_100)}`, secret)).error).toMatchObject({ code: -32602 });
     const big = await subscribe(url, secret, { arguments: { note: 'x'.repeat(9_000) } });
     expect(big.error).toMatchObject({ code: -32602 });
-    const mode = await request('events/subscribe', { name: 'incident.created', delivery: { mode: 'push', url, secret } });
+    const mode = await request('events/subscribe', {
+      name: 'incident.created',
+      delivery: { mode: 'push', url, secret },
+    });
     expect(mode.error).toMatchObject({ code: -32602 });
     const ttl = await subscribe(url, secret, { ttlMs: 'soon' });
     expect(ttl.error).toMatchObject({ code: -32602 });
@@ -189,7 +197,9 @@ describe.each(HTTP_ADAPTERS)('Webhook delivery (events/subscribe) on %s', (adapt
     });
     expect(JSON.stringify(answer)).not.toContain('SECRET-ECHO');
     const refusing = receiver.path('refusing', () => ({ status: 403, body: 'go away' }));
-    expect((await subscribe(receiver.url(refusing), freshSecret())).error).toMatchObject({ data: { reason: 'http_4xx' } });
+    expect((await subscribe(receiver.url(refusing), freshSecret())).error).toMatchObject({
+      data: { reason: 'http_4xx' },
+    });
     const closed = await WebhookReceiver.start();
     const port = closed.port;
     await closed.close();
@@ -233,6 +243,42 @@ describe.each(HTTP_ADAPTERS)('Webhook delivery (events/subscribe) on %s', (adapt
     await unsubscribe(receiver.url(path));
   });
 
+  it('does not follow a redirect: a 3xx is a failed try, and the place it points to gets nothing', async () => {
+    const target = receiver.path('redirect-target');
+    const path = receiver.path('redirect', (r) =>
+      r.json.type === 'verification'
+        ? { status: 200, body: JSON.stringify({ challenge: r.json.challenge }) }
+        : r.json.data?.id === 'X-1'
+          ? { status: 307, headers: { location: receiver.url(target) } }
+          : { status: 200 },
+    );
+    await subscribe(receiver.url(path), freshSecret());
+    await server.publishEvent('incident.created', { id: 'X-1' });
+    await server.publishEvent('incident.created', { id: 'X-2' });
+    await receiver.until(path, 1, (r) => r.json.data?.id === 'X-2');
+    expect(receiver.events(path).filter((r) => r.json.data.id === 'X-1')).toHaveLength(3);
+    expect(receiver.on(target)).toEqual([]);
+    await unsubscribe(receiver.url(path));
+  });
+
+  it('checks the guards again on a refresh, and ends the subscription of a caller they now refuse', async () => {
+    const path = receiver.path('guarded');
+    const params = { name: 'incident.secret', delivery: { url: receiver.url(path), secret: freshSecret() } };
+    const as = (headers: Record<string, string>) =>
+      mcp.post(mcpMessage('events/subscribe', params), { authorization: 'Bearer alice', ...headers });
+    expect((await as({ 'x-user': 'ada' })).body.result).toMatchObject({ id: expect.any(String) });
+    expect((await as({})).body.error).toEqual({
+      code: -32023,
+      message: 'Event not found: incident.secret',
+      data: { kind: 'event' },
+    });
+    const after = await mcp.post(mcpMessage('events/unsubscribe', params), {
+      authorization: 'Bearer alice',
+      'x-user': 'ada',
+    });
+    expect(after.body.error).toMatchObject({ code: -32023, data: { kind: 'subscription' } });
+  });
+
   it('ends subscriptions to a removed event type with a signed terminated envelope', async () => {
     server.addEvent({ name: 'temp.hook', description: 'Goes away', delivery: ['webhook'] });
     const path = receiver.path('terminated');
@@ -271,18 +317,19 @@ describe('Webhook bounds and the address rule', () => {
       return reply.body as Answer;
     };
     const subscribe = (url: string, more: Record<string, unknown> = {}, who = 'alice') =>
-      call(
-        'events/subscribe',
-        { name: 'incident.created', delivery: { url, secret: freshSecret() }, ...more },
-        who,
-      );
+      call('events/subscribe', { name: 'incident.created', delivery: { url, secret: freshSecret() }, ...more }, who);
     return { app, server: app.get(MCPServer), call, subscribe };
   }
 
   it('refuses loopback and private callbacks unless allowHosts names the host or the address', async () => {
     const path = receiver.path('rule');
     const none = await start({});
-    for (const url of [receiver.url(path), `https://localhost:${receiver.port}${path}`, 'https://10.1.2.3/x', 'https://[::1]/x'])
+    for (const url of [
+      receiver.url(path),
+      `https://localhost:${receiver.port}${path}`,
+      'https://10.1.2.3/x',
+      'https://[::1]/x',
+    ])
       expect((await none.subscribe(url)).error).toMatchObject({
         code: -32602,
         message: expect.stringContaining('not publicly routable'),
@@ -391,7 +438,10 @@ describe('Webhook bounds and the address rule', () => {
     for (const n of [1, 2, 3, 4, 5]) await server.publishEvent('tick', { n });
     release();
     await receiver.until(path, 1, (r) => r.json.data?.n === 5);
-    const after = receiver.on(path).filter((r) => r.json.type !== 'verification').map((r) => r.json);
+    const after = receiver
+      .on(path)
+      .filter((r) => r.json.type !== 'verification')
+      .map((r) => r.json);
     expect(after.map((json) => json.type ?? json.data.n)).toEqual([0, 'gap', 4, 5]);
     expect(after[1]).toEqual({ type: 'gap', cursor: expect.any(String) });
   });

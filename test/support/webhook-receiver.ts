@@ -19,7 +19,12 @@ export interface Received {
 }
 
 /** How a path answers: a status and body, or a promise of them (held until the test lets go). */
-export type Behaviour = (received: Received, attempt: number) => { status: number; body?: string } | Promise<{ status: number; body?: string }>;
+export interface Answer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+export type Behaviour = (received: Received, attempt: number) => Answer | Promise<Answer>;
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
 export function freshSecret(): string {
@@ -68,8 +73,8 @@ export class WebhookReceiver {
         }
         const path = req.url ?? '/';
         const received = { path, method: req.method ?? '', headers: req.headers as Record<string, string>, raw, json };
-        void receiver!.answer(received).then(({ status, body }) => {
-          res.writeHead(status, { 'content-type': 'application/json' }).end(body ?? '{}');
+        void receiver!.answer(received).then(({ status, body, headers }) => {
+          res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body ?? '{}');
         });
       });
     });
@@ -117,7 +122,7 @@ export class WebhookReceiver {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private async answer(received: Received): Promise<{ status: number; body?: string }> {
+  private async answer(received: Received): Promise<Answer> {
     this.received.push(received);
     const attempt = (this.attempts.get(received.headers['webhook-id']) ?? 0) + 1;
     this.attempts.set(received.headers['webhook-id'], attempt);

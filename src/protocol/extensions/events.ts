@@ -67,7 +67,8 @@ export interface PollEventsResult {
 }
 
 /** Why a webhook delivery or verification failed: a category, never what the endpoint said. */
-export type WebhookFailure = 'connection_refused' | 'timeout' | 'tls_error' | 'http_4xx' | 'http_5xx' | 'challenge_failed';
+export type WebhookFailure =
+  'connection_refused' | 'timeout' | 'tls_error' | 'http_4xx' | 'http_5xx' | 'challenge_failed';
 
 /** How a webhook subscription's deliveries are going, on a refresh. */
 export interface WebhookDeliveryStatus {

@@ -91,14 +91,7 @@ export class McpKernel extends KernelRegistrations {
     const webhooks = webhookSettings(options.events?.webhooks);
     const eventStore: McpEventStore = listen.eventStore ?? new InMemoryEventStore();
     const eventBus = listen.eventBus ?? new InProcessEventBus();
-    super(
-      schemas,
-      limits.pageSize ?? 100,
-      options.skills,
-      eventBus,
-      options.logger ?? consoleLogger,
-      eventStore,
-    );
+    super(schemas, limits.pageSize ?? 100, options.skills, eventBus, options.logger ?? consoleLogger, eventStore);
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.identity = new CallerIdentity(options.auth?.identify);
     const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;

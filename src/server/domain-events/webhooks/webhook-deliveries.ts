@@ -110,7 +110,12 @@ export class WebhookDeliveries {
   private outbox(record: WebhookRecord): Outbox {
     let outbox = this.outboxes.get(record.id);
     if (!outbox) {
-      outbox = { waiting: [], running: false, status: { active: true, lastDeliveryAt: null, lastError: null }, expiresAt: 0 };
+      outbox = {
+        waiting: [],
+        running: false,
+        status: { active: true, lastDeliveryAt: null, lastError: null },
+        expiresAt: 0,
+      };
       this.outboxes.set(record.id, outbox);
     }
     outbox.expiresAt = record.expiresAt;

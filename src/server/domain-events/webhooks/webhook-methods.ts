@@ -52,7 +52,11 @@ export class WebhookMethods {
     this.deliveries.close();
   }
 
-  async subscribe(request: JsonRpcRequest, transport: McpRequestContext, caller: Caller): Promise<SubscribeEventsResult> {
+  async subscribe(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+  ): Promise<SubscribeEventsResult> {
     const owner = this.owner(request, caller);
     const params = request.params ?? {};
     const delivery = params.delivery;
@@ -61,10 +65,18 @@ export class WebhookMethods {
       throw McpError.invalidParams('Invalid params: "delivery.mode" must be "webhook"');
     const url = callbackUrl(delivery.url);
     secretBytes(delivery.secret);
-    const start = await subscriptionOf(this.catalog, this.visibility, request, transport, 'webhook', this.now());
     const args = argumentsOf(params.arguments);
+    const id = typeof params.name === 'string' ? subscriptionId(owner, url.href, params.name, args) : '';
+    let start;
+    try {
+      start = await subscriptionOf(this.catalog, this.visibility, request, transport, 'webhook', this.now());
+    } catch (error) {
+      // A refresh the guards now refuse ends the subscription: access is checked again on every refresh.
+      if (error instanceof McpError && error.code === ErrorCode.NotFound && (await this.store.delete(id)))
+        this.deliveries.forget(id);
+      throw error;
+    }
     const ttl = this.granted(params);
-    const id = subscriptionId(owner, url.href, start.type.descriptor.name, args);
     const expiresAt = this.now() + ttl;
     const refreshBefore = new Date(expiresAt).toISOString();
     const existing = await this.store.get(id);
@@ -101,7 +113,11 @@ export class WebhookMethods {
     return { id, refreshBefore, cursor, truncated: backlog.truncated || backlog.hasMore };
   }
 
-  async unsubscribe(request: JsonRpcRequest, transport: McpRequestContext, caller: Caller): Promise<UnsubscribeEventsResult> {
+  async unsubscribe(
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+  ): Promise<UnsubscribeEventsResult> {
     const owner = this.owner(request, caller);
     const params = request.params ?? {};
     const { name } = params;
@@ -172,7 +188,8 @@ export class WebhookMethods {
     this.verified.delete(key);
     this.verified.set(key, this.now() + VERIFIED_FOR_MS);
     // Bounded like the subscriptions: the oldest verifications are forgotten first (a later subscribe asks again).
-    while (this.verified.size > this.settings.maxSubscriptions) this.verified.delete(this.verified.keys().next().value!);
+    while (this.verified.size > this.settings.maxSubscriptions)
+      this.verified.delete(this.verified.keys().next().value!);
   }
 
   private async fanOut(type: EventType, occurrence: Parameters<WebhookDeliveries['enqueue']>[1], position: string) {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { McpConfigurationError } from '../../errors/configuration-error.js';
-import { NOT_POSITIVE_INTEGER } from '../../errors/configuration-messages.js';
+import { NOT_POSITIVE_INTEGER, WEBHOOK_ALLOW_HOSTS, WEBHOOK_TTL_ORDER } from '../../errors/configuration-messages.js';
 import { rejectUnknownOptions, type OptionKeys } from '../../errors/unknown-options.js';
 
 /** The `events.webhooks` option group: how `events/subscribe` callbacks are checked and delivered to. */
@@ -76,7 +76,11 @@ const DEFAULTS = {
 /** Checks `events.webhooks` at start-up and fills in the defaults; a value it cannot honour stops start-up. */
 export function webhookSettings(options: McpWebhookOptions | undefined): WebhookSettings {
   const given = options ?? {};
-  rejectUnknownOptions(given, Object.fromEntries(Object.keys(WEBHOOK_OPTION_KEYS).map((k) => [k, true])), 'events.webhooks');
+  rejectUnknownOptions(
+    given,
+    Object.fromEntries(Object.keys(WEBHOOK_OPTION_KEYS).map((k) => [k, true])),
+    'events.webhooks',
+  );
   const numbers = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
     const value = given[key];
@@ -86,19 +90,13 @@ export function webhookSettings(options: McpWebhookOptions | undefined): Webhook
     numbers[key] = value;
   }
   if (numbers.minTtlMs > numbers.maxTtlMs || numbers.defaultTtlMs > numbers.maxTtlMs)
-    throw new McpConfigurationError(
-      'events.webhooks: minTtlMs and defaultTtlMs must not exceed maxTtlMs; raise maxTtlMs or lower the others',
-    );
+    throw new McpConfigurationError(WEBHOOK_TTL_ORDER);
   return { ...numbers, allowHosts: allowedHosts(given.allowHosts), ca: given.ca };
 }
 
 function allowedHosts(given: unknown): ReadonlySet<string> {
   if (given === undefined) return new Set();
-  const fail = () =>
-    new McpConfigurationError(
-      'events.webhooks.allowHosts must be a list of hostnames or IP addresses, without scheme or path ' +
-        '(a port is ignored; e.g. ["localhost", "10.0.0.7"])',
-    );
+  const fail = () => new McpConfigurationError(WEBHOOK_ALLOW_HOSTS);
   if (!Array.isArray(given)) throw fail();
   return new Set(
     given.map((host: unknown) => {

@@ -73,5 +73,7 @@ export function postWebhook(
 
 function failureOf(error: NodeJS.ErrnoException): 'connection_refused' | 'tls_error' {
   const code = error.code ?? '';
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|DEPTH_ZERO/i.test(code) ? 'tls_error' : 'connection_refused';
+  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|DEPTH_ZERO/i.test(code)
+    ? 'tls_error'
+    : 'connection_refused';
 }
