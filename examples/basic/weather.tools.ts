@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Args, McpContext, McpCtx, Tool } from '../../src/index.js';
 import { FORECAST_GIVEN } from './weather.events.js';
@@ -9,7 +9,8 @@ import { WeatherService, type Forecast } from './weather.service.js';
 export class WeatherTools {
   constructor(
     private readonly weather: WeatherService,
-    private readonly events: EventEmitter2,
+    // Optional: a module that reuses these tools without EventEmitterModule simply announces nothing.
+    @Optional() private readonly events?: EventEmitter2,
   ) {}
 
   @Tool({
@@ -26,7 +27,7 @@ export class WeatherTools {
   getWeather(@Args('city') city: string): Forecast {
     const forecast = this.weather.forecast(city);
     // An app event like any other: WeatherEvents turns it into a `weather.checked` occurrence.
-    this.events.emit(FORECAST_GIVEN, forecast);
+    this.events?.emit(FORECAST_GIVEN, forecast);
     return forecast;
   }
 
