@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { McpConfigurationError } from '../../errors/configuration-error.js';
 import { NOT_POSITIVE_INTEGER, WEBHOOK_ALLOW_HOSTS, WEBHOOK_TTL_ORDER } from '../../errors/configuration-messages.js';
 import { rejectUnknownOptions, type OptionKeys } from '../../errors/unknown-options.js';
@@ -91,7 +92,9 @@ export function webhookSettings(options: McpWebhookOptions | undefined): Webhook
   }
   if (numbers.minTtlMs > numbers.maxTtlMs || numbers.defaultTtlMs > numbers.maxTtlMs)
     throw new McpConfigurationError(WEBHOOK_TTL_ORDER);
-  return { ...numbers, allowHosts: allowedHosts(given.allowHosts), ca: given.ca };
+  // Node's `ca` replaces the trusted roots: the ones given are added to them, as the option promises.
+  const ca = given.ca === undefined ? undefined : [...rootCertificates, ...[given.ca].flat()];
+  return { ...numbers, allowHosts: allowedHosts(given.allowHosts), ca };
 }
 
 function allowedHosts(given: unknown): ReadonlySet<string> {
