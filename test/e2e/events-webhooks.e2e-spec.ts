@@ -339,6 +339,11 @@ describe('Webhook bounds and the address rule', () => {
     expect((await byName.subscribe(receiver.url(path))).error).toMatchObject({ code: -32602 });
     const byAddress = await start({ allowHosts: ['127.0.0.1'] });
     expect((await byAddress.subscribe(receiver.url(path))).result).toMatchObject({ id: expect.any(String) });
+    // A name is resolved, and the address it leads to is what the rule (and the allowance) judges.
+    const named = `https://localhost:${receiver.port}${path}`;
+    expect((await byAddress.subscribe(named)).result).toMatchObject({ id: expect.any(String) });
+    const byLocalhost = await start({ allowHosts: ['localhost'] });
+    expect((await byLocalhost.subscribe(named)).result).toMatchObject({ id: expect.any(String) });
   });
 
   it('refuses webhooks to an anonymous caller with -32024: the key needs someone in it', async () => {
