@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { McpModule } from '../../src/index.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { AppModule as AppsExampleModule } from '../../examples/apps/app.module.js';
 import { weatherFor } from '../../examples/apps/weather-report.js';
 import { buildPlayground } from '../../scripts/build-playground.mjs';
@@ -124,6 +125,25 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await page.getByTestId('task-status').getByText('working').waitFor();
       await shot('task');
       await result().getByText('Report ready after 3 steps').waitFor();
+    });
+
+    it("lists the example app's event and streams its occurrences as get_weather runs, until stopped", async () => {
+      await page.goto(`${origin}/mcp/playground`);
+      await page.locator('nav').getByText('weather.checked', { exact: true }).click();
+      const panel = page.getByTestId('event-panel');
+      await panel.getByText('Someone checked the weather of a city').waitFor();
+      await panel.getByRole('button', { name: 'Stream', exact: true }).click();
+      const stream = page.getByTestId('event-stream');
+      await stream.locator('li[data-method="notifications/events/active"]').waitFor();
+      // Another client runs the tool; the page's stream shows the occurrence it published.
+      const body = mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Lima' } });
+      await fetch(`${origin}/mcp`, { method: 'POST', headers: mcpHeaders(body), body: JSON.stringify(body) });
+      const occurrence = stream.locator('li[data-method="notifications/events/event"]');
+      await occurrence.getByText('"city":"Lima"', { exact: false }).waitFor();
+      await shot('event-stream');
+      await panel.getByRole('button', { name: 'Stop', exact: true }).click();
+      await panel.getByRole('button', { name: 'Stream', exact: true }).waitFor();
+      expect(await occurrence.count()).toBe(1);
     });
 
     it('reads a resource template and renders a prompt', async () => {
