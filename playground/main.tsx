@@ -81,8 +81,9 @@ function App() {
     openResource: (uri) =>
       setSelection({ kind: 'resource', item: catalog.resources.find((r) => r.uri === uri) ?? { uri, name: uri } }),
   };
-  const skills = catalog.resources.filter((r) => r.uri.startsWith('skill://'));
-  const resources = catalog.resources.filter((r) => !r.uri.startsWith('skill://'));
+  // The same element while the catalog is the same: picking an entry or showing a call's result re-renders the
+  // panel, never the lists (Preact skips an element it rendered before).
+  const nav = useMemo(() => <CatalogNav catalog={catalog} onPick={setSelection} />, [catalog]);
 
   return (
     <div class="layout">
@@ -104,19 +105,7 @@ function App() {
         </div>
       ) : null}
       {failure ? <ErrorView error={failure.error} status={failure.status} /> : null}
-      <nav>
-        {catalog.info?.instructions ? <p class="muted">{catalog.info.instructions}</p> : null}
-        <Section title="Tools" items={catalog.tools} pick={(item) => setSelection({ kind: 'tool', item })} badges />
-        <Section title="Resources" items={resources} pick={(item) => setSelection({ kind: 'resource', item })} />
-        <Section
-          title="Resource templates"
-          items={catalog.templates}
-          pick={(item) => setSelection({ kind: 'resource', item })}
-        />
-        <Section title="Prompts" items={catalog.prompts} pick={(item) => setSelection({ kind: 'prompt', item })} />
-        <Section title="Skills" items={skills} pick={(item) => setSelection({ kind: 'resource', item })} />
-        <Section title="Events" items={catalog.events} pick={(item) => setSelection({ kind: 'event', item })} />
-      </nav>
+      {nav}
       <main>
         <Selected selection={selection} context={context} />
       </main>
@@ -156,6 +145,27 @@ function Header({ serverInfo, onToken }: { serverInfo?: any; onToken(token: stri
         <button type="submit">Use token</button>
       </form>
     </header>
+  );
+}
+
+/** The server's lists; `onPick` is the selection's setter, so the element stays valid while the catalog does. */
+function CatalogNav({ catalog, onPick }: { catalog: Catalog; onPick(selection: Selection): void }) {
+  const skills = catalog.resources.filter((r) => r.uri.startsWith('skill://'));
+  const resources = catalog.resources.filter((r) => !r.uri.startsWith('skill://'));
+  return (
+    <nav>
+      {catalog.info?.instructions ? <p class="muted">{catalog.info.instructions}</p> : null}
+      <Section title="Tools" items={catalog.tools} pick={(item) => onPick({ kind: 'tool', item })} badges />
+      <Section title="Resources" items={resources} pick={(item) => onPick({ kind: 'resource', item })} />
+      <Section
+        title="Resource templates"
+        items={catalog.templates}
+        pick={(item) => onPick({ kind: 'resource', item })}
+      />
+      <Section title="Prompts" items={catalog.prompts} pick={(item) => onPick({ kind: 'prompt', item })} />
+      <Section title="Skills" items={skills} pick={(item) => onPick({ kind: 'resource', item })} />
+      <Section title="Events" items={catalog.events} pick={(item) => onPick({ kind: 'event', item })} />
+    </nav>
   );
 }
 
