@@ -22,6 +22,12 @@ import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
 import { measureListPages, printListPages } from './list-pages.js';
 import { measureTaskBytes, printTaskBytes } from './redis-task-bytes.js';
+import {
+  measurePlaygroundRender,
+  measurePlaygroundWeight,
+  printPlaygroundRender,
+  printPlaygroundWeight,
+} from './playground-render.js';
 import { measureRouteTools } from './route-tools.js';
 import { measureEvents, printEvents } from './events.js';
 import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
@@ -545,6 +551,8 @@ async function main(): Promise<void> {
   printEvents(await measureEvents(SMOKE), fmt);
   printListPages(await measureListPages(SMOKE), fmt);
   printTaskBytes(await measureTaskBytes(SMOKE), fmt);
+  printPlaygroundWeight(await measurePlaygroundWeight(), fmt);
+  printPlaygroundRender(await measurePlaygroundRender(SMOKE), fmt);
 
   console.log(
     '\nRoute tools (GET /orders/:id with ParseIntPipe and a query key: as a route tool over /mcp, the same route ' +
