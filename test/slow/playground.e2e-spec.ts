@@ -16,6 +16,7 @@ import { testChromium } from '../support/test-chromium.js';
 import {
   PlaygroundAuthModule,
   PlaygroundExampleModule,
+  PlaygroundThousandToolsModule,
   PlaygroundVersionedModule,
   startApp,
   versioned,
@@ -238,6 +239,34 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await page.locator('input[name="city"]').fill('Paris');
       await page.getByRole('button', { name: 'Call', exact: true }).click();
       await result().getByText('"temperatureC": 13').waitFor();
+    });
+  });
+
+  describe('with a thousand tools', () => {
+    let app: INestApplication;
+    let origin: string;
+
+    beforeAll(async () => ({ app, origin } = await startApp(PlaygroundThousandToolsModule, adapter)));
+    afterAll(() => app?.close());
+
+    it('keeps the list where it was scrolled when a tool far down it is picked and called', async () => {
+      await page.goto(`${origin}/mcp/playground`);
+      await tool('tool_999').waitFor();
+      const nav = page.locator('nav');
+      await nav.evaluate((element) => element.scrollTo(0, element.scrollHeight));
+      const scrolled = await nav.evaluate((element) => element.scrollTop);
+      expect(scrolled).toBeGreaterThan(0);
+      await tool('tool_998').click();
+      await page.locator('input[name="n"]').fill('41');
+      await page.getByRole('button', { name: 'Call', exact: true }).click();
+      await result().getByText('42').waitFor();
+      expect(await nav.evaluate((element) => element.scrollTop)).toBe(scrolled);
+      // The panel and its result are in view without scrolling back up to them.
+      const heading = await page.locator('main h2').boundingBox();
+      expect(heading!.y).toBeGreaterThanOrEqual(0);
+      expect(heading!.y).toBeLessThan(800);
+      expect(await result().isVisible()).toBe(true);
+      await shot('thousand-tools');
     });
   });
 });
