@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Inject, Injectable, Module, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { MCPServer, McpModule } from '../src/index.js';
 import { testChromium } from '../test/support/test-chromium.js';
 import { ADD_TOOL, toolDefinitions } from './fixtures.js';
@@ -10,16 +10,18 @@ import { createNestApp } from './servers/nest-app.js';
 /**
  * The playground page in Chromium against a server of 10 and one of 1,000 tools: two tools picked in turn, then
  * `add` called again and again; each time, the milliseconds from the click until the panel or the result is in
- * the page and a frame has been drawn, measured in the page (`performance.now()`). The medians of both sizes,
+ * the page and laid out (not painted: a frame waits for the screen's next refresh, which would round every figure
+ * to it), measured in the page (`performance.now()`). The medians of both sizes,
  * interleaved, and their ratio: a panel or a result that renders without the tool list costs about the same at
- * either size.
+ * either size. The main thread's time (DevTools' `TaskDuration`, until a frame after the click is drawn) adds
+ * what painting a long list costs.
  */
 export interface PlaygroundRenderRow {
   tools: number;
-  /** Median ms from picking a tool in the list until its panel is drawn. */
-  pickMs: number;
-  /** Median ms from pressing Call until the result is drawn. */
-  callMs: number;
+  /** Picking a tool in the list until its panel is laid out (`ms`), and the main thread's time for it. */
+  pick: { ms: number; mainThreadMs: number };
+  /** Pressing Call until the result is laid out, and the main thread's time for it. */
+  call: { ms: number; mainThreadMs: number };
 }
 
 const SIZES = [10, 1_000];
@@ -65,7 +67,7 @@ async function openPage(browser: Browser, url: string, tools: number): Promise<P
 }
 
 /**
- * Presses Call and resolves with the milliseconds until the result shows `5` and the next frame is drawn. The
+ * Presses Call and resolves with the milliseconds until the result shows `5`, laid out. The
  * previous result goes first (the call shows it is running), so the next `5` is this call's. In the page's
  * own language, as a string: the bench is compiled without the DOM's types.
  */
@@ -77,7 +79,8 @@ const TIME_ONE_CALL = `new Promise((resolve, reject) => {
   const observer = new MutationObserver(() => {
     if (!shown()) return;
     observer.disconnect();
-    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - started)));
+    document.body.getBoundingClientRect();
+    resolve(performance.now() - started);
   });
   observer.observe(main, { childList: true, subtree: true, characterData: true });
   setTimeout(() => reject(new Error('no result within 10 s')), 10000);
@@ -89,7 +92,7 @@ function timeOneCall(page: Page): Promise<number> {
   return page.evaluate(TIME_ONE_CALL) as Promise<number>;
 }
 
-/** Picks the tool named `name` in the list and resolves with the milliseconds until its panel is drawn. */
+/** Picks the tool named `name` in the list and resolves with the milliseconds until its panel is laid out. */
 function timeOnePick(page: Page, name: string): Promise<number> {
   return page.evaluate(`new Promise((resolve, reject) => {
   const main = document.querySelector('main');
@@ -98,7 +101,8 @@ function timeOnePick(page: Page, name: string): Promise<number> {
   const observer = new MutationObserver(() => {
     if (main.querySelector('h2')?.firstChild?.textContent?.trim() !== ${JSON.stringify(name)}) return;
     observer.disconnect();
-    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - started)));
+    document.body.getBoundingClientRect();
+    resolve(performance.now() - started);
   });
   observer.observe(main, { childList: true, subtree: true, characterData: true });
   setTimeout(() => reject(new Error('no panel within 10 s')), 10000);
@@ -107,21 +111,36 @@ function timeOnePick(page: Page, name: string): Promise<number> {
 })`) as Promise<number>;
 }
 
-/** The medians of `samples` per size, `runs` of `time(page)` per page, interleaved, after `warm` unmeasured. */
+/** The page's main-thread time so far (tasks: script, style, layout, paint), in ms, from the DevTools protocol. */
+async function mainThreadMs(cdp: CDPSession): Promise<number> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return metrics.find((metric) => metric.name === 'TaskDuration')!.value * 1000;
+}
+
+/**
+ * `runs` of `time(page)` per page, interleaved, after `warm` unmeasured: the medians per page of the ms `time`
+ * read, and of the page's main-thread time from the click until a frame after it was drawn.
+ */
 async function interleaved(
-  pages: Page[],
+  pages: Array<{ page: Page; cdp: CDPSession }>,
   runs: number,
   warm: number,
   time: (page: Page, run: number) => Promise<number>,
-) {
-  const samples: number[][] = pages.map(() => []);
+): Promise<Array<{ ms: number; mainThreadMs: number }>> {
+  const samples = pages.map(() => ({ ms: [] as number[], mainThreadMs: [] as number[] }));
   for (let run = 0; run < warm + runs; run++) {
-    for (const [i, page] of pages.entries()) {
+    for (const [i, { page, cdp }] of pages.entries()) {
+      const before = await mainThreadMs(cdp);
       const ms = await time(page, run);
-      if (run >= warm) samples[i].push(ms);
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 20)))');
+      const used = (await mainThreadMs(cdp)) - before;
+      if (run < warm) continue;
+      samples[i].ms.push(ms);
+      samples[i].mainThreadMs.push(used);
     }
   }
-  return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)]);
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return samples.map((s) => ({ ms: median(s.ms), mainThreadMs: median(s.mainThreadMs) }));
 }
 
 export async function measurePlaygroundRender(smoke: boolean): Promise<PlaygroundRenderRow[]> {
@@ -132,20 +151,25 @@ export async function measurePlaygroundRender(smoke: boolean): Promise<Playgroun
       executablePath: await testChromium(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
-    const pages: Page[] = [];
-    for (const [i, { url }] of servers.entries()) pages.push(await openPage(browser, url, SIZES[i]));
+    const pages: Array<{ page: Page; cdp: CDPSession }> = [];
+    for (const [i, { url }] of servers.entries()) {
+      const page = await openPage(browser, url, SIZES[i]);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+      pages.push({ page, cdp });
+    }
     const [runs, warm] = smoke ? [2, 0] : [40, 5];
     // Two tools picked in turn, then `add`, whose form is filled in once and called again and again.
     const picks = await interleaved(pages, runs, warm, (page, run) =>
       timeOnePick(page, run % 2 ? 'search_2' : 'search_3'),
     );
-    for (const page of pages) {
+    for (const { page } of pages) {
       await page.locator('nav').getByText('add', { exact: true }).click();
       await page.locator('input[name="a"]').fill('2');
       await page.locator('input[name="b"]').fill('3');
     }
     const calls = await interleaved(pages, runs, warm, timeOneCall);
-    return SIZES.map((tools, i) => ({ tools, pickMs: picks[i], callMs: calls[i] }));
+    return SIZES.map((tools, i) => ({ tools, pick: picks[i], call: calls[i] }));
   } finally {
     await browser?.close();
     await Promise.all(servers.map(({ app }) => app.close()));
@@ -155,17 +179,20 @@ export async function measurePlaygroundRender(smoke: boolean): Promise<Playgroun
 export function printPlaygroundRender(rows: PlaygroundRenderRow[], fmt: (n: number, digits?: number) => string): void {
   console.log(
     '\nThe playground in Chromium, the same page with 10 and with 1,000 tools listed: a tool picked in the list ' +
-      'until its panel is drawn, and a call of `add` from the press of Call until its result is drawn (median of ' +
-      'interleaved runs, measured in the page):\n',
+      'until its panel is laid out, and a call of `add` from the press of Call until its result is laid out; ' +
+      "beside each, the main thread's time (script, style, layout, paint) until a frame after it is drawn " +
+      '(medians of interleaved runs):\n',
   );
-  console.log('| tools listed | pick ms | ÷ 10 tools | call ms | ÷ 10 tools |');
-  console.log('|---:|---:|---:|---:|---:|');
+  console.log(
+    '| tools listed | pick ms | main thread ms | ÷ 10 tools (ms; main thread) | call ms | main thread ms | ÷ 10 tools (ms; main thread) |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
   const [first] = rows;
+  const cells = (of: (row: PlaygroundRenderRow) => { ms: number; mainThreadMs: number }, row: PlaygroundRenderRow) =>
+    `${fmt(of(row).ms, 1)} | ${fmt(of(row).mainThreadMs, 1)} | ` +
+    `${fmt(of(row).ms / of(first).ms, 2)}; ${fmt(of(row).mainThreadMs / of(first).mainThreadMs, 2)}`;
   for (const row of rows)
-    console.log(
-      `| ${fmt(row.tools)} | ${fmt(row.pickMs, 1)} | ${fmt(row.pickMs / first.pickMs, 2)} | ` +
-        `${fmt(row.callMs, 1)} | ${fmt(row.callMs / first.callMs, 2)} |`,
-    );
+    console.log(`| ${fmt(row.tools)} | ${cells((r) => r.pick, row)} | ${cells((r) => r.call, row)} |`);
 }
 
 /** What a part of the page's script weighs, and whether the page needs it without an MCP Apps view. */
