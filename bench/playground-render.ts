@@ -67,48 +67,45 @@ async function openPage(browser: Browser, url: string, tools: number): Promise<P
 }
 
 /**
- * Presses Call and resolves with the milliseconds until the result shows `5`, laid out. The
- * previous result goes first (the call shows it is running), so the next `5` is this call's. In the page's
- * own language, as a string: the bench is compiled without the DOM's types.
+ * Clicks the button `button` (an expression in the page) and resolves with the milliseconds until `done` (one
+ * too) holds in `main`, laid out. In the page's own language, as a string: the bench is compiled without the
+ * DOM's types.
  */
-const TIME_ONE_CALL = `new Promise((resolve, reject) => {
-  const main = document.querySelector('main');
-  const button = [...main.querySelectorAll('button')].find((b) => b.textContent === 'Call');
-  const shown = () => main.querySelector('[data-testid="result"]')?.textContent?.includes('5') === true;
-  let started = 0;
-  const observer = new MutationObserver(() => {
-    if (!shown()) return;
-    observer.disconnect();
-    document.body.getBoundingClientRect();
-    resolve(performance.now() - started);
-  });
-  observer.observe(main, { childList: true, subtree: true, characterData: true });
-  setTimeout(() => reject(new Error('no result within 10 s')), 10000);
-  started = performance.now();
-  button.click();
-})`;
-
-function timeOneCall(page: Page): Promise<number> {
-  return page.evaluate(TIME_ONE_CALL) as Promise<number>;
-}
-
-/** Picks the tool named `name` in the list and resolves with the milliseconds until its panel is laid out. */
-function timeOnePick(page: Page, name: string): Promise<number> {
+function timeClick(page: Page, button: string, done: string): Promise<number> {
   return page.evaluate(`new Promise((resolve, reject) => {
   const main = document.querySelector('main');
-  const entry = [...document.querySelectorAll('nav button')].find((b) => b.textContent === ${JSON.stringify(name)});
+  const button = ${button};
   let started = 0;
   const observer = new MutationObserver(() => {
-    if (main.querySelector('h2')?.firstChild?.textContent?.trim() !== ${JSON.stringify(name)}) return;
+    if (!(${done})) return;
     observer.disconnect();
     document.body.getBoundingClientRect();
     resolve(performance.now() - started);
   });
   observer.observe(main, { childList: true, subtree: true, characterData: true });
-  setTimeout(() => reject(new Error('no panel within 10 s')), 10000);
+  setTimeout(() => reject(new Error('nothing shown within 10 s')), 10000);
   started = performance.now();
-  entry.click();
+  button.click();
 })`) as Promise<number>;
+}
+
+/** Presses Call until the result shows `5`: the previous result goes first (the call shows it is running). */
+function timeOneCall(page: Page): Promise<number> {
+  return timeClick(
+    page,
+    `[...main.querySelectorAll('button')].find((b) => b.textContent === 'Call')`,
+    `main.querySelector('[data-testid="result"]')?.textContent?.includes('5') === true`,
+  );
+}
+
+/** Picks the tool named `name` in the list until its panel shows. */
+function timeOnePick(page: Page, name: string): Promise<number> {
+  const quoted = JSON.stringify(name);
+  return timeClick(
+    page,
+    `[...document.querySelectorAll('nav button')].find((b) => b.textContent === ${quoted})`,
+    `main.querySelector('h2')?.firstChild?.textContent?.trim() === ${quoted}`,
+  );
 }
 
 /** The page's main-thread time so far (tasks: script, style, layout, paint), in ms, from the DevTools protocol. */
