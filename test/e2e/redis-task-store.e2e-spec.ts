@@ -125,6 +125,30 @@ describe('RedisTaskStore', () => {
     expect(await a.create(task('over', { createdAt: clock, callBytes: 1 }), limits)).toBe('owner-bytes-limit');
   });
 
+  // A user of a Redis of the test's own may write the limits' keys but not the task records (ACL), so the record
+  // of a create fails after its bytes were counted: they must be given back, or the share would shrink for good.
+  it('gives back the bytes of a create whose record could not be written', async () => {
+    const redis = await RedisServerProcess.onFreePort();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await admin.connect();
+      await admin.call('ACL', 'SETUSER', 'limits-only', 'on', '>pw', `~${keyPrefix}{tasks:*`, '&*', '+@all');
+      const limitsOnly = await instance(redis.url.replace('redis://', 'redis://limits-only:pw@'));
+      const store = await instance(redis.url);
+      const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
+      await expect(limitsOnly.create(task('unwritten', { callBytes: 100 }), limits)).rejects.toThrow(
+        /^Redis is unavailable \(create a task\)/,
+      );
+      expect(await store.get('srv', 'unwritten', 'alice')).toBeUndefined();
+      expect(await store.create(task('whole-share', { callBytes: 100 }), limits)).toBe('created');
+      expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+    } finally {
+      admin.disconnect();
+      await redis.kill();
+    }
+  });
+
   // Reads the commands Redis ran, scripts' own included, from INFO commandstats: a server of the test's own, so
   // nobody else's commands count.
   it('stores a result with the same Redis commands whether the owner has 10 live tasks or 300', async () => {
