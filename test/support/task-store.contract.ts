@@ -176,6 +176,15 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       expect(await a.create(task('over', { createdAt: clock, callBytes: 1 }), limits)).toBe('owner-bytes-limit');
     });
 
+    it('holds the byte share when two instances create at the same time', async () => {
+      const limits = { perOwner: 100, total: 100, bytesPerOwner: 100 };
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).create(task(`t${i}`, { callBytes: 10 }), limits)),
+      );
+      expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(10);
+      expect(outcomes.filter((outcome) => outcome === 'owner-bytes-limit')).toHaveLength(10);
+    });
+
     it('refuses a create past the total limit, whoever asks', async () => {
       const limits = { perOwner: 10, total: 2 };
       await a.create(task('a1'), limits);
