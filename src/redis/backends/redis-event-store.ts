@@ -3,7 +3,7 @@ import type { EventOccurrence } from '../../protocol/extensions/events.js';
 import type { EventStoreRead, McpEventStore } from '../../server/domain-events/event-store.js';
 import type { EventRetention } from '../../server/domain-events/occurrence-log.js';
 import type { McpRedisConnections } from './redis-connections.js';
-import { RedisScript } from './redis-script.js';
+import { RedisScript } from './lua/redis-script.js';
 import { RedisWebhookStore } from './redis-webhook-store.js';
 
 // Appends an occurrence, then drops from the front whatever the retention no longer allows (count, kept bytes,

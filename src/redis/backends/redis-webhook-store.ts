@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { McpWebhookStore, WebhookRecord } from '../../server/domain-events/webhook-store.js';
 import type { McpRedisConnections } from './redis-connections.js';
-import { RedisScript } from './redis-script.js';
+import { RedisScript } from './lua/redis-script.js';
 
 // Keeps a record until its expiry and indexes it by event type, by caller and in the whole set (sorted by
 // expiry, so what lapsed is cut from an index when it is read).

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { McpRedisClient } from './redis-connections.js';
+
+/** What of a connection (one Redis, or a Cluster) a script runs on. */
+interface ScriptClient {
+  evalsha(sha: string, keys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+  eval(source: string, keys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+}
 
 /**
  * A Lua script sent by its SHA-1 (`EVALSHA`), its text only when Redis does not have it yet (`NOSCRIPT`: a fresh
@@ -16,7 +21,7 @@ export class RedisScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: McpRedisClient, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+  async run(redis: ScriptClient, ...keysAndArgs: Array<string | number>): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, this.keys, ...keysAndArgs);
     } catch (error) {
