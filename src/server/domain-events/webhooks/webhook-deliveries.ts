@@ -24,7 +24,16 @@ interface Outbox {
   gap?: string;
   status: WebhookDeliveryStatus;
   expiresAt: number;
+  /** The attempts of the current failure-rate window: when it started, how many, how many failed. */
+  window: { start: number; attempts: number; failures: number };
+  /** While suspended: the subscription's expiry then. A record that says otherwise was refreshed (anywhere). */
+  suspendedAt?: number;
 }
+
+/** Delivery bodies above this are not sent (SEP-3415's delivery profile: at or under 256 KiB); a `gap` covers them. */
+export const MAX_DELIVERY_BYTES = 256 * 1_024;
+/** The share of failed attempts in a window, over `suspendAfterAttempts` of them, that suspends delivery. */
+const SUSPEND_FAILURE_RATE = 0.95;
 
 /** A POST's outcome as a delivery sees it: done (2xx, or a refusal not to retry), or failed for a reason. */
 type Attempt = { done: true } | { done: false; reason: WebhookFailure };
@@ -33,7 +42,8 @@ type Attempt = { done: true } | { done: false; reason: WebhookFailure };
  * Webhook deliveries from this instance: per subscription, a bounded queue sent in order, each POST signed
  * afresh (Standard Webhooks headers and `X-MCP-Subscription-Id`), to an address checked at that moment, retried
  * with doubling waits up to `maxAttempts`; 410 and 413 are not retried. The record is read again before every
- * try, so an unsubscribe stops what is queued and a rotated secret signs what follows.
+ * try, so an unsubscribe stops what is queued and a rotated secret signs what follows. A subscription whose
+ * attempts keep failing (a sustained rate over a window, not a count) is suspended until the client refreshes.
  */
 export class WebhookDeliveries {
   private readonly outboxes = new Map<string, Outbox>();
@@ -54,13 +64,19 @@ export class WebhookDeliveries {
     const outbox = this.outbox(record);
     outbox.waiting.push({ occurrence, position });
     if (outbox.waiting.length > this.settings.maxQueue) outbox.gap = outbox.waiting.shift()!.position;
-    if (!outbox.running) void this.drain(record.id, outbox);
+    if (!outbox.running && outbox.status.active) void this.drain(record.id, outbox);
   }
 
-  /** What this instance knows of a subscription's deliveries (nothing when it delivered none). */
-  status(id: string): { watermark?: string; status?: WebhookDeliveryStatus } {
+  /**
+   * What this instance knows of a subscription's deliveries (nothing when it delivered none), as it was before
+   * this call; a suspended delivery resumes (a refresh is the client's sign of life, SEP-3415).
+   */
+  reactivate(id: string): { watermark?: string; status?: WebhookDeliveryStatus } {
     const outbox = this.outboxes.get(id);
-    return outbox ? { watermark: outbox.watermark, status: { ...outbox.status } } : {};
+    if (!outbox) return {};
+    const known = { watermark: outbox.watermark, status: { ...outbox.status } };
+    if (!outbox.status.active) this.resume(id, outbox);
+    return known;
   }
 
   /** Drops what waits for a subscription that ended. */
@@ -115,17 +131,27 @@ export class WebhookDeliveries {
         running: false,
         status: { active: true, lastDeliveryAt: null, lastError: null },
         expiresAt: 0,
+        window: { start: this.now(), attempts: 0, failures: 0 },
       };
       this.outboxes.set(record.id, outbox);
     }
+    // Refreshed on another instance since it was suspended here: delivery resumes here too.
+    if (outbox.suspendedAt !== undefined && record.expiresAt !== outbox.suspendedAt) this.resume(record.id, outbox);
     outbox.expiresAt = record.expiresAt;
     return outbox;
+  }
+
+  private resume(id: string, outbox: Outbox): void {
+    outbox.status = { ...outbox.status, active: true };
+    outbox.suspendedAt = undefined;
+    outbox.window = { start: this.now(), attempts: 0, failures: 0 };
+    if (!outbox.running && outbox.waiting.length > 0) void this.drain(id, outbox);
   }
 
   private async drain(id: string, outbox: Outbox): Promise<void> {
     outbox.running = true;
     try {
-      while (outbox.waiting.length > 0 && !this.closing.signal.aborted) {
+      while (outbox.waiting.length > 0 && outbox.status.active && !this.closing.signal.aborted) {
         const record = await this.store.get(id);
         if (!record) return this.forget(id);
         if (outbox.gap !== undefined) {
@@ -138,7 +164,17 @@ export class WebhookDeliveries {
         if (!next) break;
         // One at a time, in order: everything before this one is settled, so its own position is safe to persist.
         const body = JSON.stringify({ ...next.occurrence, cursor: next.position });
-        await this.deliver(record, next.occurrence.eventId, body, outbox);
+        if (Buffer.byteLength(body) > MAX_DELIVERY_BYTES) {
+          // Too large for a webhook: skipped as a gap, so the client knows to read what it missed some other way.
+          this.logger.warn(
+            `MCP webhooks: ${next.occurrence.name} ${next.occurrence.eventId} is over 256 KiB, sent as a gap`,
+          );
+          await this.control(record, { type: 'gap', cursor: next.position });
+        } else if (!(await this.deliver(record, next.occurrence.eventId, body, outbox))) {
+          // Suspended mid-way: it is tried again, first, once the client refreshes.
+          outbox.waiting.unshift(next);
+          break;
+        }
         outbox.watermark = next.position;
       }
     } catch (error) {
@@ -148,18 +184,23 @@ export class WebhookDeliveries {
     }
   }
 
-  /** Tries one body up to `maxAttempts` times, reading the record again before each retry. */
-  private async deliver(record: WebhookRecord, id: string, body: string, outbox?: Outbox): Promise<void> {
+  /**
+   * Tries one body up to `maxAttempts` times, reading the record again before each retry. False when delivery
+   * was suspended before it settled (acknowledged or given up).
+   */
+  private async deliver(record: WebhookRecord, id: string, body: string, outbox?: Outbox): Promise<boolean> {
     const { maxAttempts, retryDelayMs, maxRetryDelayMs } = this.settings;
     let current: WebhookRecord | undefined = record;
     for (let attempt = 1; current && !this.closing.signal.aborted; attempt++) {
       const result = await this.attempt(current, id, body);
-      if (outbox) this.note(outbox, result);
-      if (result.done || attempt >= maxAttempts) return;
+      if (outbox) this.note(outbox, result, current.expiresAt);
+      if (outbox && !outbox.status.active) return false;
+      if (result.done || attempt >= maxAttempts) return true;
       const wait = Math.min(retryDelayMs * 2 ** (attempt - 1), maxRetryDelayMs);
       await sleep(wait, undefined, { signal: this.closing.signal, ref: false }).catch(() => undefined);
       current = await this.store.get(record.id);
     }
+    return true;
   }
 
   private async attempt(record: WebhookRecord, id: string, body: string): Promise<Attempt> {
@@ -192,10 +233,27 @@ export class WebhookDeliveries {
     return postWebhook(target, headers, body, { timeoutMs: this.settings.timeoutMs, ca: this.settings.ca });
   }
 
-  private note(outbox: Outbox, result: Attempt): void {
-    const at = new Date(this.now()).toISOString();
+  /**
+   * Records an attempt, and suspends delivery when, over at least `suspendAfterAttempts` attempts in the window,
+   * nearly all failed: a blip does not suspend a healthy subscription, nor a handful of failures a quiet one.
+   */
+  private note(outbox: Outbox, result: Attempt, expiresAt: number): void {
+    const now = this.now();
+    const at = new Date(now).toISOString();
     if (result.done) outbox.status = { active: true, lastDeliveryAt: at, lastError: null };
     else outbox.status = { ...outbox.status, lastError: result.reason, failedSince: outbox.status.failedSince ?? at };
+    if (outbox.window.start + this.settings.suspendWindowMs <= now)
+      outbox.window = { start: now, attempts: 0, failures: 0 };
+    const window = outbox.window;
+    window.attempts++;
+    if (!result.done) window.failures++;
+    if (
+      window.attempts >= this.settings.suspendAfterAttempts &&
+      window.failures >= window.attempts * SUSPEND_FAILURE_RATE
+    ) {
+      outbox.status = { ...outbox.status, active: false };
+      outbox.suspendedAt = expiresAt;
+    }
   }
 
   /**
@@ -205,7 +263,8 @@ export class WebhookDeliveries {
   sweep(): void {
     const now = this.now();
     for (const [id, outbox] of this.outboxes)
-      if (!outbox.running && outbox.waiting.length === 0 && outbox.expiresAt <= now) this.outboxes.delete(id);
+      if (!outbox.running && (outbox.waiting.length === 0 || !outbox.status.active) && outbox.expiresAt <= now)
+        this.outboxes.delete(id);
   }
 }
 

@@ -10,6 +10,7 @@ import { canonicalDigest } from '../../util/canonical-digest.js';
 import type { EventCatalog, EventType } from '../event-catalog.js';
 import { readFrom, subscriptionOf } from '../event-subscription.js';
 import { CallbackRefused, callbackUrl, resolveCallback } from './callback-address.js';
+import { HostWindow } from './host-window.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
 import type { WebhookSettings } from './webhook-options.js';
 import { secretBytes } from './webhook-signature.js';
@@ -32,6 +33,8 @@ export class WebhookMethods {
   readonly deliveries: WebhookDeliveries;
   /** (caller, url) pairs whose endpoint echoed a challenge, until when; insertion order is age order. */
   private readonly verified = new Map<string, number>();
+  /** Verification POSTs per destination host and window. */
+  private readonly challenges: HostWindow;
 
   constructor(
     private readonly catalog: EventCatalog,
@@ -42,6 +45,12 @@ export class WebhookMethods {
     private readonly now: () => number = Date.now,
   ) {
     this.deliveries = new WebhookDeliveries(store, settings, logger, now);
+    this.challenges = new HostWindow(
+      settings.maxVerificationsPerHost,
+      settings.verificationWindowMs,
+      settings.maxSubscriptions,
+      now,
+    );
     catalog.watchers.add({
       published: (type, occurrence, position) => void this.fanOut(type, occurrence, position),
       removed: (type) => void this.terminate(type),
@@ -76,8 +85,9 @@ export class WebhookMethods {
         this.deliveries.forget(id);
       throw error;
     }
-    const ttl = this.granted(params);
-    const expiresAt = this.now() + ttl;
+    // Never past the caller's credential: deliveries stop when it expires, unless a refresh with a valid one
+    // (which runs the guards again) extends the grant. That bounds how long a revoked caller keeps receiving.
+    const expiresAt = Math.min(this.now() + this.granted(params), transport.credentialExpiresAt ?? Infinity);
     const refreshBefore = new Date(expiresAt).toISOString();
     const existing = await this.store.get(id);
     if (existing) {
@@ -88,7 +98,8 @@ export class WebhookMethods {
         previousUntil: rotated ? this.now() + ROTATION_GRACE_MS : existing.previousUntil,
         expiresAt,
       });
-      const known = this.deliveries.status(id);
+      // A refresh is the client's sign of life: suspended delivery resumes. The status says what it was.
+      const known = this.deliveries.reactivate(id);
       const cursor = known.watermark ?? (await readFrom(this.catalog, { ...start, cursor: undefined }, 1)).position;
       const result: SubscribeEventsResult = { id, refreshBefore, cursor, truncated: false };
       if (known.status) result.deliveryStatus = known.status;
@@ -183,6 +194,13 @@ export class WebhookMethods {
       throw endpointError('connection_refused');
     }
     if (until !== undefined && until > this.now()) return;
+    const wait = this.challenges.take(url.hostname);
+    if (wait !== undefined)
+      throw new McpError(ErrorCode.ResourceExhausted, 'Too many verification requests to this callback host', {
+        limit: 'verificationsPerHost',
+        max: this.settings.maxVerificationsPerHost,
+        retryAfterMs: wait,
+      });
     const failure = await this.deliveries.verify(record, target);
     if (failure) throw endpointError(failure);
     this.verified.delete(key);

@@ -33,6 +33,17 @@ export interface McpWebhookOptions {
   maxTtlMs?: number;
   /** Shortest lifetime granted: a shorter suggestion is raised to it. Default 1 minute. */
   minTtlMs?: number;
+  /** Verification POSTs sent to one destination host per `verificationWindowMs`; more is -32025. Default 60. */
+  maxVerificationsPerHost?: number;
+  /** The window `maxVerificationsPerHost` counts in. Default 1 minute. */
+  verificationWindowMs?: number;
+  /**
+   * Delivery attempts to one subscription within `suspendWindowMs` before its failure rate is judged: at 95 %
+   * failed or more, delivery is suspended until the client refreshes. Default 100.
+   */
+  suspendAfterAttempts?: number;
+  /** The window the failure rate is measured over. Default 1 hour. */
+  suspendWindowMs?: number;
 }
 
 /** The `events` option group. */
@@ -53,6 +64,10 @@ export const WEBHOOK_OPTION_KEYS = {
   defaultTtlMs: true,
   maxTtlMs: true,
   minTtlMs: true,
+  maxVerificationsPerHost: true,
+  verificationWindowMs: true,
+  suspendAfterAttempts: true,
+  suspendWindowMs: true,
 } as const satisfies OptionKeys<McpWebhookOptions>;
 
 export type WebhookSettings = Required<Omit<McpWebhookOptions, 'allowHosts' | 'ca'>> & {
@@ -72,6 +87,10 @@ const DEFAULTS = {
   defaultTtlMs: 60 * 60 * 1_000,
   maxTtlMs: 24 * 60 * 60 * 1_000,
   minTtlMs: 60 * 1_000,
+  maxVerificationsPerHost: 60,
+  verificationWindowMs: 60 * 1_000,
+  suspendAfterAttempts: 100,
+  suspendWindowMs: 60 * 60 * 1_000,
 };
 
 /** Checks `events.webhooks` at start-up and fills in the defaults; a value it cannot honour stops start-up. */
