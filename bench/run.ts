@@ -20,8 +20,17 @@ import { measureKernel } from './kernel.js';
 import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks, measureKernelTasks } from './tasks.js';
+import { measureListPages, printListPages } from './list-pages.js';
+import { measureTaskBytes, printTaskBytes } from './redis-task-bytes.js';
+import {
+  measurePlaygroundRender,
+  measurePlaygroundWeight,
+  printPlaygroundRender,
+  printPlaygroundWeight,
+} from './playground-render.js';
 import { measureRouteTools } from './route-tools.js';
 import { measureGateway } from './gateway.js';
+import { measureEvents, printEvents } from './events.js';
 import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
 import { measureArgumentShape, printArgumentShape } from './os/argument-shape.js';
 import { measureSessionMemory, printSessionMemory } from './os/session-memory.js';
@@ -539,6 +548,12 @@ async function main(): Promise<void> {
       `in process ${fmt(inProcess.task, 2)} µs vs ${fmt(inProcess.plain, 2)} µs (${fmt(inProcess.task / inProcess.plain, 1)}×, ${fmt(inProcess.gets, 2)} gets); ` +
       `over HTTP on Nest + Fastify, one request at a time, ${fmt(overHttp.task, 2)} ms vs ${fmt(overHttp.plain, 2)} ms (${fmt(overHttp.task / overHttp.plain, 1)}×, ${fmt(overHttp.gets, 2)} gets)`,
   );
+
+  printEvents(await measureEvents(SMOKE), fmt);
+  printListPages(await measureListPages(SMOKE), fmt);
+  printTaskBytes(await measureTaskBytes(SMOKE), fmt);
+  printPlaygroundWeight(await measurePlaygroundWeight(), fmt);
+  printPlaygroundRender(await measurePlaygroundRender(SMOKE), fmt);
 
   console.log(
     '\nRoute tools (GET /orders/:id with ParseIntPipe and a query key: as a route tool over /mcp, the same route ' +

@@ -87,4 +87,27 @@ describe('nestjs-mcp/redis: event occurrences in Redis Streams, served by every 
       live.close();
     }
   });
+
+  it('sends its scripts by digest (EVALSHA), and their text only when Redis lost them', async () => {
+    const monitor = await inspector.monitor();
+    const seen: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((arg) => arg.startsWith(keyPrefix))) seen.push(args);
+    });
+    try {
+      const start = (await poll(a, {})).result;
+      await a.server.publishEvent('build.finished', { n: 10 });
+      expect((await poll(b, { cursor: start.cursor })).result.events).toHaveLength(1);
+      await until(() => seen.filter(([command]) => command.toLowerCase() === 'evalsha').length >= 2, 'the scripts run');
+      const sent = seen.map(([command]) => command.toLowerCase());
+      expect(sent).not.toContain('eval');
+      // After SCRIPT FLUSH (a restart, a failover), the first call of each script sends its text once more.
+      await inspector.script('FLUSH');
+      await a.server.publishEvent('build.finished', { n: 11 });
+      expect((await poll(b, { cursor: start.cursor })).result.events).toHaveLength(2);
+      await until(() => seen.some(([command]) => command.toLowerCase() === 'eval'), 'the script text is sent again');
+    } finally {
+      monitor.disconnect();
+    }
+  });
 });

@@ -3,12 +3,15 @@ import type { EventOccurrence } from '../../protocol/extensions/events.js';
 import type { EventStoreRead, McpEventStore } from '../../server/domain-events/event-store.js';
 import type { EventRetention } from '../../server/domain-events/occurrence-log.js';
 import type { McpRedisConnections } from './redis-connections.js';
+import { RedisScript } from './lua/redis-script.js';
+import { RedisWebhookStore } from './redis-webhook-store.js';
 
 // Appends an occurrence, then drops from the front whatever the retention no longer allows (count, kept bytes,
 // age by the stream id's own clock), remembering the newest id it dropped so a read can tell a reader it fell
 // behind. Both keys expire once nothing could be kept anyway.
 // KEYS: stream, meta. ARGV: occurrence JSON, its bytes, maxCount, maxBytes, maxAgeMs.
-const APPEND = `
+const APPEND = new RedisScript(
+  `
 local id = redis.call('XADD', KEYS[1], '*', 'o', ARGV[1], 'b', ARGV[2])
 local total = redis.call('HINCRBY', KEYS[2], 'bytes', ARGV[2])
 local t = redis.call('TIME')
@@ -30,15 +33,20 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return id
-`;
+`,
+  2,
+);
 
 // The newest id, the newest dropped id, and up to ARGV[2] entries after ARGV[1], read at one instant.
-const READ = `
+const READ = new RedisScript(
+  `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
 local dropped = redis.call('HGET', KEYS[2], 'dropped')
 local entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])
 return { last and last[1] or '0-0', dropped or '0-0', entries }
-`;
+`,
+  2,
+);
 
 const STREAM_ID = /^(\d{1,15})-(\d{1,15})$/;
 type Entry = [id: string, fields: string[]];
@@ -51,11 +59,15 @@ type Entry = [id: string, fields: string[]];
 export class RedisEventStore implements McpEventStore {
   /** Open streams read the stream this often, for what other instances publish. */
   readonly followMs = 500;
+  /** Webhook subscriptions live beside the occurrences, so every instance refreshes, ends and delivers them. */
+  readonly webhooks: RedisWebhookStore;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.webhooks = new RedisWebhookStore(redis, now);
+  }
 
   append(
     name: string,
@@ -66,7 +78,7 @@ export class RedisEventStore implements McpEventStore {
     const { maxCount, maxBytes, maxAgeMs } = retention;
     const body = JSON.stringify(occurrence);
     return this.redis.run('keep an event occurrence', (redis) =>
-      redis.eval(APPEND, 2, ...this.keys(name), body, bytes, maxCount, maxBytes, maxAgeMs),
+      APPEND.run(redis, ...this.keys(name), body, bytes, maxCount, maxBytes, maxAgeMs),
     ) as Promise<string>;
   }
 
@@ -86,7 +98,7 @@ export class RedisEventStore implements McpEventStore {
   ): Promise<EventStoreRead | null> {
     if (!STREAM_ID.test(cursor)) return null;
     const [last, dropped, entries] = (await this.redis.run('read event occurrences', (redis) =>
-      redis.eval(READ, 2, ...this.keys(name), cursor, max + 1),
+      READ.run(redis, ...this.keys(name), cursor, max + 1),
     )) as [string, string, Entry[]];
     // A cursor past the newest id: the stream expired since it was issued, or it was never one of ours.
     if (compareIds(cursor, last) > 0) return { items: [], position: last, truncated: true, hasMore: false };

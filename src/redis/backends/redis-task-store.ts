@@ -16,34 +16,75 @@ import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
 
-// KEYS: the owner's index, the owner's kept sizes (a hash by task id: result and queued call bytes, `keptBytes`;
-// both in the server's limits slot). ARGV: the task's new size, the owner's byte share (-1: none), the task id,
-// now. Sets the task's entry to its new size; one that grows is checked against the share, counting only the
-// owner's live tasks (those still in its index; the others' entries go). Answers the entry's previous size, or
-// '' when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
-const SET_BYTES = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
-local size = tonumber(ARGV[1])
-local previous = redis.call('HGET', KEYS[2], ARGV[3]) or ''
-if tonumber(ARGV[2]) >= 0 and size > (tonumber(previous) or 0) then
-  local held = 0
-  local sizes = redis.call('HGETALL', KEYS[2])
-  for i = 1, #sizes, 2 do
-    if not redis.call('ZSCORE', KEYS[1], sizes[i]) then redis.call('HDEL', KEYS[2], sizes[i])
-    elseif sizes[i] ~= ARGV[3] then held = held + tonumber(sizes[i + 1]) end
-  end
-  if held + size > tonumber(ARGV[2]) then return -1 end
+// Expired entries dropped by each change: more than the one entry a change can add, so the sizes never lag.
+const TRIM_PER_CHANGE = 4;
+// Expired entries dropped at a time before refusing a change, until none is left or the change fits.
+const TRIM_BEFORE_REFUSING = 256;
+
+// What an owner's tasks keep (results and queued calls, `keptBytes`), in two keys of the server's limits slot: a
+// hash of each task's size by task id with their sum under '*', and the same ids scored by their task's expiry.
+// Every change keeps the sum true to the sizes, so a store reads one field instead of adding up the owner's
+// tasks; expired entries leave a few at a time (ZRANGEBYSCORE ... LIMIT), and all of them before a refusal, so
+// the share counts exactly the tasks still live whatever their number. ARGV[1] is now. Both keys live as long
+// as the longest-lived entry, the expiries a second longer: sizes whose expiry is gone could never be trimmed,
+// while expiries whose sizes are gone take nothing off the sum.
+const KEPT_BYTES = `
+local now = tonumber(ARGV[1])
+local total = tonumber(redis.call('HGET', KEYS[1], '*') or '0')
+local function trim(limit)
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)
+  if #gone == 0 then return 0 end
+  local sizes = redis.call('HMGET', KEYS[1], unpack(gone))
+  for i = 1, #gone do total = total - (tonumber(sizes[i]) or 0) end
+  redis.call('HDEL', KEYS[1], unpack(gone))
+  redis.call('ZREM', KEYS[2], unpack(gone))
+  redis.call('HSET', KEYS[1], '*', total)
+  return #gone
 end
-if size > 0 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[1]) else redis.call('HDEL', KEYS[2], ARGV[3]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+local function put(id, size, before, expiresAt, ttl)
+  if size > 0 then
+    redis.call('HSET', KEYS[1], id, size, '*', total + size - before)
+    redis.call('ZADD', KEYS[2], expiresAt, id)
+    local keep = redis.call('PTTL', KEYS[1])
+    if keep < ttl or redis.call('PTTL', KEYS[2]) < ttl then
+      keep = math.max(keep, ttl)
+      redis.call('PEXPIRE', KEYS[1], keep)
+      redis.call('PEXPIRE', KEYS[2], keep + 1000)
+    end
+  elseif before > 0 then
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('HSET', KEYS[1], '*', total - before)
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+trim(${TRIM_PER_CHANGE})
+`;
+
+// KEYS and the first ARGV as KEPT_BYTES; then the task's new size, the owner's byte share (-1: none), the task
+// id, its expiry, its TTL. Sets the task's entry to its new size; one that grows is checked against the share.
+// Answers the entry's previous size, or '' when it had none, so RELEASE_BYTES can put it back; -1 when the
+// share would be exceeded.
+const SET_BYTES = `${KEPT_BYTES}
+local size, share, id = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local previous = redis.call('HGET', KEYS[1], id) or ''
+if share >= 0 and size > (tonumber(previous) or 0) then
+  while total - (tonumber(previous) or 0) + size > share do
+    if trim(${TRIM_BEFORE_REFUSING}) == 0 then return -1 end
+    previous = redis.call('HGET', KEYS[1], id) or ''
+  end
+end
+put(id, size, tonumber(previous) or 0, ARGV[5], tonumber(ARGV[6]))
 return previous
 `;
 
-// KEYS: the owner's kept sizes. ARGV: the task id, the size SET_BYTES answered. Undoes a change whose record was
-// not stored.
-const RELEASE_BYTES = `
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+// KEYS and the first ARGV as KEPT_BYTES; then the task id, the size SET_BYTES answered, the task's expiry, its
+// TTL. Undoes a change whose record was not stored (nothing comes back for a task that has expired since).
+const RELEASE_BYTES = `${KEPT_BYTES}
+local id = ARGV[2]
+local before = tonumber(redis.call('HGET', KEYS[1], id) or '0')
+local size = tonumber(ARGV[3]) or 0
+if tonumber(ARGV[4]) <= now then size = 0 end
+put(id, size, before, ARGV[4], tonumber(ARGV[5]))
 `;
 
 // KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
@@ -105,9 +146,15 @@ export class RedisTaskStore implements TaskStore {
     // Counted once admitted, so the share sees the task live; a refusal, like a failed write, withdraws it.
     const stored = await this.admission.record(indexes, task.taskId, async () => {
       if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner)) === -1) return false;
-      await this.redis.run('create a task', (redis) =>
-        redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
-      );
+      try {
+        await this.redis.run('create a task', (redis) =>
+          redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
+        );
+      } catch (error) {
+        // Should Redis be away for this too, the entry's expiry takes it off the share.
+        if (bytes > 0) await this.releaseBytes(task, '').catch(() => undefined);
+        throw error;
+      }
       return true;
     });
     if (stored) return 'created';
@@ -155,11 +202,7 @@ export class RedisTaskStore implements TaskStore {
       const previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
       if (previous === -1) throw new TaskResultsFull();
       if (await this.compareAndSet(key, raw!, stored)) return stored;
-      if (changed) {
-        await this.redis.run('release kept bytes', (redis) =>
-          redis.eval(RELEASE_BYTES, 1, this.sizesKey(server, stored.owner), taskId, previous as string),
-        );
-      }
+      if (changed) await this.releaseBytes(stored, previous as string);
     }
     throw this.keptChanging('update a task', taskId);
   }
@@ -203,22 +246,36 @@ export class RedisTaskStore implements TaskStore {
 
   /** Sets the bytes a task keeps in its owner's sizes, within `share` if they grow: the previous size, or -1. */
   private setBytes(task: StoredTask, size: number, share = Infinity): Promise<unknown> {
+    const expiresAt = this.expiryOf(task);
+    const now = this.now();
     return this.redis.run('count the bytes a task keeps', (redis) =>
       redis.eval(
         SET_BYTES,
         2,
-        this.indexes(task.server, task.owner).owner,
-        this.sizesKey(task.server, task.owner),
+        ...this.keptKeys(task),
+        now,
         size,
         Number.isFinite(share) ? share : -1,
         task.taskId,
-        this.now(),
+        expiresAt,
+        Math.max(expiresAt - now, 1),
       ),
     );
   }
 
-  private sizesKey(server: string, owner: string): string {
-    return this.redis.slot('tasks', server) + ':bytes:' + owner;
+  /** Puts back the size `setBytes` answered, for a change whose record was not stored. */
+  private async releaseBytes(task: StoredTask, previous: string): Promise<void> {
+    const expiresAt = this.expiryOf(task);
+    const now = this.now();
+    await this.redis.run('release kept bytes', (redis) =>
+      redis.eval(RELEASE_BYTES, 2, ...this.keptKeys(task), now, task.taskId, previous, expiresAt, expiresAt - now),
+    );
+  }
+
+  /** The owner's kept sizes (with their sum) and their expiries, in the slot of the server's limits. */
+  private keptKeys(task: StoredTask): [string, string] {
+    const owner = this.redis.slot('tasks', task.server) + ':kept:' + task.owner;
+    return [owner, owner + ':until'];
   }
 
   private keptChanging(what: string, taskId: string): McpRedisUnavailableError {
