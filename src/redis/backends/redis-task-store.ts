@@ -48,10 +48,12 @@ if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET
 
 // KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
 // nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
-// renewal, both written against the record they read, never mix: whichever lands second reads again. A script
-// rather than WATCH/MULTI, which would need a connection of its own per update.
+// renewal, both written against the record they read, never mix: whichever lands second tries again from the
+// record this answers (nil when the task is gone), with no read of its own. 1 once stored. A script rather than
+// WATCH/MULTI, which would need a connection of its own per update.
 const COMPARE_AND_SET = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local current = redis.call('GET', KEYS[1])
+if current ~= ARGV[1] then return current end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 `;
@@ -60,6 +62,11 @@ return 1
 const MAX_UPDATE_ATTEMPTS = 16;
 // "Unlimited" (ttlMs null) still ends: nothing this store writes lives for ever.
 const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
+// The records of tasks not yet ended that this instance last wrote or read, so that its next update of one (a
+// worker's result after its read, a runner's result after its create, a lease renewal) compares against it
+// without reading it first. A stale one costs a retry from the record the compare answers, never a wrong write.
+const REMEMBERED_RECORDS = 1_024;
+const REMEMBERED_RECORD_BYTES = 16 * 1024;
 
 /**
  * The task store in Redis (SEP-2663 tasks created on one instance, polled, answered and cancelled on any):
@@ -75,6 +82,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
   private readonly admission: RedisAdmission;
+  private readonly remembered = new Map<string, string>();
 
   constructor(
     private readonly redis: McpRedisConnections,
@@ -94,36 +102,58 @@ export class RedisTaskStore implements TaskStore {
     const expiresAt = this.expiryOf(task);
     const ttlMs = Math.max(expiresAt - now, 1);
     const indexes = this.indexes(task.server, task.owner);
-    const admitted = await this.admission.admit(
-      'create a task',
-      indexes,
-      { id: task.taskId, expiresAt, ttlMs, now },
-      { perOwner: limits.perOwner, total: limits.total },
-    );
-    if (admitted !== 'admitted') return admitted === 'owner' ? 'owner-limit' : 'total-limit';
+    const key = this.taskKey(task.server, task.taskId);
+    const json = JSON.stringify(task);
+    // The record is written beside its admission, in the same round trip: nobody knows its id before this
+    // resolves, so a record whose admission is refused is deleted before anyone could have read it.
+    const [admission, write] = await Promise.allSettled([
+      this.admission.admit(
+        'create a task',
+        indexes,
+        { id: task.taskId, expiresAt, ttlMs, now },
+        { perOwner: limits.perOwner, total: limits.total },
+      ),
+      this.redis.run('create a task', (redis) => redis.set(key, json, 'PX', ttlMs)),
+    ]);
+    if (admission.status === 'rejected' || admission.value !== 'admitted') {
+      if (write.status === 'fulfilled') await this.discard(key);
+      if (admission.status === 'rejected') throw admission.reason;
+      return admission.value === 'owner' ? 'owner-limit' : 'total-limit';
+    }
     const bytes = keptBytes(task);
     // Counted once admitted, so the share sees the task live; a refusal, like a failed write, withdraws it.
     const stored = await this.admission.record(indexes, task.taskId, async () => {
-      if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner)) === -1) return false;
-      await this.redis.run('create a task', (redis) =>
-        redis.set(this.taskKey(task.server, task.taskId), JSON.stringify(task), 'PX', ttlMs),
-      );
+      if (write.status === 'rejected') throw write.reason;
+      if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner).catch(this.discarding(key))) === -1)
+        return false;
       return true;
     });
-    if (stored) return 'created';
+    if (stored) {
+      this.remember(key, json, task);
+      return 'created';
+    }
+    await this.discard(key);
     await this.admission.withdraw(indexes, task.taskId);
     return 'owner-bytes-limit';
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
     const key = this.taskKey(server, taskId);
+    let raw = await this.read(key);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const task = this.live(raw);
       if (!task || task.owner !== owner) return undefined;
       const failed = lapsedTask(task, this.now());
-      if (!failed) return task;
-      if (await this.storeLapse(key, raw!, failed)) return failed;
+      if (!failed) {
+        this.remember(key, raw!, task);
+        return task;
+      }
+      const outcome = await this.compareAndSet(key, raw!, JSON.stringify(failed), 'fail a lapsed task');
+      if (outcome === true) {
+        this.remembered.delete(key);
+        return failed;
+      }
+      raw = outcome;
     }
     throw this.keptChanging('read a task', taskId);
   }
@@ -135,16 +165,25 @@ export class RedisTaskStore implements TaskStore {
     maxOwnerBytes = Infinity,
   ): Promise<StoredTask | undefined> {
     const key = this.taskKey(server, taskId);
+    const known = this.remembered.get(key);
+    let unread = known !== undefined;
+    let raw = known ?? (await this.read(key));
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.redis.run('read a task', (redis) => redis.get(key));
       const current = this.live(raw);
-      if (!current) return undefined;
+      if (!current || isTerminalStatus(current.status)) {
+        this.remembered.delete(key);
+        return undefined;
+      }
       const failed = lapsedTask(current, this.now());
       if (failed) {
-        if (await this.storeLapse(key, raw!, failed)) return undefined;
+        const outcome = await this.compareAndSet(key, raw!, JSON.stringify(failed), 'fail a lapsed task');
+        if (outcome === true) {
+          this.remembered.delete(key);
+          return undefined;
+        }
+        [raw, unread] = [outcome, false];
         continue;
       }
-      if (isTerminalStatus(current.status)) return undefined;
       const before = keptBytes(current);
       // `current` is a fresh parse of the stored record: nothing else holds it.
       const next = change(current);
@@ -153,13 +192,24 @@ export class RedisTaskStore implements TaskStore {
       const size = keptBytes(stored);
       const changed = size !== before;
       const previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
-      if (previous === -1) throw new TaskResultsFull();
-      if (await this.compareAndSet(key, raw!, stored)) return stored;
+      if (previous === -1) {
+        // A remembered record may be out of date (the task ended elsewhere): only the stored one may refuse.
+        if (!unread) throw new TaskResultsFull();
+        [raw, unread] = [await this.read(key), false];
+        continue;
+      }
+      const json = JSON.stringify(stored);
+      const outcome = await this.compareAndSet(key, raw!, json);
+      if (outcome === true) {
+        this.remember(key, json, stored);
+        return stored;
+      }
       if (changed) {
         await this.redis.run('release kept bytes', (redis) =>
           redis.eval(RELEASE_BYTES, 1, this.sizesKey(server, stored.owner), taskId, previous as string),
         );
       }
+      [raw, unread] = [outcome, false];
     }
     throw this.keptChanging('update a task', taskId);
   }
@@ -186,19 +236,34 @@ export class RedisTaskStore implements TaskStore {
     this.channel.close();
   }
 
-  /**
-   * Stores the failed record of a lapsed lease, unless the task changed since `raw` was read (a renewal that
-   * landed first, by the clock of the instance renewing): then the caller reads it again. True once stored.
-   */
-  private storeLapse(key: string, raw: string, failed: StoredTask): Promise<boolean> {
-    return this.compareAndSet(key, raw, failed, 'fail a lapsed task');
+  private read(key: string): Promise<string | null> {
+    return this.redis.run('read a task', (redis) => redis.get(key));
   }
 
-  private async compareAndSet(key: string, raw: string, next: StoredTask, what = 'update a task'): Promise<boolean> {
-    const stored = await this.redis.run(what, (redis) =>
-      redis.eval(COMPARE_AND_SET, 1, key, raw, JSON.stringify(next)),
-    );
-    return stored === 1;
+  /** True once stored; otherwise the record as it is now (null: gone), to try again from. */
+  private async compareAndSet(key: string, raw: string, next: string, what = 'update a task') {
+    const outcome = await this.redis.run(what, (redis) => redis.eval(COMPARE_AND_SET, 1, key, raw, next));
+    return outcome === 1 ? true : (outcome as string | null);
+  }
+
+  /** Keeps the record of a task that has not ended, within the bounds above, for its next update here. */
+  private remember(key: string, raw: string, task: StoredTask): void {
+    this.remembered.delete(key);
+    if (isTerminalStatus(task.status) || raw.length > REMEMBERED_RECORD_BYTES) return;
+    if (this.remembered.size >= REMEMBERED_RECORDS) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(key, raw);
+  }
+
+  /** Deletes a record no one may see (its create was refused or failed); should Redis be away, its TTL does. */
+  private async discard(key: string): Promise<void> {
+    await this.redis.run('delete a refused task', (redis) => redis.del(key)).catch(() => undefined);
+  }
+
+  private discarding(key: string) {
+    return async (error: unknown): Promise<never> => {
+      await this.discard(key);
+      throw error;
+    };
   }
 
   /** Sets the bytes a task keeps in its owner's sizes, within `share` if they grow: the previous size, or -1. */
