@@ -105,6 +105,43 @@ describe('RedisTaskStore', () => {
     expect(await a.create(task('carol', { owner: 'carol', createdAt: clock }), limits)).toBe('created');
   });
 
+  it('leaves no record of a create it refused, whichever limit refused it', async () => {
+    const store = await instance();
+    const limits = { perOwner: 1, total: 2, bytesPerOwner: 100 };
+    expect(await store.create(task('kept'), limits)).toBe('created');
+    expect(await store.create(task('over-owner'), limits)).toBe('owner-limit');
+    expect(await store.create(task('big', { owner: 'bob', callBytes: 101 }), limits)).toBe('owner-bytes-limit');
+    expect(await store.create(task('bob1', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
+    expect(await store.create(task('over-all', { owner: 'carol' }), limits)).toBe('total-limit');
+    const records = (await inspector.keys(`${keyPrefix}{task:*`)).sort();
+    expect(records).toEqual([`${keyPrefix}{task:srv:bob1}`, `${keyPrefix}{task:srv:kept}`]);
+  });
+
+  // An instance compares its next update against the record it last wrote or read, without reading it again:
+  // another instance's change in between must still be seen, and a task ended elsewhere must stay ended.
+  it('applies an update over a change another instance made since this one last saw the task', async () => {
+    const [a, b] = [await instance(), await instance()];
+    await a.create(task('seen'), LIMITS);
+    await a.create(task('ended'), LIMITS);
+    await b.update('srv', 'seen', (t) => ({ ...t, statusMessage: 'from b' }));
+    await b.update('srv', 'ended', (t) => ({ ...t, status: 'cancelled', statusMessage: 'cancelled by b' }));
+    const saw: Array<string | undefined> = [];
+    const updated = await a.update('srv', 'seen', (t) => {
+      saw.push(t.statusMessage);
+      return { ...t, statusMessage: `${t.statusMessage}, then a`, lastUpdatedAt: 2_000 };
+    });
+    expect(saw.at(-1)).toBe('from b');
+    expect(updated).toMatchObject({ statusMessage: 'from b, then a', lastUpdatedAt: 2_000 });
+    expect(await b.get('srv', 'seen', 'alice')).toEqual(updated);
+    expect(
+      await a.update('srv', 'ended', (t) => ({ ...t, status: 'completed', result: { content: [] }, resultBytes: 20 })),
+    ).toBeUndefined();
+    expect(await a.get('srv', 'ended', 'alice')).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'cancelled by b',
+    });
+  });
+
   // Two instances whose clocks disagree across the lapse: the renewing one (its handler alive, if slow) thinks
   // the lease holds, the reading one that it lapsed. Whichever write lands first wins, and both agree with it.
   it('lets a late renewal and the lapse race without a torn record: each outcome matches what is stored', async () => {
