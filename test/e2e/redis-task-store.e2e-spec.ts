@@ -190,8 +190,12 @@ describe('RedisTaskStore', () => {
       await redis.start();
       // Both connections reconnect on their own schedule: listening again says nothing of the command connection.
       await until(() => connections.ready && store.listening, 'the store is connected and listens again');
+      // The restarted server knows none of the scripts the store sends by their SHA1: each is sent whole once.
       expect(await store.create(task('after'), LIMITS)).toBe('created');
-      expect(await store.get('srv', 'after', 'alice')).toBeDefined();
+      expect(await store.update('srv', 'after', (t) => ({ ...t, statusMessage: 'again' }))).toMatchObject({
+        statusMessage: 'again',
+      });
+      expect(await store.get('srv', 'after', 'alice')).toMatchObject({ statusMessage: 'again' });
     } finally {
       await redis.kill();
     }

@@ -15,6 +15,7 @@ import { RedisAdmission, type AdmissionIndexes } from './redis-admission.js';
 import { RedisChannel } from './redis-channel.js';
 import type { McpRedisConnections } from './redis-connections.js';
 import { McpRedisUnavailableError } from './redis-unavailable-error.js';
+import { RedisScript } from './redis-script.js';
 
 // KEYS: the owner's index, the owner's kept sizes (a hash by task id: result and queued call bytes, `keptBytes`;
 // both in the server's limits slot). ARGV: the task's new size, the owner's byte share (-1: none), the task id,
@@ -51,12 +52,12 @@ if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET
 // renewal, both written against the record they read, never mix: whichever lands second tries again from the
 // record this answers (nil when the task is gone), with no read of its own. 1 once stored. A script rather than
 // WATCH/MULTI, which would need a connection of its own per update.
-const COMPARE_AND_SET = `
+const COMPARE_AND_SET = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[1] then return current end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
-`;
+`);
 
 // Concurrent updates of one task are rare (the runner, a tasks/update, a tasks/cancel): a few retries settle them.
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -242,7 +243,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** True once stored; otherwise the record as it is now (null: gone), to try again from. */
   private async compareAndSet(key: string, raw: string, next: string, what = 'update a task') {
-    const outcome = await this.redis.run(what, (redis) => redis.eval(COMPARE_AND_SET, 1, key, raw, next));
+    const outcome = await this.redis.run(what, (redis) => COMPARE_AND_SET.run(redis, [key], [raw, next]));
     return outcome === 1 ? true : (outcome as string | null);
   }
 
