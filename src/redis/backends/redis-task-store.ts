@@ -66,7 +66,7 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
 // The records of tasks not yet ended that this instance last wrote or read, so that its next update of one (a
 // worker's result after its read, a runner's result after its create, a lease renewal) compares against it
 // without reading it first. A stale one costs a retry from the record the compare answers, never a wrong write.
-const REMEMBERED_RECORDS = 1_024;
+const REMEMBERED_RECORDS = 512;
 const REMEMBERED_RECORD_BYTES = 16 * 1024;
 
 /**
