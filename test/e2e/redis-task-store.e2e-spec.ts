@@ -105,16 +105,25 @@ describe('RedisTaskStore', () => {
     expect(await a.create(task('carol', { owner: 'carol', createdAt: clock }), limits)).toBe('created');
   });
 
-  it('leaves no record of a create it refused, whichever limit refused it', async () => {
+  it('leaves no record and no counted bytes of a create it refused, whichever limit refused it', async () => {
     const store = await instance();
-    const limits = { perOwner: 1, total: 2, bytesPerOwner: 100 };
+    const limits = { perOwner: 1, total: 3, bytesPerOwner: 100 };
     expect(await store.create(task('kept'), limits)).toBe('created');
-    expect(await store.create(task('over-owner'), limits)).toBe('owner-limit');
+    expect(await store.create(task('over-owner', { callBytes: 10 }), limits)).toBe('owner-limit');
     expect(await store.create(task('big', { owner: 'bob', callBytes: 101 }), limits)).toBe('owner-bytes-limit');
     expect(await store.create(task('bob1', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
-    expect(await store.create(task('over-all', { owner: 'carol' }), limits)).toBe('total-limit');
+    expect(await store.create(task('carol1', { owner: 'carol' }), limits)).toBe('created');
+    expect(await store.create(task('over-all', { owner: 'dave', callBytes: 80 }), limits)).toBe('total-limit');
     const records = (await inspector.keys(`${keyPrefix}{task:*`)).sort();
-    expect(records).toEqual([`${keyPrefix}{task:srv:bob1}`, `${keyPrefix}{task:srv:kept}`]);
+    expect(records).toEqual([
+      `${keyPrefix}{task:srv:bob1}`,
+      `${keyPrefix}{task:srv:carol1}`,
+      `${keyPrefix}{task:srv:kept}`,
+    ]);
+    // Had the refused creates kept their bytes counted, these would pass the owners' shares.
+    const roomier = { perOwner: 2, total: 10, bytesPerOwner: 100 };
+    expect(await store.create(task('alice2', { callBytes: 100 }), roomier)).toBe('created');
+    expect(await store.create(task('dave1', { owner: 'dave', callBytes: 100 }), roomier)).toBe('created');
   });
 
   // An instance compares its next update against the record it last wrote or read, without reading it again:

@@ -105,36 +105,35 @@ export class RedisTaskStore implements TaskStore {
     const indexes = this.indexes(task.server, task.owner);
     const key = this.taskKey(task.server, task.taskId);
     const json = JSON.stringify(task);
-    // The record is written beside its admission, in the same round trip: nobody knows its id before this
-    // resolves, so a record whose admission is refused is deleted before anyone could have read it.
-    const [admission, write] = await Promise.allSettled([
+    const bytes = keptBytes(task);
+    // One round trip: the admission, the count of the call's bytes (sent after it on the same connection to the
+    // same hash slot, so Redis runs it once the task counts as live) and the record. Nobody knows the task's id
+    // before this resolves, so whatever a refusal or a failure left is taken back before anyone could see it.
+    const [admission, reserved, write] = await Promise.allSettled([
       this.admission.admit(
         'create a task',
         indexes,
         { id: task.taskId, expiresAt, ttlMs, now },
         { perOwner: limits.perOwner, total: limits.total },
       ),
+      bytes > 0 ? this.setBytes(task, bytes, limits.bytesPerOwner) : undefined,
       this.redis.run('create a task', (redis) => redis.set(key, json, 'PX', ttlMs)),
     ]);
-    if (admission.status === 'rejected' || admission.value !== 'admitted') {
-      if (write.status === 'fulfilled') await this.discard(key);
-      if (admission.status === 'rejected') throw admission.reason;
-      return admission.value === 'owner' ? 'owner-limit' : 'total-limit';
-    }
-    const bytes = keptBytes(task);
-    // Counted once admitted, so the share sees the task live; a refusal, like a failed write, withdraws it.
-    const stored = await this.admission.record(indexes, task.taskId, async () => {
-      if (write.status === 'rejected') throw write.reason;
-      if (bytes > 0 && (await this.setBytes(task, bytes, limits.bytesPerOwner).catch(this.discarding(key))) === -1)
-        return false;
-      return true;
-    });
-    if (stored) {
+    const admitted = admission.status === 'fulfilled' && admission.value === 'admitted';
+    const counted = reserved.status === 'fulfilled' && reserved.value !== -1;
+    if (admitted && counted && write.status === 'fulfilled') {
       this.remember(key, json, task);
       return 'created';
     }
-    await this.discard(key);
-    await this.admission.withdraw(indexes, task.taskId);
+    await Promise.all([
+      write.status === 'fulfilled' ? this.discard(key) : undefined,
+      bytes > 0 && counted ? this.releaseBytes(task, reserved.value).catch(() => undefined) : undefined,
+      admitted ? this.admission.withdraw(indexes, task.taskId) : undefined,
+    ]);
+    if (admission.status === 'rejected') throw admission.reason;
+    if (admission.value !== 'admitted') return admission.value === 'owner' ? 'owner-limit' : 'total-limit';
+    if (reserved.status === 'rejected') throw reserved.reason;
+    if (write.status === 'rejected') throw write.reason;
     return 'owner-bytes-limit';
   }
 
@@ -192,24 +191,33 @@ export class RedisTaskStore implements TaskStore {
       const stored = keepingIdentity(current, next);
       const size = keptBytes(stored);
       const changed = size !== before;
-      const previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
-      if (previous === -1) {
-        // A remembered record may be out of date (the task ended elsewhere): only the stored one may refuse.
-        if (!unread) throw new TaskResultsFull();
-        [raw, unread] = [await this.read(key), false];
-        continue;
-      }
       const json = JSON.stringify(stored);
-      const outcome = await this.compareAndSet(key, raw!, json);
+      let previous: unknown;
+      let outcome: true | string | null;
+      if (size < before) {
+        // Giving bytes back never passes a share: the count and the write go in one round trip. Should the count
+        // fail, the stored record keeps its larger count until it expires: too much held, never too little.
+        const [count, write] = await Promise.allSettled([
+          this.setBytes(stored, size, maxOwnerBytes),
+          this.compareAndSet(key, raw!, json),
+        ]);
+        if (write.status === 'rejected') throw write.reason;
+        [previous, outcome] = [count.status === 'fulfilled' ? count.value : -1, write.value];
+      } else {
+        previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
+        if (previous === -1) {
+          // A remembered record may be out of date (the task ended elsewhere): only the stored one may refuse.
+          if (!unread) throw new TaskResultsFull();
+          [raw, unread] = [await this.read(key), false];
+          continue;
+        }
+        outcome = await this.compareAndSet(key, raw!, json);
+      }
       if (outcome === true) {
         this.remember(key, json, stored);
         return stored;
       }
-      if (changed) {
-        await this.redis.run('release kept bytes', (redis) =>
-          redis.eval(RELEASE_BYTES, 1, this.sizesKey(server, stored.owner), taskId, previous as string),
-        );
-      }
+      if (changed && previous !== -1) await this.releaseBytes(stored, previous);
       [raw, unread] = [outcome, false];
     }
     throw this.keptChanging('update a task', taskId);
@@ -260,11 +268,11 @@ export class RedisTaskStore implements TaskStore {
     await this.redis.run('delete a refused task', (redis) => redis.del(key)).catch(() => undefined);
   }
 
-  private discarding(key: string) {
-    return async (error: unknown): Promise<never> => {
-      await this.discard(key);
-      throw error;
-    };
+  /** Puts back the size `setBytes` answered, for a change whose record was not stored. */
+  private releaseBytes(task: StoredTask, previous: unknown): Promise<unknown> {
+    return this.redis.run('release kept bytes', (redis) =>
+      redis.eval(RELEASE_BYTES, 1, this.sizesKey(task.server, task.owner), task.taskId, previous as string),
+    );
   }
 
   /** Sets the bytes a task keeps in its owner's sizes, within `share` if they grow: the previous size, or -1. */
