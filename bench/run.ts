@@ -21,7 +21,16 @@ import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
 import { measureHttpTasks } from './tasks.js';
 import { measureTasksQueue, printTasksQueue } from './tasks-queue-engine.js';
+import { measureListPages, printListPages } from './list-pages.js';
+import { measureTaskBytes, printTaskBytes } from './redis-task-bytes.js';
+import {
+  measurePlaygroundRender,
+  measurePlaygroundWeight,
+  printPlaygroundRender,
+  printPlaygroundWeight,
+} from './playground-render.js';
 import { measureRouteTools } from './route-tools.js';
+import { measureEvents, printEvents } from './events.js';
 import { measureOsCpu, printOsCpu } from './os/os-cpu.js';
 import { measureArgumentShape, printArgumentShape } from './os/argument-shape.js';
 import { measureSessionMemory, printSessionMemory } from './os/session-memory.js';
@@ -544,6 +553,12 @@ async function main(): Promise<void> {
   } catch (error) {
     sectionFailures.push(`tasks on BullMQ: ${(error as Error).message}`);
   }
+
+  printEvents(await measureEvents(SMOKE), fmt);
+  printListPages(await measureListPages(SMOKE), fmt);
+  printTaskBytes(await measureTaskBytes(SMOKE), fmt);
+  printPlaygroundWeight(await measurePlaygroundWeight(), fmt);
+  printPlaygroundRender(await measurePlaygroundRender(SMOKE), fmt);
 
   console.log(
     '\nRoute tools (GET /orders/:id with ParseIntPipe and a query key: as a route tool over /mcp, the same route ' +

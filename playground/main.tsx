@@ -2,11 +2,16 @@ import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { PromptPanel, ResourcePanel } from './catalog-panels.js';
 import { ErrorView } from './content-view.js';
+import { EventPanel } from './event-panel.js';
 import { McpClient, type RpcOutcome } from './mcp-client.js';
 import { ToolBadges, ToolPanel, type PanelContext } from './tool-panel.js';
 
 type Selection =
-  { kind: 'tool'; item: any } | { kind: 'resource'; item: any } | { kind: 'prompt'; item: any } | undefined;
+  | { kind: 'tool'; item: any }
+  | { kind: 'resource'; item: any }
+  | { kind: 'prompt'; item: any }
+  | { kind: 'event'; item: any }
+  | undefined;
 
 interface Catalog {
   info?: any;
@@ -14,9 +19,11 @@ interface Catalog {
   resources: any[];
   templates: any[];
   prompts: any[];
+  events: any[];
 }
 
-const EMPTY: Catalog = { tools: [], resources: [], templates: [], prompts: [] };
+const EMPTY: Catalog = { tools: [], resources: [], templates: [], prompts: [], events: [] };
+const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
 
 // The page sits at `<endpoint>/playground`, under whatever prefix and version the app put the endpoint.
 const pagePath = location.pathname.replace(/\/+$/, '');
@@ -40,11 +47,12 @@ async function loadCatalog(
   setChallenge(undefined);
   const capabilities = discover.result.capabilities ?? {};
   const none = Promise.resolve({ items: [] as any[] });
-  const [tools, resources, templates, prompts] = await Promise.all([
+  const [tools, resources, templates, prompts, events] = await Promise.all([
     capabilities.tools ? client.list('tools/list', 'tools') : none,
     capabilities.resources ? client.list('resources/list', 'resources') : none,
     capabilities.resources ? client.list('resources/templates/list', 'resourceTemplates') : none,
     capabilities.prompts ? client.list('prompts/list', 'prompts') : none,
+    capabilities.extensions?.[EVENTS_EXTENSION] ? client.list('events/list', 'events') : none,
   ]);
   setCatalog({
     info: discover.result,
@@ -52,6 +60,7 @@ async function loadCatalog(
     resources: resources.items,
     templates: templates.items,
     prompts: prompts.items,
+    events: events.items,
   });
 }
 
@@ -72,8 +81,9 @@ function App() {
     openResource: (uri) =>
       setSelection({ kind: 'resource', item: catalog.resources.find((r) => r.uri === uri) ?? { uri, name: uri } }),
   };
-  const skills = catalog.resources.filter((r) => r.uri.startsWith('skill://'));
-  const resources = catalog.resources.filter((r) => !r.uri.startsWith('skill://'));
+  // The same element while the catalog is the same: picking an entry or showing a call's result re-renders the
+  // panel, never the lists (Preact skips an element it rendered before).
+  const nav = useMemo(() => <CatalogNav catalog={catalog} onPick={setSelection} />, [catalog]);
 
   return (
     <div class="layout">
@@ -95,18 +105,7 @@ function App() {
         </div>
       ) : null}
       {failure ? <ErrorView error={failure.error} status={failure.status} /> : null}
-      <nav>
-        {catalog.info?.instructions ? <p class="muted">{catalog.info.instructions}</p> : null}
-        <Section title="Tools" items={catalog.tools} pick={(item) => setSelection({ kind: 'tool', item })} badges />
-        <Section title="Resources" items={resources} pick={(item) => setSelection({ kind: 'resource', item })} />
-        <Section
-          title="Resource templates"
-          items={catalog.templates}
-          pick={(item) => setSelection({ kind: 'resource', item })}
-        />
-        <Section title="Prompts" items={catalog.prompts} pick={(item) => setSelection({ kind: 'prompt', item })} />
-        <Section title="Skills" items={skills} pick={(item) => setSelection({ kind: 'resource', item })} />
-      </nav>
+      {nav}
       <main>
         <Selected selection={selection} context={context} />
       </main>
@@ -149,6 +148,27 @@ function Header({ serverInfo, onToken }: { serverInfo?: any; onToken(token: stri
   );
 }
 
+/** The server's lists; `onPick` is the selection's setter, so the element stays valid while the catalog does. */
+function CatalogNav({ catalog, onPick }: { catalog: Catalog; onPick(selection: Selection): void }) {
+  const skills = catalog.resources.filter((r) => r.uri.startsWith('skill://'));
+  const resources = catalog.resources.filter((r) => !r.uri.startsWith('skill://'));
+  return (
+    <nav>
+      {catalog.info?.instructions ? <p class="muted">{catalog.info.instructions}</p> : null}
+      <Section title="Tools" items={catalog.tools} pick={(item) => onPick({ kind: 'tool', item })} badges />
+      <Section title="Resources" items={resources} pick={(item) => onPick({ kind: 'resource', item })} />
+      <Section
+        title="Resource templates"
+        items={catalog.templates}
+        pick={(item) => onPick({ kind: 'resource', item })}
+      />
+      <Section title="Prompts" items={catalog.prompts} pick={(item) => onPick({ kind: 'prompt', item })} />
+      <Section title="Skills" items={skills} pick={(item) => onPick({ kind: 'resource', item })} />
+      <Section title="Events" items={catalog.events} pick={(item) => onPick({ kind: 'event', item })} />
+    </nav>
+  );
+}
+
 function Selected({ selection, context }: { selection: Selection; context: PanelContext }) {
   switch (selection?.kind) {
     case 'tool':
@@ -159,6 +179,8 @@ function Selected({ selection, context }: { selection: Selection; context: Panel
       );
     case 'prompt':
       return <PromptPanel key={selection.item.name} prompt={selection.item} context={context} />;
+    case 'event':
+      return <EventPanel key={selection.item.name} event={selection.item} context={context} />;
     default:
       return <p class="muted">Pick a tool, a resource or a prompt.</p>;
   }

@@ -73,7 +73,11 @@ export class McpClient {
   async request(
     method: string,
     params: Record<string, unknown> = {},
-    options: { headers?: Record<string, string>; onNotification?: (n: Notification) => void } = {},
+    options: {
+      headers?: Record<string, string>;
+      onNotification?: (n: Notification) => void;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<RpcOutcome> {
     const id = this.nextId++;
     const meta = {
@@ -96,6 +100,7 @@ export class McpClient {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+      signal: options.signal,
     });
     const outcome: RpcOutcome = { status: response.status };
     const challenge = response.headers.get('www-authenticate');

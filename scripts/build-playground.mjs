@@ -29,9 +29,28 @@ const englishOnlyZod = {
   },
 };
 
-/** Writes `<outDir>/index.html` and returns its size in bytes. */
-export async function buildPlayground(outDir) {
-  const bundle = await build({
+/**
+ * The page takes only `Protocol` and a few schemas of the SDK (through ext-apps' `AppBridge`), but the SDK's
+ * client and core packages do not declare themselves free of side effects, so a bundler keeps every module they
+ * reach (the whole client, its OAuth and JSON Schema validators): their modules only define things, so the page
+ * keeps what it uses.
+ */
+const sdkWithoutSideEffects = {
+  name: 'sdk-without-side-effects',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /.*/ }, async ({ path, importer, kind, resolveDir, pluginData }) => {
+      if (pluginData?.sdk || !`${importer}\n${path}`.includes('@modelcontextprotocol')) return undefined;
+      const resolved = await esbuild.resolve(path, { importer, kind, resolveDir, pluginData: { sdk: true } });
+      if (resolved.errors.length > 0 || !SDK_PACKAGE.test(resolved.path)) return undefined;
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+const SDK_PACKAGE = /[\\/]@modelcontextprotocol[\\/](client|core)[\\/]/;
+
+/** The page's script as esbuild builds it; `metafile` adds what each input weighs in it. */
+export function bundlePlayground({ metafile = false } = {}) {
+  return build({
     entryPoints: ['playground/main.tsx'],
     bundle: true,
     format: 'iife',
@@ -41,10 +60,16 @@ export async function buildPlayground(outDir) {
     jsxImportSource: 'preact',
     minify: true,
     legalComments: 'none',
-    plugins: [englishOnlyZod],
+    plugins: [englishOnlyZod, sdkWithoutSideEffects],
     write: false,
+    metafile,
     logLevel: 'warning',
   });
+}
+
+/** Writes `<outDir>/index.html` and returns its size in bytes. */
+export async function buildPlayground(outDir) {
+  const bundle = await bundlePlayground();
   const style = await transform(readFileSync('playground/styles.css', 'utf8'), { loader: 'css', minify: true });
   // `</script` or `</style` inside the code would end the inline element early.
   const script = bundle.outputFiles[0].text.replaceAll('</script', '<\\/script');

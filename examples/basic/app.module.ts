@@ -1,13 +1,17 @@
 import { Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { McpModule } from '../../src/index.js';
 import { ForecastController } from './forecast.controller.js';
 import pluginMetadata from './plugin-metadata.js';
 import { WeatherCatalog } from './weather.catalog.js';
+import { WeatherEvents } from './weather.events.js';
 import { WeatherService } from './weather.service.js';
 import { WeatherTools } from './weather.tools.js';
 
 @Module({
   imports: [
+    // The app's own events: get_weather emits one per forecast, and WeatherEvents serves it as an MCP event.
+    EventEmitterModule.forRoot(),
     McpModule.forRoot({
       name: 'weather',
       version: '1.0.0',
@@ -25,6 +29,7 @@ import { WeatherTools } from './weather.tools.js';
     WeatherService,
     WeatherTools,
     WeatherCatalog,
+    WeatherEvents,
   ],
 })
 export class AppModule {}

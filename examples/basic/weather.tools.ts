@@ -1,11 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Args, McpContext, McpCtx, Tool } from '../../src/index.js';
+import { FORECAST_GIVEN } from './weather.events.js';
 import { WeatherService, type Forecast } from './weather.service.js';
 
 /** The example's tools, declared on a provider: the explorer registers them with `MCPServer` at start-up. */
 @Injectable()
 export class WeatherTools {
-  constructor(private readonly weather: WeatherService) {}
+  constructor(
+    private readonly weather: WeatherService,
+    // Optional: a module that reuses these tools without EventEmitterModule simply announces nothing.
+    @Optional() private readonly events?: EventEmitter2,
+  ) {}
 
   @Tool({
     name: 'get_weather',
@@ -19,7 +25,10 @@ export class WeatherTools {
     annotations: { readOnlyHint: true },
   })
   getWeather(@Args('city') city: string): Forecast {
-    return this.weather.forecast(city);
+    const forecast = this.weather.forecast(city);
+    // An app event like any other: WeatherEvents turns it into a `weather.checked` occurrence.
+    this.events?.emit(FORECAST_GIVEN, forecast);
+    return forecast;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker, type Job, type Queue, type QueueOptions, type WorkerOptions } from 'bullmq';
 import type { MCPServer } from '../nest/mcp.server.js';
 import { getMcpServerToken } from '../nest/mcp-server.token.js';
 import type { QueuedTask } from '../server/tasks/task-queue.js';
@@ -8,6 +8,10 @@ import type { McpBullOptions } from './mcp-bull-options.interface.js';
 
 // Above the largest `retry` a tool may declare: BullMQ itself never fails a lost job; the kernel decides, per tool.
 const MAX_STALLED_COUNT = 101;
+
+// What @nestjs/bullmq's `BullModule.forRoot` and `registerQueue` add to BullMQ's options.
+type NestQueueOptions = QueueOptions & { sharedConnection?: boolean };
+type NestWorkerOptions = WorkerOptions & { sharedConnection?: boolean };
 
 /**
  * The BullMQ worker that runs the rounds of queued tasks with the MCP server's own handlers (same providers,
@@ -39,13 +43,23 @@ export class McpTaskWorker implements OnApplicationBootstrap, BeforeApplicationS
   async start(): Promise<void> {
     if (this.worker) return this.worker.waitUntilReady().then(() => undefined);
     const server = this.moduleRef.get<MCPServer>(getMcpServerToken(this.options.server), { strict: false });
-    // Not `sharedConnection`, which @nestjs/bullmq still forwards: it marks it deprecated, and BullMQ 5 and later
-    // read no such option (they share a connection given as a client instance, and make their own from options).
-    const { connection, prefix, telemetry } = this.queue.opts;
+    // The queue's connection options as @nestjs/bullmq gives them to a `@Processor`'s worker, `sharedConnection`
+    // among them, so a worker moved from a `@Processor` runs on what the app configured. BullMQ 5 and 6 keep that
+    // one in the options without reading it (their types leave it out): it changes nothing there.
+    const { connection, prefix, telemetry, sharedConnection } = this.queue.opts as NestQueueOptions;
+    const options: NestWorkerOptions = {
+      concurrency: 16,
+      ...this.options.worker,
+      connection,
+      sharedConnection,
+      prefix,
+      telemetry,
+      maxStalledCount: MAX_STALLED_COUNT,
+    };
     const worker = new Worker<QueuedTask>(
       this.queue.name,
       (job: Job<QueuedTask>) => server.runQueuedTask(job.data, job.stalledCounter),
-      { concurrency: 16, ...this.options.worker, connection, prefix, telemetry, maxStalledCount: MAX_STALLED_COUNT },
+      options,
     );
     worker.on('error', (error) => this.logger.error(`Queue ${this.queue.name}: ${error.message}`, error.stack));
     this.worker = worker;

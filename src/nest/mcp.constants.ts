@@ -4,6 +4,9 @@ export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
 /** The server's OAuth resource server (`OAuthResourceServer`), or null when the `auth` option is not set. */
 export const MCP_RESOURCE_SERVER = Symbol('MCP_RESOURCE_SERVER');
 
+/** What this server's Server Card routes publish (`PublishedServerCard`), or null when the card is not served. */
+export const MCP_SERVER_CARD = Symbol('MCP_SERVER_CARD');
+
 /**
  * This server's kernel (`McpKernel`), for the transport layers of the module. Internal: users get `MCPServer`,
  * which exposes registration and in-process requests but not the transport-only methods (`dispatch`, `close`).

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../protocol/mcp-types.js';
-import type { ArgumentPlan } from '../server/schema/plugin-metadata.js';
+import type { ArgumentPlan } from './metadata/plugin-metadata.js';
 import { DATE_SCHEMA, TypeRefusal, UNION_TYPE } from './type-schema.js';
 
 const ALL_KINDS = ['string', 'number', 'boolean', 'null', 'object', 'array'];

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import { MCP_PLUGIN_METADATA_FACTORY } from '../server/schema/plugin-metadata.js';
+import { MCP_PLUGIN_METADATA_FACTORY } from './metadata/plugin-metadata.js';
 import { jsonLiteral } from './json-literal.js';
 import { readClassMetadata } from './mcp-method-reader.js';
 import type { McpPluginOptions } from './plugin-options.js';

@@ -4,7 +4,7 @@ import type {
   PluginClassMetadata,
   PluginMethodMetadata,
   RouteArgumentDescriptions,
-} from '../server/schema/plugin-metadata.js';
+} from './metadata/plugin-metadata.js';
 import { argumentPlanOf } from './argument-plan.js';
 import { docOf, literalValueOf, paramDocOf } from './doc-comments.js';
 import { McpPluginError } from './mcp-plugin-error.js';

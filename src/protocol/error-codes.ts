@@ -18,7 +18,12 @@ export const ErrorCode = {
   // rate limit (HTTP 429), and any other a not-found (HTTP 400).
   RateLimited: -32023,
   NotFound: -32023,
+  // SEP-3415's other general-purpose codes: the principal may not (webhooks need one), a per-caller bound was
+  // reached (`data.limit` names it), a client's webhook callback failed verification (`data.reason`, a category).
+  Forbidden: -32024,
+  ResourceExhausted: -32025,
   Unsupported: -32026,
+  CallbackEndpointError: -32027,
   // The spec defines no JSON-RPC code for authorization failures (clients act on the HTTP status and the
   // WWW-Authenticate challenge), so these are application codes outside the ranges JSON-RPC and MCP reserve.
   Unauthorized: -31401,
@@ -38,6 +43,9 @@ const HTTP_STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.UnsupportedProtocolVersion, 400],
   [ErrorCode.NotFound, 400],
   [ErrorCode.Unsupported, 400],
+  [ErrorCode.Forbidden, 400],
+  [ErrorCode.ResourceExhausted, 400],
+  [ErrorCode.CallbackEndpointError, 400],
   [ErrorCode.MethodNotFound, 404],
   [ErrorCode.Unauthorized, 401],
   [ErrorCode.InsufficientScope, 403],

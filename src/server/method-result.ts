@@ -1,7 +1,12 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { CacheHints, InputRequests, McpResult } from '../protocol/mcp-types.js';
 import type { TaskResult } from '../protocol/extensions/tasks.js';
-import type { ListEventsResult, PollEventsResult } from '../protocol/extensions/events.js';
+import type {
+  ListEventsResult,
+  PollEventsResult,
+  SubscribeEventsResult,
+  UnsubscribeEventsResult,
+} from '../protocol/extensions/events.js';
 import type { Caller } from './access/caller-identity.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
@@ -45,7 +50,14 @@ export class InterimResult {
 }
 
 /** What a method family answers: the core result, the same with its cache hints, or a request for input. */
-export type MethodResult = McpResult | TaskResult | PollEventsResult | Cacheable | InterimResult;
+export type MethodResult =
+  | McpResult
+  | TaskResult
+  | PollEventsResult
+  | SubscribeEventsResult
+  | UnsubscribeEventsResult
+  | Cacheable
+  | InterimResult;
 
 /**
  * A family's method: the request, its transport's context, and who it speaks for (computed once, by the kernel).

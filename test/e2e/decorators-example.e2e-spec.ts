@@ -37,6 +37,28 @@ describe('The example app (decorator style)', () => {
     expect(sum.body.result.content).toEqual([{ type: 'text', text: '5' }]);
   });
 
+  it('lists weather.checked, and get_weather publishes one occurrence per forecast, from a poll cursor', async () => {
+    const listed = await mcp.post(mcpMessage('events/list'));
+    expect(listed.body.result.events).toEqual([
+      expect.objectContaining({ name: 'weather.checked', delivery: ['poll', 'push', 'webhook'] }),
+    ]);
+    const start = await mcp.post(mcpMessage('events/poll', { name: 'weather.checked', cursor: null }));
+    expect(start.body.result.events).toEqual([]);
+    await mcp.post(mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Oslo' } }));
+    const after = await mcp.post(
+      mcpMessage('events/poll', { name: 'weather.checked', cursor: start.body.result.cursor }),
+    );
+    const forecast = await mcp.post(mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Oslo' } }));
+    expect(after.body.result.events).toEqual([
+      {
+        eventId: expect.any(String),
+        name: 'weather.checked',
+        timestamp: expect.any(String),
+        data: { city: 'Oslo', conditions: JSON.parse(forecast.body.result.content[0].text).conditions },
+      },
+    ]);
+  });
+
   it("publishes add's schema as nestjs-mcp/plugin derived it, and refuses a wrong argument type naming it", async () => {
     const { result } = await mcp.listTools();
     expect(result?.tools.find((tool) => tool.name === 'add')).toEqual({

@@ -100,7 +100,7 @@ describe.each(HTTP_ADAPTERS)('Events (SEP-3415) on %s', (adapter) => {
 
   it('declares the extension in server/discover', async () => {
     const { result } = await request('server/discover');
-    expect(result!.capabilities.extensions[EVENTS]).toEqual({});
+    expect(result!.capabilities.extensions[EVENTS]).toEqual({ listChanged: true });
   });
 
   it('listens to `on` when given, and publishes nothing for a method that returns undefined', async () => {

@@ -70,7 +70,7 @@ describe('RedisTaskStore', () => {
   it('puts a TTL on every key, a task with a null ttlMs included (capped by maxTtlMs)', async () => {
     const store = await instance(MACHINE_REDIS_URL, { maxTtlMs: 120_000 });
     await store.create(task('forever', { ttlMs: null }), LIMITS);
-    await store.create(task('short', { ttlMs: 5_000, owner: 'bob' }), LIMITS);
+    await store.create(task('short', { ttlMs: 5_000, owner: 'bob', callBytes: 10 }), LIMITS);
     clock = 100_000;
     expect(await store.get('srv', 'forever', 'alice')).toBeDefined();
     const keys = await inspector.keys(`${keyPrefix}*`);
@@ -81,6 +81,8 @@ describe('RedisTaskStore', () => {
         `${keyPrefix}{tasks:srv}`,
         `${keyPrefix}{tasks:srv}:of:alice`,
         `${keyPrefix}{tasks:srv}:of:bob`,
+        `${keyPrefix}{tasks:srv}:kept:bob`,
+        `${keyPrefix}{tasks:srv}:kept:bob:until`,
       ].sort(),
     );
     for (const key of keys) {
@@ -149,6 +151,88 @@ describe('RedisTaskStore', () => {
       status: 'cancelled',
       statusMessage: 'cancelled by b',
     });
+  });
+
+  it('lets a result grow into the bytes that expired tasks left, and refuses it past the share', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const limits = { perOwner: 100, total: 100, bytesPerOwner: 100 };
+    const complete = (resultBytes: number) => (t: StoredTask) => ({
+      ...t,
+      status: 'completed' as const,
+      callBytes: undefined,
+      resultBytes,
+    });
+    expect(await a.create(task('kept', { callBytes: 10 }), limits)).toBe('created');
+    for (let i = 0; i < 30; i++)
+      expect(await (i % 2 ? a : b).create(task(`short${i}`, { ttlMs: 100, callBytes: 3 }), limits)).toBe('created');
+    await expect(b.update('srv', 'kept', complete(11), 100)).rejects.toThrow('Task results full');
+    clock = 1_100;
+    expect(await b.update('srv', 'kept', complete(100), 100)).toMatchObject({ status: 'completed', resultBytes: 100 });
+    expect(await a.create(task('over', { createdAt: clock, callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+  });
+
+  // A user of a Redis of the test's own may write the limits' keys but not the task records (ACL), so the record
+  // of a create fails after its bytes were counted: they must be given back, or the share would shrink for good.
+  it('gives back the bytes of a create whose record could not be written', async () => {
+    const redis = await RedisServerProcess.onFreePort();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await admin.connect();
+      await admin.call('ACL', 'SETUSER', 'limits-only', 'on', '>pw', `~${keyPrefix}{tasks:*`, '&*', '+@all');
+      const limitsOnly = await instance(redis.url.replace('redis://', 'redis://limits-only:pw@'));
+      const store = await instance(redis.url);
+      const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
+      await expect(limitsOnly.create(task('unwritten', { callBytes: 100 }), limits)).rejects.toThrow(
+        /^Redis is unavailable \(create a task\)/,
+      );
+      expect(await store.get('srv', 'unwritten', 'alice')).toBeUndefined();
+      expect(await store.create(task('whole-share', { callBytes: 100 }), limits)).toBe('created');
+      expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+    } finally {
+      admin.disconnect();
+      await redis.kill();
+    }
+  });
+
+  // Reads the commands Redis ran, scripts' own included, from INFO commandstats: a server of the test's own, so
+  // nobody else's commands count.
+  it('stores a result with the same Redis commands whether the owner has 10 live tasks or 300', async () => {
+    const redis = await RedisServerProcess.onFreePort();
+    const counter = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await counter.connect();
+      const store = await instance(redis.url);
+      const limits = { perOwner: 1_000, total: 1_000, bytesPerOwner: 1_000_000 };
+      const commands = async () => {
+        const info = await counter.info('commandstats');
+        const calls = [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].filter(([, name]) => name !== 'info');
+        return calls.reduce((sum, [, , count]) => sum + Number(count), 0);
+      };
+      const storeAResult = async (id: string) => {
+        const before = await commands();
+        const done = await store.update('srv', id, (t) => ({ ...t, status: 'completed', resultBytes: 50 }), 1_000_000);
+        expect(done).toMatchObject({ status: 'completed', resultBytes: 50 });
+        return (await commands()) - before;
+      };
+      const fill = async (from: number, to: number) => {
+        for (let i = from; i < to; i++)
+          expect(await store.create(task(`t${i}`, { callBytes: 20 }), limits)).toBe('created');
+      };
+      // Scripts travel by SHA1: the first use of each sends it whole once (NOSCRIPT, then EVAL), outside what
+      // is compared.
+      await fill(0, 10);
+      await storeAResult('t9');
+      const atTen = await storeAResult('t0');
+      await fill(10, 300);
+      const atThreeHundred = await storeAResult('t1');
+      expect(atTen).toBeGreaterThan(0);
+      expect(atThreeHundred).toBe(atTen);
+    } finally {
+      counter.disconnect();
+      await redis.kill();
+    }
   });
 
   // Two instances whose clocks disagree across the lapse: the renewing one (its handler alive, if slow) thinks

@@ -2,8 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
-
-const NEST = 'node_modules/@nestjs/cli/bin/nest.js';
+import { nestCli } from '../clients/support/nest-cli.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,10 +16,15 @@ function freePort(): Promise<number> {
 
 // nest-cli.json at the root: the examples build and run the way a Nest developer expects (`nest build basic`).
 describe('nest-cli.json', () => {
+  let nest: string;
+  beforeAll(async () => {
+    nest = await nestCli();
+  }, 600_000);
+
   it('`nest build basic` compiles the example with the package loader assets, and the output serves MCP', async () => {
     // Only what this test checks the build makes: other suites' builds share build/ (build/stdio-e2e) meanwhile.
     for (const output of ['build/src', 'build/examples/basic']) rmSync(output, { recursive: true, force: true });
-    const build = spawnSync(process.execPath, [NEST, 'build', 'basic'], { encoding: 'utf8', timeout: 240_000 });
+    const build = spawnSync(process.execPath, [nest, 'build', 'basic'], { encoding: 'utf8', timeout: 240_000 });
     expect(build.stderr + build.stdout).toBe('');
     expect(build.status).toBe(0);
     expect(existsSync('build/src/auth/tokens/jose-loader.cjs')).toBe(true);

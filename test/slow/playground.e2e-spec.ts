@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { McpModule } from '../../src/index.js';
+import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { AppModule as AppsExampleModule } from '../../examples/apps/app.module.js';
 import { weatherFor } from '../../examples/apps/weather-report.js';
 import { buildPlayground } from '../../scripts/build-playground.mjs';
@@ -15,6 +16,7 @@ import { testChromium } from '../support/test-chromium.js';
 import {
   PlaygroundAuthModule,
   PlaygroundExampleModule,
+  PlaygroundThousandToolsModule,
   PlaygroundVersionedModule,
   startApp,
   versioned,
@@ -126,6 +128,25 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await result().getByText('Report ready after 3 steps').waitFor();
     });
 
+    it("lists the example app's event and streams its occurrences as get_weather runs, until stopped", async () => {
+      await page.goto(`${origin}/mcp/playground`);
+      await page.locator('nav').getByText('weather.checked', { exact: true }).click();
+      const panel = page.getByTestId('event-panel');
+      await panel.getByText('Someone checked the weather of a city').waitFor();
+      await panel.getByRole('button', { name: 'Stream', exact: true }).click();
+      const stream = page.getByTestId('event-stream');
+      await stream.locator('li[data-method="notifications/events/active"]').waitFor();
+      // Another client runs the tool; the page's stream shows the occurrence it published.
+      const body = mcpMessage('tools/call', { name: 'get_weather', arguments: { city: 'Lima' } });
+      await fetch(`${origin}/mcp`, { method: 'POST', headers: mcpHeaders(body), body: JSON.stringify(body) });
+      const occurrence = stream.locator('li[data-method="notifications/events/event"]');
+      await occurrence.getByText('"city":"Lima"', { exact: false }).waitFor();
+      await shot('event-stream');
+      await panel.getByRole('button', { name: 'Stop', exact: true }).click();
+      await panel.getByRole('button', { name: 'Stream', exact: true }).waitFor();
+      expect(await occurrence.count()).toBe(1);
+    });
+
     it('reads a resource template and renders a prompt', async () => {
       await page.goto(`${origin}/mcp/playground`);
       await page.locator('nav').getByText('forecast', { exact: true }).click();
@@ -218,6 +239,34 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       await page.locator('input[name="city"]').fill('Paris');
       await page.getByRole('button', { name: 'Call', exact: true }).click();
       await result().getByText('"temperatureC": 13').waitFor();
+    });
+  });
+
+  describe('with a thousand tools', () => {
+    let app: INestApplication;
+    let origin: string;
+
+    beforeAll(async () => ({ app, origin } = await startApp(PlaygroundThousandToolsModule, adapter)));
+    afterAll(() => app?.close());
+
+    it('keeps the list where it was scrolled when a tool far down it is picked and called', async () => {
+      await page.goto(`${origin}/mcp/playground`);
+      await tool('tool_999').waitFor();
+      const nav = page.locator('nav');
+      await nav.evaluate((element) => element.scrollTo(0, element.scrollHeight));
+      const scrolled = await nav.evaluate((element) => element.scrollTop);
+      expect(scrolled).toBeGreaterThan(0);
+      await tool('tool_998').click();
+      await page.locator('input[name="n"]').fill('41');
+      await page.getByRole('button', { name: 'Call', exact: true }).click();
+      await result().getByText('42').waitFor();
+      expect(await nav.evaluate((element) => element.scrollTop)).toBe(scrolled);
+      // The panel and its result are in view without scrolling back up to them.
+      const heading = await page.locator('main h2').boundingBox();
+      expect(heading!.y).toBeGreaterThanOrEqual(0);
+      expect(heading!.y).toBeLessThan(800);
+      expect(await result().isVisible()).toBe(true);
+      await shot('thousand-tools');
     });
   });
 });

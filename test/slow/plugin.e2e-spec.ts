@@ -3,9 +3,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { join, resolve } from 'node:path';
 import { mcpHeaders, mcpMessage } from '../../src/testing/index.js';
 import { packedTarball } from '../support/packed-package.js';
+import { nestCli } from '../clients/support/nest-cli.js';
 
 const ROOT = process.cwd();
-const NEST = resolve('node_modules/@nestjs/cli/bin/nest.js');
 const JEST = resolve('node_modules/jest/bin/jest.js');
 const FIXTURE = resolve('test/slow/plugin-app');
 
@@ -19,9 +19,11 @@ interface ToolsList {
 describe('nestjs-mcp/plugin in a Nest CLI build', () => {
   let app: string;
   let packScratch: string;
+  let nest: string;
   const children: ChildProcess[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    nest = await nestCli();
     mkdirSync(join(ROOT, 'build'), { recursive: true });
     app = mkdtempSync(join(ROOT, 'build', 'plugin-e2e-'));
     cpSync(FIXTURE, app, { recursive: true });
@@ -34,7 +36,7 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
     mkdirSync(join(app, 'node_modules'));
     execFileSync('tar', ['-xzf', tarball, '-C', join(app, 'node_modules')]);
     renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'nestjs-mcp'));
-  }, 360_000);
+  }, 600_000);
 
   afterAll(() => {
     for (const child of children) child.kill();
@@ -44,7 +46,7 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
 
   /** `nest build` with these extra arguments; the output is moved to `dist-<label>`. */
   function nestBuild(label: string, ...args: string[]): string {
-    const build = spawnSync(process.execPath, [NEST, 'build', ...args], {
+    const build = spawnSync(process.execPath, [nest, 'build', ...args], {
       cwd: app,
       encoding: 'utf8',
       timeout: 300_000,
@@ -201,12 +203,12 @@ describe('nestjs-mcp/plugin in a Nest CLI build', () => {
         "@Args('b') b: () => number): number {\n    return a + b();",
       ),
     );
-    const failed = spawnSync(process.execPath, [NEST, 'build'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+    const failed = spawnSync(process.execPath, [nest, 'build'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
     expect(failed.status).not.toBe(0);
     expect(failed.stdout + failed.stderr).toContain(
       'nestjs-mcp/plugin: WeatherTools.add: argument "b" has type "() => number"',
     );
-    const swcFailed = spawnSync(process.execPath, [NEST, 'build', '-b', 'swc', '--type-check'], {
+    const swcFailed = spawnSync(process.execPath, [nest, 'build', '-b', 'swc', '--type-check'], {
       cwd: app,
       encoding: 'utf8',
       timeout: 300_000,

@@ -1,4 +1,4 @@
-import { Injectable, Module, VersioningType, type INestApplication, type Type } from '@nestjs/common';
+import { Inject, Injectable, Module, VersioningType, type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Args, McpCtx, McpModule, MCPServer, Tool, type McpContext } from '../../src/index.js';
@@ -112,3 +112,24 @@ export function versioned(app: INestApplication): void {
   app.setGlobalPrefix('api');
   app.enableVersioning({ type: VersioningType.URI });
 }
+
+/** A thousand tools, `tool_0` to `tool_999`, each adding one to `n`: a list far longer than the window. */
+@Injectable()
+class ThousandTools {
+  constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
+  onModuleInit(): void {
+    for (let i = 0; i < 1_000; i++)
+      this.server.addTool({
+        name: `tool_${i}`,
+        description: `Adds one to n (tool ${i} of a thousand)`,
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+        handler: ({ n }: { n: number }) => String(n + 1),
+      });
+  }
+}
+
+@Module({
+  imports: [McpModule.forRoot({ name: 'thousand', version: '1.0.0', playground: true })],
+  providers: [ThousandTools],
+})
+export class PlaygroundThousandToolsModule {}

@@ -162,6 +162,29 @@ export function taskStoreContract(name: string, open: (now: () => number) => Pro
       );
     });
 
+    it('frees the bytes of expired tasks for the share, exactly, however many expired at once', async () => {
+      const limits = { perOwner: 100, total: 100, bytesPerOwner: 100 };
+      expect(await a.create(task('long', { callBytes: 20 }), limits)).toBe('created');
+      for (let i = 0; i < 20; i++)
+        expect(await (i % 2 ? a : b).create(task(`short${i}`, { ttlMs: 100, callBytes: 4 }), limits)).toBe('created');
+      expect(await b.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+      clock = 1_100;
+      expect(await a.create(task('fits', { createdAt: clock, callBytes: 80 }), limits)).toBe('created');
+      expect(await b.create(task('over', { createdAt: clock, callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+      clock = 61_000;
+      expect(await b.create(task('after', { createdAt: clock, callBytes: 20 }), limits)).toBe('created');
+      expect(await a.create(task('over', { createdAt: clock, callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+    });
+
+    it('holds the byte share when two instances create at the same time', async () => {
+      const limits = { perOwner: 100, total: 100, bytesPerOwner: 100 };
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).create(task(`t${i}`, { callBytes: 10 }), limits)),
+      );
+      expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(10);
+      expect(outcomes.filter((outcome) => outcome === 'owner-bytes-limit')).toHaveLength(10);
+    });
+
     it('refuses a create past the total limit, whoever asks', async () => {
       const limits = { perOwner: 10, total: 2 };
       await a.create(task('a1'), limits);

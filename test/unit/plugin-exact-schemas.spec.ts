@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import type { JsonSchema } from '../../src/protocol/mcp-types.js';
 import { SchemaCompiler } from '../../src/server/schema/schema-compiler.js';
-import { applyArgumentPlan, type ArgumentPlan } from '../../src/server/schema/plugin-metadata.js';
+import { applyArgumentPlan, type ArgumentPlan } from '../../src/plugin/metadata/plugin-metadata.js';
 import { compileWithPlugin, evaluate, type PluginOutcome } from '../support/plugin-compile.js';
 
 // The plugin's promise: for every type it accepts, the published schema admits exactly the values of the type

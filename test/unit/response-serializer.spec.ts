@@ -85,3 +85,32 @@ describe('pre-serialized list pages', () => {
     });
   });
 });
+
+describe('every list answered from its pre-serialized page', () => {
+  const kernel = new McpKernel({ name: 'k', version: '1' });
+  kernel.registerTool('a', 'tool a', { type: 'object' }, () => 'a');
+  kernel.addPrompt({ name: 'p', description: 'prompt p', handler: () => 'p' });
+  kernel.addResource({ uri: 'file:///r.txt', name: 'r', handler: () => 'r' });
+  kernel.addResourceTemplate({ uriTemplate: 'file:///t/{id}', name: 't', handler: () => 't' });
+  kernel.addSkill({ name: 'triage', description: 'Triage bugs.', body: 'Steps', files: { 'notes.md': 'n' } });
+  kernel.addEvent({ name: 'order.shipped', description: 'An order left' });
+
+  // A result whose list member was serialized once per registry version comes back as chunks around its bytes;
+  // a list copied or rebuilt per request comes back as one freshly stringified string.
+  it.each([
+    ['tools/list', {}, 'tools'],
+    ['prompts/list', {}, 'prompts'],
+    ['resources/list', {}, 'resources'],
+    ['resources/templates/list', {}, 'resourceTemplates'],
+    ['skills/list', {}, 'skills'],
+    ['resources/directory/read', { uri: 'skill://triage' }, 'resources'],
+    ['events/list', {}, 'events'],
+  ])('%s', async (method, params, key) => {
+    const response = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } });
+    const body = serializeResponse(response!);
+    expect(Array.isArray(body)).toBe(true);
+    const parsed = JSON.parse(Buffer.concat(body as Buffer[]).toString('utf8'));
+    expect(parsed.result[key].length).toBeGreaterThan(0);
+    expect(parsed).toEqual(JSON.parse(JSON.stringify(response)));
+  });
+});

@@ -107,6 +107,27 @@ describe('source layout', () => {
     expect(through).toEqual([]);
   });
 
+  it('lets the rest of src/ reach the compiler plugin only through its runtime contract, which imports no code', () => {
+    const into = filesUnder(src).flatMap((file) => {
+      if (file.startsWith('plugin/') || !/\.(ts|cts)$/.test(file)) return [];
+      return [...new Set(importsOf(file))]
+        .filter((target) => target.startsWith('plugin/') && !target.startsWith(PLUGIN_DOOR))
+        .map((target) => `${file} imports ${target}`);
+    });
+    expect(into).toEqual([]);
+    // The door is loaded by every app, with or without the plugin: it brings no TypeScript and nothing of ours but
+    // the protocol's types, erased at build time.
+    const behind = filesUnder(src)
+      .filter((file) => file.startsWith(PLUGIN_DOOR))
+      .flatMap((file) =>
+        [...readFileSync(join(src, file), 'utf8').matchAll(/^(import(?! type)|export)[^;]*from\s*['"]([^'"]+)['"]/gm)]
+          .map(([, , specifier]) => specifier)
+          .filter((specifier) => !specifier.startsWith('./'))
+          .map((specifier) => `${file} imports ${specifier}`),
+      );
+    expect(behind).toEqual([]);
+  });
+
   it('has no import cycle between folders of src/', () => {
     const arrows = folderArrows();
     const cycles = cyclesOf(arrows).map((cycle) =>
@@ -124,6 +145,11 @@ describe('source layout', () => {
  */
 const OPTIONAL_ENTRIES = ['bullmq', 'redis', 'testing', 'plugin', 'core'];
 const ABOVE_THE_FLOOR = ['nest', 'http', 'stdio', 'auth', 'observability'];
+/**
+ * What the Nest module reads of the compiler plugin's work (the static factory a build adds, the loader an SWC
+ * build calls), as `@nestjs/swagger` keeps `lib/plugin/metadata-loader` beside its plugin.
+ */
+const PLUGIN_DOOR = 'plugin/metadata/';
 
 /** The files of src/ that `file` imports, as paths from src/ (`nest/mcp.server.js`). */
 function importsOf(file: string): string[] {

@@ -7,7 +7,11 @@ import type { ResourceTemplateOptions } from '../decorators/resource-template.de
 import type { ResourceOptions } from '../decorators/resource.decorator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import type { UiResourceOptions } from '../decorators/ui-resource.decorator.js';
-import { applyArgumentPlan, pluginMetadataOf, type PluginMethodMetadata } from '../../server/schema/plugin-metadata.js';
+import {
+  applyArgumentPlan,
+  pluginMetadataOf,
+  type PluginMethodMetadata,
+} from '../../plugin/metadata/plugin-metadata.js';
 import { isPrimitiveType } from '../../server/schema/api-property-schema.js';
 import { McpContext } from '../../server/mcp-context.js';
 import { McpParamtype } from '../pipeline/mcp-paramtype.enum.js';

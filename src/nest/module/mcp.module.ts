@@ -1,4 +1,4 @@
-import { loadPluginMetadata } from './load-plugin-metadata.js';
+import { loadPluginMetadata } from '../../plugin/metadata/load-plugin-metadata.js';
 import {
   Inject,
   Logger,
@@ -52,7 +52,8 @@ import { MCPServer } from '../mcp.server.js';
 import { warnOnPublicListen } from './public-listen-warning.js';
 import { announcePlayground } from '../playground/playground-announcement.js';
 import { ProtectedResourceMetadataRoutes } from '../endpoint/protected-resource-metadata-routes.js';
-import { ServerCardRoutes } from './server-card-routes.js';
+import { ServerCardRoutes } from '../endpoint/server-card-routes.js';
+import { serverCardProvider } from './server-card.provider.js';
 
 /**
  * Turns a Nest app into a stateless MCP server (protocol revision 2026-07-28).
@@ -74,6 +75,7 @@ import { ServerCardRoutes } from './server-card-routes.js';
     RouteToolsExplorer,
     routeTargetGuardProvider,
     ProtectedResourceMetadataRoutes,
+    serverCardProvider,
     ServerCardRoutes,
     {
       provide: MCP_UPSTREAMS,

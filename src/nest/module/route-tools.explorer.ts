@@ -20,7 +20,7 @@ import { MCP_ROUTE_TOOL_METADATA } from '../mcp-metadata.constants.js';
 import type { McpModuleOptions } from './mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { getRequiredScopes } from '../decorators/require-scopes.decorator.js';
-import { pluginMetadataOf } from '../../server/schema/plugin-metadata.js';
+import { pluginMetadataOf } from '../../plugin/metadata/plugin-metadata.js';
 import { currentStdioRequest } from '../pipeline/stdio-request.js';
 import { dtoSchema, routeArguments } from '../routes/route-arguments.js';
 import { routeRequest, routeResult, type RouteRequestPlan, type RouteTarget } from '../routes/route-tool-call.js';

@@ -3,7 +3,7 @@ import { CUSTOM_ROUTE_ARGS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { JsonSchema } from '../../protocol/mcp-types.js';
 import { convertSchema } from '../../server/schema/schema-converter.js';
-import type { RouteArgumentDescriptions } from '../../server/schema/plugin-metadata.js';
+import type { RouteArgumentDescriptions } from '../../plugin/metadata/plugin-metadata.js';
 import { McpConfigurationError } from '../../server/errors/configuration-error.js';
 import { ARGUMENT_COLLISION } from '../mcp-messages.js';
 import type { RouteArgumentSource, RouteToolOptions } from '../decorators/route-tool-options.interface.js';

@@ -10,6 +10,13 @@ export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
 export const EVENTS_LIST_METHOD = 'events/list';
 export const EVENTS_POLL_METHOD = 'events/poll';
 export const EVENTS_STREAM_METHOD = 'events/stream';
+/** Webhook delivery: register (or refresh) a signed HTTPS callback under a TTL, and drop it. */
+export const EVENTS_SUBSCRIBE_METHOD = 'events/subscribe';
+export const EVENTS_UNSUBSCRIBE_METHOD = 'events/unsubscribe';
+/** On `subscriptions/listen` streams that asked with `eventsListChanged: true`. */
+export const EVENTS_LIST_CHANGED_NOTIFICATION = 'notifications/events/list_changed';
+/** The header that names the subscription on every webhook POST (beside Standard Webhooks' three). */
+export const WEBHOOK_SUBSCRIPTION_HEADER = 'X-MCP-Subscription-Id';
 
 /** The stream's notifications: confirmation (and a fresh cursor after a gap), an occurrence, liveness, the end. */
 export const EVENTS_ACTIVE_NOTIFICATION = 'notifications/events/active';
@@ -59,5 +66,34 @@ export interface PollEventsResult {
   _meta?: MetaObject;
 }
 
+/** Why a webhook delivery or verification failed: a category, never what the endpoint said. */
+export type WebhookFailure =
+  'connection_refused' | 'timeout' | 'tls_error' | 'http_4xx' | 'http_5xx' | 'challenge_failed';
+
+/** How a webhook subscription's deliveries are going, on a refresh. */
+export interface WebhookDeliveryStatus {
+  active: boolean;
+  lastDeliveryAt: string | null;
+  lastError: WebhookFailure | null;
+  failedSince?: string;
+}
+
+export interface SubscribeEventsResult {
+  /** Derived from (principal, url, name, arguments): the `X-MCP-Subscription-Id` of every POST. */
+  id: string;
+  /** ISO 8601: refresh before this, or the subscription ends. */
+  refreshBefore: string | null;
+  /** A safe-to-persist watermark. */
+  cursor: string | null;
+  truncated: boolean;
+  deliveryStatus?: WebhookDeliveryStatus;
+  _meta?: MetaObject;
+}
+
+/** `events/unsubscribe` answers an empty result. */
+export interface UnsubscribeEventsResult {
+  _meta?: MetaObject;
+}
+
 /** The answers of the extension's methods. */
-export type EventsResult = ListEventsResult | PollEventsResult;
+export type EventsResult = ListEventsResult | PollEventsResult | SubscribeEventsResult | UnsubscribeEventsResult;

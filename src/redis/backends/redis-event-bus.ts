@@ -16,6 +16,7 @@ const RESYNC_EVENTS: readonly McpBusEvent[] = [
   { type: 'tools/list_changed' },
   { type: 'prompts/list_changed' },
   { type: 'resources/list_changed' },
+  { type: 'events/list_changed' },
 ];
 
 // Distinct events published before the first connect, held until it: enough for the changes an app makes while

@@ -3,6 +3,7 @@ import type { EventOccurrence } from '../../protocol/extensions/events.js';
 import type { EventStoreRead, McpEventStore } from '../../server/domain-events/event-store.js';
 import type { EventRetention } from '../../server/domain-events/occurrence-log.js';
 import type { McpRedisConnections } from './redis-connections.js';
+import { RedisWebhookStore } from './redis-webhook-store.js';
 
 // Appends an occurrence, then drops from the front whatever the retention no longer allows (count, kept bytes,
 // age by the stream id's own clock), remembering the newest id it dropped so a read can tell a reader it fell
@@ -51,11 +52,15 @@ type Entry = [id: string, fields: string[]];
 export class RedisEventStore implements McpEventStore {
   /** Open streams read the stream this often, for what other instances publish. */
   readonly followMs = 500;
+  /** Webhook subscriptions live beside the occurrences, so every instance refreshes, ends and delivers them. */
+  readonly webhooks: RedisWebhookStore;
 
   constructor(
     private readonly redis: McpRedisConnections,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.webhooks = new RedisWebhookStore(redis, now);
+  }
 
   append(
     name: string,

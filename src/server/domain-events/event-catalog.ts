@@ -38,6 +38,14 @@ export interface OccurrenceListener {
   removed(): void;
 }
 
+/** Told of what happens to every event type: webhook deliveries and list-changed notices follow the catalog. */
+export interface CatalogWatcher {
+  published?(type: EventType, occurrence: EventOccurrence, position: string): void;
+  removed?(type: EventType): void;
+  /** An event type was added or removed: the list `events/list` answers changed. */
+  changed?(type: EventType): void;
+}
+
 /** One declared event type: its descriptor, its retention, who follows it now. */
 export interface EventType extends VisibilityRule {
   readonly descriptor: EventDescriptor;
@@ -49,7 +57,6 @@ export interface EventType extends VisibilityRule {
 
 const ANY_OBJECT = { type: 'object' } as const;
 const MAX_NAME_LENGTH = 256;
-const SERVED_DELIVERIES: ReadonlySet<EventDelivery> = new Set(['poll', 'push']);
 
 /**
  * The server's event types (SEP-3415) and their logs: what `events/list` lists, what publishing appends to and
@@ -58,6 +65,7 @@ const SERVED_DELIVERIES: ReadonlySet<EventDelivery> = new Set(['poll', 'push']);
 export class EventCatalog {
   private readonly types = new Map<string, EventType>();
   readonly listing: PagedList<EventDescriptor>;
+  readonly watchers = new Set<CatalogWatcher>();
 
   constructor(
     private readonly schemas: SchemaCompiler,
@@ -97,7 +105,7 @@ export class EventCatalog {
     const payloadSchema = registration.payloadSchema ? convertSchema(registration.payloadSchema, 'output') : ANY_OBJECT;
     const descriptor: EventDescriptor = { name, description, delivery, inputSchema, payloadSchema };
     if (_meta !== undefined) descriptor._meta = _meta;
-    this.types.set(name, {
+    const type: EventType = {
       descriptor,
       retention,
       input: this.schemas.compile(inputSchema, `${place} inputSchema`),
@@ -105,8 +113,10 @@ export class EventCatalog {
       listeners: new Set(),
       requiredScopes,
       visible,
-    });
+    };
+    this.types.set(name, type);
     this.listing.invalidate();
+    for (const watcher of this.watchers) watcher.changed?.(type);
   }
 
   /** Stops offering the event type; its streams are told it ended. False when there was none. */
@@ -118,6 +128,10 @@ export class EventCatalog {
     this.listing.invalidate();
     for (const listener of [...type.listeners]) listener.removed();
     type.listeners.clear();
+    for (const watcher of this.watchers) {
+      watcher.removed?.(type);
+      watcher.changed?.(type);
+    }
     return true;
   }
 
@@ -145,6 +159,7 @@ export class EventCatalog {
       throw new TypeError(`Event "${name}": an occurrence of ${bytes} bytes exceeds its retention of ${maxBytes}`);
     const tell = (position: string) => {
       for (const listener of type.listeners) listener.occurrence(occurrence, position);
+      for (const watcher of this.watchers) watcher.published?.(type, occurrence, position);
     };
     const appended = this.store.append(name, occurrence, bytes, type.retention);
     if (typeof appended === 'string') return tell(appended);
@@ -156,8 +171,6 @@ function checkedDelivery(given: unknown, fail: (reason: string) => Error): Event
   if (given === undefined) return ['poll', 'push'];
   if (!Array.isArray(given) || given.length === 0 || given.some((d) => !EVENT_DELIVERIES.includes(d as EventDelivery)))
     throw fail(`delivery must be a non-empty list of ${EVENT_DELIVERIES.map((d) => `"${d}"`).join(', ')}`);
-  const unserved = given.find((d) => !SERVED_DELIVERIES.has(d as EventDelivery));
-  if (unserved) throw fail(`"${unserved}" delivery is not served yet; use "poll" and "push"`);
   return [...new Set(given as EventDelivery[])];
 }
 

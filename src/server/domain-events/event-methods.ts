@@ -1,6 +1,6 @@
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { ListEventsResult, PollEventsResult } from '../../protocol/extensions/events.js';
+import type { EventDescriptor, ListEventsResult, PollEventsResult } from '../../protocol/extensions/events.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, PUBLIC_LIST } from '../method-result.js';
 import type { Visibility } from '../registry/visibility.js';
@@ -26,7 +26,8 @@ export class EventMethods {
   async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListEventsResult>> {
     this.requireEvents(request);
     const { items, nextCursor, personal } = await this.visibility.page(this.catalog.listing, request, transport);
-    const result: ListEventsResult = { events: [...items] };
+    // The page as the listing keeps it, not a copy: its bytes were serialized once, and a copy would miss them.
+    const result: ListEventsResult = { events: items as EventDescriptor[] };
     if (nextCursor !== undefined) result.nextCursor = nextCursor;
     return new Cacheable(result, personal ? PRIVATE_LIST : PUBLIC_LIST);
   }

@@ -1,6 +1,7 @@
 import type { EventOccurrence } from '../../protocol/extensions/events.js';
 import { randomBytes } from 'node:crypto';
 import { OccurrenceLog, type EventRetention } from './occurrence-log.js';
+import type { McpWebhookStore } from './webhook-store.js';
 
 /** An occurrence as a store keeps it, with the cursor that names the position after it. */
 export interface StoredOccurrence {
@@ -53,6 +54,11 @@ export interface McpEventStore {
   readonly followMs?: number;
   /** The event type was removed: what is kept for it may go. */
   forget?(name: string): void;
+  /**
+   * Where webhook subscriptions (`events/subscribe`) are kept, beside the occurrences: a store other instances
+   * share brings one they share too. Unset, they are kept in this process.
+   */
+  readonly webhooks?: McpWebhookStore;
 }
 
 interface Kept {

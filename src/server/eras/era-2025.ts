@@ -13,6 +13,8 @@ const MODERN_ONLY: ReadonlySet<string> = new Set([
   'events/list',
   'events/poll',
   'events/stream',
+  'events/subscribe',
+  'events/unsubscribe',
 ]);
 
 /**

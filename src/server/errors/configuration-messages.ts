@@ -249,3 +249,10 @@ export const UPSTREAM_CLASH = (what: string, key: string, first: string, second:
   'their names apart, or rename the local primitive';
 
 export const UPSTREAM_INVALID = (index: number, problem: string) => `upstreams[${index}]: ${problem}`;
+
+export const WEBHOOK_TTL_ORDER =
+  'events.webhooks: minTtlMs and defaultTtlMs must not exceed maxTtlMs; raise maxTtlMs or lower the others';
+
+export const WEBHOOK_ALLOW_HOSTS =
+  'events.webhooks.allowHosts must be a list of hostnames or IP addresses, without scheme or path ' +
+  '(a port is ignored; e.g. ["localhost", "10.0.0.7"])';

@@ -9,6 +9,7 @@ export type McpBusEvent =
   | { type: 'tools/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'prompts/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'resources/list_changed'; requiredScopes?: readonly string[] }
+  | { type: 'events/list_changed'; requiredScopes?: readonly string[] }
   | { type: 'resources/updated'; uri: string }
   | { type: 'tasks/status'; owner: string; task: DetailedTask };
 

@@ -53,6 +53,9 @@ export class KernelRegistrations {
     );
     this.skills = new SkillCatalog(skills, this.resources, pageSize);
     this.events = new EventCatalog(schemas, pageSize, eventStore);
+    this.events.watchers.add({
+      changed: (type) => this.publish({ type: 'events/list_changed', requiredScopes: type.requiredScopes }),
+    });
   }
 
   /**
@@ -189,7 +192,10 @@ export class KernelRegistrations {
     this.events.add(registration);
   }
 
-  /** Stops offering the event type: its open streams end with `notifications/events/terminated`. */
+  /**
+   * Stops offering the event type: its open streams end with `notifications/events/terminated`, its webhook
+   * subscriptions with a `terminated` envelope, and listen streams that asked are told the list changed.
+   */
   removeEvent(name: string): boolean {
     return this.events.remove(name);
   }

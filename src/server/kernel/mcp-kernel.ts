@@ -27,7 +27,10 @@ import { KernelRegistrations } from './kernel-registrations.js';
 import { createMethodFamilies, methodTable } from './method-table.js';
 import type { ListenMethods } from '../methods/listen.js';
 import type { EventStreams } from '../domain-events/event-streams.js';
-import { InMemoryEventStore } from '../domain-events/event-store.js';
+import { InMemoryEventStore, type McpEventStore } from '../domain-events/event-store.js';
+import { InMemoryWebhookStore } from '../domain-events/webhook-store.js';
+import { webhookSettings } from '../domain-events/webhooks/webhook-options.js';
+import type { WebhookMethods } from '../domain-events/webhooks/webhook-methods.js';
 import type { ResourceMethods } from '../methods/resources.js';
 import type { ServerMethods } from '../methods/server.js';
 import type { ToolMethods } from '../methods/tools.js';
@@ -61,6 +64,7 @@ export class McpKernel extends KernelRegistrations {
   private readonly states: RequestStateCodec;
   private readonly listen: ListenMethods;
   private readonly eventStreams: EventStreams;
+  private readonly webhooks: WebhookMethods;
   private readonly taskRunner: TaskRunner;
   private readonly toolCalls: ToolMethods;
   private readonly resourceReads: ResourceMethods;
@@ -84,15 +88,10 @@ export class McpKernel extends KernelRegistrations {
     rejectUnknownOptions(options, SERVER_OPTION_KEYS, 'MCP server options');
     const { limits = {}, listen = {}, requestState = {}, legacy = {}, observability = {} } = options;
     const schemas = new SchemaCompiler();
+    const webhooks = webhookSettings(options.events?.webhooks);
+    const eventStore: McpEventStore = listen.eventStore ?? new InMemoryEventStore();
     const eventBus = listen.eventBus ?? new InProcessEventBus();
-    super(
-      schemas,
-      limits.pageSize ?? 100,
-      options.skills,
-      eventBus,
-      options.logger ?? consoleLogger,
-      listen.eventStore ?? new InMemoryEventStore(),
-    );
+    super(schemas, limits.pageSize ?? 100, options.skills, eventBus, options.logger ?? consoleLogger, eventStore);
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.identity = new CallerIdentity(options.auth?.identify);
     const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;
@@ -142,12 +141,20 @@ export class McpKernel extends KernelRegistrations {
     );
     const families = createMethodFamilies(
       { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills, events: this.events },
-      { round, failure, gate: new ScopeGate(options.hideForbidden ?? false), taskRunner: this.taskRunner, schemas },
+      {
+        round,
+        failure,
+        gate: new ScopeGate(options.hideForbidden ?? false),
+        taskRunner: this.taskRunner,
+        schemas,
+        webhooks: { store: eventStore.webhooks ?? new InMemoryWebhookStore(), settings: webhooks, logger: this.logger },
+      },
       { eventBus: this.eventBus, limits: this.listenLimits(listen), serverName: options.name },
       options,
     );
     ({ listen: this.listen, tools: this.toolCalls, resources: this.resourceReads, server: this.server } = families);
     this.eventStreams = families.eventStreams;
+    this.webhooks = families.webhooks;
     this.dispatcher = new CallDispatcher(methodTable(families), this.calls, (context) => this.callerOf(context), log);
   }
 
@@ -210,6 +217,7 @@ export class McpKernel extends KernelRegistrations {
   close(): void {
     this.listen.close();
     this.eventStreams.close();
+    this.webhooks.close();
     this.taskRunner.close();
     void this.legacy?.close();
   }

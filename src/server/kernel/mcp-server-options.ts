@@ -3,6 +3,7 @@ import type { McpCallerOptions } from '../access/caller-identity.js';
 import type { CacheOptions } from '../eras/era-2026.js';
 import type { McpEventBus } from '../events/event-bus.js';
 import type { McpEventStore } from '../domain-events/event-store.js';
+import type { McpEventsOptions } from '../domain-events/webhooks/webhook-options.js';
 import type { HandlerErrorLogger } from '../failures/handler-error-policy.js';
 import type { LegacyOptions } from '../legacy/legacy-leg.js';
 import type { McpLogger } from '../mcp-logger.js';
@@ -106,6 +107,8 @@ export interface McpServerOptions {
   /** Tool calls as tasks (tools registered with `taskSupport`): where they are kept, for how long, how many. */
   tasks?: TaskOptions;
   observability?: McpErrorReportingOptions;
+  /** Events (SEP-3415): how webhook callbacks are checked and delivered to (`events.webhooks`). */
+  events?: McpEventsOptions;
   /** Skills (SEP-2640): a folder of skills served as `skill://` resources, and the extension declared. */
   skills?: McpSkillsOptions;
   /**
@@ -166,6 +169,8 @@ export const SERVER_OPTION_KEYS = {
     queue: true,
   },
   observability: { redactErrors: true, onHandlerError: true },
+  // `events.webhooks` is checked with its own keys (WEBHOOK_OPTION_KEYS) where its values are.
+  events: { webhooks: true },
   skills: { directory: true, prefix: true, directoryRead: true, requiredScopes: true, limits: true },
   logger: true,
   auth: { identify: true },

@@ -20,6 +20,10 @@ import { SkillMethods } from '../skills/skill-methods.js';
 import { EventMethods } from '../domain-events/event-methods.js';
 import { EventStreams } from '../domain-events/event-streams.js';
 import type { EventCatalog } from '../domain-events/event-catalog.js';
+import { WebhookMethods } from '../domain-events/webhooks/webhook-methods.js';
+import type { WebhookSettings } from '../domain-events/webhooks/webhook-options.js';
+import type { McpWebhookStore } from '../domain-events/webhook-store.js';
+import type { McpLogger } from '../mcp-logger.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { TaskRunner } from '../tasks/task-runner.js';
 import { ToolTasks } from '../tasks/tool-tasks.js';
@@ -42,6 +46,8 @@ export interface KernelServices {
   gate: ScopeGate;
   taskRunner: TaskRunner;
   schemas: SchemaCompiler;
+  /** Where webhook subscriptions live, how they are delivered to, and where delivery failures are logged. */
+  webhooks: { store: McpWebhookStore; settings: WebhookSettings; logger: McpLogger };
 }
 
 /** What listen streams need beyond the registries. */
@@ -63,11 +69,12 @@ export interface MethodFamilies {
   tasks: TaskMethods;
   events: EventMethods;
   eventStreams: EventStreams;
+  webhooks: WebhookMethods;
 }
 
 export function createMethodFamilies(
   registries: KernelRegistries,
-  { round, failure, gate, taskRunner, schemas }: KernelServices,
+  { round, failure, gate, taskRunner, schemas, webhooks }: KernelServices,
   listen: KernelListen,
   { instructions, extensions }: Pick<McpServerOptions, 'instructions' | 'extensions'>,
 ): MethodFamilies {
@@ -91,10 +98,20 @@ export function createMethodFamilies(
     prompts: new PromptMethods(prompts, round, failure, visibility),
     completion,
     skills: new SkillMethods(skills, visibility),
-    listen: new ListenMethods(tools, prompts, resources, listen.eventBus, listen.limits, gate, listen.serverName),
+    listen: new ListenMethods(
+      tools,
+      prompts,
+      resources,
+      listen.eventBus,
+      listen.limits,
+      gate,
+      listen.serverName,
+      () => events.size,
+    ),
     tasks: new TaskMethods(taskRunner, schemas),
     events: new EventMethods(events, visibility),
     eventStreams: new EventStreams(events, visibility, listen.limits),
+    webhooks: new WebhookMethods(events, visibility, webhooks.store, webhooks.settings, webhooks.logger),
   };
 }
 
@@ -120,5 +137,7 @@ export function methodTable(f: MethodFamilies): ReadonlyMap<string, MethodHandle
     ['events/list', (req, ctx) => f.events.list(req, ctx)],
     ['events/poll', (req, ctx) => f.events.poll(req, ctx)],
     ['events/stream', (req, ctx, caller) => f.eventStreams.stream(req, ctx, caller)],
+    ['events/subscribe', (req, ctx, caller) => f.webhooks.subscribe(req, ctx, caller)],
+    ['events/unsubscribe', (req, ctx, caller) => f.webhooks.unsubscribe(req, ctx, caller)],
   ]);
 }

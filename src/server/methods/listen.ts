@@ -14,6 +14,7 @@ import type { ScopeGate } from '../access/scope-gate.js';
 import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from '../tasks/task-owner.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import { EVENTS_LIST_CHANGED_NOTIFICATION } from '../../protocol/extensions/events.js';
 
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 // A caller keeps at most `tasks.maxTasksPerCaller` (100 by default) tasks; a stream follows at most this many, and
@@ -38,6 +39,8 @@ export class ListenMethods {
     private readonly gate: ScopeGate,
     /** The server's name: task states reach only its own tasks' owners. */
     private readonly server: string,
+    /** How many event types (SEP-3415) are declared now: with none, `eventsListChanged` is not honoured. */
+    private readonly eventTypes: () => number = () => 0,
   ) {
     this.slots = new ListenSlots(limits);
     // Every open listen stream waits on this one signal; that many listeners is the design, not a leak.
@@ -77,6 +80,7 @@ export class ListenMethods {
     if (filter.toolsListChanged === true && this.tools.size > 0) honoured.toolsListChanged = true;
     if (filter.promptsListChanged === true && this.prompts.size > 0) honoured.promptsListChanged = true;
     if (filter.resourcesListChanged === true && this.resources.size > 0) honoured.resourcesListChanged = true;
+    if (filter.eventsListChanged === true && this.eventTypes() > 0) honoured.eventsListChanged = true;
     const watched = requestedSubscriptions(
       filter.resourceSubscriptions,
       this.limits.maxResourceSubscriptions,
@@ -114,6 +118,8 @@ export class ListenMethods {
           send('notifications/prompts/list_changed');
         else if (event.type === 'resources/list_changed' && honoured.resourcesListChanged)
           send('notifications/resources/list_changed');
+        else if (event.type === 'events/list_changed' && honoured.eventsListChanged)
+          send(EVENTS_LIST_CHANGED_NOTIFICATION);
         else if (event.type === 'resources/updated') send('notifications/resources/updated', { uri: event.uri });
       });
       await untilStopped(transport, this.closing.signal);

@@ -58,10 +58,10 @@ export class ServerMethods {
     // The tasks extension (SEP-2663) is a 2026-07-28 one, so only this era's handshake names it.
     if (this.tools.hasTaskTools)
       result.capabilities.extensions = { ...result.capabilities.extensions, [TASKS_EXTENSION]: {} };
-    // Events (SEP-3415) rely on per-request capabilities and server/discover: a 2026-07-28 extension too. The
-    // settings object is empty: no notifications/events/list_changed is sent.
+    // Events (SEP-3415) rely on per-request capabilities and server/discover: a 2026-07-28 extension too. A
+    // listen stream that asks (`eventsListChanged`) is told when an event type is added or removed.
     if (this.events.size > 0)
-      result.capabilities.extensions = { ...result.capabilities.extensions, [EVENTS_EXTENSION]: {} };
+      result.capabilities.extensions = { ...result.capabilities.extensions, [EVENTS_EXTENSION]: { listChanged: true } };
     if (this.instructions !== undefined) result.instructions = this.instructions;
     return new Cacheable(result, DISCOVER);
   }

@@ -228,7 +228,8 @@ export class LegacySessions {
   }
 
   private fanOut(event: McpBusEvent): void {
-    if (event.type === 'tasks/status' || this.streams.size === 0) return;
+    // Events (SEP-3415) are a 2026-07-28 extension: a 2025-era session is never told its list changed.
+    if (event.type === 'tasks/status' || event.type === 'events/list_changed' || this.streams.size === 0) return;
     for (const open of this.streams.values()) {
       const { stream, writer } = open;
       if (event.type === 'resources/updated') {

@@ -1,6 +1,12 @@
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { GetSkillResult, ListSkillsResult, ReadDirectoryResult } from '../../protocol/skills.js';
+import type {
+  DirectoryChild,
+  GetSkillResult,
+  ListSkillsResult,
+  ReadDirectoryResult,
+  SkillEntry,
+} from '../../protocol/skills.js';
 import { isPersonal, type Visibility } from '../registry/visibility.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { Cacheable, PRIVATE_LIST, PUBLIC_LIST } from '../method-result.js';
@@ -21,7 +27,8 @@ export class SkillMethods {
   async list(request: JsonRpcRequest, transport: McpRequestContext): Promise<Cacheable<ListSkillsResult>> {
     this.requireEnabled(request);
     const { items, nextCursor, personal } = await this.visibility.page(this.catalog.listing, request, transport);
-    const result: ListSkillsResult = { skills: [...items] };
+    // The page as the listing keeps it, not a copy: its bytes were serialized once, and a copy would miss them.
+    const result: ListSkillsResult = { skills: items as SkillEntry[] };
     if (nextCursor !== undefined) result.nextCursor = nextCursor;
     return new Cacheable(result, personal ? PRIVATE_LIST : PUBLIC_LIST);
   }
@@ -42,7 +49,7 @@ export class SkillMethods {
     if (!folder || !(await this.visibility.admits(folder.skill, 'resource', uri, request, transport)))
       throw McpError.invalidParams(`Not a directory this server serves: ${uri}`, { uri });
     const { items, nextCursor } = folder.pages.page(request.params?.cursor);
-    const result: ReadDirectoryResult = { resources: [...items] };
+    const result: ReadDirectoryResult = { resources: items as DirectoryChild[] };
     if (nextCursor !== undefined) result.nextCursor = nextCursor;
     return new Cacheable(result, isPersonal(folder.skill) ? PRIVATE_LIST : PUBLIC_LIST);
   }

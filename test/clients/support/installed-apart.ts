@@ -19,10 +19,19 @@ const onNode22 = (client: string): client is ApartClient => (ON_NODE_22 as reado
 /**
  * The clients a few specs use, kept out of the project's own install so that a newcomer's `npm install` brings
  * only what the library and most tests need: installed on first use, then loaded into the test's process
- * (entry.mjs: what the spec imports) or run from their folder (the CLIs).
+ * (entry.mjs: what the spec imports) or run from their folder (the CLIs: the Inspector's, and the Nest CLI with
+ * the SWC builder for the specs that run `nest build`).
  */
 export type InProcessClient =
-  'ai-sdk' | 'genkit' | 'huggingface' | 'inspector' | 'langchain' | 'mastra' | 'mcp-remote' | 'openai-agents';
+  | 'ai-sdk'
+  | 'genkit'
+  | 'huggingface'
+  | 'inspector'
+  | 'langchain'
+  | 'mastra'
+  | 'mcp-remote'
+  | 'nest-cli'
+  | 'openai-agents';
 
 /**
  * Installs a client's pinned dependencies (its own package.json and package-lock.json, `npm ci`, on Node 22 from

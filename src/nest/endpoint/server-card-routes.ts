@@ -1,17 +1,29 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isResourceServer } from '../../auth/tokens/auth-options.js';
 import { isLoopbackHost } from '../../http/policy/bind-address.js';
-import { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
-import { catalogOf, MCP_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, serverCardOf } from '../../http/server-card.js';
-import { serverInfoOf } from '../../server/server-info.js';
+import type { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
+import type { Implementation } from '../../protocol/mcp-types.js';
+import {
+  catalogOf,
+  MCP_CATALOG_PATH,
+  SERVER_CARD_MEDIA_TYPE,
+  serverCardOf,
+} from '../../server/discovery/server-card.js';
 import { joinPath } from '../join-path.js';
-import type { McpModuleOptions } from './mcp-module-options.interface.js';
-import { MCP_ENDPOINT_PATH } from '../mcp.constants.js';
-import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
-import { McpConfigurationError } from '../../server/errors/configuration-error.js';
-import { CATALOG_WITHOUT_CARD } from '../mcp-messages.js';
+import { MCP_ENDPOINT_PATH, MCP_SERVER_CARD } from '../mcp.constants.js';
+
+/** What the routes publish of one server, decided from its options at start-up (`serverCardProvider`). */
+export interface PublishedServerCard {
+  /** Who the server is: the `serverInfo` of `server/discover`. */
+  info: Implementation;
+  /** The public URL the card names (`http.serverCard.url`, else `auth.resource`); else the endpoint as asked for. */
+  url?: string;
+  /** Whether the site's catalog lists the card (`http.catalog`). */
+  catalog: boolean;
+  /** The endpoint's Host allowlist: a card names only a Host the server answers to. */
+  hosts: HostOriginPolicy;
+}
 
 type Reply = ServerResponse & { raw?: ServerResponse };
 type Request = IncomingMessage & { raw?: IncomingMessage };
@@ -26,14 +38,14 @@ const catalogs = new WeakMap<object, CardOf[]>();
  * only when `http.serverCard` asks for it. Opt-in with `http.catalog`, it lists the server in the site's
  * `/.well-known/mcp/catalog.json`. Both are public documents a host fetches before it connects, from any
  * origin: no guard stands in front (routes go straight onto the framework, as the RFC 9728 metadata does),
- * CORS is `*`, and they are cached an hour. The card is built from the module's `name`, `version` and `info`,
- * the `serverInfo` of `server/discover`; its remote is `http.serverCard.url`, else the `auth.resource`, else the
- * endpoint at the Host the request named, once the Host passes the endpoint's own allowlist.
+ * CORS is `*`, and they are cached an hour. The routes see only what is published (`serverCardProvider` decides
+ * it from the options): the `serverInfo` of `server/discover`, and a remote that is `http.serverCard.url`, else
+ * the `auth.resource`, else the endpoint at the Host the request named, once the Host passes its allowlist.
  */
 @Injectable()
 export class ServerCardRoutes implements OnModuleInit {
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_SERVER_CARD) private readonly published: PublishedServerCard | null,
     @Inject(MCP_ENDPOINT_PATH) private readonly endpointPath: string,
     private readonly appConfig: ApplicationConfig,
     private readonly adapterHost: HttpAdapterHost,
@@ -41,16 +53,9 @@ export class ServerCardRoutes implements OnModuleInit {
 
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
-    const http = this.options.http ?? {};
-    const served = cardServed(this.options);
-    if (http.catalog && !served) throw new McpConfigurationError(CATALOG_WITHOUT_CARD(this.options.name));
-    if (!adapter || !served) return;
+    if (!adapter || !this.published) return;
+    const { info, url: fixed, catalog, hosts } = this.published;
     const path = joinPath(this.appConfig.getGlobalPrefix(), this.endpointPath);
-    const hosts = new HostOriginPolicy(http);
-    const fixed =
-      (typeof http.serverCard === 'object' ? http.serverCard.url : undefined) ??
-      (isResourceServer(this.options.auth) ? this.options.auth.resource : undefined);
-    const info = serverInfoOf(this.options);
     const cards = new Map<string, ReturnType<CardOf>>();
     const cardOf: CardOf = (host) => {
       const url = fixed ?? `${isLoopbackHost(hostnameOf(host)) ? 'http' : 'https'}://${host}${path}`;
@@ -68,7 +73,7 @@ export class ServerCardRoutes implements OnModuleInit {
       if (host === undefined) return refuse(res);
       send(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
     });
-    if (!http.catalog) return;
+    if (!catalog) return;
     const listed = catalogs.get(instance);
     if (listed) return void listed.push(cardOf);
     const servers: CardOf[] = [cardOf];
@@ -88,15 +93,6 @@ export class ServerCardRoutes implements OnModuleInit {
       );
     });
   }
-}
-
-/**
- * Whether the card is published: what `http.serverCard` says, else only for a server without `auth`, whose
- * name, version and endpoint a private server should not announce to whoever asks.
- */
-function cardServed(options: McpModuleOptions): boolean {
-  const asked = options.http?.serverCard;
-  return asked === undefined ? options.auth === undefined : asked !== false;
 }
 
 function allowedHost(hosts: HostOriginPolicy, req: Request): string | undefined {

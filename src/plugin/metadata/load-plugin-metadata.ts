@@ -1,4 +1,4 @@
-import { MCP_PLUGIN_METADATA_FACTORY, type PluginClassMetadata } from '../../server/schema/plugin-metadata.js';
+import { MCP_PLUGIN_METADATA_FACTORY, type PluginClassMetadata } from './plugin-metadata.js';
 
 /** What the Nest CLI's generator writes for `nestjs-mcp/plugin` into `metadata.ts` of an SWC build. */
 type GeneratedMetadata = Record<

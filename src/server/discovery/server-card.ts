@@ -1,4 +1,4 @@
-import type { Implementation } from '../protocol/mcp-types.js';
+import type { Implementation } from '../../protocol/mcp-types.js';
 
 /** The media type of a Server Card (SEP-2127). */
 export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';

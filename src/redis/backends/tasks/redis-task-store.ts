@@ -1,4 +1,4 @@
-import { isTerminalStatus } from '../../protocol/extensions/tasks.js';
+import { isTerminalStatus } from '../../../protocol/extensions/tasks.js';
 import {
   InMemoryTaskStore,
   keepingIdentity,
@@ -10,42 +10,13 @@ import {
   type TaskLimits,
   type TaskSignal,
   type TaskStore,
-} from '../../server/tasks/task-store.js';
-import { RedisAdmission, type AdmissionIndexes } from './redis-admission.js';
-import { RedisChannel } from './redis-channel.js';
-import type { McpRedisConnections } from './redis-connections.js';
-import { McpRedisUnavailableError } from './redis-unavailable-error.js';
-import { RedisScript } from './redis-script.js';
-
-// KEYS: the owner's index, the owner's kept sizes (a hash by task id: result and queued call bytes, `keptBytes`;
-// both in the server's limits slot). ARGV: the task's new size, the owner's byte share (-1: none), the task id,
-// now. Sets the task's entry to its new size; one that grows is checked against the share, counting only the
-// owner's live tasks (those still in its index; the others' entries go). Answers the entry's previous size, or
-// '' when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
-const SET_BYTES = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
-local size = tonumber(ARGV[1])
-local previous = redis.call('HGET', KEYS[2], ARGV[3]) or ''
-if tonumber(ARGV[2]) >= 0 and size > (tonumber(previous) or 0) then
-  local held = 0
-  local sizes = redis.call('HGETALL', KEYS[2])
-  for i = 1, #sizes, 2 do
-    if not redis.call('ZSCORE', KEYS[1], sizes[i]) then redis.call('HDEL', KEYS[2], sizes[i])
-    elseif sizes[i] ~= ARGV[3] then held = held + tonumber(sizes[i + 1]) end
-  end
-  if held + size > tonumber(ARGV[2]) then return -1 end
-end
-if size > 0 then redis.call('HSET', KEYS[2], ARGV[3], ARGV[1]) else redis.call('HDEL', KEYS[2], ARGV[3]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
-return previous
-`;
-
-// KEYS: the owner's kept sizes. ARGV: the task id, the size SET_BYTES answered. Undoes a change whose record was
-// not stored.
-const RELEASE_BYTES = `
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-`;
+} from '../../../server/tasks/task-store.js';
+import { RedisAdmission, type AdmissionIndexes } from '../redis-admission.js';
+import { RedisChannel } from '../redis-channel.js';
+import type { McpRedisConnections } from '../redis-connections.js';
+import { RedisScript } from '../redis-script.js';
+import { McpRedisUnavailableError } from '../redis-unavailable-error.js';
+import { RedisKeptBytes, type KeptCount } from './redis-kept-bytes.js';
 
 // KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
 // nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
@@ -68,6 +39,8 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
 // without reading it first. A stale one costs a retry from the record the compare answers, never a wrong write.
 const REMEMBERED_RECORDS = 512;
 const REMEMBERED_RECORD_BYTES = 16 * 1024;
+// What a create whose call keeps no bytes counts.
+const NOTHING_KEPT: Promise<KeptCount> = Promise.resolve({ previous: '' });
 
 /**
  * The task store in Redis (SEP-2663 tasks created on one instance, polled, answered and cancelled on any):
@@ -83,6 +56,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly local = new InMemoryTaskStore();
   private readonly channel: RedisChannel;
   private readonly admission: RedisAdmission;
+  private readonly kept: RedisKeptBytes;
   private readonly remembered = new Map<string, string>();
 
   constructor(
@@ -90,6 +64,7 @@ export class RedisTaskStore implements TaskStore {
     private readonly options: { maxTtlMs?: number; now?: () => number } = {},
   ) {
     this.admission = new RedisAdmission(redis);
+    this.kept = new RedisKeptBytes(redis, () => this.now());
     this.channel = new RedisChannel(redis, redis.key('task-signals'), (message) => this.receive(message));
   }
 
@@ -106,28 +81,35 @@ export class RedisTaskStore implements TaskStore {
     const key = this.taskKey(task.server, task.taskId);
     const json = JSON.stringify(task);
     const bytes = keptBytes(task);
-    // One round trip: the admission, the count of the call's bytes (sent after it on the same connection to the
-    // same hash slot, so Redis runs it once the task counts as live) and the record. Nobody knows the task's id
-    // before this resolves, so whatever a refusal or a failure left is taken back before anyone could see it.
-    const [admission, reserved, write] = await Promise.allSettled([
+    const count = () => this.kept.set(task, expiresAt, bytes, limits.bytesPerOwner, indexes.owner);
+    // One round trip: the admission, the count of the call's bytes and the record. The count goes after the
+    // admission on the same connection to the same hash slot, so Redis runs it once the task is admitted, and it
+    // counts nothing for a task that was not. Nobody knows the task's id before this resolves, so whatever a
+    // refusal or a failure left is taken back before anyone could see it.
+    const [admission, firstCount, write] = await Promise.allSettled([
       this.admission.admit(
         'create a task',
         indexes,
         { id: task.taskId, expiresAt, ttlMs, now },
         { perOwner: limits.perOwner, total: limits.total },
       ),
-      bytes > 0 ? this.setBytes(task, bytes, limits.bytesPerOwner) : undefined,
+      bytes > 0 ? count() : NOTHING_KEPT,
       this.redis.run('create a task', (redis) => redis.set(key, json, 'PX', ttlMs)),
     ]);
     const admitted = admission.status === 'fulfilled' && admission.value === 'admitted';
-    const counted = reserved.status === 'fulfilled' && reserved.value !== -1;
+    let reserved = firstCount;
+    // A script Redis no longer knows (a restart, a failover: NOSCRIPT) is sent whole after the others, so the
+    // admission can have run after the count that looked for it: the task is in now, and is counted again.
+    if (admitted && reserved.status === 'fulfilled' && reserved.value === 'not-admitted')
+      [reserved] = await Promise.allSettled([count()]);
+    const counted = reserved.status === 'fulfilled' && typeof reserved.value === 'object' ? reserved.value : undefined;
     if (admitted && counted && write.status === 'fulfilled') {
       this.remember(key, json, task);
       return 'created';
     }
     await Promise.all([
       write.status === 'fulfilled' ? this.discard(key) : undefined,
-      bytes > 0 && counted ? this.releaseBytes(task, reserved.value).catch(() => undefined) : undefined,
+      bytes > 0 && counted ? this.kept.release(task, expiresAt, counted).catch(() => undefined) : undefined,
       admitted ? this.admission.withdraw(indexes, task.taskId) : undefined,
     ]);
     if (admission.status === 'rejected') throw admission.reason;
@@ -192,32 +174,39 @@ export class RedisTaskStore implements TaskStore {
       const size = keptBytes(stored);
       const changed = size !== before;
       const json = JSON.stringify(stored);
-      let previous: unknown;
+      const expiresAt = this.expiryOf(stored);
+      let counted: { previous: string } | undefined;
       let outcome: true | string | null;
       if (size < before) {
-        // Giving bytes back never passes a share: the count and the write go in one round trip. Should the count
-        // fail, the stored record keeps its larger count until it expires: too much held, never too little.
+        // Giving bytes back passes no share: the count (held to no share, so it always matches the record) and
+        // the write go in one round trip. Should the count fail, the record keeps its larger count until it
+        // expires; should the write fail, the count goes back: too much held, never too little.
         const [count, write] = await Promise.allSettled([
-          this.setBytes(stored, size, maxOwnerBytes),
+          this.kept.set(stored, expiresAt, size),
           this.compareAndSet(key, raw!, json),
         ]);
-        if (write.status === 'rejected') throw write.reason;
-        [previous, outcome] = [count.status === 'fulfilled' ? count.value : -1, write.value];
+        counted = count.status === 'fulfilled' && typeof count.value === 'object' ? count.value : undefined;
+        if (write.status === 'rejected') {
+          if (counted) await this.kept.release(stored, expiresAt, counted).catch(() => undefined);
+          throw write.reason;
+        }
+        outcome = write.value;
       } else {
-        previous = changed ? await this.setBytes(stored, size, maxOwnerBytes) : undefined;
-        if (previous === -1) {
+        const count = changed ? await this.kept.set(stored, expiresAt, size, maxOwnerBytes) : undefined;
+        if (count === 'full') {
           // A remembered record may be out of date (the task ended elsewhere): only the stored one may refuse.
           if (!unread) throw new TaskResultsFull();
           [raw, unread] = [await this.read(key), false];
           continue;
         }
+        counted = typeof count === 'object' ? count : undefined;
         outcome = await this.compareAndSet(key, raw!, json);
       }
       if (outcome === true) {
         this.remember(key, json, stored);
         return stored;
       }
-      if (changed && previous !== -1) await this.releaseBytes(stored, previous);
+      if (counted) await this.kept.release(stored, expiresAt, counted);
       [raw, unread] = [outcome, false];
     }
     throw this.keptChanging('update a task', taskId);
@@ -266,33 +255,6 @@ export class RedisTaskStore implements TaskStore {
   /** Deletes a record no one may see (its create was refused or failed); should Redis be away, its TTL does. */
   private async discard(key: string): Promise<void> {
     await this.redis.run('delete a refused task', (redis) => redis.del(key)).catch(() => undefined);
-  }
-
-  /** Puts back the size `setBytes` answered, for a change whose record was not stored. */
-  private releaseBytes(task: StoredTask, previous: unknown): Promise<unknown> {
-    return this.redis.run('release kept bytes', (redis) =>
-      redis.eval(RELEASE_BYTES, 1, this.sizesKey(task.server, task.owner), task.taskId, previous as string),
-    );
-  }
-
-  /** Sets the bytes a task keeps in its owner's sizes, within `share` if they grow: the previous size, or -1. */
-  private setBytes(task: StoredTask, size: number, share = Infinity): Promise<unknown> {
-    return this.redis.run('count the bytes a task keeps', (redis) =>
-      redis.eval(
-        SET_BYTES,
-        2,
-        this.indexes(task.server, task.owner).owner,
-        this.sizesKey(task.server, task.owner),
-        size,
-        Number.isFinite(share) ? share : -1,
-        task.taskId,
-        this.now(),
-      ),
-    );
-  }
-
-  private sizesKey(server: string, owner: string): string {
-    return this.redis.slot('tasks', server) + ':bytes:' + owner;
   }
 
   private keptChanging(what: string, taskId: string): McpRedisUnavailableError {
