@@ -195,6 +195,35 @@ describe('RedisTaskStore', () => {
     }
   });
 
+  // A Redis that lost its scripts (a restart, a failover) answers NOSCRIPT and each is sent whole again, after
+  // the commands sent meanwhile: here the admission, which the byte count sent behind it looks for. The create
+  // must still count its bytes, once. A Redis of the test's own, whose scripts the test may flush.
+  it('counts the bytes of a create whose admission Redis no longer knew, once', async () => {
+    const redis = await RedisServerProcess.onFreePort();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await admin.connect();
+      const store = await instance(redis.url);
+      const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
+      expect(await store.create(task('before', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
+      await admin.script('FLUSH');
+      // Brings the byte count's script back, not the admission's.
+      await store.update(
+        'srv',
+        'before',
+        (t) => ({ ...t, status: 'completed', callBytes: undefined, resultBytes: 20 }),
+        100,
+      );
+      expect(await store.create(task('after', { callBytes: 60 }), limits)).toBe('created');
+      expect(await store.create(task('rest', { callBytes: 40 }), limits)).toBe('created');
+      expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+    } finally {
+      admin.disconnect();
+      await redis.kill();
+    }
+  });
+
   // Reads the commands Redis ran, scripts' own included, from INFO commandstats: a server of the test's own, so
   // nobody else's commands count.
   it('stores a result with the same Redis commands whether the owner has 10 live tasks or 300', async () => {

@@ -12,8 +12,9 @@ const TRIM_BEFORE_REFUSING = 256;
 // tasks; expired entries leave a few at a time (ZRANGEBYSCORE ... LIMIT), and all of them before a refusal, so
 // the share counts exactly the tasks still live whatever their number. ARGV[1] is now. Both keys live as long
 // as the longest-lived entry, the expiries a second longer: sizes whose expiry is gone could never be trimmed,
-// while expiries whose sizes are gone take nothing off the sum. Both are set on every put, whether they grow or
-// not (the expiries may have just been created again), so a change runs the same commands whatever the clocks.
+// while expiries whose sizes are gone take nothing off the sum. Both are set whenever an entry comes in, whether
+// they grow or not (the expiries may have just been created again), so a change runs the same commands whatever
+// the clocks; an entry already in keeps its expiry (a task's never changes), which both keys already outlive.
 const KEPT_BYTES = `
 local now = tonumber(ARGV[1])
 local total = tonumber(redis.call('HGET', KEYS[1], '*') or '0')
@@ -30,10 +31,12 @@ end
 local function put(id, size, before, expiresAt, ttl)
   if size > 0 then
     redis.call('HSET', KEYS[1], id, size, '*', total + size - before)
-    redis.call('ZADD', KEYS[2], expiresAt, id)
-    local keep = math.max(redis.call('PTTL', KEYS[1]), ttl)
-    redis.call('PEXPIRE', KEYS[1], keep)
-    redis.call('PEXPIRE', KEYS[2], keep + 1000)
+    if before == 0 then
+      redis.call('ZADD', KEYS[2], expiresAt, id)
+      local keep = math.max(redis.call('PTTL', KEYS[1]), ttl)
+      redis.call('PEXPIRE', KEYS[1], keep)
+      redis.call('PEXPIRE', KEYS[2], keep + 1000)
+    end
   elseif before > 0 then
     redis.call('HDEL', KEYS[1], id)
     redis.call('HSET', KEYS[1], '*', total - before)
