@@ -50,6 +50,21 @@ describe('RedisTaskStore', () => {
   let clock: number;
   let keyPrefix: string;
 
+  // A redis-server of the test's own, for what the shared one must not see or do (its scripts flushed, its
+  // command counts, its ACL users), with a connection to it; both stopped after.
+  async function withOwnRedis(body: (url: string, admin: Redis) => Promise<void>): Promise<void> {
+    const redis = await RedisServerProcess.onFreePort();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await admin.connect();
+      await body(redis.url, admin);
+    } finally {
+      admin.disconnect();
+      await redis.kill();
+    }
+  }
+
   async function instance(url = MACHINE_REDIS_URL, options: { maxTtlMs?: number } = {}): Promise<RedisTaskStore> {
     const opening = await openStore(keyPrefix, () => clock, { url, ...options });
     opened.push(opening);
@@ -174,14 +189,10 @@ describe('RedisTaskStore', () => {
   // A user of a Redis of the test's own may write the limits' keys but not the task records (ACL), so the record
   // of a create fails after its bytes were counted: they must be given back, or the share would shrink for good.
   it('gives back the bytes of a create whose record could not be written', async () => {
-    const redis = await RedisServerProcess.onFreePort();
-    const admin = new Redis(redis.url, { lazyConnect: true });
-    try {
-      await redis.start();
-      await admin.connect();
+    await withOwnRedis(async (url, admin) => {
       await admin.call('ACL', 'SETUSER', 'limits-only', 'on', '>pw', `~${keyPrefix}{tasks:*`, '&*', '+@all');
-      const limitsOnly = await instance(redis.url.replace('redis://', 'redis://limits-only:pw@'));
-      const store = await instance(redis.url);
+      const limitsOnly = await instance(url.replace('redis://', 'redis://limits-only:pw@'));
+      const store = await instance(url);
       const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
       await expect(limitsOnly.create(task('unwritten', { callBytes: 100 }), limits)).rejects.toThrow(
         /^Redis is unavailable \(create a task\)/,
@@ -189,22 +200,15 @@ describe('RedisTaskStore', () => {
       expect(await store.get('srv', 'unwritten', 'alice')).toBeUndefined();
       expect(await store.create(task('whole-share', { callBytes: 100 }), limits)).toBe('created');
       expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
-    } finally {
-      admin.disconnect();
-      await redis.kill();
-    }
+    });
   });
 
   // A Redis that lost its scripts (a restart, a failover) answers NOSCRIPT and each is sent whole again, after
   // the commands sent meanwhile: here the admission, which the byte count sent behind it looks for. The create
   // must still count its bytes, once. A Redis of the test's own, whose scripts the test may flush.
   it('counts the bytes of a create whose admission Redis no longer knew, once', async () => {
-    const redis = await RedisServerProcess.onFreePort();
-    const admin = new Redis(redis.url, { lazyConnect: true });
-    try {
-      await redis.start();
-      await admin.connect();
-      const store = await instance(redis.url);
+    await withOwnRedis(async (url, admin) => {
+      const store = await instance(url);
       const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
       expect(await store.create(task('before', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
       await admin.script('FLUSH');
@@ -218,21 +222,14 @@ describe('RedisTaskStore', () => {
       expect(await store.create(task('after', { callBytes: 60 }), limits)).toBe('created');
       expect(await store.create(task('rest', { callBytes: 40 }), limits)).toBe('created');
       expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
-    } finally {
-      admin.disconnect();
-      await redis.kill();
-    }
+    });
   });
 
   // Reads the commands Redis ran, scripts' own included, from INFO commandstats: a server of the test's own, so
   // nobody else's commands count.
   it('stores a result with the same Redis commands whether the owner has 10 live tasks or 300', async () => {
-    const redis = await RedisServerProcess.onFreePort();
-    const counter = new Redis(redis.url, { lazyConnect: true });
-    try {
-      await redis.start();
-      await counter.connect();
-      const store = await instance(redis.url);
+    await withOwnRedis(async (url, counter) => {
+      const store = await instance(url);
       const limits = { perOwner: 1_000, total: 1_000, bytesPerOwner: 1_000_000 };
       const commands = async () => {
         const info = await counter.info('commandstats');
@@ -258,10 +255,7 @@ describe('RedisTaskStore', () => {
       const atThreeHundred = await storeAResult('t1');
       expect(atTen).toBeGreaterThan(0);
       expect(atThreeHundred).toBe(atTen);
-    } finally {
-      counter.disconnect();
-      await redis.kill();
-    }
+    });
   });
 
   // Two instances whose clocks disagree across the lapse: the renewing one (its handler alive, if slow) thinks
