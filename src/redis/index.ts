@@ -10,5 +10,5 @@ export { RedisEventStore } from './backends/redis-event-store.js';
 export { RedisRequestStateStore } from './backends/redis-request-state-store.js';
 export { RedisReplyRouter } from './backends/redis-reply-router.js';
 export { RedisSessionStore } from './backends/redis-session-store.js';
-export { RedisTaskStore } from './backends/redis-task-store.js';
+export { RedisTaskStore } from './backends/tasks/redis-task-store.js';
 export type { McpRedisOptions } from './backends/redis-options.js';

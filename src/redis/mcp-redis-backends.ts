@@ -4,7 +4,7 @@ import { RedisEventStore } from './backends/redis-event-store.js';
 import { RedisReplyRouter } from './backends/redis-reply-router.js';
 import { RedisRequestStateStore } from './backends/redis-request-state-store.js';
 import { RedisSessionStore } from './backends/redis-session-store.js';
-import { RedisTaskStore } from './backends/redis-task-store.js';
+import { RedisTaskStore } from './backends/tasks/redis-task-store.js';
 
 /**
  * Every shared part of an MCP server, backed by Redis, in the option groups `McpModule` takes them in, so the

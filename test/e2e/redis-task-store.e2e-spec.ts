@@ -50,6 +50,21 @@ describe('RedisTaskStore', () => {
   let clock: number;
   let keyPrefix: string;
 
+  // A redis-server of the test's own, for what the shared one must not see or do (its scripts flushed, its
+  // command counts, its ACL users), with a connection to it; both stopped after.
+  async function withOwnRedis(body: (url: string, admin: Redis) => Promise<void>): Promise<void> {
+    const redis = await RedisServerProcess.onFreePort();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await redis.start();
+      await admin.connect();
+      await body(redis.url, admin);
+    } finally {
+      admin.disconnect();
+      await redis.kill();
+    }
+  }
+
   async function instance(url = MACHINE_REDIS_URL, options: { maxTtlMs?: number } = {}): Promise<RedisTaskStore> {
     const opening = await openStore(keyPrefix, () => clock, { url, ...options });
     opened.push(opening);
@@ -107,6 +122,52 @@ describe('RedisTaskStore', () => {
     expect(await a.create(task('carol', { owner: 'carol', createdAt: clock }), limits)).toBe('created');
   });
 
+  it('leaves no record and no counted bytes of a create it refused, whichever limit refused it', async () => {
+    const store = await instance();
+    const limits = { perOwner: 1, total: 3, bytesPerOwner: 100 };
+    expect(await store.create(task('kept'), limits)).toBe('created');
+    expect(await store.create(task('over-owner', { callBytes: 10 }), limits)).toBe('owner-limit');
+    expect(await store.create(task('big', { owner: 'bob', callBytes: 101 }), limits)).toBe('owner-bytes-limit');
+    expect(await store.create(task('bob1', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
+    expect(await store.create(task('carol1', { owner: 'carol' }), limits)).toBe('created');
+    expect(await store.create(task('over-all', { owner: 'dave', callBytes: 80 }), limits)).toBe('total-limit');
+    const records = (await inspector.keys(`${keyPrefix}{task:*`)).sort();
+    expect(records).toEqual([
+      `${keyPrefix}{task:srv:bob1}`,
+      `${keyPrefix}{task:srv:carol1}`,
+      `${keyPrefix}{task:srv:kept}`,
+    ]);
+    // Had the refused creates kept their bytes counted, these would pass the owners' shares.
+    const roomier = { perOwner: 2, total: 10, bytesPerOwner: 100 };
+    expect(await store.create(task('alice2', { callBytes: 100 }), roomier)).toBe('created');
+    expect(await store.create(task('dave1', { owner: 'dave', callBytes: 100 }), roomier)).toBe('created');
+  });
+
+  // An instance compares its next update against the record it last wrote or read, without reading it again:
+  // another instance's change in between must still be seen, and a task ended elsewhere must stay ended.
+  it('applies an update over a change another instance made since this one last saw the task', async () => {
+    const [a, b] = [await instance(), await instance()];
+    await a.create(task('seen'), LIMITS);
+    await a.create(task('ended'), LIMITS);
+    await b.update('srv', 'seen', (t) => ({ ...t, statusMessage: 'from b' }));
+    await b.update('srv', 'ended', (t) => ({ ...t, status: 'cancelled', statusMessage: 'cancelled by b' }));
+    const saw: Array<string | undefined> = [];
+    const updated = await a.update('srv', 'seen', (t) => {
+      saw.push(t.statusMessage);
+      return { ...t, statusMessage: `${t.statusMessage}, then a`, lastUpdatedAt: 2_000 };
+    });
+    expect(saw.at(-1)).toBe('from b');
+    expect(updated).toMatchObject({ statusMessage: 'from b, then a', lastUpdatedAt: 2_000 });
+    expect(await b.get('srv', 'seen', 'alice')).toEqual(updated);
+    expect(
+      await a.update('srv', 'ended', (t) => ({ ...t, status: 'completed', result: { content: [] }, resultBytes: 20 })),
+    ).toBeUndefined();
+    expect(await a.get('srv', 'ended', 'alice')).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'cancelled by b',
+    });
+  });
+
   it('lets a result grow into the bytes that expired tasks left, and refuses it past the share', async () => {
     const [a, b] = [await instance(), await instance()];
     const limits = { perOwner: 100, total: 100, bytesPerOwner: 100 };
@@ -128,14 +189,10 @@ describe('RedisTaskStore', () => {
   // A user of a Redis of the test's own may write the limits' keys but not the task records (ACL), so the record
   // of a create fails after its bytes were counted: they must be given back, or the share would shrink for good.
   it('gives back the bytes of a create whose record could not be written', async () => {
-    const redis = await RedisServerProcess.onFreePort();
-    const admin = new Redis(redis.url, { lazyConnect: true });
-    try {
-      await redis.start();
-      await admin.connect();
+    await withOwnRedis(async (url, admin) => {
       await admin.call('ACL', 'SETUSER', 'limits-only', 'on', '>pw', `~${keyPrefix}{tasks:*`, '&*', '+@all');
-      const limitsOnly = await instance(redis.url.replace('redis://', 'redis://limits-only:pw@'));
-      const store = await instance(redis.url);
+      const limitsOnly = await instance(url.replace('redis://', 'redis://limits-only:pw@'));
+      const store = await instance(url);
       const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
       await expect(limitsOnly.create(task('unwritten', { callBytes: 100 }), limits)).rejects.toThrow(
         /^Redis is unavailable \(create a task\)/,
@@ -143,21 +200,36 @@ describe('RedisTaskStore', () => {
       expect(await store.get('srv', 'unwritten', 'alice')).toBeUndefined();
       expect(await store.create(task('whole-share', { callBytes: 100 }), limits)).toBe('created');
       expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
-    } finally {
-      admin.disconnect();
-      await redis.kill();
-    }
+    });
+  });
+
+  // A Redis that lost its scripts (a restart, a failover) answers NOSCRIPT and each is sent whole again, after
+  // the commands sent meanwhile: here the admission, which the byte count sent behind it looks for. The create
+  // must still count its bytes, once. A Redis of the test's own, whose scripts the test may flush.
+  it('counts the bytes of a create whose admission Redis no longer knew, once', async () => {
+    await withOwnRedis(async (url, admin) => {
+      const store = await instance(url);
+      const limits = { perOwner: 10, total: 10, bytesPerOwner: 100 };
+      expect(await store.create(task('before', { owner: 'bob', callBytes: 10 }), limits)).toBe('created');
+      await admin.script('FLUSH');
+      // Brings the byte count's script back, not the admission's.
+      await store.update(
+        'srv',
+        'before',
+        (t) => ({ ...t, status: 'completed', callBytes: undefined, resultBytes: 20 }),
+        100,
+      );
+      expect(await store.create(task('after', { callBytes: 60 }), limits)).toBe('created');
+      expect(await store.create(task('rest', { callBytes: 40 }), limits)).toBe('created');
+      expect(await store.create(task('over', { callBytes: 1 }), limits)).toBe('owner-bytes-limit');
+    });
   });
 
   // Reads the commands Redis ran, scripts' own included, from INFO commandstats: a server of the test's own, so
   // nobody else's commands count.
   it('stores a result with the same Redis commands whether the owner has 10 live tasks or 300', async () => {
-    const redis = await RedisServerProcess.onFreePort();
-    const counter = new Redis(redis.url, { lazyConnect: true });
-    try {
-      await redis.start();
-      await counter.connect();
-      const store = await instance(redis.url);
+    await withOwnRedis(async (url, counter) => {
+      const store = await instance(url);
       const limits = { perOwner: 1_000, total: 1_000, bytesPerOwner: 1_000_000 };
       const commands = async () => {
         const info = await counter.info('commandstats');
@@ -174,16 +246,16 @@ describe('RedisTaskStore', () => {
         for (let i = from; i < to; i++)
           expect(await store.create(task(`t${i}`, { callBytes: 20 }), limits)).toBe('created');
       };
+      // Scripts travel by SHA1: the first use of each sends it whole once (NOSCRIPT, then EVAL), outside what
+      // is compared.
       await fill(0, 10);
+      await storeAResult('t9');
       const atTen = await storeAResult('t0');
       await fill(10, 300);
       const atThreeHundred = await storeAResult('t1');
       expect(atTen).toBeGreaterThan(0);
       expect(atThreeHundred).toBe(atTen);
-    } finally {
-      counter.disconnect();
-      await redis.kill();
-    }
+    });
   });
 
   // Two instances whose clocks disagree across the lapse: the renewing one (its handler alive, if slow) thinks
@@ -234,8 +306,12 @@ describe('RedisTaskStore', () => {
       await redis.start();
       // Both connections reconnect on their own schedule: listening again says nothing of the command connection.
       await until(() => connections.ready && store.listening, 'the store is connected and listens again');
+      // The restarted server knows none of the scripts the store sends by their SHA1: each is sent whole once.
       expect(await store.create(task('after'), LIMITS)).toBe('created');
-      expect(await store.get('srv', 'after', 'alice')).toBeDefined();
+      expect(await store.update('srv', 'after', (t) => ({ ...t, statusMessage: 'again' }))).toMatchObject({
+        statusMessage: 'again',
+      });
+      expect(await store.get('srv', 'after', 'alice')).toMatchObject({ statusMessage: 'again' });
     } finally {
       await redis.kill();
     }

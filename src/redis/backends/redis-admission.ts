@@ -1,10 +1,11 @@
 import type { McpRedisConnections } from './redis-connections.js';
+import { RedisScript } from './redis-script.js';
 
 // KEYS: the owner's index, the index of all (sorted sets of live ids scored by expiry, in one hash slot). ARGV:
 // now, the per-owner and total limits, the id, its expiry, its TTL. Drops what has expired from both, checks the
 // limits and counts the id in both, atomically, so concurrent admissions on several instances cannot overshoot
 // them. Each index lives as long as its longest-lived entry.
-const ADMIT = `
+const ADMIT = new RedisScript(`
 local now = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -15,7 +16,7 @@ for i = 1, 2 do
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[6]) then redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
 end
 return 'admitted'
-`;
+`);
 
 /** The two indexes that count one owner's live entries and everyone's, both keys in one hash slot. */
 export interface AdmissionIndexes {
@@ -39,17 +40,10 @@ export class RedisAdmission {
     limits: { perOwner: number; total: number },
   ): Promise<'admitted' | 'owner' | 'total'> {
     const outcome = await this.redis.run(what, (redis) =>
-      redis.eval(
-        ADMIT,
-        2,
-        indexes.owner,
-        indexes.all,
-        entry.now,
-        limits.perOwner,
-        limits.total,
-        entry.id,
-        entry.expiresAt,
-        entry.ttlMs,
+      ADMIT.run(
+        redis,
+        [indexes.owner, indexes.all],
+        [entry.now, limits.perOwner, limits.total, entry.id, entry.expiresAt, entry.ttlMs],
       ),
     );
     return outcome as 'admitted' | 'owner' | 'total';

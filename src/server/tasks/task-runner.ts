@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
 import type { InputRequest, InputResponses } from '../../protocol/mcp-types.js';
@@ -8,6 +7,7 @@ import type { TaskRun } from '../task-run.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
 import { taskOwner } from './task-owner.js';
+import { newTaskId } from './task-ids.js';
 import { detailedTask, ended, failure, keepsTooMuch, overShare, refuseOver, type TaskOutcome } from './task-records.js';
 import { callVerifies, withCall, withCallChanged, type RecordSigner } from './task-calls.js';
 import { RequestStateCodec } from '../input/request-state-codec.js';
@@ -280,7 +280,7 @@ export class TaskRunner {
   private newRecord(owner: string): StoredTask {
     const createdAt = this.now();
     return {
-      taskId: randomBytes(18).toString('base64url'),
+      taskId: newTaskId(),
       server: this.server,
       owner,
       createdAt,

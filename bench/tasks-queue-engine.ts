@@ -1,0 +1,393 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Queue, QueueEvents } from 'bullmq';
+import { McpTaskQueue } from '../src/bullmq/index.js';
+import { McpRedisBackends, McpRedisConnections, RedisTaskStore } from '../src/redis/index.js';
+import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
+import { PROTOCOL_VERSION } from './fixtures.js';
+import { measureKernelTasks, type TaskRoundTrip } from './tasks.js';
+import { BenchRedis, redisWindow, totalCommands, type RedisWindow } from './tasks-queue-redis.js';
+import { JOB_OPTIONS, taskKernel, untilListening, type QueueEngine } from './tasks-queue-setup.js';
+
+/**
+ * Tasks on BullMQ against bare BullMQ doing the same work, in one run on a `redis-server` of the bench's own:
+ * the bench process is the web instance (MCP: a kernel on the Redis backends with `tasks.queue`, creating each
+ * task with `tools/call` and learning its result from the task status event its listen streams carry; bare: a
+ * `Queue` adding the job and a `QueueEvents` reporting its return value), and the workers are processes of
+ * their own (`tasks-queue-worker.ts`). For each engine: the latency from creation to result one task at a
+ * time, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
+ * the workers, Redis) per task, and the throughput of a batch at 1, 2 and 4 workers with the share of its
+ * wall time the creation took.
+ */
+export interface EngineFigures {
+  /** Median milliseconds from creation to result, one task at a time. */
+  latencyMs: number;
+  /** Redis commands per task, one at a time; and by name. */
+  commands: number;
+  commandsByName: Map<string, number>;
+  /** Per task in the 1-worker batch: commands, and CPU µs of the web process, the workers and Redis. */
+  batchCommands: number;
+  webCpuUs: number;
+  workerCpuUs: number;
+  redisCpuUs: number;
+  /** The web process's live heap (MiB, after a full GC when exposed) before and after the 1-worker batch. */
+  webHeapMb: [number, number];
+  /** Per worker count: tasks per second over the batch, and the share of its wall time creation took. */
+  throughput: Array<{ workers: number; perSecond: number; creationShare: number }>;
+}
+
+export interface TasksQueueFigures {
+  bare: EngineFigures;
+  mcp: EngineFigures;
+  /** A task round trip in process (create, then `tasks/get` until completed) beside a plain call, by store. */
+  kernel: { memory: TaskRoundTrip; redis: TaskRoundTrip };
+  /** The batch size and sequential count the figures were taken with. */
+  batch: number;
+  sequential: number;
+}
+
+const WORKER_COUNTS = [1, 2, 4];
+// Per worker process, as `McpTaskWorker` runs by default.
+const WORKER_CONCURRENCY = 16;
+// Creations in flight from the web process during a batch.
+const CREATING = 64;
+// A result that has not come by then will not: the run fails rather than hang.
+const RESULT_WAIT_MS = 60_000;
+
+/** A producer: creates one task (or job) and learns its result, for one engine. */
+interface Producer {
+  /** Creates a task; resolves once the creation has been answered, with the task's checked result to come. */
+  create(): Promise<{ done: Promise<void> }>;
+  close(): Promise<void>;
+}
+
+/** Results that arrive before their creation was answered are kept until it is. */
+class Arrivals {
+  private readonly waiting = new Map<string, (value: unknown) => void>();
+  private readonly early = new Map<string, unknown>();
+
+  arrived(id: string, value: unknown): void {
+    const resolve = this.waiting.get(id);
+    if (!resolve) return void this.early.set(id, value);
+    this.waiting.delete(id);
+    resolve(value);
+  }
+
+  of(id: string): Promise<unknown> {
+    if (this.early.has(id)) {
+      const value = this.early.get(id);
+      this.early.delete(id);
+      return Promise.resolve(value);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no result for ${id} within ${RESULT_WAIT_MS} ms`)),
+        RESULT_WAIT_MS,
+      );
+      this.waiting.set(id, (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
+  }
+}
+
+async function bareProducer(redis: BenchRedis, queueName: string): Promise<Producer> {
+  const { hostname, port } = new URL(redis.url);
+  const connection = { host: hostname, port: Number(port) };
+  const queue = new Queue(queueName, { connection });
+  // From the stream's start (each run starts from an empty Redis): a reader from '$' misses the events of jobs
+  // done before its first read.
+  const events = new QueueEvents(queueName, { connection, lastEventId: '0-0' });
+  const arrivals = new Arrivals();
+  events.on('completed', ({ jobId, returnvalue }) => arrivals.arrived(jobId, returnvalue));
+  events.on('failed', ({ jobId, failedReason }) => arrivals.arrived(jobId, new Error(failedReason)));
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  return {
+    async create() {
+      const job = await queue.add('add', { a: 2, b: 3 }, JOB_OPTIONS);
+      const done = arrivals.of(job.id!).then((value) => {
+        if (Number(value) !== 5) throw new Error(`bare job answered ${String(value)}`);
+      });
+      return { done };
+    },
+    async close() {
+      await events.close();
+      await queue.close();
+    },
+  };
+}
+
+function callMessage() {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
+  };
+  return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 }, _meta } };
+}
+
+async function mcpProducer(redis: BenchRedis, queueName: string, secret: string): Promise<Producer> {
+  const { hostname, port } = new URL(redis.url);
+  const queue = new Queue(queueName, { connection: { host: hostname, port: Number(port) } });
+  const connections = McpRedisConnections.open({ url: redis.url });
+  const backends = new McpRedisBackends(connections);
+  const kernel = taskKernel(backends, secret, new McpTaskQueue(queue));
+  const arrivals = new Arrivals();
+  // What a listen stream naming the task would send its owner: the task's terminal state, result included.
+  const unsubscribe = kernel.subscribeEvents((event) => {
+    if (event.type !== 'tasks/status') return;
+    const { taskId, status } = event.task;
+    if (status === 'completed' || status === 'failed' || status === 'cancelled') arrivals.arrived(taskId, event.task);
+  });
+  await Promise.all([queue.waitUntilReady(), untilListening(backends)]);
+  return {
+    async create() {
+      const created = (await kernel.handleRequest(callMessage())) as { result?: { taskId?: string } };
+      const taskId = created?.result?.taskId;
+      if (!taskId) throw new Error(`no task: ${JSON.stringify(created)}`);
+      const done = arrivals.of(taskId).then((task) => {
+        const text = (task as { result?: { content?: Array<{ text?: string }> } }).result?.content?.[0]?.text;
+        if (text !== '5') throw new Error(`task ended ${JSON.stringify(task)}`);
+      });
+      return { done };
+    },
+    async close() {
+      unsubscribe();
+      kernel.close();
+      await backends.close();
+      await connections.close();
+      await queue.close();
+    },
+  };
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startWorker(engine: QueueEngine, url: string, queueName: string, secret: string) {
+  const child = fork(
+    fileURLToPath(new URL('./tasks-queue-worker.js', import.meta.url)),
+    [engine, url, queueName, secret, String(WORKER_CONCURRENCY)],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`a ${engine} worker exited during start-up (code ${code})`)));
+  });
+  const worker: WorkerProcess = {
+    child,
+    cpu: () =>
+      new Promise((resolve) => {
+        child.once('message', (usage) =>
+          resolve(((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system) / 1e3),
+        );
+        child.send('usage');
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
+  };
+  return worker;
+}
+
+/** Nothing is kept per task in the web process: its live heap must not grow with the tasks it created. */
+function liveHeapMb(): number {
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e3;
+};
+
+/** Creates `count` tasks, `CREATING` at a time; resolves with the creation's and the whole batch's milliseconds. */
+async function batch(producer: Producer, count: number): Promise<{ creationMs: number; totalMs: number }> {
+  const started = performance.now();
+  const results: Array<Promise<unknown>> = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CREATING }, async () => {
+      while (next < count) {
+        next++;
+        results.push((await producer.create()).done);
+      }
+    }),
+  );
+  const creationMs = performance.now() - started;
+  await Promise.all(results);
+  return { creationMs, totalMs: performance.now() - started };
+}
+
+interface Run {
+  engine: QueueEngine;
+  redis: BenchRedis;
+  secret: string;
+  sequential: number;
+  batch: number;
+}
+
+/** One engine's whole set of figures; each measured part starts from an empty Redis and fresh processes. */
+async function measureEngine({ engine, redis, secret, sequential, batch: size }: Run): Promise<EngineFigures> {
+  const figures: EngineFigures = {
+    latencyMs: 0,
+    commands: 0,
+    commandsByName: new Map(),
+    batchCommands: 0,
+    webCpuUs: 0,
+    workerCpuUs: 0,
+    redisCpuUs: 0,
+    webHeapMb: [0, 0],
+    throughput: [],
+  };
+  const session = async <T>(workers: number, work: (producer: Producer, pool: WorkerProcess[]) => Promise<T>) => {
+    await redis.flush();
+    const queueName = `bench-${engine}`;
+    const pool = await Promise.all(
+      Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
+    );
+    const producer =
+      engine === 'bare' ? await bareProducer(redis, queueName) : await mcpProducer(redis, queueName, secret);
+    try {
+      // Warm both sides (the JIT, the scripts loaded into Redis) before anything is counted.
+      await batch(producer, Math.min(size, 64));
+      return await work(producer, pool);
+    } finally {
+      await producer.close();
+      await Promise.all(pool.map((worker) => worker.stop()));
+    }
+  };
+
+  await session(1, async (producer) => {
+    const latencies: number[] = [];
+    const close = await redisWindow(redis);
+    for (let i = 0; i < sequential; i++) {
+      const started = performance.now();
+      await (
+        await producer.create()
+      ).done;
+      latencies.push(performance.now() - started);
+    }
+    const window = await close();
+    figures.latencyMs = median(latencies);
+    figures.commands = totalCommands(window) / sequential;
+    figures.commandsByName = perTask(window, sequential);
+  });
+
+  for (const workers of WORKER_COUNTS) {
+    await session(workers, async (producer, pool) => {
+      const heapBefore = liveHeapMb();
+      const close = await redisWindow(redis);
+      const web = cpuMs();
+      const workerCpu = await Promise.all(pool.map((worker) => worker.cpu()));
+      const { creationMs, totalMs } = await batch(producer, size);
+      const webSpent = cpuMs() - web;
+      const workerSpent = (await Promise.all(pool.map((worker) => worker.cpu()))).reduce(
+        (sum, ms, i) => sum + ms - workerCpu[i],
+        0,
+      );
+      const window: RedisWindow = await close();
+      figures.throughput.push({ workers, perSecond: (size / totalMs) * 1000, creationShare: creationMs / totalMs });
+      if (workers !== 1) return;
+      figures.webHeapMb = [heapBefore, liveHeapMb()];
+      figures.batchCommands = totalCommands(window) / size;
+      figures.webCpuUs = (webSpent / size) * 1000;
+      figures.workerCpuUs = (workerSpent / size) * 1000;
+      figures.redisCpuUs = (window.cpuSeconds / size) * 1e6;
+    });
+  }
+  return figures;
+}
+
+function perTask(window: RedisWindow, tasks: number): Map<string, number> {
+  return new Map([...window.commands].map(([name, calls]) => [name, calls / tasks]));
+}
+
+/** The in-process round trip on the in-memory store and on the Redis store, each beside the plain call. */
+async function measureKernelRows(smoke: boolean, redis: BenchRedis): Promise<TasksQueueFigures['kernel']> {
+  const memory = await measureKernelTasks(smoke);
+  const connections = McpRedisConnections.open({ url: redis.url });
+  const store = new RedisTaskStore(connections);
+  try {
+    const deadline = Date.now() + 10_000;
+    while (!store.listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    return { memory, redis: await measureKernelTasks(smoke, store) };
+  } finally {
+    store.close();
+    await connections.close();
+  }
+}
+
+/** Both engines, bare first, on one private Redis. */
+export async function measureTasksQueue(smoke: boolean): Promise<TasksQueueFigures> {
+  const sequential = smoke ? 20 : Number(process.env.BENCH_TASKS ?? 300);
+  const size = smoke ? 100 : Number(process.env.BENCH_TASKS_BATCH ?? 1_000);
+  const redis = await BenchRedis.start();
+  // Web instances and workers verify each other's queued calls under one shared secret.
+  const secret = randomBytes(32).toString('hex');
+  try {
+    const run = { redis, secret, sequential, batch: size };
+    const bare = await measureEngine({ engine: 'bare', ...run });
+    const mcp = await measureEngine({ engine: 'mcp', ...run });
+    await redis.flush();
+    return { bare, mcp, kernel: await measureKernelRows(smoke, redis), batch: size, sequential };
+  } finally {
+    await redis.stop();
+  }
+}
+
+/** The section's table: each MCP figure beside bare BullMQ's, with the ratio and its goal. */
+export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: number) => string): void {
+  const { bare, mcp } = f;
+  console.log(
+    `\nTasks on BullMQ vs bare BullMQ doing the same work (a redis-server of the bench's own; the bench process ` +
+      `creates, workers in processes of their own, ${WORKER_CONCURRENCY} jobs at once each; latency one at a time ` +
+      `over ${f.sequential}, batches of ${fmt(f.batch)} with ${CREATING} creations in flight):\n`,
+  );
+  console.log('| figure | MCP task | bare BullMQ job | ratio | goal |');
+  console.log('|---|---:|---:|---:|---|');
+  const row = (label: string, mine: number, theirs: number, digits: number, goal?: number, higher = false) => {
+    const ratio = mine / theirs;
+    const verdict =
+      goal === undefined
+        ? 'no goal'
+        : `${higher ? '≥' : '≤'} ${goal} (${(higher ? ratio >= goal : ratio <= goal) ? 'met' : 'not met'})`;
+    console.log(`| ${label} | ${fmt(mine, digits)} | ${fmt(theirs, digits)} | ${fmt(ratio, 2)} | ${verdict} |`);
+  };
+  row('creation → result, ms (median)', mcp.latencyMs, bare.latencyMs, 2, 1.5);
+  row('Redis commands per task, one at a time', mcp.commands, bare.commands, 1, 2);
+  row(`Redis commands per task, batch of ${fmt(f.batch)}, 1 worker`, mcp.batchCommands, bare.batchCommands, 1, 2);
+  row('CPU µs per task: web + workers', mcp.webCpuUs + mcp.workerCpuUs, bare.webCpuUs + bare.workerCpuUs, 0);
+  row('CPU µs per task: web process', mcp.webCpuUs, bare.webCpuUs, 0);
+  row('CPU µs per task: workers', mcp.workerCpuUs, bare.workerCpuUs, 0);
+  row('CPU µs per task: Redis', mcp.redisCpuUs, bare.redisCpuUs, 0);
+  for (const [i, { workers, perSecond }] of mcp.throughput.entries()) {
+    row(`tasks/s, ${workers} worker${workers > 1 ? 's' : ''}`, perSecond, bare.throughput[i].perSecond, 0);
+  }
+  const shares = (e: EngineFigures) =>
+    e.throughput.map((t) => `${t.workers}: ${fmt(t.creationShare * 100)} %`).join(', ');
+  const { memory, redis } = f.kernel;
+  const trip = (label: string, t: TaskRoundTrip, goal?: number) =>
+    console.log(
+      `| ${label} (${fmt(t.gets, 2)} gets), µs | ${fmt(t.task, 2)} | plain call ${fmt(t.plain, 2)} | ${fmt(t.task / t.plain, 2)} | ` +
+        `${goal === undefined ? 'no goal' : `≤ ${goal} (${t.task / t.plain <= goal ? 'met' : 'not met'})`} |`,
+    );
+  trip('in process, in-memory store: task round trip', memory, 1.5);
+  trip('in process, Redis store: task round trip', redis);
+  const heap = (e: EngineFigures) => `${fmt(e.webHeapMb[0], 1)} → ${fmt(e.webHeapMb[1], 1)} MiB`;
+  console.log(`\nWeb process live heap around the 1-worker batch: MCP ${heap(mcp)}; bare ${heap(bare)}`);
+  console.log(`Share of a batch's wall time spent creating, by workers: MCP ${shares(mcp)}; bare ${shares(bare)}`);
+  const byName = (e: EngineFigures) =>
+    [...e.commandsByName]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, calls]) => `${name} ${fmt(calls, 1)}`)
+      .join(', ');
+  console.log(`Redis commands per task by name, one at a time: MCP ${byName(mcp)}; bare ${byName(bare)}`);
+}
