@@ -1,5 +1,5 @@
 import type { McpRedisConnections } from './redis-connections.js';
-import { RedisScript } from './redis-script.js';
+import { RedisScript } from './lua/redis-script.js';
 
 // KEYS: the owner's index, the index of all (sorted sets of live ids scored by expiry, in one hash slot). ARGV:
 // now, the per-owner and total limits, the id, its expiry, its TTL. Drops what has expired from both, checks the

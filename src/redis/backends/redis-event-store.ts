@@ -34,7 +34,6 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return id
 `,
-  2,
 );
 
 // The newest id, the newest dropped id, and up to ARGV[2] entries after ARGV[1], read at one instant.
@@ -45,7 +44,6 @@ local dropped = redis.call('HGET', KEYS[2], 'dropped')
 local entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])
 return { last and last[1] or '0-0', dropped or '0-0', entries }
 `,
-  2,
 );
 
 const STREAM_ID = /^(\d{1,15})-(\d{1,15})$/;
@@ -78,7 +76,7 @@ export class RedisEventStore implements McpEventStore {
     const { maxCount, maxBytes, maxAgeMs } = retention;
     const body = JSON.stringify(occurrence);
     return this.redis.run('keep an event occurrence', (redis) =>
-      APPEND.run(redis, ...this.keys(name), body, bytes, maxCount, maxBytes, maxAgeMs),
+      APPEND.run(redis, this.keys(name), [body, bytes, maxCount, maxBytes, maxAgeMs]),
     ) as Promise<string>;
   }
 
@@ -98,7 +96,7 @@ export class RedisEventStore implements McpEventStore {
   ): Promise<EventStoreRead | null> {
     if (!STREAM_ID.test(cursor)) return null;
     const [last, dropped, entries] = (await this.redis.run('read event occurrences', (redis) =>
-      READ.run(redis, ...this.keys(name), cursor, max + 1),
+      READ.run(redis, this.keys(name), [cursor, max + 1]),
     )) as [string, string, Entry[]];
     // A cursor past the newest id: the stream expired since it was issued, or it was never one of ours.
     if (compareIds(cursor, last) > 0) return { items: [], position: last, truncated: true, hasMore: false };

@@ -15,7 +15,6 @@ for i = 2, 4 do
   if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
 end
 `,
-  4,
 );
 
 // Removes a record and its index entries; 1 for the one caller that found it there.
@@ -31,7 +30,6 @@ redis.call('ZREM', ARGV[2] .. 'event:' .. record.nameKey, ARGV[1])
 redis.call('ZREM', ARGV[2] .. 'caller:' .. record.caller, ARGV[1])
 return 1
 `,
-  2,
 );
 
 // The live ids of an index, after cutting what lapsed. KEYS: the index. ARGV: now (ms).
@@ -40,7 +38,6 @@ const LIVE = new RedisScript(
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 `,
-  1,
 );
 
 // How many a caller holds and how many are held. KEYS: by caller, all. ARGV: now (ms).
@@ -50,7 +47,6 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 return { redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]) }
 `,
-  2,
 );
 
 /**
@@ -79,27 +75,22 @@ export class RedisWebhookStore implements McpWebhookStore {
     await this.redis.run('keep a webhook subscription', (redis) =>
       PUT.run(
         redis,
-        this.recordKey(record.id),
-        this.eventKey(record.name),
-        this.callerKey(record.caller),
-        this.allKey(),
-        json,
-        record.id,
-        record.expiresAt,
+        [this.recordKey(record.id), this.eventKey(record.name), this.callerKey(record.caller), this.allKey()],
+        [json, record.id, record.expiresAt],
       ),
     );
   }
 
   async delete(id: string): Promise<boolean> {
     const removed = await this.redis.run('end a webhook subscription', (redis) =>
-      DELETE.run(redis, this.recordKey(id), this.allKey(), id, this.prefix),
+      DELETE.run(redis, [this.recordKey(id), this.allKey()], [id, this.prefix]),
     );
     return removed === 1;
   }
 
   async ofEvent(name: string): Promise<WebhookRecord[]> {
     const ids = (await this.redis.run('list webhook subscriptions', (redis) =>
-      LIVE.run(redis, this.eventKey(name), this.now()),
+      LIVE.run(redis, [this.eventKey(name)], [this.now()]),
     )) as string[];
     if (ids.length === 0) return [];
     const records = await this.redis.run('read webhook subscriptions', (redis) =>
@@ -110,7 +101,7 @@ export class RedisWebhookStore implements McpWebhookStore {
 
   async count(caller: string): Promise<{ caller: number; total: number }> {
     const [held, total] = (await this.redis.run('count webhook subscriptions', (redis) =>
-      COUNT.run(redis, this.callerKey(caller), this.allKey(), this.now()),
+      COUNT.run(redis, [this.callerKey(caller), this.allKey()], [this.now()]),
     )) as [number, number];
     return { caller: held, total };
   }

@@ -1,5 +1,5 @@
 import type { McpRedisConnections } from '../redis-connections.js';
-import { RedisScript } from '../redis-script.js';
+import { RedisScript } from '../lua/redis-script.js';
 
 // Expired entries dropped by each change: more than the one entry a change can add, so the sizes never lag.
 const TRIM_PER_CHANGE = 4;

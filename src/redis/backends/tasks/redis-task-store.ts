@@ -14,7 +14,7 @@ import {
 import { RedisAdmission, type AdmissionIndexes } from '../redis-admission.js';
 import { RedisChannel } from '../redis-channel.js';
 import type { McpRedisConnections } from '../redis-connections.js';
-import { RedisScript } from '../redis-script.js';
+import { RedisScript } from '../lua/redis-script.js';
 import { McpRedisUnavailableError } from '../redis-unavailable-error.js';
 import { RedisKeptBytes, type KeptCount } from './redis-kept-bytes.js';
 
