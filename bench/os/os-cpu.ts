@@ -62,6 +62,10 @@ export interface CpuMode {
 
 /** One window of one server and case: CPU per request by thread, and what its collections did per request. */
 export interface CpuWindow extends ThreadCpu {
+  /**
+   * The main thread's time in collections, wall clock (V8's own measure): on a busy machine it includes the waits
+   * for helper threads that had no core, so read it against the other rows of its mode, not against the CPU.
+   */
   gcPauseUs: number;
   scavengesPer1k: number;
   promotedBytes: number;
@@ -288,7 +292,7 @@ function printMode(
     `\nCPU per request from the OS (/proc utime + stime), ${modeLabel(mode)}; ${mode.requests.toLocaleString('en')} requests a window, ${rounds} alternating window(s) each:\n`,
   );
   console.log(
-    '| server | case | whole process µs/req (range) | main thread, user | main thread, system | other threads | GC pauses µs/req | scavenges per 1,000 | promoted B/req |',
+    '| server | case | whole process µs/req (range) | main thread, user | main thread, system | other threads | GC pauses, wall µs/req | scavenges per 1,000 | promoted B/req |',
   );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [key, values] of perRound) {
