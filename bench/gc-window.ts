@@ -6,6 +6,8 @@ export interface GcFigures {
   promotedBytes: number;
   scavenges: number;
   markCompacts: number;
+  /** Microseconds the collections took on the main thread (their helpers' share is on other threads). */
+  pauseUs: number;
 }
 
 interface HeapSnapshot {
@@ -40,7 +42,7 @@ export class GcWindow {
 
   /** The figures since `start()`; zeros when the window was never started. */
   stop(): GcFigures {
-    const figures: GcFigures = { allocatedBytes: 0, promotedBytes: 0, scavenges: 0, markCompacts: 0 };
+    const figures: GcFigures = { allocatedBytes: 0, promotedBytes: 0, scavenges: 0, markCompacts: 0, pauseUs: 0 };
     if (!this.profiler) return figures;
     const usedNow = getHeapStatistics().used_heap_size;
     const { statistics } = this.profiler.stop();
@@ -51,6 +53,7 @@ export class GcWindow {
       const after = gc.afterGC as HeapSnapshot;
       figures.allocatedBytes += before.heapStatistics.usedHeapSize - used;
       used = after.heapStatistics.usedHeapSize;
+      figures.pauseUs += gc.cost;
       if (gc.gcType === 'Scavenge') {
         figures.scavenges++;
         figures.promotedBytes += Math.max(0, oldBytes(after) - oldBytes(before));

@@ -272,7 +272,7 @@ async function measureSections(): Promise<string[]> {
     const figures = await measureOsCpu({
       smoke: SMOKE,
       // Short windows, many of them: a window's ratio moves with the machine, and the median of many steadies.
-      rounds: SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_CPU_ROUNDS ?? 9)),
+      rounds: SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_CPU_ROUNDS ?? 5)),
       requests: SMOKE ? 2_000 : Number(process.env.BENCH_CPU_REQUESTS ?? 20_000),
       connections: CONNECTIONS,
       only: ONLY,

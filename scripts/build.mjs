@@ -9,7 +9,7 @@
 // injection reads the `design:paramtypes` metadata that only tsc emits; each entry point of the exports map is
 // one file, and what several share sits in shared chunks, so a class is one class whichever entry point imported it.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -44,8 +44,10 @@ const bundled = await build({
   platform: 'node',
   target: 'node20',
   packages: 'external',
-  // Nest names classes in its errors and logs; a class esbuild renamed to avoid a clash keeps its own name.
-  keepNames: true,
+  // No `keepNames`: it wraps every function expression in a call that defines its name, so each closure a request
+  // makes pays for one (tens of thousands of instructions a call). The classes whose own name esbuild changed get
+  // it back below.
+  keepNames: false,
   chunkNames: 'chunks/[name]-[hash]',
   write: false,
   logLevel: 'warning',
@@ -64,13 +66,44 @@ const bundled = await build({
   ],
 });
 
+// The classes of the source, by name, read from tsc's output before the bundles take its place.
+const classNames = new Set();
 for (const entry of readdirSync(ESM, { recursive: true, withFileTypes: true })) {
-  if (entry.isFile() && entry.name.endsWith('.js')) rmSync(join(entry.parentPath, entry.name));
+  if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+  const file = join(entry.parentPath, entry.name);
+  for (const [, name] of readFileSync(file, 'utf8').matchAll(/\bclass ([\w$]+)/g)) classNames.add(name);
+  rmSync(file);
 }
 for (const { path, text } of bundled.outputFiles) {
   const root = relative(dirname(path), resolve(ESM)) || '.';
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text.replaceAll(ROOT_MARK, `${root}/`));
+  writeFileSync(path, restoreClassNames(text.replaceAll(ROOT_MARK, `${root}/`), path, classNames));
+}
+
+/**
+ * A class's `name` is what Nest prints in its logs and errors ("McpModule dependencies initialized", "can't resolve
+ * dependencies of McpExplorer") and what `util.inspect` prints before an error's message. Bundling, esbuild gives a
+ * class expression's own binding a new name when it clashes with one of the chunk's top-level names (tsc writes a
+ * decorated class as `let McpModule = class McpModule {`, which becomes `class McpModule2`) or when the class
+ * refers to itself in its body (`class _McpError`), and without `keepNames` that binding is the class's name. Each
+ * such binding is renamed back to the variable's name: inside the class body that name then means the class
+ * itself, as in the source. A class stored under a name of esbuild's own making cannot be given its name back
+ * here, so it fails the build.
+ */
+function restoreClassNames(text, path, classNames) {
+  const head = /\b(?:var|let|const) ([\w$]+) = (?:[\w$]+ = )?class(?: ([\w$]+))?\b/g;
+  const renamed = new Map();
+  for (const [, name, own = 'extends'] of text.matchAll(head)) {
+    if (!classNames.has(name))
+      throw new Error(`${path}: a class is kept under ${name}, a name the source does not give it`);
+    if (own !== 'extends' && own !== name) renamed.set(own, name);
+  }
+  let restored = text;
+  for (const [own, name] of renamed) {
+    // The binding esbuild made is unique in the chunk; a property or a string of that spelling is left alone.
+    restored = restored.replace(new RegExp(`(?<![\\w$.'"])${own.replaceAll('$', '\\$')}(?![\\w$'"])`, 'g'), name);
+  }
+  return restored;
 }
 
 // The playground page (McpModule's `playground` option): one HTML file beside the two builds, read by both.

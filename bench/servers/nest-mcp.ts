@@ -11,16 +11,7 @@ import {
   ParseIntPipe,
   UseGuards,
 } from '@nestjs/common';
-import {
-  Args,
-  MCPServer,
-  McpModule,
-  McpThrottlerGuard,
-  RouteTool,
-  Tool,
-  type McpContext,
-  type McpModuleOptions,
-} from '../../src/index.js';
+import type { McpContext, McpModuleOptions, MCPServer as McpServerApi } from '../../src/index.js';
 import {
   ADD_TOOL,
   ASK_NAME_TOOL,
@@ -30,6 +21,7 @@ import {
   PROGRESS_TOOL,
   toolDefinitions,
 } from '../fixtures.js';
+import { installedPackage, installedRedis } from './installed-package.js';
 import { createNestApp, type AdapterName } from './nest-app.js';
 
 /**
@@ -42,7 +34,7 @@ import { createNestApp, type AdapterName } from './nest-app.js';
  * as a route tool. `stateful` gives 2025-era clients sessions (`legacy.mode: 'stateful'`). `decorated` declares
  * `add` as users mostly do, a `@Tool` method of a provider, instead of with `registerTool`; `shape` adds the
  * argument-shape rows' `count_items`; `throttled` puts that `add` behind `McpThrottlerGuard`, under a limit no run
- * reaches.
+ * reaches. The library is the built package (`installed-package.ts`).
  */
 export async function startNestMcp(
   adapter: AdapterName,
@@ -56,6 +48,7 @@ export async function startNestMcp(
   shape = false,
   throttled = false,
 ): Promise<INestApplication> {
+  const { Args, MCPServer, McpModule, McpThrottlerGuard, RouteTool, Tool } = await installedPackage();
   @Injectable()
   class DecoratedTools {
     @Tool({ name: ADD_TOOL.name, description: ADD_TOOL.description, inputSchema: ADD_TOOL.inputSchema })
@@ -67,7 +60,7 @@ export async function startNestMcp(
 
   @Injectable()
   class BenchTools implements OnModuleInit {
-    constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
+    constructor(@Inject(MCPServer) private readonly server: McpServerApi) {}
 
     onModuleInit(): void {
       if (!decorated) {
@@ -166,7 +159,8 @@ async function throttlerModule(): Promise<DynamicModule> {
 
 /** The module set of a fleet instance; the Redis client is loaded only by the process that benchmarks it. */
 async function withRedis(options: McpModuleOptions): Promise<DynamicModule[]> {
-  const { McpRedisBackends, McpRedisModule } = await import('../../src/redis/index.js');
+  const { McpModule } = await installedPackage();
+  const { McpRedisBackends, McpRedisModule } = await installedRedis();
   return [
     McpRedisModule.forRoot({
       url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -186,7 +180,7 @@ async function withRedis(options: McpModuleOptions): Promise<DynamicModule[]> {
 
 /** Waits until every channel is subscribed, so the first request measured can already be routed through Redis. */
 async function listeningOnRedis(app: INestApplication): Promise<void> {
-  const { McpRedisBackends } = await import('../../src/redis/index.js');
+  const { McpRedisBackends } = await installedRedis();
   const backends = app.get(McpRedisBackends);
   const deadline = Date.now() + 10_000;
   while (!backends.listening) {

@@ -7,7 +7,7 @@ import {
   unsupportedVersionError,
 } from '../protocol/classifier.js';
 import { ErrorCode, httpHeadersForError, httpStatusForError } from '../protocol/error-codes.js';
-import { errorResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
@@ -343,7 +343,11 @@ export class McpHttpDriver {
 
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);
     if (!exchange) return;
-    const response = await this.inFlight.run(exchange, this.kernel.dispatch(verdict.request, exchange));
+    // A call answered synchronously is written at once; only one still running is tracked for the drain.
+    const answer = this.kernel.dispatchNow(verdict.request, exchange);
+    const response = isThenable(answer)
+      ? await this.inFlight.run(exchange, answer as Promise<JsonRpcResponse>)
+      : this.inFlight.answered(exchange, answer);
     if (!response) return;
     if (!('error' in response)) return this.writer.write(res, 200, response);
     const headers = this.auth.scopeChallenge(response) ?? httpHeadersForError(response.error);

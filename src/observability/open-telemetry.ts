@@ -1,4 +1,10 @@
-import { outcomeOf, type McpCall, type McpCallInterceptor } from '../server/mcp-call.js';
+import {
+  outcomeOf,
+  PASSES_THROUGH,
+  type McpCall,
+  type McpCallInterceptor,
+  type PassingInterceptor,
+} from '../server/mcp-call.js';
 
 type OtelApi = typeof import('@opentelemetry/api');
 type Attributes = Record<string, string | number | boolean>;
@@ -40,12 +46,13 @@ function tracerProviderRegistered(): boolean {
 export function deferredOpenTelemetryInterceptor(options: OpenTelemetryOptions = {}): McpCallInterceptor {
   let tracing: Promise<McpCallInterceptor | undefined> | undefined;
   // Not an async function: without an SDK, a call passes straight through, with no promise of this layer's own.
-  return (call, next) => {
+  const interceptor: PassingInterceptor = (call, next) => {
     if (!tracerProviderRegistered()) return next();
-    return (tracing ??= loadOpenTelemetryInterceptor(options)).then((interceptor) =>
-      interceptor ? interceptor(call, next) : next(),
-    );
+    return (tracing ??= loadOpenTelemetryInterceptor(options)).then((loaded) => (loaded ? loaded(call, next) : next()));
   };
+  // Until then the kernel need not run it at all.
+  interceptor[PASSES_THROUGH] = () => !tracerProviderRegistered();
+  return interceptor;
 }
 
 const metaGetter = {

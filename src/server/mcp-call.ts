@@ -31,6 +31,16 @@ export interface McpCall {
 export type McpCallInterceptor = (call: McpCall, next: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
 
 /**
+ * What one of the library's own interceptors carries to say it would only call `next()` now (the tracing layer
+ * until an SDK registers a tracer provider): while every interceptor says so, the kernel runs none, and a call
+ * answered synchronously is answered without a promise.
+ */
+export const PASSES_THROUGH = Symbol('nestjs-mcp.passesThrough');
+
+/** An interceptor that may say it would pass the call straight through (`PASSES_THROUGH`). */
+export type PassingInterceptor = McpCallInterceptor & { [PASSES_THROUGH]?: () => boolean };
+
+/**
  * Sees each call's response as soon as it is made, inside every interceptor, and returns it (or a replacement).
  * For what only reads the answer (the failed-call log): synchronous, so it costs a call no promise or microtask
  * of its own, where an interceptor's `next().then(...)` costs both on every call.

@@ -53,6 +53,8 @@ describe('npm pack of a clean checkout', () => {
     execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
     files = filesUnder(join(unpacked, 'package')).sort();
     manifest = JSON.parse(readFileSync(join(unpacked, 'package/package.json'), 'utf8')) as PackageJson;
+    // Scripts run from inside the package, so `nestjs-mcp` resolves to the unpacked tarball through its exports map.
+    symlinkSync(join(ROOT, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
   }, 600_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -118,9 +120,6 @@ describe('npm pack of a clean checkout', () => {
   });
 
   it('loads each ESM entry point as one module graph: a class is the same whichever entry point gave it', () => {
-    const packageDir = join(unpacked, 'package');
-    symlinkSync(join(ROOT, 'node_modules'), join(packageDir, 'node_modules'), 'dir');
-    // Run from inside the package, so `nestjs-mcp` resolves to the unpacked tarball through its own exports map.
     const script = `
       import 'reflect-metadata';
       const root = await import('nestjs-mcp');
@@ -147,15 +146,57 @@ describe('npm pack of a clean checkout', () => {
         rejected: { isError: bad.result.isError, text: bad.result.content[0].text },
       }));
     `;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: packageDir,
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({
+    expect(runInPackage(unpacked, script)).toEqual({
       sameClass: true,
       text: '5',
       rejected: { isError: true, text: expect.stringMatching(/number/) },
     });
+  });
+
+  // The ESM build is bundled without esbuild's `keepNames` (which costs every closure a call per request), so a
+  // class whose own name esbuild changed would show that name where Nest and Node print class names.
+  it('keeps the class names Nest and Node print: exported classes, the modules and providers Nest logs, an inspected error', () => {
+    const script = `
+      import 'reflect-metadata';
+      import { inspect } from 'node:util';
+      import { Module } from '@nestjs/common';
+      import { ModulesContainer, NestFactory } from '@nestjs/core';
+      const renamed = [];
+      for (const entry of ['', '/core', '/testing', '/redis', '/bullmq', '/plugin']) {
+        for (const [key, value] of Object.entries(await import('nestjs-mcp' + entry))) {
+          const isClass = typeof value === 'function' && /^class\\b/.test(Function.prototype.toString.call(value));
+          if (isClass && value.name !== key) renamed.push(entry + ' ' + key + ': ' + value.name);
+        }
+      }
+      const { McpError, McpModule } = await import('nestjs-mcp');
+      class AppModule {}
+      Module({ imports: [McpModule.forRoot({ name: 'packed', version: '1.0.0' })] })(AppModule);
+      const logs = [];
+      const logger = { log: (message, context) => logs.push(context + ': ' + message), error() {}, warn() {} };
+      const app = await NestFactory.create(AppModule, { logger });
+      await app.init();
+      const nest = [];
+      for (const module of app.get(ModulesContainer).values()) {
+        nest.push(module.metatype.name);
+        for (const wrapper of module.providers.values()) if (typeof wrapper.metatype === 'function') nest.push(wrapper.name);
+      }
+      await app.close();
+      console.log(JSON.stringify({
+        renamed,
+        nest,
+        logs,
+        error: inspect(McpError.invalidParams('bad value')).split('\\n')[0],
+      }));
+    `;
+    const seen = runInPackage(unpacked, script) as { renamed: string[]; nest: string[]; logs: string[]; error: string };
+    expect(seen.renamed).toEqual([]);
+    expect(seen.nest).toEqual(
+      expect.arrayContaining(['McpModule', 'McpExplorer', 'McpHandlerFactory', 'McpMetadataAccessor', 'MCPServer']),
+    );
+    // What esbuild names a class it renamed: a digit after the source's name, or an underscore before it.
+    expect(seen.nest.filter((name) => /^_|[a-z]\d+$/.test(name))).toEqual([]);
+    expect(seen.logs).toContain('InstanceLoader: McpModule dependencies initialized');
+    expect(seen.error).toBe('McpError: bad value');
   });
 
   it('needs every peer it declares, and imports nothing it does not declare', () => {
@@ -172,3 +213,12 @@ describe('npm pack of a clean checkout', () => {
     expect(unused).toEqual([]);
   });
 });
+
+/** Runs an ESM script from inside the unpacked package and parses the JSON it prints last. */
+function runInPackage(unpacked: string, script: string): unknown {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: join(unpacked, 'package'),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out.trim().split('\n').pop()!);
+}

@@ -17,6 +17,8 @@ export function callLoggingObserver(logger: Logger): McpCallObserver {
 }
 
 function logFailed(logger: Logger, call: McpCall, response: JsonRpcResponse): JsonRpcResponse {
+  // Most calls succeed: they leave at once, without an outcome of their own.
+  if (!('error' in response) && response.result.isError !== true) return response;
   const outcome = outcomeOf(response);
   if (outcome.status !== 'error' && outcome.status !== 'tool_error') return response;
   // The id a redacted message already gave the client, so the client's reference finds this line.

@@ -16,6 +16,8 @@ import {
   type McpCall,
   type McpCallInterceptor,
   type McpCallObserver,
+  type PassingInterceptor,
+  PASSES_THROUGH,
 } from '../mcp-call.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { MethodHandler, MethodResult } from '../method-result.js';
@@ -29,6 +31,8 @@ import { isThenable } from '../util/when-ready.js';
  */
 export class CallDispatcher {
   private interceptor?: McpCallInterceptor;
+  /** The pass-through checks of the interceptors added (`PASSES_THROUGH`); undefined once one has none. */
+  private passChecks: Array<() => boolean> | undefined = [];
   private observer?: McpCallObserver;
 
   constructor(
@@ -40,58 +44,100 @@ export class CallDispatcher {
 
   /** One request through the method table, the call guard, the interceptors and the observers. */
   dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse> {
+    const answer = this.dispatchNow(request, context, era);
+    return isThenable(answer) ? answer : Promise.resolve(answer);
+  }
+
+  /**
+   * `dispatch`, answered synchronously when the call is answered synchronously and no interceptor runs (none was
+   * added, or each says it would pass the call straight through now): a transport then writes the answer with no
+   * promise or microtask in between.
+   */
+  dispatchNow(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    era: McpEra,
+  ): JsonRpcResponse | Promise<JsonRpcResponse> {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
-    if (!handler)
-      return Promise.resolve(
-        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
-      );
+    if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const intercepting = this.interceptor !== undefined && !this.passesThrough();
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
-    const call = (this.interceptor || this.observer) && describeCall(request, context.httpRequest);
+    const call = intercepting || this.observer ? describeCall(request, context.httpRequest) : undefined;
     const caller = this.callerOf(context);
-    const failed = (error: unknown): JsonRpcResponse => this.observed(call, this.failure(request, era, call, error));
-    const answered = (result: MethodResult): JsonRpcResponse => {
-      let response: JsonRpcResponse;
-      try {
-        response = successResponse(request.id, era.present(result));
-      } catch (error) {
-        response = this.failure(request, era, call, error);
-      }
-      return this.observed(call, response);
-    };
+    if (!call || !intercepting) return this.run(request, context, era, handler, call, caller);
     let answer: Promise<JsonRpcResponse> | undefined;
     // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.
     const respond = (): Promise<JsonRpcResponse> => {
-      let running: MethodResult | Promise<MethodResult>;
-      try {
-        // Listen and event streams are long-lived by design and have their own caps; every other call is bounded.
-        running =
-          request.method === 'subscriptions/listen' || request.method === 'events/stream'
-            ? handler(request, context, caller)
-            : this.calls.run(context, caller, (signal) =>
-                handler(request, new CallContext(context, signal, call || undefined, caller), caller),
-              );
-      } catch (error) {
-        return (answer = Promise.resolve(failed(error)));
-      }
-      // A synchronous answer is presented at once: one promise per call, already settled.
-      return (answer = isThenable(running)
-        ? Promise.resolve(running).then(answered, failed)
-        : Promise.resolve(answered(running)));
+      const answered = this.run(request, context, era, handler, call, caller);
+      return (answer = isThenable(answered) ? answered : Promise.resolve(answered));
     };
-    if (!call || !this.interceptor) return respond();
     // Interceptors are application code (loggers, tracers, metrics): one that throws must not turn the answer
     // into a rejected promise, which a transport can only send as a bare 500. The log gets the exception.
     try {
-      const intercepted = this.interceptor(call, respond);
-      // Interceptors that passed the answer through (the tracing layer without an SDK) hand back `respond`'s own
-      // promise, which never rejects: guarding it would cost every call a promise and a microtask.
+      const intercepted = this.interceptor!(call, respond);
+      // Interceptors that passed the answer through hand back `respond`'s own promise, which never rejects:
+      // guarding it would cost every call a promise and a microtask.
       if (intercepted === answer) return intercepted;
       return Promise.resolve(intercepted).then(undefined, (error: unknown) =>
         this.interceptorFailedResponse(error, call, request),
       );
     } catch (error) {
-      return Promise.resolve(this.interceptorFailedResponse(error, call, request));
+      return this.interceptorFailedResponse(error, call, request);
     }
+  }
+
+  /**
+   * The handler under the call guard, its answer presented by the era and shown to the observers: synchronous when
+   * the handler is. Listen and event streams are long-lived by design and have their own caps; every other call
+   * is bounded.
+   */
+  private run(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    era: McpEra,
+    handler: MethodHandler,
+    call: McpCall | undefined,
+    caller: Caller,
+  ): JsonRpcResponse | Promise<JsonRpcResponse> {
+    let running: MethodResult | Promise<MethodResult>;
+    try {
+      running =
+        request.method === 'subscriptions/listen' || request.method === 'events/stream'
+          ? handler(request, context, caller)
+          : this.calls.run(context, caller, (signal) =>
+              handler(request, new CallContext(context, signal, call, caller), caller),
+            );
+    } catch (error) {
+      return this.observed(call, this.failure(request, era, call, error));
+    }
+    if (!isThenable(running)) return this.answered(request, era, call, running);
+    return Promise.resolve(running).then(
+      (result) => this.answered(request, era, call, result),
+      (error: unknown) => this.observed(call, this.failure(request, era, call, error)),
+    );
+  }
+
+  private answered(
+    request: JsonRpcRequest,
+    era: McpEra,
+    call: McpCall | undefined,
+    result: MethodResult,
+  ): JsonRpcResponse {
+    let response: JsonRpcResponse;
+    try {
+      response = successResponse(request.id, era.present(result));
+    } catch (error) {
+      response = this.failure(request, era, call, error);
+    }
+    return this.observed(call, response);
+  }
+
+  /** Whether every interceptor added says it would pass a call straight through now (false when one cannot say). */
+  private passesThrough(): boolean {
+    const checks = this.passChecks;
+    if (!checks) return false;
+    for (const check of checks) if (!check()) return false;
+    return true;
   }
 
   /** A failure of a dispatched call as its JSON-RPC answer; an unexpected one is kept on the call for the log. */
@@ -148,6 +194,8 @@ export class CallDispatcher {
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
   intercept(interceptor: McpCallInterceptor): void {
     this.interceptor = chainInterceptors(this.interceptor, interceptor);
+    const check = (interceptor as PassingInterceptor)[PASSES_THROUGH];
+    this.passChecks = check && this.passChecks ? [...this.passChecks, check] : undefined;
   }
 
   /**

@@ -253,6 +253,18 @@ export class McpKernel extends KernelRegistrations {
   }
 
   /**
+   * `dispatch`, answered synchronously when the call is (its handler, guard and interceptors waited on nothing):
+   * a transport can then write the answer with no promise or microtask in between.
+   */
+  dispatchNow(
+    request: JsonRpcRequest,
+    context: McpRequestContext = {},
+    era: McpEra = this.era,
+  ): JsonRpcResponse | Promise<JsonRpcResponse> {
+    return this.dispatcher.dispatchNow(request, context, era);
+  }
+
+  /**
    * Shows the interceptors (logging, `onCall`, tracing) a request the transport refused before dispatch, such as
    * a 401 or a 503 from authentication, so refusals are counted like any other answer. Returns the response to
    * send (an interceptor may add to it). A message that is not a request has no call to report; a refusal made
