@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { buildStdioEntries, STDIO_ENTRIES } from '../support/stdio-build.js';
 import { mcpMessage } from '../../src/testing/index.js';
+import { startLibraryUpstream } from '../support/gateway-upstreams.js';
 
 type Message = Record<string, any>;
 
@@ -284,5 +285,27 @@ describe('stdio server process of an app with two MCP servers (bootstrapStdio se
       'McpConfigurationError: bootstrapStdio: the app has no MCP server named "shipping" (its servers: "support", "billing")',
     );
     expect(server.stdoutLines).toEqual([]);
+  });
+});
+
+describe('stdio server process of an app mounting an upstream (upstreams)', () => {
+  it('lists the mounted tool under its prefix and calls it through to the upstream', async () => {
+    const upstream = await startLibraryUpstream();
+    try {
+      const server = start(STDIO_ENTRIES.gateway, { UPSTREAM_URL: upstream.url });
+      server.send(mcpMessage('tools/list', {}, { id: 'list' }));
+      const { result } = await server.response('list');
+      expect((result.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain('weather_get_weather');
+      server.send(
+        mcpMessage('tools/call', { name: 'weather_get_weather', arguments: { city: 'Lima' } }, { id: 'call' }),
+      );
+      expect((await server.response('call')).result.content).toEqual([
+        { type: 'text', text: 'Sunny in Lima (2026-07-28)' },
+      ]);
+      server.child.stdin.end();
+      expect((await server.exit(Date.now())).code).toBe(0);
+    } finally {
+      await upstream.close();
+    }
   });
 });

@@ -15,6 +15,7 @@ export const STDIO_ENTRIES = {
   basic: resolve(OUT, 'examples/basic/stdio.js'),
   fixture: resolve(OUT, 'test/support/stdio-fixture.js'),
   twoServers: resolve(OUT, 'test/support/stdio-two-servers.js'),
+  gateway: resolve(OUT, 'test/support/stdio-gateway.js'),
 };
 
 /**
