@@ -10,7 +10,7 @@ import {
 import type { McpLogger } from '../../mcp-logger.js';
 import { CallbackRefused, resolveCallback, type CallbackTarget } from './callback-address.js';
 import { postWebhook, type PostOutcome } from './webhook-post.js';
-import { signature } from './webhook-signature.js';
+import { secretBytes, signature } from './webhook-signature.js';
 import type { WebhookSettings } from './webhook-options.js';
 import type { McpWebhookStore, WebhookRecord } from '../webhook-store.js';
 
@@ -221,9 +221,7 @@ export class WebhookDeliveries {
 
   private post(record: WebhookRecord, target: CallbackTarget, id: string, body: string): Promise<PostOutcome> {
     const timestamp = Math.floor(this.now() / 1000);
-    const secrets = (this.now() < record.previousUntil ? record.secrets : record.secrets.slice(0, 1)).map((s) =>
-      Buffer.from(s.slice('whsec_'.length), 'base64'),
-    );
+    const secrets = (this.now() < record.previousUntil ? record.secrets : record.secrets.slice(0, 1)).map(secretBytes);
     const headers = {
       'webhook-id': id,
       'webhook-timestamp': String(timestamp),

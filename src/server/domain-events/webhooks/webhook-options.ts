@@ -96,11 +96,7 @@ const DEFAULTS = {
 /** Checks `events.webhooks` at start-up and fills in the defaults; a value it cannot honour stops start-up. */
 export function webhookSettings(options: McpWebhookOptions | undefined): WebhookSettings {
   const given = options ?? {};
-  rejectUnknownOptions(
-    given,
-    Object.fromEntries(Object.keys(WEBHOOK_OPTION_KEYS).map((k) => [k, true])),
-    'events.webhooks',
-  );
+  rejectUnknownOptions(given, WEBHOOK_OPTION_KEYS, 'events.webhooks');
   const numbers = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
     const value = given[key];
