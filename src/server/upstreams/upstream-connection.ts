@@ -246,14 +246,11 @@ export class UpstreamConnection {
     const sdk = await optionalImport<UpstreamClientModule>('@modelcontextprotocol/client', 'upstreams');
     const entry = this.entry;
     const notify = (kind: ListKind) => ({ autoRefresh: false, onChanged: () => this.events.listChanged(kind) });
-    const client = new sdk.Client(
-      { name: 'nestjs-mcp-gateway', version: '1.0.0' },
-      {
-        capabilities: RELAYED_CAPABILITIES,
-        versionNegotiation: { mode: 'auto' },
-        listChanged: { tools: notify('tools'), prompts: notify('prompts'), resources: notify('resources') },
-      },
-    );
+    const client = new sdk.Client(GATEWAY_INFO, {
+      capabilities: RELAYED_CAPABILITIES,
+      versionNegotiation: { mode: 'auto' },
+      listChanged: { tools: notify('tools'), prompts: notify('prompts'), resources: notify('resources') },
+    });
     this.relayHandlers(client);
     if (isStdioUpstream(entry)) {
       const stdio = await optionalImport<UpstreamStdioModule>('@modelcontextprotocol/client/stdio', 'upstreams');

@@ -1,5 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { McpError } from '../../protocol/mcp-error.js';
+import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL } from '../../protocol/versions.js';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../../protocol/mcp-types.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { DUPLICATE_UPSTREAM_PREFIX, UPSTREAM_CLASH } from '../errors/configuration-messages.js';
@@ -262,7 +263,7 @@ export class UpstreamGateway {
         this.upstream(mounted, ctx, sink, ctx.signal, method, {
           ...params,
           ...round,
-          _meta: { ...logMeta(ctx), ...(capabilities ? { [CAPABILITIES]: capabilities } : {}) },
+          _meta: { ...logMeta(ctx), ...(capabilities ? { [META_CLIENT_CAPABILITIES]: capabilities } : {}) },
         }),
       );
     }
@@ -338,11 +339,9 @@ function callerOf(ctx: McpContext): McpUpstreamCaller {
   return { principal: ctx.principal, httpRequest: ctx.httpRequest, clientInfo: ctx.clientInfo };
 }
 
-const CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-
 /** Asks a 2026-07-28 upstream for the logs its caller asked for (a 2025-era one sends them unasked). */
 function logMeta(ctx: McpContext): Record<string, unknown> {
-  return ctx.logLevel === undefined ? {} : { 'io.modelcontextprotocol/logLevel': ctx.logLevel };
+  return ctx.logLevel === undefined ? {} : { [META_LOG_LEVEL]: ctx.logLevel };
 }
 
 class UpstreamFailure extends Error {

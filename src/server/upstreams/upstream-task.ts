@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { TASKS_EXTENSION } from '../../protocol/extensions/tasks.js';
 import { isPlainObject, type JsonRpcErrorObject } from '../../protocol/jsonrpc.js';
@@ -76,7 +77,10 @@ export async function relayUpstreamTask(
           await send('tasks/update', { taskId, inputResponses: await ctx.requestInputs(task.inputRequests ?? {}) });
           break;
         default:
-          await pause(Math.min(task.pollIntervalMs ?? MAX_POLL_MS, MAX_POLL_MS), ctx.signal);
+          // The caller's cancelling ends the wait early; the check below then ends the call.
+          await sleep(Math.min(task.pollIntervalMs ?? MAX_POLL_MS, MAX_POLL_MS), undefined, {
+            signal: ctx.signal,
+          }).catch(() => undefined);
       }
       if (ctx.signal.aborted) throw new Error('the call was cancelled');
       task = (await send('tasks/get', { taskId })) as unknown as UpstreamTaskState;
@@ -84,16 +88,4 @@ export async function relayUpstreamTask(
   } finally {
     ctx.signal.removeEventListener('abort', cancel);
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
