@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
-import type { ServerResponse } from 'node:http';
 import type { OAuthResourceServer } from '../../auth/oauth-resource-server.js';
 import { PROTECTED_RESOURCE_METADATA_PATH, wellKnownPathFor } from '../../auth/protected-resource-metadata.js';
 import { joinPath } from '../join-path.js';
 import { MCP_ENDPOINT_PATH, MCP_RESOURCE_SERVER } from '../mcp.constants.js';
+import { type PublicReply, sendPublicDocument } from './public-document.js';
 
 // Paths already served per HTTP framework instance: Fastify refuses a route registered twice, and two servers
 // whose resource is the same origin would both claim the root URL (the first one answers it).
@@ -33,17 +33,7 @@ export class ProtectedResourceMetadataRoutes implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!this.resourceServer || !adapter) return;
     const body = JSON.stringify(this.resourceServer.metadata);
-    const serve = (_req: unknown, res: ServerResponse & { raw?: ServerResponse }) => {
-      const raw = res.raw ?? res;
-      raw.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'cache-control': 'public, max-age=3600',
-        // Public metadata that browser-based clients fetch cross-origin before they hold any token.
-        'access-control-allow-origin': '*',
-      });
-      raw.end(body);
-    };
+    const serve = (_req: unknown, res: PublicReply) => sendPublicDocument(res, 'application/json', body);
     const instance = adapter.getInstance() as object;
     const served = servedPaths.get(instance) ?? new Set<string>();
     servedPaths.set(instance, served);

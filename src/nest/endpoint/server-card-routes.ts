@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from '../../http/policy/bind-address.js';
 import type { HostOriginPolicy } from '../../http/policy/host-origin-policy.js';
 import type { Implementation } from '../../protocol/mcp-types.js';
@@ -12,6 +12,7 @@ import {
 } from '../../server/discovery/server-card.js';
 import { joinPath } from '../join-path.js';
 import { MCP_ENDPOINT_PATH, MCP_SERVER_CARD } from '../mcp.constants.js';
+import { type PublicReply, sendPublicDocument } from './public-document.js';
 
 /** What the routes publish of one server, decided from its options at start-up (`serverCardProvider`). */
 export interface PublishedServerCard {
@@ -25,7 +26,6 @@ export interface PublishedServerCard {
   hosts: HostOriginPolicy;
 }
 
-type Reply = ServerResponse & { raw?: ServerResponse };
 type Request = IncomingMessage & { raw?: IncomingMessage };
 type CardOf = (host: string) => { body: string; card: ReturnType<typeof serverCardOf>; url: string };
 
@@ -68,20 +68,20 @@ export class ServerCardRoutes implements OnModuleInit {
       return entry;
     };
     const instance = adapter.getInstance() as object;
-    adapter.get(`${path}/server-card`, (req: Request, res: Reply) => {
+    adapter.get(`${path}/server-card`, (req: Request, res: PublicReply) => {
       const host = allowedHost(hosts, req);
       if (host === undefined) return refuse(res);
-      send(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
+      sendPublicDocument(res, SERVER_CARD_MEDIA_TYPE, cardOf(host).body);
     });
     if (!catalog) return;
     const listed = catalogs.get(instance);
     if (listed) return void listed.push(cardOf);
     const servers: CardOf[] = [cardOf];
     catalogs.set(instance, servers);
-    adapter.get(MCP_CATALOG_PATH, (req: Request, res: Reply) => {
+    adapter.get(MCP_CATALOG_PATH, (req: Request, res: PublicReply) => {
       const host = allowedHost(hosts, req);
       if (host === undefined) return refuse(res);
-      send(
+      sendPublicDocument(
         res,
         'application/json',
         JSON.stringify(
@@ -105,17 +105,7 @@ function hostnameOf(host: string): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
 }
 
-function send(res: Reply, type: string, body: string): void {
-  (res.raw ?? res).writeHead(200, {
-    'content-type': type,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'public, max-age=3600',
-    'access-control-allow-origin': '*',
-  });
-  (res.raw ?? res).end(body);
-}
-
-function refuse(res: Reply): void {
+function refuse(res: PublicReply): void {
   const body = JSON.stringify({ error: 'Forbidden: this Host is not one the server answers to' });
   (res.raw ?? res).writeHead(403, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   (res.raw ?? res).end(body);
