@@ -61,7 +61,8 @@ function transportsOf(label: string) {
 
 async function inProcessApp(adapter: HttpAdapterName): Promise<INestApplication> {
   return createApp(
-    [McpModule.forRoot({ name: 'transport-in-process', version: '1.0.0' })],
+    // Every call of the extension a task: `where` answers at once, which would be answered in place of one.
+    [McpModule.forRoot({ name: 'transport-in-process', version: '1.0.0', tasks: { immediateResultMs: false } })],
     [TransportTools, RecordTransport],
     adapter,
   );

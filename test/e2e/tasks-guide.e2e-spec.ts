@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -13,7 +14,8 @@ class ReportService {
     return ['north', 'south'];
   }
   async total(region: string, month: string, signal: AbortSignal): Promise<number> {
-    signal.throwIfAborted();
+    // A database's round trip: the call outlasts the immediate-result window and becomes a task.
+    await sleep(5, undefined, { signal });
     this.asked.push(`${region}/${month}`);
     return region === 'north' ? 120 : 80;
   }

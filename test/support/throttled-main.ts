@@ -90,6 +90,8 @@ class PingModule {}
       legacy: { mode: legacy },
       // tools/list runs each tool's guards to decide whether to show it.
       hideForbidden: true,
+      // `report` answers at once: as a task every time, a refusal over its limit ends a task's round failed.
+      tasks: { immediateResultMs: false },
       // One budget per user and tenant; over stdio there is no HTTP request.
       requestState: { bind: (req) => (req as { headers: Record<string, unknown> } | undefined)?.headers['x-tenant'] },
       auth: {

@@ -18,6 +18,10 @@ export const STATE_SECRET_EMPTY = 'requestState.secret: give at least one secret
 
 export const STATE_SECRET_SHORT = 'requestState.secret: every secret must be a string of at least 32 characters';
 
+export const TASK_IMMEDIATE_RESULT_OUT_OF_RANGE = (max: number, value: unknown) =>
+  `tasks.immediateResultMs must be false or an integer from 0 to ${max} (milliseconds a call to a tool with ` +
+  `optional task support may take to be answered with its result before it becomes a task), got ${String(value)}`;
+
 export const TASK_LEASE_OUT_OF_RANGE = (min: number, max: number, leaseMs: unknown) =>
   `tasks.leaseMs must be an integer from ${min} to ${max} (milliseconds a running task lives without a renewal ` +
   `from its instance, renewed every third of it), got ${String(leaseMs)}`;

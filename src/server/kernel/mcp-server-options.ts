@@ -167,6 +167,7 @@ export const SERVER_OPTION_KEYS = {
     maxResultBytesPerCaller: true,
     leaseMs: true,
     queue: true,
+    immediateResultMs: true,
   },
   observability: { redactErrors: true, onHandlerError: true },
   // `events.webhooks` is checked with its own keys (WEBHOOK_OPTION_KEYS) where its values are.

@@ -5,6 +5,8 @@ import type { TaskRun } from '../task-run.js';
 /** The store writes an active task makes, applied in order by the runner. */
 export interface TaskWriter {
   write(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<void>;
+  /** Told of each batch of asks, before its write. */
+  asking?(): void;
 }
 
 interface Waiter {
@@ -27,7 +29,9 @@ export class ActiveTask implements TaskRun {
   private readonly waiters = new Map<string, Waiter>();
   private fresh: InputRequests | undefined;
   private message: string | undefined;
-  private writes: Promise<void> = Promise.resolve();
+  private writes: Promise<void>;
+  private dropped = false;
+  private opened?: () => void;
 
   constructor(
     readonly taskId: string,
@@ -39,8 +43,17 @@ export class ActiveTask implements TaskRun {
      * the round after the answers runs the handler again with them, wherever a worker takes it.
      */
     private readonly suspends = false,
+    /** Not stored yet: writes wait for `release`. */
+    held = false,
   ) {
     this.answers = { ...answers };
+    this.writes = held ? new Promise((resolve) => (this.opened = resolve)) : Promise.resolve();
+  }
+
+  /** A held task's writes go to the store from now on (`stored`), or are dropped: it never will be stored. */
+  release(stored: boolean): void {
+    this.dropped = !stored;
+    this.opened?.();
   }
 
   get signal(): AbortSignal {
@@ -125,6 +138,7 @@ export class ActiveTask implements TaskRun {
   private flushAsks(): void {
     const asks = this.fresh!;
     this.fresh = undefined;
+    this.writer.asking?.();
     this.enqueue(() => (task) => ({
       ...task,
       status: 'input_required',
@@ -136,7 +150,7 @@ export class ActiveTask implements TaskRun {
 
   /** `changeFor` runs when the write's turn comes, so the change is built from what is current then. */
   private enqueue(changeFor: () => (task: StoredTask) => StoredTask | undefined): void {
-    this.writes = this.writes.then(() => this.writer.write(this.taskId, changeFor()));
+    this.writes = this.writes.then(() => (this.dropped ? undefined : this.writer.write(this.taskId, changeFor())));
   }
 }
 

@@ -1,5 +1,10 @@
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { NOT_POSITIVE_INTEGER, TASK_LEASE_OUT_OF_RANGE, TASK_TTL_TOO_LONG } from '../errors/configuration-messages.js';
+import {
+  NOT_POSITIVE_INTEGER,
+  TASK_IMMEDIATE_RESULT_OUT_OF_RANGE,
+  TASK_LEASE_OUT_OF_RANGE,
+  TASK_TTL_TOO_LONG,
+} from '../errors/configuration-messages.js';
 import type { TaskQueue } from './task-queue.js';
 import type { TaskLimits, TaskStore } from './task-store.js';
 
@@ -7,6 +12,9 @@ import type { TaskLimits, TaskStore } from './task-store.js';
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 // Under a second, an event loop busy for a few hundred milliseconds would already fail healthy tasks.
 const MIN_LEASE_MS = 1_000;
+// The caller's request stays open through the window: past a minute, clients and proxies start giving up on it,
+// and the handlers running in it are not yet counted against any task limit.
+const MAX_IMMEDIATE_RESULT_MS = 60_000;
 
 /** How tools called as tasks (SEP-2663) are kept and bounded. */
 export interface TaskOptions {
@@ -39,6 +47,15 @@ export interface TaskOptions {
    * provides one). Needs a store shared with the workers. Default: in this process.
    */
   queue?: TaskQueue;
+  /**
+   * How long a call to a tool with optional task support may run and still be answered with its result: a
+   * client that declares the extension gets the result itself (nothing is stored) when the handler settles
+   * within this window without asking for input; otherwise the call becomes a task the handler goes on in.
+   * `0` (the default) answers directly only what is ready by the next turn of the event loop (no timer or I/O
+   * waited on); up to 60 000. `false` makes every such call a task. Tools with required task support are always
+   * tasks, and so is every call with `queue` (its handler runs on a worker, not here).
+   */
+  immediateResultMs?: number | false;
 }
 
 /** The options' values, checked, with their defaults. */
@@ -59,7 +76,12 @@ export function taskSettings(options: TaskOptions) {
   const leaseMs = options.leaseMs ?? 15_000;
   if (!Number.isSafeInteger(leaseMs) || leaseMs < MIN_LEASE_MS || leaseMs > MAX_TIMER_DELAY)
     throw new McpConfigurationError(TASK_LEASE_OUT_OF_RANGE(MIN_LEASE_MS, MAX_TIMER_DELAY, options.leaseMs));
-  return { ttlMs, pollIntervalMs, limits, maxResultBytes, leaseMs };
+  const immediate = options.immediateResultMs ?? 0;
+  if (immediate !== false && (!Number.isSafeInteger(immediate) || immediate < 0 || immediate > MAX_IMMEDIATE_RESULT_MS))
+    throw new McpConfigurationError(TASK_IMMEDIATE_RESULT_OUT_OF_RANGE(MAX_IMMEDIATE_RESULT_MS, immediate));
+  // Undefined: no shortcut. The queue runs every handler on a worker, so none can settle in this request.
+  const immediateResultMs = immediate === false || options.queue ? undefined : immediate;
+  return { ttlMs, pollIntervalMs, limits, maxResultBytes, leaseMs, immediateResultMs };
 }
 
 function positiveInteger(value: number, name: string): number {

@@ -1,3 +1,5 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { McpError } from '../../protocol/mcp-error.js';
 import type { Caller } from '../access/caller-identity.js';
 import { canonicalDigest } from '../util/canonical-digest.js';
 
@@ -24,5 +26,16 @@ export function taskOwner(server: string, caller: Caller): string | undefined {
     owner = canonicalDigest([server, caller ?? null]);
     ofServer.set(caller, owner);
   }
+  return owner;
+}
+
+/** The owner of a task `caller` creates: -32603 for a caller whose principal identifies nobody. */
+export function ownerOf(server: string, caller: Caller): string {
+  const owner = taskOwner(server, caller);
+  if (owner === undefined)
+    throw new McpError(
+      ErrorCode.InternalError,
+      'Internal error: a task cannot be owned by a principal without identity (give it an identifying member, e.g. sub)',
+    );
   return owner;
 }

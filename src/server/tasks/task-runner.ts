@@ -6,7 +6,7 @@ import { ActiveTask, TaskStopped } from './active-task.js';
 import type { TaskRun } from '../task-run.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
 import type { Caller } from '../access/caller-identity.js';
-import { taskOwner } from './task-owner.js';
+import { ownerOf, taskOwner } from './task-owner.js';
 import { newTaskId } from './task-ids.js';
 import { detailedTask, ended, failure, keepsTooMuch, overShare, refuseOver, type TaskOutcome } from './task-records.js';
 import { callVerifies, withCall, withCallChanged, type RecordSigner } from './task-calls.js';
@@ -23,6 +23,9 @@ import {
 } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { TASK_QUEUE_NEEDS_SECRET } from '../errors/configuration-messages.js';
+
+/** The work of a task (a round of it, on a queue), run with what the task lets it do. */
+type TaskWork = (run: TaskRun) => Promise<TaskOutcome>;
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -49,6 +52,8 @@ export class TaskRunner {
   private readonly maxResultBytes: number;
   private readonly leaseMs: number;
   private readonly queue: TaskQueue | undefined;
+  /** `tasks.immediateResultMs`, undefined when calls to optional-task tools are always tasks. */
+  readonly immediateResultMs: number | undefined;
   private readonly active = new Map<string, ActiveTask>();
   private readonly renewing = new Set<string>();
 
@@ -70,6 +75,7 @@ export class TaskRunner {
       limits: this.limits,
       maxResultBytes: this.maxResultBytes,
       leaseMs: this.leaseMs,
+      immediateResultMs: this.immediateResultMs,
     } = taskSettings(options));
     this.queue = options.queue;
     // A key drawn at start-up signs what no other process can verify: the worker would refuse every call.
@@ -85,22 +91,37 @@ export class TaskRunner {
    * Creates a task for `caller` and starts `work` in it. Resolves with the `CreateTaskResult` once the store
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
    */
-  async start(
-    caller: Caller,
-    answers: InputResponses,
-    work: (run: TaskRun) => Promise<TaskOutcome>,
-  ): Promise<CreateTaskResult> {
-    const owner = this.ownerOf(caller);
-    const record = this.newRecord(owner);
+  start(caller: Caller, answers: InputResponses, work: TaskWork): Promise<CreateTaskResult> {
+    return this.adopt(caller, this.prepare(caller, answers), work);
+  }
+
+  /**
+   * A task for `caller`, not stored yet: its work may run at once, its writes (status, asks) wait for `adopt`
+   * or are dropped (`release(false)`). `asking` hears of each batch of asks it makes.
+   */
+  prepare(caller: Caller, answers: InputResponses, asking?: () => void): ActiveTask {
+    const writer = { write: this.writerFor(ownerOf(this.server, caller)), asking };
+    return new ActiveTask(newTaskId(), answers, writer, this.now, false, true);
+  }
+
+  /** Stores a prepared task and runs `work` in it (begun already, maybe), as `start` does; refused, it is dropped. */
+  async adopt(caller: Caller, task: ActiveTask, work: TaskWork): Promise<CreateTaskResult> {
+    const record = this.newRecord(ownerOf(this.server, caller), task.taskId);
     record.leaseExpiresAt = record.createdAt + this.leaseMs;
-    const task = this.activeTask(owner, record.taskId, answers, false);
-    const [outcome, unsubscribe] = await Promise.all([
-      this.store.create(record, this.limits),
-      this.store.subscribe(this.server, record.taskId, (signal) => task.receive(signal)),
-    ]);
-    if (outcome !== 'created') await unsubscribe();
-    refuseOver(outcome, this.limits.bytesPerOwner);
-    void this.launch(task, record.createdAt, unsubscribe, true, work);
+    try {
+      const [outcome, unsubscribe] = await Promise.all([
+        this.store.create(record, this.limits),
+        this.store.subscribe(this.server, record.taskId, (signal) => task.receive(signal)),
+      ]);
+      if (outcome !== 'created') await unsubscribe();
+      refuseOver(outcome, this.limits.bytesPerOwner);
+      task.release(true);
+      void this.launch(task, record.createdAt, unsubscribe, true, work);
+    } catch (error) {
+      task.release(false);
+      task.stop(new TaskStopped('The task could not be created'));
+      throw error;
+    }
     return { resultType: 'task', ...detailedTask(record) };
   }
 
@@ -109,7 +130,7 @@ export class TaskRunner {
    * when a worker is lost), then its first round queued. Resolves once the queue holds it.
    */
   async enqueue(caller: Caller, call: TaskCall): Promise<CreateTaskResult> {
-    const owner = this.ownerOf(caller);
+    const owner = ownerOf(this.server, caller);
     const record = withCall(this.newRecord(owner), call, this.signer);
     refuseOver(await this.store.create(record, this.limits), this.limits.bytesPerOwner);
     await this.addRound(record);
@@ -125,7 +146,7 @@ export class TaskRunner {
   async runQueued(
     job: QueuedTask,
     restarts: number,
-    prepare: (call: TaskCall) => { retry: number; work: (run: TaskRun) => Promise<TaskOutcome> },
+    prepare: (call: TaskCall) => { retry: number; work: TaskWork },
   ): Promise<void> {
     if (job.server !== this.server) return;
     const stored = await this.store.get(this.server, job.taskId, job.owner);
@@ -143,7 +164,7 @@ export class TaskRunner {
       await this.write(job.owner, job.taskId, (task) => ended(task, failure(WORKER_LOST), this.now()));
       return;
     }
-    const task = this.activeTask(job.owner, job.taskId, call.answers, true);
+    const task = new ActiveTask(job.taskId, call.answers, { write: this.writerFor(job.owner) }, this.now, true);
     const unsubscribe = await this.store.subscribe(this.server, job.taskId, (signal) => task.receive(signal));
     await this.launch(task, stored.createdAt, unsubscribe, false, work);
   }
@@ -245,7 +266,7 @@ export class TaskRunner {
       .finally(() => this.renewing.delete(task.taskId));
   }
 
-  private async execute(task: ActiveTask, work: (run: TaskRun) => Promise<TaskOutcome>): Promise<void> {
+  private async execute(task: ActiveTask, work: TaskWork): Promise<void> {
     let outcome: TaskOutcome;
     try {
       outcome = await work(task);
@@ -267,20 +288,10 @@ export class TaskRunner {
     await task.finish((stored) => ended(stored, ending, this.now()));
   }
 
-  private ownerOf(caller: Caller): string {
-    const owner = taskOwner(this.server, caller);
-    if (owner === undefined)
-      throw new McpError(
-        ErrorCode.InternalError,
-        'Internal error: a task cannot be owned by a principal without identity (give it an identifying member, e.g. sub)',
-      );
-    return owner;
-  }
-
-  private newRecord(owner: string): StoredTask {
+  private newRecord(owner: string, taskId = newTaskId()): StoredTask {
     const createdAt = this.now();
     return {
-      taskId: newTaskId(),
+      taskId,
       server: this.server,
       owner,
       createdAt,
@@ -289,11 +300,6 @@ export class TaskRunner {
       pollIntervalMs: this.pollIntervalMs,
       status: 'working',
     };
-  }
-
-  private activeTask(owner: string, taskId: string, answers: InputResponses, suspends: boolean): ActiveTask {
-    const writer = { write: this.writerFor(owner) };
-    return new ActiveTask(taskId, answers, writer, this.now, suspends);
   }
 
   private writerFor(owner: string) {
@@ -310,7 +316,7 @@ export class TaskRunner {
     createdAt: number,
     unsubscribe: () => Promise<void>,
     lease: boolean,
-    work: (run: TaskRun) => Promise<TaskOutcome>,
+    work: TaskWork,
   ): Promise<void> {
     this.active.set(task.taskId, task);
     const expiry = setTimeout(

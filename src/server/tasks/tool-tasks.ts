@@ -51,7 +51,10 @@ export class ToolTasks {
     return entry.deferTask ? 'deferred' : 'task';
   }
 
-  /** Creates the task (answering once the store has it) and runs the handler in it, with what `base` gathered. */
+  /**
+   * Creates the task (answering once the store has it) and runs the handler in it, with what `base` gathered;
+   * a tool with optional task support may be answered with its result instead (`tasks.immediateResultMs`).
+   */
   start(
     entry: ToolEntry,
     args: Record<string, unknown>,
@@ -59,12 +62,15 @@ export class ToolTasks {
     caller: Caller,
     settle: ToolSettlement,
     sent: Record<string, unknown>,
-  ): Promise<CreateTaskResult> {
+  ): Promise<CreateTaskResult | CallToolResult> {
     if (this.runner.queued) {
       const { requestId, meta, principal, state, inputResponses: answers } = base;
       const call = { tool: entry.definition.name, arguments: sent, meta, requestId, principal, state, answers };
       return this.runner.enqueue(caller, call);
     }
+    const window = this.runner.immediateResultMs;
+    if (entry.taskSupport === 'optional' && window !== undefined)
+      return this.answerOrStart(entry, args, base, caller, settle, window);
     return this.runner.start(caller, base.inputResponses, (run) => this.run(entry, args, base, run, settle));
   }
 
@@ -91,6 +97,59 @@ export class ToolTasks {
         return this.run(entry, checked.value as Record<string, unknown>, base, run, settle);
       };
       return { retry: entry.retry ?? 0, work };
+    });
+  }
+
+  /**
+   * The handler runs at once, in a task not stored yet. Settled within the window without asking for input, its
+   * outcome answers the call as a plain one would and nothing is kept. At the window's end, or at its first ask,
+   * the task is stored (within the limits) and the handler goes on in it, as if it had been a task from the start.
+   * The window is an event-loop turn (`setImmediate`) at 0: what is ready without waiting on I/O or a timer.
+   */
+  private answerOrStart(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    base: McpContext,
+    caller: Caller,
+    settle: ToolSettlement,
+    window: number,
+  ): Promise<CreateTaskResult | CallToolResult> {
+    return new Promise((resolve, reject) => {
+      let decided = false;
+      const decide = () => {
+        const first = !decided;
+        decided = true;
+        if (window === 0) clearImmediate(timer as NodeJS.Immediate);
+        else clearTimeout(timer as NodeJS.Timeout);
+        return first;
+      };
+      const promote = () => {
+        if (!decide()) return;
+        // The caller gave up on the call meanwhile: no one would learn the task's id.
+        if (base.signal.aborted) {
+          task.release(false);
+          task.stop(new TaskStopped('The call was cancelled'));
+          reject(base.signal.reason);
+          return;
+        }
+        this.runner.adopt(caller, task, () => running).then(resolve, reject);
+      };
+      const task = this.runner.prepare(caller, base.inputResponses, promote);
+      const running = this.run(entry, args, base, task, settle);
+      const timer = window === 0 ? setImmediate(promote) : setTimeout(promote, window);
+      running.then(
+        (outcome) => {
+          if (!decide()) return;
+          task.release(false);
+          if ('result' in outcome) resolve(outcome.result);
+          else reject(new McpError(outcome.error.code, outcome.error.message, outcome.error.data));
+        },
+        (error: unknown) => {
+          if (!decide()) return;
+          task.release(false);
+          reject(error);
+        },
+      );
     });
   }
 
