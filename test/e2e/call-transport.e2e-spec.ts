@@ -139,6 +139,7 @@ describe.each(HTTP_ADAPTERS)('the transport a call reports (%s)', (adapter) => {
     const redis = new Redis(MACHINE_REDIS_URL);
     try {
       const label = `${adapter}-queued`;
+      // `where` answers at once, yet with a queue it is a task: its handler runs on a worker, never in the request.
       const { taskId } = await createTask(app, 'where', { label });
       await waitForStatus(app, taskId, 'completed');
       expect(transportsOf(label)).toEqual([{ interceptor: 'queue', handler: 'queue' }]);
