@@ -25,7 +25,9 @@ export class ActiveTask implements TaskRun {
   readonly answers: InputResponses;
   /** Keys answered by `tasks/update`: asking one again resolves with its answer, never re-asks. */
   private readonly answered = new Set<string>();
-  private readonly controller = new AbortController();
+  // Made on first use: most calls answered in place of a task never look at their signal.
+  private controller: AbortController | undefined;
+  private stopReason: Error | undefined;
   private readonly waiters = new Map<string, Waiter>();
   private fresh: InputRequests | undefined;
   private message: string | undefined;
@@ -57,17 +59,21 @@ export class ActiveTask implements TaskRun {
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.stopReason) this.controller.abort(this.stopReason);
+    }
     return this.controller.signal;
   }
 
   /** True once the round ended to wait for input (a queued task's round): its outcome is not the task's. */
   get suspended(): boolean {
-    return this.signal.reason instanceof TaskSuspended;
+    return this.stopReason instanceof TaskSuspended;
   }
 
   ask(key: string, request: InputRequest): Promise<InputResponse> {
     if (this.answered.has(key)) return Promise.resolve(this.answers[key]);
-    if (this.signal.aborted) return rejected(this.signal.reason);
+    if (this.stopReason) return rejected(this.stopReason);
     const pending = this.waiters.get(key);
     if (pending) return pending.promise;
     let resolve!: (value: InputResponse) => void;
@@ -88,7 +94,7 @@ export class ActiveTask implements TaskRun {
   }
 
   status(message: string): void {
-    if (this.signal.aborted) return;
+    if (this.stopReason) return;
     // Progress can come faster than the store takes writes: only the latest message waiting is written.
     const queued = this.message !== undefined;
     this.message = message;
@@ -118,8 +124,9 @@ export class ActiveTask implements TaskRun {
 
   /** Stops the handler: its signal fires and every ask it still waits on is rejected. */
   stop(reason: Error): void {
-    if (this.signal.aborted) return;
-    this.controller.abort(reason);
+    if (this.stopReason) return;
+    this.stopReason = reason;
+    this.controller?.abort(reason);
     for (const waiter of this.waiters.values()) waiter.reject(reason);
     this.waiters.clear();
   }

@@ -18,6 +18,7 @@ import type { TaskRunner } from './task-runner.js';
 import { failure, type TaskOutcome } from './task-records.js';
 import type { QueuedTask, TaskCall } from './task-queue.js';
 import type { ToolEntry } from '../registry/tool-registry.js';
+import { isThenable } from '../util/when-ready.js';
 
 /** How one `tools/call` runs: in its request, as a task from the first line, or in the request until `ctx.startTask()`. */
 export type ToolCallMode = 'request' | 'task' | 'deferred';
@@ -62,7 +63,7 @@ export class ToolTasks {
     caller: Caller,
     settle: ToolSettlement,
     sent: Record<string, unknown>,
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): CallToolResult | Promise<CreateTaskResult | CallToolResult> {
     if (this.runner.queued) {
       const { requestId, meta, principal, state, inputResponses: answers } = base;
       const call = { tool: entry.definition.name, arguments: sent, meta, requestId, principal, state, answers };
@@ -105,6 +106,7 @@ export class ToolTasks {
    * outcome answers the call as a plain one would and nothing is kept. At the window's end, or at its first ask,
    * the task is stored (within the limits) and the handler goes on in it, as if it had been a task from the start.
    * The window is an event-loop turn (`setImmediate`) at 0: what is ready without waiting on I/O or a timer.
+   * A handler that returns its value synchronously is answered synchronously, as in a plain call.
    */
   private answerOrStart(
     entry: ToolEntry,
@@ -113,7 +115,24 @@ export class ToolTasks {
     caller: Caller,
     settle: ToolSettlement,
     window: number,
-  ): Promise<CreateTaskResult | CallToolResult> {
+  ): CallToolResult | Promise<CreateTaskResult | CallToolResult> {
+    // Set once the handler did not answer synchronously; an ask made by one that did is dropped with its task.
+    let promote: (() => void) | undefined;
+    const task = this.runner.prepare(caller, base.inputResponses, () => promote?.());
+    const context = this.roundContext(base, task, base.state);
+    let value: unknown;
+    try {
+      value = entry.handler(args, context.inputResponses, context);
+    } catch (error) {
+      value = Promise.reject(error);
+    }
+    if (!isThenable(value) && !(value instanceof InputRequired)) {
+      const result = settle.result(value);
+      if (!isThenable(result)) {
+        task.release(false);
+        return result;
+      }
+    }
     return new Promise((resolve, reject) => {
       let decided = false;
       const decide = () => {
@@ -123,7 +142,7 @@ export class ToolTasks {
         else clearTimeout(timer as NodeJS.Timeout);
         return first;
       };
-      const promote = () => {
+      promote = () => {
         if (!decide()) return;
         // The caller gave up on the call meanwhile: no one would learn the task's id.
         if (base.signal.aborted) {
@@ -134,8 +153,7 @@ export class ToolTasks {
         }
         this.runner.adopt(caller, task, () => running).then(resolve, reject);
       };
-      const task = this.runner.prepare(caller, base.inputResponses, promote);
-      const running = this.run(entry, args, base, task, settle);
+      const running = this.run(entry, args, base, task, settle, { context, value });
       const timer = window === 0 ? setImmediate(promote) : setTimeout(promote, window);
       running.then(
         (outcome) => {
@@ -153,21 +171,29 @@ export class ToolTasks {
     });
   }
 
+  /** The context of one round of the handler in the task: every answer so far, and the state the last round left. */
+  private roundContext(base: McpContext, run: TaskRun, state: unknown): McpContext {
+    const { requestId, method, meta, round } = base;
+    const verified = { requestId, method, meta, inputResponses: { ...run.answers }, state, round };
+    return makeContext(verified, { task: run, startedBy: base }, this.schemas);
+  }
+
   private async run(
     entry: ToolEntry,
     args: Record<string, unknown>,
     base: McpContext,
     run: TaskRun,
     settle: ToolSettlement,
+    /** The first round, when the handler was called already (the shortcut's window): its context and what it returned. */
+    started?: { context: McpContext; value: unknown },
   ): Promise<TaskOutcome> {
     let state = base.state;
     for (;;) {
-      const { requestId, method, meta, round } = base;
-      const verified = { requestId, method, meta, inputResponses: { ...run.answers }, state, round };
-      const context = makeContext(verified, { task: run, startedBy: base }, this.schemas);
+      const context = started?.context ?? this.roundContext(base, run, state);
       let asked: InputRequired;
       try {
-        const value = await entry.handler(args, context.inputResponses, context);
+        const value = await (started ? started.value : entry.handler(args, context.inputResponses, context));
+        started = undefined;
         if (!(value instanceof InputRequired)) return completed(await settle.result(value));
         asked = value;
       } catch (error) {
