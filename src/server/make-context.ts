@@ -81,7 +81,7 @@ function inTask(round: VerifiedRound, origin: TaskOrigin | QueueOrigin, schemas:
     requestId: round.requestId,
     method: round.method,
     meta: round.meta,
-    signal: origin.task.signal,
+    signal: () => origin.task.signal,
     inputResponses: round.inputResponses,
     asked: round.asked,
     state: round.state,
