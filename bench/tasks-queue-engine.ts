@@ -374,13 +374,26 @@ export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: 
   const shares = (e: EngineFigures) =>
     e.throughput.map((t) => `${t.workers}: ${fmt(t.creationShare * 100)} %`).join(', ');
   const { memory, redis } = f.kernel;
-  const trip = (label: string, t: TaskRoundTrip, goal?: number) =>
+  // In process, beside the plain call of the same tool (the bare column).
+  const versusPlain = (label: string, mine: number, plain: number, goal?: number) =>
     console.log(
-      `| ${label} (${fmt(t.gets, 2)} gets), µs | ${fmt(t.task, 2)} | plain call ${fmt(t.plain, 2)} | ${fmt(t.task / t.plain, 2)} | ` +
-        `${goal === undefined ? 'no goal' : `≤ ${goal} (${t.task / t.plain <= goal ? 'met' : 'not met'})`} |`,
+      `| ${label}, µs | ${fmt(mine, 2)} | plain call ${fmt(plain, 2)} | ${fmt(mine / plain, 2)} | ` +
+        `${goal === undefined ? 'no goal' : `≤ ${goal} (${mine / plain <= goal ? 'met' : 'not met'})`} |`,
     );
-  trip('in process, in-memory store: task round trip', memory, 1.5);
-  trip('in process, Redis store: task round trip', redis);
+  for (const [store, t] of [
+    ['in-memory', memory],
+    ['Redis', redis],
+  ] as const) {
+    // Two requests by design: the goal of a task within 1.5× a plain call is the shortcut's, on the in-memory store.
+    versusPlain(`in process, ${store} store: task round trip (${fmt(t.gets, 2)} gets)`, t.task, t.plain);
+    const goal = t === memory ? 1.5 : undefined;
+    versusPlain(
+      `in process, ${store} store: answered in place of a task (immediate-result shortcut)`,
+      t.shortcut,
+      t.plain,
+      goal,
+    );
+  }
   const heap = (e: EngineFigures) => `${fmt(e.webHeapMb[0], 1)} → ${fmt(e.webHeapMb[1], 1)} MiB`;
   console.log(`\nWeb process live heap around the 1-worker batch: MCP ${heap(mcp)}; bare ${heap(bare)}`);
   console.log(`Share of a batch's wall time spent creating, by workers: MCP ${shares(mcp)}; bare ${shares(bare)}`);

@@ -11,16 +11,24 @@ import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
  * The cost of a task round trip (SEP-2663): `tools/call` answered with a task, then `tasks/get` until the task
  * is completed, next to the same tool answered in its request. Once in process on the kernel (tinybench), once
  * over HTTP on Nest + Fastify on loopback, one request at a time (latency, not throughput: a task is two or
- * more requests by design, so the ratio is what it costs a client to poll rather than wait).
+ * more requests by design, so the ratio is what it costs a client to poll rather than wait). Beside them, the
+ * immediate-result shortcut: the client declares the extension, the tool's task support is optional, and its
+ * handler settles at once, so the call is answered with the result and no task.
  */
 export interface TaskRoundTrip {
   plain: number;
   task: number;
   /** `tasks/get` requests per round trip, on average, until the task showed `completed`. */
   gets: number;
+  /** The same call from a client that declares the extension, answered with its result in place of a task. */
+  shortcut: number;
 }
 
 const add = ({ a, b }: { a: number; b: number }) => a + b;
+// Optional task support: a plain call without the extension, answered at once with it (the shortcut).
+const ADD_OPTIONAL = { ...ADD_TOOL, taskSupport: 'optional' as const, handler: add };
+// Required: a task whatever its speed, for the round trip.
+const ADD_AS_TASK = { ...ADD_TOOL, name: 'add_as_task', taskSupport: 'required' as const, handler: add };
 
 function message(method: string, params: Record<string, unknown>, withTasks: boolean) {
   const capabilities = withTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
@@ -40,7 +48,7 @@ function message(method: string, params: Record<string, unknown>, withTasks: boo
 
 /** One round trip through `send`: create, then get until completed; returns how many gets it took. */
 async function roundTrip(send: (body: ReturnType<typeof message>) => Promise<Record<string, any>>): Promise<number> {
-  const created = await send(message('tools/call', { name: ADD_TOOL.name, arguments: { a: 2, b: 3 } }, true));
+  const created = await send(message('tools/call', { name: ADD_AS_TASK.name, arguments: { a: 2, b: 3 } }, true));
   if (created.resultType !== 'task') throw new Error(`expected a task, got ${JSON.stringify(created)}`);
   for (let gets = 1; ; gets++) {
     const task = await send(message('tasks/get', { taskId: created.taskId }, true));
@@ -52,9 +60,14 @@ async function roundTrip(send: (body: ReturnType<typeof message>) => Promise<Rec
   }
 }
 
-async function plainCall(send: (body: ReturnType<typeof message>) => Promise<Record<string, any>>): Promise<void> {
-  const result = await send(message('tools/call', { name: ADD_TOOL.name, arguments: { a: 2, b: 3 } }, false));
-  if (result.content?.[0]?.text !== '5') throw new Error(`unexpected result ${JSON.stringify(result)}`);
+/** `tools/call` of the optional tool, answered in its request: without the extension, or with it (the shortcut). */
+async function directCall(
+  send: (body: ReturnType<typeof message>) => Promise<Record<string, any>>,
+  withTasks: boolean,
+): Promise<void> {
+  const result = await send(message('tools/call', { name: ADD_OPTIONAL.name, arguments: { a: 2, b: 3 } }, withTasks));
+  if (result.resultType === 'task' || result.content?.[0]?.text !== '5')
+    throw new Error(`unexpected result ${JSON.stringify(result)}`);
 }
 
 /** In process: `handleRequest` only, medians in microseconds; on `store` when given, else in memory. */
@@ -65,7 +78,8 @@ export async function measureKernelTasks(smoke: boolean, store?: TaskStore): Pro
     version: '1.0.0',
     tasks: { store, maxTasks: 10_000_000, maxTasksPerCaller: 10_000_000, ttlMs: 60_000 },
   });
-  kernel.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
+  kernel.addTool(ADD_OPTIONAL);
+  kernel.addTool(ADD_AS_TASK);
   const send = async (body: ReturnType<typeof message>) => {
     const response = await kernel.handleRequest(body);
     if (!response || !('result' in response)) throw new Error(`kernel answered ${JSON.stringify(response)}`);
@@ -74,15 +88,16 @@ export async function measureKernelTasks(smoke: boolean, store?: TaskStore): Pro
   let gets = 0;
   let trips = 0;
   const bench = new Bench({ time: smoke ? 200 : 2000, warmupTime: smoke ? 50 : 500 });
-  bench.add('plain tools/call', () => plainCall(send));
+  bench.add('plain tools/call', () => directCall(send, false));
   bench.add('task round trip', async () => {
     gets += await roundTrip(send);
     trips++;
   });
+  bench.add('tools/call answered in place of a task', () => directCall(send, true));
   await bench.run();
   const p50 = (i: number) => (bench.tasks[i].result as { latency: { p50: number } }).latency.p50 * 1000;
   kernel.close();
-  return { plain: p50(0), task: p50(1), gets: gets / Math.max(trips, 1) };
+  return { plain: p50(0), task: p50(1), gets: gets / Math.max(trips, 1), shortcut: p50(2) };
 }
 
 /** Over HTTP on Nest + Fastify, sequential requests from this process; medians in milliseconds. */
@@ -91,7 +106,8 @@ export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
   class TaskBenchTools implements OnModuleInit {
     constructor(@Inject(MCPServer) private readonly server: MCPServer) {}
     onModuleInit(): void {
-      this.server.addTool({ ...ADD_TOOL, taskSupport: 'optional', handler: add });
+      this.server.addTool(ADD_OPTIONAL);
+      this.server.addTool(ADD_AS_TASK);
     }
   }
   @Module({
@@ -135,16 +151,19 @@ export async function measureHttpTasks(smoke: boolean): Promise<TaskRoundTrip> {
       await work();
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
-    for (let i = 0; i < runs / 10; i++) await Promise.all([plainCall(send), roundTrip(send)]);
+    for (let i = 0; i < runs / 10; i++)
+      await Promise.all([directCall(send, false), roundTrip(send), directCall(send, true)]);
     const plain: number[] = [];
     const task: number[] = [];
+    const shortcut: number[] = [];
     let gets = 0;
-    // Interleaved, so a busy neighbour skews both alike.
+    // Interleaved, so a busy neighbour skews all alike.
     for (let i = 0; i < runs; i++) {
-      plain.push(await timed(() => plainCall(send)));
+      plain.push(await timed(() => directCall(send, false)));
       task.push(await timed(async () => (gets += await roundTrip(send))));
+      shortcut.push(await timed(() => directCall(send, true)));
     }
-    return { plain: median(plain), task: median(task), gets: gets / runs };
+    return { plain: median(plain), task: median(task), gets: gets / runs, shortcut: median(shortcut) };
   } finally {
     await app.close();
   }
