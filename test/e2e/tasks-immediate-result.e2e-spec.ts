@@ -10,7 +10,7 @@ import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { TaskJobs, WITH_TASKS_AND_FORMS, CONFIRM } from '../support/task-jobs.js';
+import { TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 
 /**
@@ -41,15 +41,11 @@ function tools(): McpToolRegistration[] {
       taskSupport: 'required',
       handler: ({ a, b }: { a: number; b: number }) => a + b,
     },
+    // confirm_job's method, with optional task support: it asks before anything else.
     {
+      ...new TaskJobs().tools().find((tool) => tool.name === 'confirm_job')!,
       name: 'asks_first',
-      description: 'Asks before anything else',
-      inputSchema: { type: 'object' },
       taskSupport: 'optional',
-      handler: async (_args, _answers, ctx: McpContext) => {
-        const answer = await ctx.elicit('Go on?', CONFIRM, { key: 'go' });
-        return `confirmed: ${String(answer.content?.confirm)}`;
-      },
     },
     {
       name: 'lookup',
