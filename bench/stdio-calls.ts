@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { ADD_TOOL, LEGACY_PROTOCOL_VERSION, PROTOCOL_VERSION, toolDefinitions } from './fixtures.js';
-import { McpKernel, McpStdioDriver } from '../src/core/index.js';
+import { ADD_TOOL, LEGACY_PROTOCOL_VERSION, PROTOCOL_VERSION } from './fixtures.js';
+import { benchKernel } from './kernel.js';
+import { McpStdioDriver, type McpKernel } from '../src/core/index.js';
 
 /** Round trips per CPU-second: over the stdio driver in each era, and the kernel's own call beside them. */
 export interface StdioCallsRow {
@@ -16,19 +17,6 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-
-function kernelWithTools(): McpKernel {
-  const kernel = new McpKernel({ name: 'bench', version: '1.0.0' });
-  kernel.registerTool(
-    ADD_TOOL.name,
-    ADD_TOOL.description,
-    ADD_TOOL.inputSchema,
-    ({ a, b }: { a: number; b: number }) => a + b,
-  );
-  for (const tool of toolDefinitions(5).slice(1))
-    kernel.registerTool(tool.name, tool.description, tool.inputSchema, () => 'ok');
-  return kernel;
-}
 
 /**
  * A client on the driver's pipe, in process: each line written is the request, and the next is sent once its
@@ -117,8 +105,8 @@ async function kernelCalls(kernel: McpKernel, calls: number): Promise<number> {
 export async function measureStdioCalls(smoke: boolean): Promise<StdioCallsRow> {
   const calls = smoke ? 2_000 : 20_000;
   const batches = smoke ? 1 : 7;
-  const modern = new PipeClient(kernelWithTools());
-  const legacy = new PipeClient(kernelWithTools());
+  const modern = new PipeClient(benchKernel());
+  const legacy = new PipeClient(benchKernel());
   const initialize = {
     jsonrpc: '2.0',
     id: 'init',
@@ -126,7 +114,7 @@ export async function measureStdioCalls(smoke: boolean): Promise<StdioCallsRow> 
     params: { protocolVersion: LEGACY_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
   };
   await legacy.call(`${JSON.stringify(initialize)}\n`);
-  const kernel = kernelWithTools();
+  const kernel = benchKernel();
   const samples: Record<keyof StdioCallsRow, number[]> = { modern: [], legacy: [], kernel: [] };
   try {
     // Warm-up: every path compiled before the first batch counts.
