@@ -2,11 +2,8 @@ import { Bench } from 'tinybench';
 import { ADD_TOOL, PROTOCOL_VERSION, toolDefinitions } from './fixtures.js';
 import { McpKernel } from '../src/core/index.js';
 
-/**
- * In-process cost of the kernel alone: `handleRequest` for a `tools/call` of `add` with a small argument
- * object validated against its schema (no HTTP, no parsing). Prints the median in microseconds.
- */
-export async function measureKernel(smoke: boolean): Promise<{ medianUs: number; samples: number }> {
+/** A kernel with the benchmark's five tools, `add` first. */
+export function benchKernel(): McpKernel {
   const kernel = new McpKernel({ name: 'bench', version: '1.0.0' });
   kernel.registerTool(
     ADD_TOOL.name,
@@ -16,6 +13,15 @@ export async function measureKernel(smoke: boolean): Promise<{ medianUs: number;
   );
   for (const tool of toolDefinitions(5).slice(1))
     kernel.registerTool(tool.name, tool.description, tool.inputSchema, () => 'ok');
+  return kernel;
+}
+
+/**
+ * In-process cost of the kernel alone: `handleRequest` for a `tools/call` of `add` with a small argument
+ * object validated against its schema (no HTTP, no parsing). Prints the median in microseconds.
+ */
+export async function measureKernel(smoke: boolean): Promise<{ medianUs: number; samples: number }> {
+  const kernel = benchKernel();
   const message = {
     jsonrpc: '2.0',
     id: 1,

@@ -192,50 +192,53 @@ export function printPlaygroundRender(rows: PlaygroundRenderRow[], fmt: (n: numb
     console.log(`| ${fmt(row.tools)} | ${cells((r) => r.pick, row)} | ${cells((r) => r.call, row)} |`);
 }
 
-/** What a part of the page's script weighs, and whether the page needs it without an MCP Apps view. */
+/** What a part of the playground's scripts weighs: in the page's own, and in the view bridge it loads for views. */
 export interface PlaygroundWeightRow {
   part: string;
-  bytes: number;
-  /** Bytes of it that only the view bridge (`widget-view.tsx`, ext-apps' `AppBridge`) reaches. */
-  viewsOnly: number;
+  /** Bytes of it in the page's inline script, loaded with every visit. */
+  page: number;
+  /** Bytes of it in `bridge.js` (ext-apps' `AppBridge`), loaded only to show an MCP Apps view. */
+  bridge: number;
 }
 
-const VIEW_BRIDGE = 'playground/widget-view.tsx';
-
-/** The page's script by part (package, or the page's own code), from esbuild's metafile of the package build. */
-export async function measurePlaygroundWeight(): Promise<{ total: number; rows: PlaygroundWeightRow[] }> {
+/** The playground's two scripts by part (package, or the page's own code), from esbuild's metafile of the build. */
+export async function measurePlaygroundWeight(): Promise<{
+  page: number;
+  bridge: number;
+  rows: PlaygroundWeightRow[];
+}> {
   // The package build's own script, beside build/ (it is not compiled into it); run from the repository's root.
   const script = new URL('../../scripts/build-playground.mjs', import.meta.url).href;
   const { bundlePlayground } = (await import(script)) as typeof import('../scripts/build-playground.mjs');
   const { metafile } = await bundlePlayground({ metafile: true });
-  const [output] = Object.values(metafile!.outputs);
-  // What the page reaches without passing through the view bridge.
-  const reached = new Set<string>(['playground/main.tsx']);
-  for (const file of reached)
-    for (const { path } of metafile!.inputs[file]?.imports ?? []) if (path !== VIEW_BRIDGE) reached.add(path);
+  const outputs = Object.entries(metafile!.outputs);
+  const of = (name: 'page' | 'bridge') => outputs.find(([path]) => path.endsWith(`/${name}.js`))![1];
   const parts = new Map<string, PlaygroundWeightRow>();
-  for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
-    const part = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? 'the page itself';
-    const row = parts.get(part) ?? { part, bytes: 0, viewsOnly: 0 };
-    row.bytes += bytesInOutput;
-    if (!reached.has(file)) row.viewsOnly += bytesInOutput;
-    parts.set(part, row);
+  for (const name of ['page', 'bridge'] as const) {
+    for (const [file, { bytesInOutput }] of Object.entries(of(name).inputs)) {
+      const part = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? 'the page itself';
+      const row = parts.get(part) ?? { part, page: 0, bridge: 0 };
+      row[name] += bytesInOutput;
+      parts.set(part, row);
+    }
   }
-  return { total: output.bytes, rows: [...parts.values()].sort((a, b) => b.bytes - a.bytes) };
+  const rows = [...parts.values()].sort((a, b) => b.page + b.bridge - (a.page + a.bridge));
+  return { page: of('page').bytes, bridge: of('bridge').bytes, rows };
 }
 
 export function printPlaygroundWeight(
-  weight: { total: number; rows: PlaygroundWeightRow[] },
+  weight: { page: number; bridge: number; rows: PlaygroundWeightRow[] },
   fmt: (n: number, digits?: number) => string,
 ): void {
   console.log(
-    `\nThe playground page's script by part (minified, ${fmt(weight.total / 1024)} KB; esbuild's metafile): what ` +
-      "only the MCP Apps view bridge (ext-apps' AppBridge) reaches is loaded for nothing else:\n",
+    `\nThe playground's scripts by part (minified; esbuild's metafile): the page's own, ${fmt(weight.page / 1024)} KB, ` +
+      `loaded with every visit, and the MCP Apps view bridge (ext-apps' AppBridge), ${fmt(weight.bridge / 1024)} KB, ` +
+      'loaded only to show a view:\n',
   );
-  console.log('| part | KB | of which only for views |');
+  console.log('| part | page KB | view bridge KB |');
   console.log('|---|---:|---:|');
   for (const row of weight.rows)
-    console.log(`| ${row.part} | ${fmt(row.bytes / 1024, 1)} | ${fmt(row.viewsOnly / 1024, 1)} |`);
+    console.log(`| ${row.part} | ${fmt(row.page / 1024, 1)} | ${fmt(row.bridge / 1024, 1)} |`);
 }
 
 // Alone: `node build/bench/playground-render.js` (BENCH_SMOKE=1 for a quick check).

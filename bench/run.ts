@@ -19,6 +19,7 @@ import { measureInputRounds } from './elicitation.js';
 import { measureKernel } from './kernel.js';
 import { startServerChild, stopServerChild } from './server-process.js';
 import { measureStdioStartup } from './stdio-startup.js';
+import { measureStdioCalls, printStdioCalls } from './stdio-calls.js';
 import { measureHttpTasks } from './tasks.js';
 import { measureTasksQueue, printTasksQueue } from './tasks-queue-engine.js';
 import { measureListPages, printListPages } from './list-pages.js';
@@ -541,6 +542,8 @@ async function main(): Promise<void> {
   console.log(
     `\nIn-process kernel: handleRequest(tools/call add, validated {a, b}) median ${fmt(kernel.medianUs, 2)} µs over ${fmt(kernel.samples)} runs (goal ≤ 5 µs: ${kernel.medianUs <= 5 ? 'met' : 'not met'})`,
   );
+
+  printStdioCalls(await measureStdioCalls(SMOKE), fmt);
 
   const overHttp = await measureHttpTasks(SMOKE);
   console.log(

@@ -112,6 +112,7 @@ export function ToolPanel({ tool, context }: { tool: any; context: PanelContext 
           client={context.client}
           uri={uri}
           frameUrl={`${context.pagePath}/frame`}
+          bridgeUrl={`${context.pagePath}/bridge.js`}
           input={sentArgs}
           result={call.phase.result}
         />

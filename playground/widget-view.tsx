@@ -1,20 +1,45 @@
-import { AppBridge, PostMessageTransport, buildAllowAttribute } from '@modelcontextprotocol/ext-apps/app-bridge';
+import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { uiContentSecurityPolicy, withContentSecurityPolicy } from '../src/server/apps/ui-content-security-policy.js';
 import { UI_MIME_TYPE, type McpClient } from './mcp-client.js';
+import type { ViewBridge } from './view-bridge.js';
+import { VIEW_BRIDGE_GLOBAL } from './view-bridge-name.js';
+
+let loading: Promise<ViewBridge> | undefined;
+
+/** The view bridge's script, loaded once, when the first view is shown; a failed load is tried again next time. */
+function loadViewBridge(url: string): Promise<ViewBridge> {
+  return (loading ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = url;
+    script.onload = () => resolve((globalThis as unknown as Record<string, ViewBridge>)[VIEW_BRIDGE_GLOBAL]);
+    script.onerror = () => {
+      loading = undefined;
+      script.remove();
+      reject(new Error(`the MCP Apps view bridge (${url}) could not be loaded`));
+    };
+    document.head.append(script);
+  }));
+}
 
 /**
  * A tool's MCP Apps view, as a host renders it: the `ui://` document read from the server, run in a sandboxed
  * iframe (an opaque origin) under the policy its `_meta.ui.csp` allows, connected to the page by the real
  * `AppBridge`, which forwards the view's `tools/call` and `resources/read` to the endpoint with the page's token.
  */
-export function WidgetView(props: { client: McpClient; uri: string; frameUrl: string; input: unknown; result: any }) {
+export function WidgetView(props: {
+  client: McpClient;
+  uri: string;
+  frameUrl: string;
+  bridgeUrl: string;
+  input: unknown;
+  result: any;
+}) {
   const holder = useRef<HTMLDivElement>(null);
   const [log, setLog] = useState<string[]>([]);
   const [failure, setFailure] = useState<string>();
 
   useEffect(() => {
-    const { client, uri, frameUrl, input, result } = props;
+    const { client, uri, frameUrl, bridgeUrl, input, result } = props;
     const iframe = document.createElement('iframe');
     let bridge: AppBridge | undefined;
     let closed = false;
@@ -25,7 +50,14 @@ export function WidgetView(props: { client: McpClient; uri: string; frameUrl: st
       throw new Error(outcome.error?.message ?? `HTTP ${outcome.status}`);
     };
     (async () => {
-      const read = await client.request('resources/read', { uri });
+      const [read, views] = await Promise.all([client.request('resources/read', { uri }), loadViewBridge(bridgeUrl)]);
+      const {
+        AppBridge,
+        PostMessageTransport,
+        buildAllowAttribute,
+        uiContentSecurityPolicy,
+        withContentSecurityPolicy,
+      } = views;
       const item = read.result?.contents?.find((c: any) => c.uri === uri) ?? read.result?.contents?.[0];
       if (!item || typeof item.text !== 'string' || item.mimeType !== UI_MIME_TYPE)
         throw new Error(read.error?.message ?? `${uri} is not a ${UI_MIME_TYPE} document`);

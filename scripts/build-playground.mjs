@@ -1,7 +1,9 @@
 // Bundles the playground page (playground/, Preact) into one self-contained HTML file: the script and the
 // style are inlined, so the page needs nothing but the endpoint beside it, and the server allows exactly them
-// by hash in the page's Content-Security-Policy. Everything comes from node_modules at build time: nothing is
-// fetched at run time, and an app that does not enable the playground never reads the file.
+// by hash in the page's Content-Security-Policy. The MCP Apps view bridge (ext-apps and the zod it validates
+// with, half of the code) is a second script, bridge.js, which the page loads only to show a tool's view.
+// Everything comes from node_modules at build time: nothing is fetched at run time, and an app that does not
+// enable the playground never reads the files.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,10 +50,11 @@ const sdkWithoutSideEffects = {
 };
 const SDK_PACKAGE = /[\\/]@modelcontextprotocol[\\/](client|core)[\\/]/;
 
-/** The page's script as esbuild builds it; `metafile` adds what each input weighs in it. */
+/** The page's script and the view bridge's, as esbuild builds them; `metafile` adds what each input weighs. */
 export function bundlePlayground({ metafile = false } = {}) {
   return build({
-    entryPoints: ['playground/main.tsx'],
+    entryPoints: { page: 'playground/main.tsx', bridge: 'playground/view-bridge.ts' },
+    outdir: 'playground-out',
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -67,21 +70,27 @@ export function bundlePlayground({ metafile = false } = {}) {
   });
 }
 
-/** Writes `<outDir>/index.html` and returns its size in bytes. */
+/** Writes `<outDir>/index.html` and `<outDir>/bridge.js`; returns the size of each in bytes. */
 export async function buildPlayground(outDir) {
   const bundle = await bundlePlayground();
+  const output = (name) => bundle.outputFiles.find((file) => file.path.endsWith(`${sep}${name}.js`)).text;
   const style = await transform(readFileSync('playground/styles.css', 'utf8'), { loader: 'css', minify: true });
   // `</script` or `</style` inside the code would end the inline element early.
-  const script = bundle.outputFiles[0].text.replaceAll('</script', '<\\/script');
+  const script = output('page').replaceAll('</script', '<\\/script');
   const html = readFileSync('playground/page.html', 'utf8')
     .replace(STYLE_MARKER, () => `<style>${style.code.replaceAll('</style', '<\\/style')}</style>`)
     .replace(SCRIPT_MARKER, () => `<script>${script}</script>`);
+  const bridge = output('bridge');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'index.html'), html);
-  return Buffer.byteLength(html);
+  writeFileSync(join(outDir, 'bridge.js'), bridge);
+  return { page: Buffer.byteLength(html), bridge: Buffer.byteLength(bridge) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const outDir = process.argv[2] ?? 'dist/playground';
-  console.log(`${join(outDir, 'index.html')}: ${await buildPlayground(outDir)} bytes`);
+  const sizes = await buildPlayground(outDir);
+  console.log(
+    `${join(outDir, 'index.html')}: ${sizes.page} bytes; ${join(outDir, 'bridge.js')}: ${sizes.bridge} bytes`,
+  );
 }

@@ -2,15 +2,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyMessage } from '../protocol/classifier.js';
 import { replyAnswer } from '../protocol/client-reply.js';
 import { ErrorCode, httpHeadersForError, httpStatusForError } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { SessionRecord } from '../server/sessions/session-store.js';
+import { isThenable } from '../server/util/when-ready.js';
 import type { InFlightExchanges } from './in-flight-exchanges.js';
 import type { JsonWriter } from './json-writer.js';
 import { acceptsJsonAndEventStream } from './policy/media-type.js';
 import type { HttpAuthentication } from './mcp-http-options.js';
 import { SessionHttp } from './session-http.js';
+
+/** What a 2025-era message arrived with, for the steps that serve it. */
+interface Served {
+  version: string;
+  req: IncomingMessage;
+  res: ServerResponse;
+  httpRequest: unknown;
+  auth: HttpAuthentication | undefined;
+}
 
 const REFUSAL_CODES: ReadonlySet<number> = new Set([ErrorCode.InsufficientScope, ErrorCode.RateLimited]);
 
@@ -41,55 +51,97 @@ export class LegacyHttp {
    * expect, except a lack of scopes, which gets the 403 step-up challenge as in 2026-07-28 (2025-11-25
    * authorization, "insufficient_scope"): a client steps up on the status, never on a body.
    */
-  async serve(
+  serve(
     version: string,
     message: unknown,
     req: IncomingMessage,
     res: ServerResponse,
     httpRequest: unknown,
     auth: HttpAuthentication | undefined,
-  ): Promise<void> {
+  ): void | Promise<void> {
     const verdict = classifyMessage(message);
     if (verdict.kind === 'invalid') {
       this.writer.write(res, 400, verdict.response);
       return;
     }
-    const sessions = this.sessions;
-    const initializing = verdict.kind === 'request' && verdict.request.method === 'initialize';
-    const caller = sessions && this.leg.callerOf(auth?.ok ? auth.principal : undefined);
-    let session: SessionRecord | undefined;
-    if (sessions && !initializing) {
-      session = await sessions.resolve(req, res, caller, verdict.kind === 'request' ? verdict.request.id : null);
-      if (!session) return;
-    }
+    const served: Served = { version, req, res, httpRequest, auth };
+    if (this.sessions && !(verdict.kind === 'request' && verdict.request.method === 'initialize'))
+      return this.serveInSession(verdict, served, this.sessions);
     if (verdict.kind === 'notification') {
       res.writeHead(202).end();
       return;
     }
+    return this.answer(verdict.request, served, undefined);
+  }
+
+  /** A message of a stateful session, which it must name: served once the session is resolved. */
+  private async serveInSession(
+    verdict: { kind: 'request'; request: JsonRpcRequest } | { kind: 'notification' },
+    served: Served,
+    sessions: SessionHttp,
+  ): Promise<void> {
+    const { req, res, auth } = served;
+    const caller = this.leg.callerOf(auth?.ok ? auth.principal : undefined);
+    const session = await sessions.resolve(req, res, caller, verdict.kind === 'request' ? verdict.request.id : null);
+    if (!session) return;
+    if (verdict.kind === 'notification') res.writeHead(202).end();
+    else await this.answer(verdict.request, served, session);
+  }
+
+  /**
+   * A request served by the leg. A call answered synchronously is written at once; only one still running is
+   * tracked for the drain and written when it settles.
+   */
+  private answer(request: JsonRpcRequest, served: Served, session: SessionRecord | undefined): void | Promise<void> {
+    const { req, res } = served;
     // Only a request has an answer whose form matters; a notification's or a reply's 202 has no body.
     if (!acceptsJsonAndEventStream(req.headers.accept)) {
       const text = 'Not Acceptable: the Accept header must list both application/json and text/event-stream';
-      this.writer.write(res, 406, errorResponse(verdict.request.id, ErrorCode.ServerError, text));
+      this.writer.write(res, 406, errorResponse(request.id, ErrorCode.ServerError, text));
       return;
     }
-    const exchange = this.inFlight.admit(req, res, httpRequest, auth);
+    const exchange = this.inFlight.admit(req, res, served.httpRequest, served.auth);
     if (!exchange) return;
+    const sessions = this.sessions;
     if (session) exchange.resumable(sessions!.sessions.stream(session, 'p'), sessions!.sessions.retryMs);
-    const request = verdict.request;
-    const response = await this.inFlight.run(exchange, this.leg.handle(request, exchange, version, session));
+    const answer = this.leg.handle(request, exchange, served.version, session);
+    if (isThenable(answer))
+      return this.inFlight
+        .run(exchange, answer as Promise<JsonRpcResponse>)
+        .then((response) => this.reply(request, served, response));
+    return this.reply(request, served, this.inFlight.answered(exchange, answer));
+  }
+
+  /** Writes the leg's answer; in a stateful leg, an `initialize` answered mints the session it opens. */
+  private reply(request: JsonRpcRequest, served: Served, response: JsonRpcResponse | undefined): void | Promise<void> {
     if (!response) return;
-    let challenge = this.scopeChallenge(response);
-    if (sessions && initializing && 'result' in response) {
-      const negotiated = (response.result as { protocolVersion: string }).protocolVersion;
-      const id = await sessions.mint(res, caller, negotiated, request.params, request.id);
-      if (id === undefined) return;
-      challenge = { ...challenge, 'mcp-session-id': id };
-    }
-    // The 2025-era SDKs read a JSON-RPC error in a 200; a step-up and a come-back-later keep their statuses, which
-    // clients act on before reading the body.
+    if (this.sessions && request.method === 'initialize' && 'result' in response)
+      return this.mintAndReply(request, served, response, this.sessions);
+    this.write(served.res, response, this.scopeChallenge(response));
+  }
+
+  private async mintAndReply(
+    request: JsonRpcRequest,
+    served: Served,
+    response: JsonRpcResponse & { result: Record<string, unknown> },
+    sessions: SessionHttp,
+  ): Promise<void> {
+    const { res, auth } = served;
+    const caller = this.leg.callerOf(auth?.ok ? auth.principal : undefined);
+    const negotiated = (response.result as { protocolVersion: string }).protocolVersion;
+    const id = await sessions.mint(res, caller, negotiated, request.params, request.id);
+    if (id === undefined) return;
+    this.write(res, response, { ...this.scopeChallenge(response), 'mcp-session-id': id });
+  }
+
+  /**
+   * The 2025-era SDKs read a JSON-RPC error in a 200; a step-up and a come-back-later keep their statuses, which
+   * clients act on before reading the body.
+   */
+  private write(res: ServerResponse, response: JsonRpcResponse, headers: Record<string, string> | undefined): void {
     const refusal = 'error' in response && REFUSAL_CODES.has(response.error.code) ? response.error : undefined;
-    if (refusal) challenge = { ...challenge, ...httpHeadersForError(refusal) };
-    this.writer.write(res, refusal ? httpStatusForError(refusal) : 200, response, challenge);
+    if (refusal) headers = { ...headers, ...httpHeadersForError(refusal) };
+    this.writer.write(res, refusal ? httpStatusForError(refusal) : 200, response, headers);
   }
 
   /** A client's answer to a server request: 202 once routed to the call that waits for it, else a 4xx. */

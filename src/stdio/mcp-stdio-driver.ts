@@ -16,6 +16,7 @@ import type { LegacyLeg } from '../server/legacy/legacy-leg.js';
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import { exceedsBytes, serializeWithinLimit } from '../server/response-serializer.js';
 import { settledWithin } from '../server/util/settled-within.js';
+import { isThenable } from '../server/util/when-ready.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioExchange } from './stdio-exchange.js';
 
@@ -36,10 +37,14 @@ export interface McpStdioOptions {
    * Runs around each request the driver dispatches (both eras; not notifications, not replies to the server's
    * requests): `dispatch` answers the request, and what `around` returns is written. A framework layer uses
    * it to run a request inside the per-request context its HTTP pipeline would create (middleware, async-local
-   * stores). It must answer every request: a failure it throws is written as -32603.
+   * stores). It must answer every request: a failure it throws is written as -32603. `dispatch` answers at once
+   * when the call does; handing that answer straight back keeps the request off the promise path.
    */
-  around?: (request: JsonRpcRequest, dispatch: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
+  around?: (request: JsonRpcRequest, dispatch: () => StdioAnswer) => StdioAnswer;
 }
+
+/** A request's answer: at once when the call was answered synchronously, else a promise of it. */
+export type StdioAnswer = JsonRpcResponse | Promise<JsonRpcResponse>;
 
 /** Where lines go: stdout, or anything with a stream's `write`. */
 export interface LineSink {
@@ -201,22 +206,34 @@ export class McpStdioDriver {
       return;
     }
     const exchange = new StdioExchange(request, this.writeMessage, this.options.principal, this.options.scopes);
-    this.inFlight.set(request.id, exchange);
-    const dispatch = () =>
+    const dispatch = (): StdioAnswer =>
       era === 'modern'
-        ? this.kernel.dispatch(request, exchange)
+        ? this.kernel.dispatchNow(request, exchange)
         : this.legacy!.handle(request, exchange, this.legacyVersion);
     const around = this.options.around;
-    const work = around ? Promise.resolve().then(() => around(request, dispatch)) : dispatch();
-    exchange.work = work
+    let answer: StdioAnswer;
+    // Registered while the call runs: a synchronous handler can reach the pipe (a notification), never stdin, so
+    // only a call still running after this needs its id held for a cancel or the drain.
+    this.inFlight.set(request.id, exchange);
+    try {
+      answer = around ? around(request, dispatch) : dispatch();
+    } catch {
+      answer = internalError(request);
+    }
+    if (!isThenable(answer)) return this.answered(exchange, answer);
+    exchange.work = Promise.resolve(answer)
       // Both answer every failure themselves; this only keeps a broken promise from killing the process.
-      .catch(() => errorResponse(request.id, ErrorCode.InternalError, 'Internal error'))
-      .then((response) => {
-        this.inFlight.delete(request.id);
-        if (request.method === 'initialize' && 'result' in response)
-          this.legacyVersion = String(response.result.protocolVersion);
-        if (!exchange.isCancelled) this.sendResponse(response);
-      });
+      .catch(() => internalError(request))
+      .then((response) => this.answered(exchange, response));
+  }
+
+  /** Writes a request's answer, unless the client cancelled it; an `initialize` answered fixes the 2025 revision. */
+  private answered(exchange: StdioExchange, response: JsonRpcResponse): void {
+    const request = exchange.request;
+    this.inFlight.delete(request.id);
+    if (request.method === 'initialize' && 'result' in response)
+      this.legacyVersion = String(response.result.protocolVersion);
+    if (!exchange.isCancelled) this.sendResponse(response);
   }
 
   /** The era of a request: the connection's once pinned; else this request's, which pins it unless it is a probe. */
@@ -288,5 +305,9 @@ export class McpStdioDriver {
 }
 
 const NEWLINE = Buffer.from('\n');
+
+function internalError(request: JsonRpcRequest): JsonRpcResponse {
+  return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+}
 // There is no header layer on stdio: the era rung sees only the body.
 const NO_HEADERS = {};

@@ -8,7 +8,10 @@ import {
   Param,
   type INestApplication,
 } from '@nestjs/common';
-import { ApplicationConfig } from '@nestjs/core';
+import { GUARDS_METADATA } from '@nestjs/common/constants.js';
+import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
+import { MCP_ENDPOINT_METADATA } from '../../src/nest/mcp-metadata.constants.js';
+import { RouteTargetGuard } from '../../src/nest/routes/route-target.guard.js';
 import { Args, McpModule, Prompt, Resource, ResourceTemplate, RouteTool, Tool } from '../../src/index.js';
 import { createApp, HTTP_ADAPTERS } from '../support/create-app.js';
 import { createMcpTestClient, mcpMessage } from '../../src/testing/index.js';
@@ -67,6 +70,15 @@ class OrdersController {
   }
 }
 
+/** Served as tools only by being listed in `routes.controllers`: no `@RouteTool` of its own. */
+@Controller('invoices')
+class InvoicesController {
+  @Get(':id')
+  findOne(@Param('id') id: string): { id: string } {
+    return { id };
+  }
+}
+
 describe.each(HTTP_ADAPTERS)('decorated methods called directly (%s)', (adapter) => {
   let app: INestApplication;
 
@@ -116,22 +128,39 @@ describe.each(HTTP_ADAPTERS)('decorated methods called directly (%s)', (adapter)
 
 describe('the route-target guard', () => {
   const globalGuards = (app: INestApplication) => app.get(ApplicationConfig).getGlobalGuards().filter(Boolean);
+  /** Of each controller of the app, whether its guards hold the route-target guard. */
+  const guarded = (app: INestApplication) =>
+    [...app.get(ModulesContainer).values()].flatMap((module) =>
+      [...module.controllers.values()].map(({ metatype }) => ({
+        endpoint: Reflect.getMetadata(MCP_ENDPOINT_METADATA, metatype!) === true,
+        name: metatype!.name,
+        guarded: ((Reflect.getMetadata(GUARDS_METADATA, metatype!) as unknown[] | undefined) ?? []).some(
+          (guard) => guard instanceof RouteTargetGuard,
+        ),
+      })),
+    );
 
   it('is not installed in an app that serves no route as a tool, so its routes run no extra guard', async () => {
     const app = await createApp([McpModule.forRoot({ name: 'plain', version: '1.0.0' })], [PlainMethods]);
     try {
       expect(globalGuards(app)).toHaveLength(0);
+      expect(guarded(app).filter((controller) => controller.guarded)).toEqual([]);
     } finally {
       await app.close();
     }
   });
 
-  it('is installed once a controller declares a route tool, and the route tool still reaches its route', async () => {
+  it('guards every controller but the MCP endpoint once one declares a route tool, and the tool reaches its route', async () => {
     const app = await createApp([McpModule.forRoot({ name: 'routes', version: '1.0.0' })], [], 'express', [
       OrdersController,
     ]);
     try {
-      expect(globalGuards(app)).toHaveLength(1);
+      // Not global: the endpoint would pay Nest's guard chain on every call for a check it makes itself (508).
+      expect(globalGuards(app)).toHaveLength(0);
+      const controllers = guarded(app);
+      expect(controllers.find((controller) => controller.endpoint)).toMatchObject({ guarded: false });
+      expect(controllers.filter((controller) => !controller.endpoint).every((c) => c.guarded)).toBe(true);
+      expect(controllers.map((controller) => controller.name)).toContain('OrdersController');
       const res = await createMcpTestClient(app).post(
         mcpMessage('tools/call', { name: 'orders_find_one', arguments: { id: '42' } }),
       );
@@ -144,13 +173,15 @@ describe('the route-target guard', () => {
 
   it('is installed when the routes.controllers option lists a controller', async () => {
     const app = await createApp(
-      [McpModule.forRoot({ name: 'listed', version: '1.0.0', routes: { controllers: [OrdersController] } })],
+      [McpModule.forRoot({ name: 'listed', version: '1.0.0', routes: { controllers: [InvoicesController] } })],
       [],
       'express',
-      [OrdersController],
+      [InvoicesController],
     );
     try {
-      expect(globalGuards(app)).toHaveLength(1);
+      expect(guarded(app).find((controller) => controller.name === 'InvoicesController')).toMatchObject({
+        guarded: true,
+      });
     } finally {
       await app.close();
     }

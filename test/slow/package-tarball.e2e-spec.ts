@@ -68,15 +68,18 @@ describe('npm pack of a clean checkout', () => {
     expect(files.filter((path) => !path.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
   });
 
-  it('ships the playground page where both builds look for it, with no network address in it', () => {
-    expect(files).toContain('dist/playground/index.html');
+  it('ships the playground page and its view bridge where both builds look for them, with no network address in it', () => {
+    expect(files).toEqual(expect.arrayContaining(['dist/playground/index.html', 'dist/playground/bridge.js']));
     for (const build of ['esm', 'cjs']) {
       const locator = join(unpacked, 'package', 'dist', build, 'nest/playground/playground-assets.cjs');
-      const { readPlaygroundPage } = createRequire(import.meta.url)(locator) as { readPlaygroundPage(): string };
-      const page = readPlaygroundPage();
-      expect(page).toContain('<div id="app"></div>');
-      // Everything is inlined: no script, style or font is fetched from anywhere.
-      expect(page).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=/);
+      const { readPlaygroundPage } = createRequire(import.meta.url)(locator) as {
+        readPlaygroundPage(): { html: string; bridge: string };
+      };
+      const { html, bridge } = readPlaygroundPage();
+      expect(html).toContain('<div id="app"></div>');
+      // Inlined: no script, style or font is fetched from anywhere; the page loads its view bridge from beside it.
+      expect(html).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*\shref=/);
+      expect(bridge).toContain('__nestjsMcpViewBridge');
     }
   });
 

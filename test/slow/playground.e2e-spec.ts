@@ -164,7 +164,9 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const policy = response.headers.get('content-security-policy')!;
-      expect(policy).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-/);
+      expect(policy).toMatch(
+        /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+' 'strict-dynamic'; style-src 'sha256-/,
+      );
       expect(policy).toContain("connect-src 'self'");
       expect(policy).not.toContain('unsafe-inline');
       const shell = await fetch(`${origin}/mcp/playground/frame`);
@@ -184,12 +186,21 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
     afterAll(() => app?.close());
 
     it("renders the tool's view through the AppBridge, whose button calls a tool", async () => {
+      const scripts: string[] = [];
+      const requested = (request: { url(): string; resourceType(): string }) => {
+        if (request.resourceType() === 'script') scripts.push(request.url());
+      };
+      page.on('request', requested);
       await page.goto(`${origin}/mcp/playground`);
       await tool('show_weather').click();
       await page.locator('input[name="city"]').fill('Lisbon');
+      // The view bridge (ext-apps and its zod) is loaded to show a view, not with the page.
+      expect(scripts).toEqual([]);
       await page.getByRole('button', { name: 'Call', exact: true }).click();
       const view = page.frameLocator('iframe.view');
       await view.locator('#status', { hasText: 'ready' }).waitFor();
+      page.off('request', requested);
+      expect(scripts).toEqual([`${origin}/mcp/playground/bridge.js`]);
       expect(await view.locator('#temp').textContent()).toBe(String(weatherFor('Lisbon').temperatureC));
       expect(await page.locator('iframe.view').getAttribute('sandbox')).toBe('allow-scripts');
       served.length = 0;

@@ -37,9 +37,14 @@ if (window.parent !== window && window.origin === 'null') {
 }
 </script></head><body></body></html>`;
 
-/** The page (as built, or undefined when no build of it was found) and the view shell, hashed once at start-up. */
+/**
+ * The page and its view bridge's script (as built, or undefined when no build of them was found) and the view
+ * shell, hashed once at start-up.
+ */
 export class PlaygroundPage {
   readonly page: PlaygroundDocument;
+  /** The MCP Apps view bridge, which the page loads only to show a tool's view. */
+  readonly bridge: PlaygroundDocument;
   readonly frame: PlaygroundDocument = {
     status: 200,
     body: FRAME_SHELL,
@@ -53,12 +58,17 @@ export class PlaygroundPage {
   /** Why the page cannot be served (a source checkout that was never built), or undefined. */
   readonly missing: string | undefined;
 
-  constructor(html: string | undefined) {
-    if (html !== undefined) {
+  constructor(built: { html: string; bridge: string } | undefined) {
+    if (built !== undefined) {
       this.page = {
         status: 200,
-        body: html,
-        headers: { ...COMMON_HEADERS, 'content-security-policy': pagePolicy(html) },
+        body: built.html,
+        headers: { ...COMMON_HEADERS, 'content-security-policy': pagePolicy(built.html) },
+      };
+      this.bridge = {
+        status: 200,
+        body: built.bridge,
+        headers: { ...COMMON_HEADERS, 'content-type': 'text/javascript; charset=utf-8' },
       };
       return;
     }
@@ -73,12 +83,15 @@ export class PlaygroundPage {
         'content-security-policy': "default-src 'none'",
       },
     };
+    this.bridge = this.page;
   }
 }
 
 /**
- * The page's own policy: its inline script and style by hash and nothing else of its own; requests only to its
- * origin (the endpoint); images and audio of results as `data:`; views only in the shell beside it.
+ * The page's own policy: its inline script and style by hash and nothing else of its own, but for the scripts
+ * that script adds itself (`'strict-dynamic'`: the view bridge it loads to show a view; a script in markup,
+ * injected or not, still runs only by hash); requests only to its origin (the endpoint); images and audio of
+ * results as `data:`; views only in the shell beside it.
  */
 function pagePolicy(html: string): string {
   const hashes = (tag: string) =>
@@ -87,7 +100,7 @@ function pagePolicy(html: string): string {
       .join(' ');
   return [
     "default-src 'none'",
-    `script-src ${hashes('script')}`,
+    `script-src ${hashes('script')} 'strict-dynamic'`,
     `style-src ${hashes('style')}`,
     "connect-src 'self'",
     "img-src 'self' data: blob:",

@@ -23,6 +23,11 @@ export function createPlaygroundController(path: string, decorators: readonly Cl
       return send(res, this.documents.page);
     }
 
+    @Get('playground/bridge.js')
+    bridge(@Res({ passthrough: true }) res: HeaderSetter): string {
+      return send(res, this.documents.bridge);
+    }
+
     @Get('playground/frame')
     frame(@Res({ passthrough: true }) res: HeaderSetter): string {
       return send(res, this.documents.frame);

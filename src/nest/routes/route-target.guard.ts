@@ -8,8 +8,9 @@ const MISDIRECTED = 421;
 /**
  * A route tool runs its own route or nothing. Its call is an HTTP request the app's router dispatches, and a
  * path argument can lead that router elsewhere (`stats` to a static `GET /orders/stats` before `/orders/:id`, a
- * catch-all registered first): this guard, global and first of every route's guards, lets a route tool's request
- * reach only the handler it was sent for. Any other request passes after one property read.
+ * catch-all registered first): this guard, ahead of every controller's own guards (`routeTargetGuardProvider`),
+ * lets a route tool's request reach only the handler it was sent for. Any other request passes after one property
+ * read.
  */
 @Injectable()
 export class RouteTargetGuard implements CanActivate {

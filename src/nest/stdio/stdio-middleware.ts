@@ -7,11 +7,12 @@ import { MiddlewareContainer } from '@nestjs/core/middleware/container.js';
 import { MiddlewareModule } from '@nestjs/core/middleware/middleware-module.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import type { StdioAnswer } from '../../stdio/mcp-stdio-driver.js';
 import { McpCapturedResponse } from '../pipeline/mcp-captured-response.js';
 import { createStdioRequest, currentStdioRequest, type StdioRequestShape } from '../pipeline/stdio-request.js';
 
 type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => unknown;
-type Around = (request: JsonRpcRequest, dispatch: () => Promise<JsonRpcResponse>) => Promise<JsonRpcResponse>;
+type Around = (request: JsonRpcRequest, dispatch: () => StdioAnswer) => StdioAnswer;
 
 interface RouteInfo {
   path: string;
@@ -123,9 +124,10 @@ function runChain(
   chain: readonly Middleware[],
   req: Record<string, unknown>,
   request: JsonRpcRequest,
-  dispatch: () => Promise<JsonRpcResponse>,
+  dispatch: () => StdioAnswer,
   logger: LoggerService,
-): Promise<JsonRpcResponse> {
+): StdioAnswer {
+  // Without middleware a call answered synchronously is handed back as it is, with no promise around it.
   if (chain.length === 0) return dispatch();
   return new Promise((resolve, reject) => {
     const res = new StdioMiddlewareResponse();

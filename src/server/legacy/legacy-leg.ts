@@ -27,6 +27,7 @@ import type { SessionRecord } from '../sessions/session-store.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
 import { toolError } from '../methods/tools.js';
+import { isThenable } from '../util/when-ready.js';
 import { InProcessReplyRouter, type ReplyRouter } from './reply-router.js';
 import { ClientRequests } from './client-requests.js';
 import { Era2025 } from '../eras/era-2025.js';
@@ -61,7 +62,8 @@ export interface LegacyOptions {
 
 /** What the leg needs of the kernel: its dispatcher, in any era, what it has registered, and its scope rules. */
 export interface LegacyDispatcher {
-  dispatch(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): Promise<JsonRpcResponse>;
+  /** The kernel's dispatch, answered at once when the call is. */
+  dispatchNow(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): LegacyAnswer;
   capabilities(): ServerCapabilities;
   /** Who a request speaks for (the kernel's one caller identity). */
   callerOf(context: McpRequestContext): Caller;
@@ -76,6 +78,9 @@ export interface LegacyDispatcher {
   /** Whether a resource or template of the server serves `uri` to the request's caller. */
   servesResource(uri: string, request: JsonRpcRequest, context: McpRequestContext): Promise<boolean>;
 }
+
+/** A request's answer: at once when the call was answered synchronously, else a promise of it. */
+export type LegacyAnswer = JsonRpcResponse | Promise<JsonRpcResponse>;
 
 // A handler that keeps asking (say, for an answer the client can never give) is stopped after this many rounds.
 const MAX_ROUNDS = 8;
@@ -127,41 +132,32 @@ export class LegacyLeg {
 
   /**
    * Serves one 2025-era request; `version` is what its transport speaks (the header, or 2025-03-26), `session`
-   * the session it belongs to in stateful mode (its transport resolved it). Not an async function: the calls it
-   * hands on already answer with a promise, which an async wrapper would only wrap again.
+   * the session it belongs to in stateful mode (its transport resolved it). Answered at once when the call is (as
+   * the kernel's `dispatchNow`), so a transport writes a synchronous answer with no promise in between; a failure
+   * is a rejected promise, never a throw.
    */
-  handle(
-    request: JsonRpcRequest,
-    context: McpRequestContext,
-    version: string,
-    session?: SessionRecord,
-  ): Promise<JsonRpcResponse> {
+  handle(request: JsonRpcRequest, context: McpRequestContext, version: string, session?: SessionRecord): LegacyAnswer {
     switch (request.method) {
       case 'initialize':
         // The 2025 schema requires params with a protocolVersion: without one there is nothing to negotiate.
         if (typeof request.params?.protocolVersion !== 'string')
-          return Promise.resolve(
-            errorResponse(
-              request.id,
-              ErrorCode.InvalidParams,
-              'Invalid params: initialize needs params with a "protocolVersion" string',
-            ),
+          return errorResponse(
+            request.id,
+            ErrorCode.InvalidParams,
+            'Invalid params: initialize needs params with a "protocolVersion" string',
           );
         try {
-          return Promise.resolve(successResponse(request.id, this.initialize(request)));
+          return successResponse(request.id, this.initialize(request));
         } catch (error) {
           return Promise.reject(error);
         }
       case 'ping':
-        return Promise.resolve(successResponse(request.id, {}));
+        return successResponse(request.id, {});
       case 'logging/setLevel':
         // There is nowhere to keep a level: this leg sends every log, and a client filters what it shows.
-        if (!(LOG_LEVELS as readonly unknown[]).includes(request.params?.level)) {
-          return Promise.resolve(
-            errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "level" must be a logging level'),
-          );
-        }
-        return Promise.resolve(successResponse(request.id, {}));
+        if (!(LOG_LEVELS as readonly unknown[]).includes(request.params?.level))
+          return errorResponse(request.id, ErrorCode.InvalidParams, 'Invalid params: "level" must be a logging level');
+        return successResponse(request.id, {});
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         return this.subscription(request, context, session);
@@ -268,12 +264,12 @@ export class LegacyLeg {
    * here could never be polled; the call runs as a plain request (and a tool that requires a task answers
    * -32021, as to any client without it).
    */
-  private async serve(
+  private serve(
     request: JsonRpcRequest,
     context: McpRequestContext,
     version: string,
     session: SessionRecord | undefined,
-  ): Promise<JsonRpcResponse> {
+  ): LegacyAnswer {
     // The request is the transport's own parse of this one message, so the leg's defaults are written into it
     // rather than into copies: copies of the request, its params and its `_meta` cost every call allocations that,
     // under load, were promoted out of the young generation.
@@ -288,10 +284,28 @@ export class LegacyLeg {
     withoutTasksExtension(meta);
     params._meta = meta;
     request.params = params;
+    let first: LegacyAnswer;
+    try {
+      first = this.kernel.dispatchNow(request, context, ERA);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Only a call that asked for input (or is still running) needs the rounds and their promises.
+    if (!isThenable(first) && !('result' in first && first.result instanceof InterimResult)) return first;
+    return this.rounds(request, context, first);
+  }
+
+  /** The rounds of a call whose handler asks for input: each one's requests sent to the client, its answers fed back. */
+  private async rounds(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    first: LegacyAnswer,
+  ): Promise<JsonRpcResponse> {
     let current = request;
+    let answer = first;
     const caller = this.kernel.callerOf(context);
     for (let round = 0; ; round++) {
-      const response = await this.kernel.dispatch(current, context, ERA);
+      const response = await answer;
       if (!('result' in response) || !(response.result instanceof InterimResult)) return response;
       if (round >= MAX_ROUNDS)
         return inputFailed(request, `Error: the handler asked for input more than ${MAX_ROUNDS} times`);
@@ -312,6 +326,7 @@ export class LegacyLeg {
         ...current,
         params: { ...current.params, inputResponses: answers, requestState: interim.requestState },
       };
+      answer = this.kernel.dispatchNow(current, context, ERA);
     }
   }
 }
