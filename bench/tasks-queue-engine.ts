@@ -2,10 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
-import { McpTaskQueue } from '../src/bullmq/index.js';
-import { McpRedisBackends, McpRedisConnections, RedisTaskStore } from '../src/redis/index.js';
 import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
 import { PROTOCOL_VERSION } from './fixtures.js';
+import { installedBullmq, installedCore, installedRedis } from './servers/installed-package.js';
 import { measureKernelTasks, type TaskRoundTrip } from './tasks.js';
 import { BenchRedis, redisWindow, totalCommands, type RedisWindow } from './tasks-queue-redis.js';
 import { JOB_OPTIONS, taskKernel, untilListening, type QueueEngine } from './tasks-queue-setup.js';
@@ -17,8 +16,8 @@ import { JOB_OPTIONS, taskKernel, untilListening, type QueueEngine } from './tas
  * `Queue` adding the job and a `QueueEvents` reporting its return value), and the workers are processes of
  * their own (`tasks-queue-worker.ts`). For each engine: the latency from creation to result one task at a
  * time, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
- * the workers, Redis) per task, and the throughput of a batch at 1, 2 and 4 workers with the share of its
- * wall time the creation took.
+ * the workers, Redis) per task, the throughput of a batch at 1, 2 and 4 workers with the rate of its creation,
+ * and the rate of creating a batch with no worker running beside the rate of one worker finishing it.
  */
 export interface EngineFigures {
   /** Median milliseconds from creation to result, one task at a time. */
@@ -33,8 +32,16 @@ export interface EngineFigures {
   redisCpuUs: number;
   /** The web process's live heap (MiB, after a full GC when exposed) before and after the 1-worker batch. */
   webHeapMb: [number, number];
-  /** Per worker count: tasks per second over the batch, and the share of its wall time creation took. */
-  throughput: Array<{ workers: number; perSecond: number; creationShare: number }>;
+  /**
+   * Per worker count: tasks per second over the batch, the rate the web process created them meanwhile, and
+   * the share of the batch's wall time the creation took.
+   */
+  throughput: Array<{ workers: number; perSecond: number; createdPerSecond: number; creationShare: number }>;
+  /**
+   * Each side alone, so neither competes with the other for the machine: the rate the web process creates a
+   * batch with no worker running, then the rate one worker started on the full queue finishes it.
+   */
+  apart: { createdPerSecond: number; finishedPerSecond: number };
 }
 
 export interface TasksQueueFigures {
@@ -128,11 +135,15 @@ function callMessage() {
 }
 
 async function mcpProducer(redis: BenchRedis, queueName: string, secret: string): Promise<Producer> {
+  const [{ McpTaskQueue }, { McpRedisBackends, McpRedisConnections }] = await Promise.all([
+    installedBullmq(),
+    installedRedis(),
+  ]);
   const { hostname, port } = new URL(redis.url);
   const queue = new Queue(queueName, { connection: { host: hostname, port: Number(port) } });
   const connections = McpRedisConnections.open({ url: redis.url });
   const backends = new McpRedisBackends(connections);
-  const kernel = taskKernel(backends, secret, new McpTaskQueue(queue));
+  const kernel = await taskKernel(backends, secret, new McpTaskQueue(queue));
   const arrivals = new Arrivals();
   // What a listen stream naming the task would send its owner: the task's terminal state, result included.
   const unsubscribe = kernel.subscribeEvents((event) => {
@@ -187,8 +198,10 @@ async function startWorker(engine: QueueEngine, url: string, queueName: string, 
         );
         child.send('usage');
       }),
+    // Once gone, it stays gone: a session's end stops again a worker its work stopped.
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.send('stop');
       }),
@@ -208,10 +221,9 @@ const cpuMs = () => {
   return (user + system) / 1e3;
 };
 
-/** Creates `count` tasks, `CREATING` at a time; resolves with the creation's and the whole batch's milliseconds. */
-async function batch(producer: Producer, count: number): Promise<{ creationMs: number; totalMs: number }> {
-  const started = performance.now();
-  const results: Array<Promise<unknown>> = [];
+/** Creates `count` tasks, `CREATING` at a time; resolves once all are created, with their results to come. */
+async function create(producer: Producer, count: number): Promise<Array<Promise<void>>> {
+  const results: Array<Promise<void>> = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: CREATING }, async () => {
@@ -221,6 +233,13 @@ async function batch(producer: Producer, count: number): Promise<{ creationMs: n
       }
     }),
   );
+  return results;
+}
+
+/** Creates `count` tasks and waits for their results; resolves with the creation's and the whole batch's ms. */
+async function batch(producer: Producer, count: number): Promise<{ creationMs: number; totalMs: number }> {
+  const started = performance.now();
+  const results = await create(producer, count);
   const creationMs = performance.now() - started;
   await Promise.all(results);
   return { creationMs, totalMs: performance.now() - started };
@@ -246,10 +265,11 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
     redisCpuUs: 0,
     webHeapMb: [0, 0],
     throughput: [],
+    apart: { createdPerSecond: 0, finishedPerSecond: 0 },
   };
+  const queueName = `bench-${engine}`;
   const session = async <T>(workers: number, work: (producer: Producer, pool: WorkerProcess[]) => Promise<T>) => {
     await redis.flush();
-    const queueName = `bench-${engine}`;
     const pool = await Promise.all(
       Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
     );
@@ -294,7 +314,12 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
         0,
       );
       const window: RedisWindow = await close();
-      figures.throughput.push({ workers, perSecond: (size / totalMs) * 1000, creationShare: creationMs / totalMs });
+      figures.throughput.push({
+        workers,
+        perSecond: (size / totalMs) * 1000,
+        createdPerSecond: (size / creationMs) * 1000,
+        creationShare: creationMs / totalMs,
+      });
       if (workers !== 1) return;
       figures.webHeapMb = [heapBefore, liveHeapMb()];
       figures.batchCommands = totalCommands(window) / size;
@@ -303,6 +328,23 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
       figures.redisCpuUs = (window.cpuSeconds / size) * 1e6;
     });
   }
+
+  await session(1, async (producer, [warmed]) => {
+    // The warm-up needed a worker; the queue is empty again once it has gone.
+    await warmed.stop();
+    const started = performance.now();
+    const results = await create(producer, size);
+    const created = performance.now();
+    const worker = await startWorker(engine, redis.url, queueName, secret);
+    const draining = performance.now();
+    await Promise.all(results);
+    const finished = performance.now();
+    await worker.stop();
+    figures.apart = {
+      createdPerSecond: (size / (created - started)) * 1000,
+      finishedPerSecond: (size / (finished - draining)) * 1000,
+    };
+  });
   return figures;
 }
 
@@ -312,13 +354,17 @@ function perTask(window: RedisWindow, tasks: number): Map<string, number> {
 
 /** The in-process round trip on the in-memory store and on the Redis store, each beside the plain call. */
 async function measureKernelRows(smoke: boolean, redis: BenchRedis): Promise<TasksQueueFigures['kernel']> {
-  const memory = await measureKernelTasks(smoke);
+  const [{ McpKernel }, { McpRedisConnections, RedisTaskStore }] = await Promise.all([
+    installedCore(),
+    installedRedis(),
+  ]);
+  const memory = await measureKernelTasks(smoke, McpKernel);
   const connections = McpRedisConnections.open({ url: redis.url });
   const store = new RedisTaskStore(connections);
   try {
     const deadline = Date.now() + 10_000;
     while (!store.listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    return { memory, redis: await measureKernelTasks(smoke, store) };
+    return { memory, redis: await measureKernelTasks(smoke, McpKernel, store) };
   } finally {
     store.close();
     await connections.close();
@@ -368,9 +414,15 @@ export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: 
   row('CPU µs per task: web process', mcp.webCpuUs, bare.webCpuUs, 0);
   row('CPU µs per task: workers', mcp.workerCpuUs, bare.workerCpuUs, 0);
   row('CPU µs per task: Redis', mcp.redisCpuUs, bare.redisCpuUs, 0);
-  for (const [i, { workers, perSecond }] of mcp.throughput.entries()) {
-    row(`tasks/s, ${workers} worker${workers > 1 ? 's' : ''}`, perSecond, bare.throughput[i].perSecond, 0);
+  for (const [i, { workers, perSecond, createdPerSecond }] of mcp.throughput.entries()) {
+    const them = bare.throughput[i];
+    const count = `${workers} worker${workers > 1 ? 's' : ''}`;
+    row(`tasks/s, ${count}`, perSecond, them.perSecond, 0);
+    row(`created/s meanwhile by the web process, ${count}`, createdPerSecond, them.createdPerSecond, 0);
   }
+  // Which side limits throughput here: the web process creating, or the workers finishing.
+  row('created/s by the web process, no worker running', mcp.apart.createdPerSecond, bare.apart.createdPerSecond, 0);
+  row('finished/s by 1 worker, its queue full', mcp.apart.finishedPerSecond, bare.apart.finishedPerSecond, 0);
   const shares = (e: EngineFigures) =>
     e.throughput.map((t) => `${t.workers}: ${fmt(t.creationShare * 100)} %`).join(', ');
   const { memory, redis } = f.kernel;
@@ -384,6 +436,9 @@ export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: 
   const heap = (e: EngineFigures) => `${fmt(e.webHeapMb[0], 1)} → ${fmt(e.webHeapMb[1], 1)} MiB`;
   console.log(`\nWeb process live heap around the 1-worker batch: MCP ${heap(mcp)}; bare ${heap(bare)}`);
   console.log(`Share of a batch's wall time spent creating, by workers: MCP ${shares(mcp)}; bare ${shares(bare)}`);
+  const limit = (e: EngineFigures) =>
+    e.apart.createdPerSecond < e.apart.finishedPerSecond ? 'the web process creating' : 'the worker finishing';
+  console.log(`Each side alone, the slower (what limits throughput here): MCP ${limit(mcp)}; bare ${limit(bare)}`);
   const byName = (e: EngineFigures) =>
     [...e.commandsByName]
       .sort((a, b) => b[1] - a[1])
