@@ -14,13 +14,13 @@ import { JOB_OPTIONS, taskKernel, untilListening, type QueueEngine } from './tas
  * the bench process is the web instance (MCP: a kernel on the Redis backends with `tasks.queue`, creating each
  * task with `tools/call` and learning its result from the task status event its listen streams carry; bare: a
  * `Queue` adding the job and a `QueueEvents` reporting its return value), and the workers are processes of
- * their own (`tasks-queue-worker.ts`). For each engine: the latency from creation to result one task at a
- * time, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
+ * their own (`tasks-queue-worker.ts`), the built package's (`servers/installed-package.ts`). The latency from
+ * creation to result one task at a time, the engines alternating; for each engine, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
  * the workers, Redis) per task, the throughput of a batch at 1, 2 and 4 workers with the rate of its creation,
  * and the rate of creating a batch with no worker running beside the rate of one worker finishing it.
  */
 export interface EngineFigures {
-  /** Median milliseconds from creation to result, one task at a time. */
+  /** Median milliseconds from creation to result, one task at a time, alternating with the other engine's. */
   latencyMs: number;
   /** Redis commands per task, one at a time; and by name. */
   commands: number;
@@ -246,15 +246,67 @@ async function batch(producer: Producer, count: number): Promise<{ creationMs: n
 }
 
 interface Run {
-  engine: QueueEngine;
   redis: BenchRedis;
   secret: string;
   sequential: number;
   batch: number;
 }
 
-/** One engine's whole set of figures; each measured part starts from an empty Redis and fresh processes. */
-async function measureEngine({ engine, redis, secret, sequential, batch: size }: Run): Promise<EngineFigures> {
+/** One engine's web process (a producer) and `workers` worker processes on its queue, both sides warmed. */
+async function openSession(run: Run, engine: QueueEngine, workers: number) {
+  const { redis, secret, batch: size } = run;
+  const queueName = `bench-${engine}`;
+  const pool = await Promise.all(
+    Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
+  );
+  const producer =
+    engine === 'bare' ? await bareProducer(redis, queueName) : await mcpProducer(redis, queueName, secret);
+  // Warm both sides (the JIT, the scripts loaded into Redis) before anything is counted.
+  await batch(producer, Math.min(size, 64));
+  return {
+    producer,
+    pool,
+    async close() {
+      await producer.close();
+      await Promise.all(pool.map((worker) => worker.stop()));
+    },
+  };
+}
+
+/** Milliseconds from creation to result of one task (or job). */
+async function oneTask(producer: Producer): Promise<number> {
+  const started = performance.now();
+  await (
+    await producer.create()
+  ).done;
+  return performance.now() - started;
+}
+
+/**
+ * The latency from creation to result, one task at a time, of both engines at once (each its own queue and
+ * worker on the one Redis), alternating: a busy neighbour on a shared machine then slows both alike, where a run
+ * of one engine after the other would give each the load of its own moment.
+ */
+async function measureLatency(run: Run): Promise<{ bare: number; mcp: number }> {
+  await run.redis.flush();
+  const bare = await openSession(run, 'bare', 1);
+  const mcp = await openSession(run, 'mcp', 1);
+  try {
+    const latencies = { bare: [] as number[], mcp: [] as number[] };
+    for (let i = 0; i < run.sequential; i++) {
+      // Each goes first every other time, so neither always follows the other's tail work.
+      const order = i % 2 ? [bare, mcp] : [mcp, bare];
+      for (const side of order) latencies[side === bare ? 'bare' : 'mcp'].push(await oneTask(side.producer));
+    }
+    return { bare: median(latencies.bare), mcp: median(latencies.mcp) };
+  } finally {
+    await Promise.all([bare.close(), mcp.close()]);
+  }
+}
+
+/** One engine's figures but the latency; each measured part starts from an empty Redis and fresh processes. */
+async function measureEngine(run: Run, engine: QueueEngine): Promise<EngineFigures> {
+  const { redis, secret, sequential, batch: size } = run;
   const figures: EngineFigures = {
     latencyMs: 0,
     commands: 0,
@@ -267,36 +319,20 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
     throughput: [],
     apart: { createdPerSecond: 0, finishedPerSecond: 0 },
   };
-  const queueName = `bench-${engine}`;
   const session = async <T>(workers: number, work: (producer: Producer, pool: WorkerProcess[]) => Promise<T>) => {
     await redis.flush();
-    const pool = await Promise.all(
-      Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
-    );
-    const producer =
-      engine === 'bare' ? await bareProducer(redis, queueName) : await mcpProducer(redis, queueName, secret);
+    const opened = await openSession(run, engine, workers);
     try {
-      // Warm both sides (the JIT, the scripts loaded into Redis) before anything is counted.
-      await batch(producer, Math.min(size, 64));
-      return await work(producer, pool);
+      return await work(opened.producer, opened.pool);
     } finally {
-      await producer.close();
-      await Promise.all(pool.map((worker) => worker.stop()));
+      await opened.close();
     }
   };
 
   await session(1, async (producer) => {
-    const latencies: number[] = [];
     const close = await redisWindow(redis);
-    for (let i = 0; i < sequential; i++) {
-      const started = performance.now();
-      await (
-        await producer.create()
-      ).done;
-      latencies.push(performance.now() - started);
-    }
+    for (let i = 0; i < sequential; i++) await oneTask(producer);
     const window = await close();
-    figures.latencyMs = median(latencies);
     figures.commands = totalCommands(window) / sequential;
     figures.commandsByName = perTask(window, sequential);
   });
@@ -335,7 +371,7 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
     const started = performance.now();
     const results = await create(producer, size);
     const created = performance.now();
-    const worker = await startWorker(engine, redis.url, queueName, secret);
+    const worker = await startWorker(engine, redis.url, `bench-${engine}`, secret);
     const draining = performance.now();
     await Promise.all(results);
     const finished = performance.now();
@@ -380,8 +416,9 @@ export async function measureTasksQueue(smoke: boolean): Promise<TasksQueueFigur
   const secret = randomBytes(32).toString('hex');
   try {
     const run = { redis, secret, sequential, batch: size };
-    const bare = await measureEngine({ engine: 'bare', ...run });
-    const mcp = await measureEngine({ engine: 'mcp', ...run });
+    const bare = await measureEngine(run, 'bare');
+    const mcp = await measureEngine(run, 'mcp');
+    ({ bare: bare.latencyMs, mcp: mcp.latencyMs } = await measureLatency(run));
     await redis.flush();
     return { bare, mcp, kernel: await measureKernelRows(smoke, redis), batch: size, sequential };
   } finally {
