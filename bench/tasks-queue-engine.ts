@@ -1,27 +1,29 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
-import { McpTaskQueue } from '../src/bullmq/index.js';
-import { McpRedisBackends, McpRedisConnections, RedisTaskStore } from '../src/redis/index.js';
-import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
-import { PROTOCOL_VERSION } from './fixtures.js';
+import { installedCore, installedRedis } from './servers/installed-package.js';
 import { measureKernelTasks, type TaskRoundTrip } from './tasks.js';
 import { BenchRedis, redisWindow, totalCommands, type RedisWindow } from './tasks-queue-redis.js';
-import { JOB_OPTIONS, taskKernel, untilListening, type QueueEngine } from './tasks-queue-setup.js';
+import type { QueueEngine } from './tasks-queue-setup.js';
+import {
+  bareProducer,
+  mcpProducer,
+  startWorker,
+  WORKER_CONCURRENCY,
+  type Producer,
+  type WorkerProcess,
+} from './tasks-queue-sides.js';
 
 /**
  * Tasks on BullMQ against bare BullMQ doing the same work, in one run on a `redis-server` of the bench's own:
  * the bench process is the web instance (MCP: a kernel on the Redis backends with `tasks.queue`, creating each
  * task with `tools/call` and learning its result from the task status event its listen streams carry; bare: a
  * `Queue` adding the job and a `QueueEvents` reporting its return value), and the workers are processes of
- * their own (`tasks-queue-worker.ts`). For each engine: the latency from creation to result one task at a
- * time, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
- * the workers, Redis) per task, and the throughput of a batch at 1, 2 and 4 workers with the share of its
- * wall time the creation took.
+ * their own (`tasks-queue-worker.ts`), the built package's (`servers/installed-package.ts`). The latency from
+ * creation to result one task at a time, the engines alternating; for each engine, the Redis commands (`INFO commandstats`, scripts' commands under their own names) and CPU (the bench,
+ * the workers, Redis) per task, the throughput of a batch at 1, 2 and 4 workers with the rate of its creation,
+ * and the rate of creating a batch with no worker running beside the rate of one worker finishing it.
  */
 export interface EngineFigures {
-  /** Median milliseconds from creation to result, one task at a time. */
+  /** Median milliseconds from creation to result, one task at a time, alternating with the other engine's. */
   latencyMs: number;
   /** Redis commands per task, one at a time; and by name. */
   commands: number;
@@ -33,8 +35,16 @@ export interface EngineFigures {
   redisCpuUs: number;
   /** The web process's live heap (MiB, after a full GC when exposed) before and after the 1-worker batch. */
   webHeapMb: [number, number];
-  /** Per worker count: tasks per second over the batch, and the share of its wall time creation took. */
-  throughput: Array<{ workers: number; perSecond: number; creationShare: number }>;
+  /**
+   * Per worker count: tasks per second over the batch, the rate the web process created them meanwhile, and
+   * the share of the batch's wall time the creation took.
+   */
+  throughput: Array<{ workers: number; perSecond: number; createdPerSecond: number; creationShare: number }>;
+  /**
+   * Each side alone, so neither competes with the other for the machine: the rate the web process creates a
+   * batch with no worker running, then the rate one worker started on the full queue finishes it.
+   */
+  apart: { createdPerSecond: number; finishedPerSecond: number };
 }
 
 export interface TasksQueueFigures {
@@ -48,154 +58,8 @@ export interface TasksQueueFigures {
 }
 
 const WORKER_COUNTS = [1, 2, 4];
-// Per worker process, as `McpTaskWorker` runs by default.
-const WORKER_CONCURRENCY = 16;
 // Creations in flight from the web process during a batch.
 const CREATING = 64;
-// A result that has not come by then will not: the run fails rather than hang.
-const RESULT_WAIT_MS = 60_000;
-
-/** A producer: creates one task (or job) and learns its result, for one engine. */
-interface Producer {
-  /** Creates a task; resolves once the creation has been answered, with the task's checked result to come. */
-  create(): Promise<{ done: Promise<void> }>;
-  close(): Promise<void>;
-}
-
-/** Results that arrive before their creation was answered are kept until it is. */
-class Arrivals {
-  private readonly waiting = new Map<string, (value: unknown) => void>();
-  private readonly early = new Map<string, unknown>();
-
-  arrived(id: string, value: unknown): void {
-    const resolve = this.waiting.get(id);
-    if (!resolve) return void this.early.set(id, value);
-    this.waiting.delete(id);
-    resolve(value);
-  }
-
-  of(id: string): Promise<unknown> {
-    if (this.early.has(id)) {
-      const value = this.early.get(id);
-      this.early.delete(id);
-      return Promise.resolve(value);
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no result for ${id} within ${RESULT_WAIT_MS} ms`)),
-        RESULT_WAIT_MS,
-      );
-      this.waiting.set(id, (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      });
-    });
-  }
-}
-
-async function bareProducer(redis: BenchRedis, queueName: string): Promise<Producer> {
-  const { hostname, port } = new URL(redis.url);
-  const connection = { host: hostname, port: Number(port) };
-  const queue = new Queue(queueName, { connection });
-  // From the stream's start (each run starts from an empty Redis): a reader from '$' misses the events of jobs
-  // done before its first read.
-  const events = new QueueEvents(queueName, { connection, lastEventId: '0-0' });
-  const arrivals = new Arrivals();
-  events.on('completed', ({ jobId, returnvalue }) => arrivals.arrived(jobId, returnvalue));
-  events.on('failed', ({ jobId, failedReason }) => arrivals.arrived(jobId, new Error(failedReason)));
-  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-  return {
-    async create() {
-      const job = await queue.add('add', { a: 2, b: 3 }, JOB_OPTIONS);
-      const done = arrivals.of(job.id!).then((value) => {
-        if (Number(value) !== 5) throw new Error(`bare job answered ${String(value)}`);
-      });
-      return { done };
-    },
-    async close() {
-      await events.close();
-      await queue.close();
-    },
-  };
-}
-
-function callMessage() {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-    'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
-  };
-  return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 }, _meta } };
-}
-
-async function mcpProducer(redis: BenchRedis, queueName: string, secret: string): Promise<Producer> {
-  const { hostname, port } = new URL(redis.url);
-  const queue = new Queue(queueName, { connection: { host: hostname, port: Number(port) } });
-  const connections = McpRedisConnections.open({ url: redis.url });
-  const backends = new McpRedisBackends(connections);
-  const kernel = taskKernel(backends, secret, new McpTaskQueue(queue));
-  const arrivals = new Arrivals();
-  // What a listen stream naming the task would send its owner: the task's terminal state, result included.
-  const unsubscribe = kernel.subscribeEvents((event) => {
-    if (event.type !== 'tasks/status') return;
-    const { taskId, status } = event.task;
-    if (status === 'completed' || status === 'failed' || status === 'cancelled') arrivals.arrived(taskId, event.task);
-  });
-  await Promise.all([queue.waitUntilReady(), untilListening(backends)]);
-  return {
-    async create() {
-      const created = (await kernel.handleRequest(callMessage())) as { result?: { taskId?: string } };
-      const taskId = created?.result?.taskId;
-      if (!taskId) throw new Error(`no task: ${JSON.stringify(created)}`);
-      const done = arrivals.of(taskId).then((task) => {
-        const text = (task as { result?: { content?: Array<{ text?: string }> } }).result?.content?.[0]?.text;
-        if (text !== '5') throw new Error(`task ended ${JSON.stringify(task)}`);
-      });
-      return { done };
-    },
-    async close() {
-      unsubscribe();
-      kernel.close();
-      await backends.close();
-      await connections.close();
-      await queue.close();
-    },
-  };
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  cpu(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-async function startWorker(engine: QueueEngine, url: string, queueName: string, secret: string) {
-  const child = fork(
-    fileURLToPath(new URL('./tasks-queue-worker.js', import.meta.url)),
-    [engine, url, queueName, secret, String(WORKER_CONCURRENCY)],
-    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`a ${engine} worker exited during start-up (code ${code})`)));
-  });
-  const worker: WorkerProcess = {
-    child,
-    cpu: () =>
-      new Promise((resolve) => {
-        child.once('message', (usage) =>
-          resolve(((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system) / 1e3),
-        );
-        child.send('usage');
-      }),
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.send('stop');
-      }),
-  };
-  return worker;
-}
-
 /** Nothing is kept per task in the web process: its live heap must not grow with the tasks it created. */
 function liveHeapMb(): number {
   globalThis.gc?.();
@@ -208,10 +72,9 @@ const cpuMs = () => {
   return (user + system) / 1e3;
 };
 
-/** Creates `count` tasks, `CREATING` at a time; resolves with the creation's and the whole batch's milliseconds. */
-async function batch(producer: Producer, count: number): Promise<{ creationMs: number; totalMs: number }> {
-  const started = performance.now();
-  const results: Array<Promise<unknown>> = [];
+/** Creates `count` tasks, `CREATING` at a time; resolves once all are created, with their results to come. */
+async function create(producer: Producer, count: number): Promise<Array<Promise<void>>> {
+  const results: Array<Promise<void>> = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: CREATING }, async () => {
@@ -221,21 +84,80 @@ async function batch(producer: Producer, count: number): Promise<{ creationMs: n
       }
     }),
   );
+  return results;
+}
+
+/** Creates `count` tasks and waits for their results; resolves with the creation's and the whole batch's ms. */
+async function batch(producer: Producer, count: number): Promise<{ creationMs: number; totalMs: number }> {
+  const started = performance.now();
+  const results = await create(producer, count);
   const creationMs = performance.now() - started;
   await Promise.all(results);
   return { creationMs, totalMs: performance.now() - started };
 }
 
 interface Run {
-  engine: QueueEngine;
   redis: BenchRedis;
   secret: string;
   sequential: number;
   batch: number;
 }
 
-/** One engine's whole set of figures; each measured part starts from an empty Redis and fresh processes. */
-async function measureEngine({ engine, redis, secret, sequential, batch: size }: Run): Promise<EngineFigures> {
+/** One engine's web process (a producer) and `workers` worker processes on its queue, both sides warmed. */
+async function openSession(run: Run, engine: QueueEngine, workers: number) {
+  const { redis, secret, batch: size } = run;
+  const queueName = `bench-${engine}`;
+  const pool = await Promise.all(
+    Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
+  );
+  const producer =
+    engine === 'bare' ? await bareProducer(redis, queueName) : await mcpProducer(redis, queueName, secret);
+  // Warm both sides (the JIT, the scripts loaded into Redis) before anything is counted.
+  await batch(producer, Math.min(size, 64));
+  return {
+    producer,
+    pool,
+    async close() {
+      await producer.close();
+      await Promise.all(pool.map((worker) => worker.stop()));
+    },
+  };
+}
+
+/** Milliseconds from creation to result of one task (or job). */
+async function oneTask(producer: Producer): Promise<number> {
+  const started = performance.now();
+  await (
+    await producer.create()
+  ).done;
+  return performance.now() - started;
+}
+
+/**
+ * The latency from creation to result, one task at a time, of both engines at once (each its own queue and
+ * worker on the one Redis), alternating: a busy neighbour on a shared machine then slows both alike, where a run
+ * of one engine after the other would give each the load of its own moment.
+ */
+async function measureLatency(run: Run): Promise<{ bare: number; mcp: number }> {
+  await run.redis.flush();
+  const bare = await openSession(run, 'bare', 1);
+  const mcp = await openSession(run, 'mcp', 1);
+  try {
+    const latencies = { bare: [] as number[], mcp: [] as number[] };
+    for (let i = 0; i < run.sequential; i++) {
+      // Each goes first every other time, so neither always follows the other's tail work.
+      const order = i % 2 ? [bare, mcp] : [mcp, bare];
+      for (const side of order) latencies[side === bare ? 'bare' : 'mcp'].push(await oneTask(side.producer));
+    }
+    return { bare: median(latencies.bare), mcp: median(latencies.mcp) };
+  } finally {
+    await Promise.all([bare.close(), mcp.close()]);
+  }
+}
+
+/** One engine's figures but the latency; each measured part starts from an empty Redis and fresh processes. */
+async function measureEngine(run: Run, engine: QueueEngine): Promise<EngineFigures> {
+  const { redis, secret, sequential, batch: size } = run;
   const figures: EngineFigures = {
     latencyMs: 0,
     commands: 0,
@@ -246,37 +168,22 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
     redisCpuUs: 0,
     webHeapMb: [0, 0],
     throughput: [],
+    apart: { createdPerSecond: 0, finishedPerSecond: 0 },
   };
   const session = async <T>(workers: number, work: (producer: Producer, pool: WorkerProcess[]) => Promise<T>) => {
     await redis.flush();
-    const queueName = `bench-${engine}`;
-    const pool = await Promise.all(
-      Array.from({ length: workers }, () => startWorker(engine, redis.url, queueName, secret)),
-    );
-    const producer =
-      engine === 'bare' ? await bareProducer(redis, queueName) : await mcpProducer(redis, queueName, secret);
+    const opened = await openSession(run, engine, workers);
     try {
-      // Warm both sides (the JIT, the scripts loaded into Redis) before anything is counted.
-      await batch(producer, Math.min(size, 64));
-      return await work(producer, pool);
+      return await work(opened.producer, opened.pool);
     } finally {
-      await producer.close();
-      await Promise.all(pool.map((worker) => worker.stop()));
+      await opened.close();
     }
   };
 
   await session(1, async (producer) => {
-    const latencies: number[] = [];
     const close = await redisWindow(redis);
-    for (let i = 0; i < sequential; i++) {
-      const started = performance.now();
-      await (
-        await producer.create()
-      ).done;
-      latencies.push(performance.now() - started);
-    }
+    for (let i = 0; i < sequential; i++) await oneTask(producer);
     const window = await close();
-    figures.latencyMs = median(latencies);
     figures.commands = totalCommands(window) / sequential;
     figures.commandsByName = perTask(window, sequential);
   });
@@ -294,7 +201,12 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
         0,
       );
       const window: RedisWindow = await close();
-      figures.throughput.push({ workers, perSecond: (size / totalMs) * 1000, creationShare: creationMs / totalMs });
+      figures.throughput.push({
+        workers,
+        perSecond: (size / totalMs) * 1000,
+        createdPerSecond: (size / creationMs) * 1000,
+        creationShare: creationMs / totalMs,
+      });
       if (workers !== 1) return;
       figures.webHeapMb = [heapBefore, liveHeapMb()];
       figures.batchCommands = totalCommands(window) / size;
@@ -303,6 +215,23 @@ async function measureEngine({ engine, redis, secret, sequential, batch: size }:
       figures.redisCpuUs = (window.cpuSeconds / size) * 1e6;
     });
   }
+
+  await session(1, async (producer, [warmed]) => {
+    // The warm-up needed a worker; the queue is empty again once it has gone.
+    await warmed.stop();
+    const started = performance.now();
+    const results = await create(producer, size);
+    const created = performance.now();
+    const worker = await startWorker(engine, redis.url, `bench-${engine}`, secret);
+    const draining = performance.now();
+    await Promise.all(results);
+    const finished = performance.now();
+    await worker.stop();
+    figures.apart = {
+      createdPerSecond: (size / (created - started)) * 1000,
+      finishedPerSecond: (size / (finished - draining)) * 1000,
+    };
+  });
   return figures;
 }
 
@@ -312,13 +241,17 @@ function perTask(window: RedisWindow, tasks: number): Map<string, number> {
 
 /** The in-process round trip on the in-memory store and on the Redis store, each beside the plain call. */
 async function measureKernelRows(smoke: boolean, redis: BenchRedis): Promise<TasksQueueFigures['kernel']> {
-  const memory = await measureKernelTasks(smoke);
+  const [{ McpKernel }, { McpRedisConnections, RedisTaskStore }] = await Promise.all([
+    installedCore(),
+    installedRedis(),
+  ]);
+  const memory = await measureKernelTasks(smoke, McpKernel);
   const connections = McpRedisConnections.open({ url: redis.url });
   const store = new RedisTaskStore(connections);
   try {
     const deadline = Date.now() + 10_000;
     while (!store.listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    return { memory, redis: await measureKernelTasks(smoke, store) };
+    return { memory, redis: await measureKernelTasks(smoke, McpKernel, store) };
   } finally {
     store.close();
     await connections.close();
@@ -334,8 +267,9 @@ export async function measureTasksQueue(smoke: boolean): Promise<TasksQueueFigur
   const secret = randomBytes(32).toString('hex');
   try {
     const run = { redis, secret, sequential, batch: size };
-    const bare = await measureEngine({ engine: 'bare', ...run });
-    const mcp = await measureEngine({ engine: 'mcp', ...run });
+    const bare = await measureEngine(run, 'bare');
+    const mcp = await measureEngine(run, 'mcp');
+    ({ bare: bare.latencyMs, mcp: mcp.latencyMs } = await measureLatency(run));
     await redis.flush();
     return { bare, mcp, kernel: await measureKernelRows(smoke, redis), batch: size, sequential };
   } finally {
@@ -368,9 +302,15 @@ export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: 
   row('CPU µs per task: web process', mcp.webCpuUs, bare.webCpuUs, 0);
   row('CPU µs per task: workers', mcp.workerCpuUs, bare.workerCpuUs, 0);
   row('CPU µs per task: Redis', mcp.redisCpuUs, bare.redisCpuUs, 0);
-  for (const [i, { workers, perSecond }] of mcp.throughput.entries()) {
-    row(`tasks/s, ${workers} worker${workers > 1 ? 's' : ''}`, perSecond, bare.throughput[i].perSecond, 0);
+  for (const [i, { workers, perSecond, createdPerSecond }] of mcp.throughput.entries()) {
+    const them = bare.throughput[i];
+    const count = `${workers} worker${workers > 1 ? 's' : ''}`;
+    row(`tasks/s, ${count}`, perSecond, them.perSecond, 0);
+    row(`created/s meanwhile by the web process, ${count}`, createdPerSecond, them.createdPerSecond, 0);
   }
+  // Which side limits throughput here: the web process creating, or the workers finishing.
+  row('created/s by the web process, no worker running', mcp.apart.createdPerSecond, bare.apart.createdPerSecond, 0);
+  row('finished/s by 1 worker, its queue full', mcp.apart.finishedPerSecond, bare.apart.finishedPerSecond, 0);
   const shares = (e: EngineFigures) =>
     e.throughput.map((t) => `${t.workers}: ${fmt(t.creationShare * 100)} %`).join(', ');
   const { memory, redis } = f.kernel;
@@ -397,6 +337,9 @@ export function printTasksQueue(f: TasksQueueFigures, fmt: (n: number, digits?: 
   const heap = (e: EngineFigures) => `${fmt(e.webHeapMb[0], 1)} → ${fmt(e.webHeapMb[1], 1)} MiB`;
   console.log(`\nWeb process live heap around the 1-worker batch: MCP ${heap(mcp)}; bare ${heap(bare)}`);
   console.log(`Share of a batch's wall time spent creating, by workers: MCP ${shares(mcp)}; bare ${shares(bare)}`);
+  const limit = (e: EngineFigures) =>
+    e.apart.createdPerSecond < e.apart.finishedPerSecond ? 'the web process creating' : 'the worker finishing';
+  console.log(`Each side alone, the slower (what limits throughput here): MCP ${limit(mcp)}; bare ${limit(bare)}`);
   const byName = (e: EngineFigures) =>
     [...e.commandsByName]
       .sort((a, b) => b[1] - a[1])

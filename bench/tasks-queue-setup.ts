@@ -1,6 +1,7 @@
-import { McpKernel, type TaskQueue } from '../src/core/index.js';
+import type { McpKernel, TaskQueue } from '../src/core/index.js';
 import type { McpRedisBackends } from '../src/redis/index.js';
 import { ADD_TOOL } from './fixtures.js';
+import { installedCore } from './servers/installed-package.js';
 
 /** What runs the jobs of a tasks-queue run: BullMQ with a plain processor, or MCP tasks on BullMQ. */
 export type QueueEngine = 'bare' | 'mcp';
@@ -13,11 +14,12 @@ export const JOB_OPTIONS = {
 };
 
 /**
- * A kernel on the Redis backends (the documented `McpRedisModule` set-up) with the task tool `add`: the web
- * instance's when given the queue, the worker's without. Bounds are generous: the bench creates tasks far
+ * A kernel of the built package on the Redis backends (the documented `McpRedisModule` set-up) with the task
+ * tool `add`: the web instance's when given the queue, the worker's without. Bounds are generous: the bench creates tasks far
  * faster than their TTL lets them go.
  */
-export function taskKernel(backends: McpRedisBackends, secret: string, queue?: TaskQueue): McpKernel {
+export async function taskKernel(backends: McpRedisBackends, secret: string, queue?: TaskQueue): Promise<McpKernel> {
+  const { McpKernel } = await installedCore();
   const kernel = new McpKernel({
     name: 'bench',
     version: '1.0.0',

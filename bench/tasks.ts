@@ -4,7 +4,7 @@ import { Bench } from 'tinybench';
 import { MCPServer, McpModule } from '../src/index.js';
 import { ADD_TOOL, PROTOCOL_VERSION } from './fixtures.js';
 import { createNestApp } from './servers/nest-app.js';
-import { McpKernel, type TaskStore } from '../src/core/index.js';
+import type { McpKernel, TaskStore } from '../src/core/index.js';
 import { TASKS_EXTENSION } from '../src/protocol/extensions/tasks.js';
 
 /**
@@ -70,10 +70,17 @@ async function directCall(
     throw new Error(`unexpected result ${JSON.stringify(result)}`);
 }
 
-/** In process: `handleRequest` only, medians in microseconds; on `store` when given, else in memory. */
-export async function measureKernelTasks(smoke: boolean, store?: TaskStore): Promise<TaskRoundTrip> {
+/**
+ * In process: `handleRequest` only on `Kernel` (the built package's), medians in microseconds; on `store` when
+ * given, else in memory.
+ */
+export async function measureKernelTasks(
+  smoke: boolean,
+  Kernel: typeof McpKernel,
+  store?: TaskStore,
+): Promise<TaskRoundTrip> {
   // Generous bounds: the benchmark creates tasks far faster than a TTL would let them go.
-  const kernel = new McpKernel({
+  const kernel = new Kernel({
     name: 'bench',
     version: '1.0.0',
     tasks: { store, maxTasks: 10_000_000, maxTasksPerCaller: 10_000_000, ttlMs: 60_000 },

@@ -6,6 +6,8 @@
  */
 type Root = typeof import('../../src/index.js');
 type Redis = typeof import('../../src/redis/index.js');
+type Core = typeof import('../../src/core/index.js');
+type Bullmq = typeof import('../../src/bullmq/index.js');
 
 const entry = (path: string) => `nestjs-mcp${path}`;
 
@@ -21,3 +23,5 @@ async function load<T>(path: string): Promise<T> {
 
 export const installedPackage = (): Promise<Root> => load<Root>('');
 export const installedRedis = (): Promise<Redis> => load<Redis>('/redis');
+export const installedCore = (): Promise<Core> => load<Core>('/core');
+export const installedBullmq = (): Promise<Bullmq> => load<Bullmq>('/bullmq');

@@ -204,8 +204,8 @@ describe('RedisTaskStore', () => {
   });
 
   // A Redis that lost its scripts (a restart, a failover) answers NOSCRIPT and each is sent whole again, after
-  // the commands sent meanwhile: here the admission, which the byte count sent behind it looks for. The create
-  // must still count its bytes, once. A Redis of the test's own, whose scripts the test may flush.
+  // the commands sent meanwhile: here the create's admission and byte count, behind its record. The create must
+  // still count its bytes, once. A Redis of the test's own, whose scripts the test may flush.
   it('counts the bytes of a create whose admission Redis no longer knew, once', async () => {
     await withOwnRedis(async (url, admin) => {
       const store = await instance(url);

@@ -1,21 +1,36 @@
 import type { McpRedisConnections } from './redis-connections.js';
 import { RedisScript } from './lua/redis-script.js';
 
-// KEYS: the owner's index, the index of all (sorted sets of live ids scored by expiry, in one hash slot). ARGV:
-// now, the per-owner and total limits, the id, its expiry, its TTL. Drops what has expired from both, checks the
-// limits and counts the id in both, atomically, so concurrent admissions on several instances cannot overshoot
-// them. Each index lives as long as its longest-lived entry.
-const ADMIT = new RedisScript(`
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'total' end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 'owner' end
-for i = 1, 2 do
-  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[4])
-  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[6]) then redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+/**
+ * The admission as a Lua function, for the scripts that admit an entry and do more in the same step: `admit(owner,
+ * all, now, maxOwner, maxAll, id, expiresAt, ttl, also)` with the owner's index and the index of all (sorted sets
+ * of live ids scored by expiry, in one hash slot). Drops what has expired from both, checks the limits and counts
+ * the id in both, atomically, so concurrent admissions on several instances cannot overshoot them; `also` (or
+ * nil), called once the limits allow the entry and before it is counted, refuses it by answering anything but
+ * nil, which `admit` then answers. Each index lives as long as its longest-lived entry.
+ */
+export const ADMIT_FUNCTION = `
+local function admit(owner, all, now, maxOwner, maxAll, id, expiresAt, ttl, also)
+  redis.call('ZREMRANGEBYSCORE', owner, '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', all, '-inf', now)
+  if redis.call('ZCARD', all) >= maxAll then return 'total' end
+  if redis.call('ZCARD', owner) >= maxOwner then return 'owner' end
+  if also then
+    local refused = also()
+    if refused ~= nil then return refused end
+  end
+  for _, key in ipairs({owner, all}) do
+    redis.call('ZADD', key, expiresAt, id)
+    if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+  end
+  return 'admitted'
 end
-return 'admitted'
+`;
+
+// KEYS: the owner's index, the index of all. ARGV: now, the per-owner and total limits, the id, its expiry, its TTL.
+const ADMIT = new RedisScript(`${ADMIT_FUNCTION}
+return admit(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5],
+  tonumber(ARGV[6]), nil)
 `);
 
 /** The two indexes that count one owner's live entries and everyone's, both keys in one hash slot. */

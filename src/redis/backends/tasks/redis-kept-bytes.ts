@@ -1,5 +1,6 @@
 import type { McpRedisConnections } from '../redis-connections.js';
 import { RedisScript } from '../lua/redis-script.js';
+import { ADMIT_FUNCTION, type AdmissionIndexes } from '../redis-admission.js';
 
 // Expired entries dropped by each change: more than the one entry a change can add, so the sizes never lag.
 const TRIM_PER_CHANGE = 4;
@@ -46,23 +47,40 @@ end
 trim(${TRIM_PER_CHANGE})
 `;
 
-// KEYS and the first ARGV as KEPT_BYTES, then for a create the owner's admission index; ARGV then the task's new
-// size, the owner's byte share (-1: none), the task id, its expiry, its TTL. Sets the task's entry to its new
-// size; one that grows is checked against the share. A create's count, sent right after its admission, counts
-// nothing unless the admission let the task in (-2), so a refused create never holds bytes, even for a moment.
-// Answers the entry's previous size, or '' when it had none, so RELEASE_BYTES can put it back; -1 when the share
-// would be exceeded.
-const SET_BYTES = new RedisScript(`${KEPT_BYTES}
-local size, share, id = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-if KEYS[3] and not redis.call('ZSCORE', KEYS[3], id) then return -2 end
-local previous = redis.call('HGET', KEYS[1], id) or ''
-if share >= 0 and size > (tonumber(previous) or 0) then
-  while total - (tonumber(previous) or 0) + size > share do
-    if trim(${TRIM_BEFORE_REFUSING}) == 0 then return -1 end
-    previous = redis.call('HGET', KEYS[1], id) or ''
+// Sets a task's entry to its new size; one that grows is checked against the share (-1: none). Answers the entry's
+// previous size, or '' when it had none, so RELEASE_BYTES can put it back; -1 when the share would be exceeded.
+const COUNT = `
+local function count(id, size, share, expiresAt, ttl)
+  local previous = redis.call('HGET', KEYS[1], id) or ''
+  if share >= 0 and size > (tonumber(previous) or 0) then
+    while total - (tonumber(previous) or 0) + size > share do
+      if trim(${TRIM_BEFORE_REFUSING}) == 0 then return -1 end
+      previous = redis.call('HGET', KEYS[1], id) or ''
+    end
   end
+  put(id, size, tonumber(previous) or 0, expiresAt, ttl)
+  return previous
 end
-put(id, size, tonumber(previous) or 0, ARGV[5], tonumber(ARGV[6]))
+`;
+
+// KEYS and the first ARGV as KEPT_BYTES; ARGV then the task's new size, the owner's byte share (-1: none), the task
+// id, its expiry, its TTL. Answers as COUNT.
+const SET_BYTES = new RedisScript(`${KEPT_BYTES}${COUNT}
+return count(ARGV[4], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[5], tonumber(ARGV[6]))
+`);
+
+// A create's admission and the count of its call's bytes in one step: KEYS as KEPT_BYTES, then the owner's admission
+// index and the index of all; ARGV as SET_BYTES, then the per-owner and total limits. A task over the byte share is
+// not admitted, and one the limits refuse counts nothing. Answers as COUNT, or the admission's refusal ('owner',
+// 'total').
+const ADMIT_AND_SET_BYTES = new RedisScript(`${KEPT_BYTES}${COUNT}${ADMIT_FUNCTION}
+local size, share, id, expiresAt, ttl = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
+local previous
+local outcome = admit(KEYS[3], KEYS[4], now, tonumber(ARGV[7]), tonumber(ARGV[8]), id, expiresAt, ttl, function()
+  previous = count(id, size, share, expiresAt, ttl)
+  if previous == -1 then return -1 end
+end)
+if outcome ~= 'admitted' then return outcome end
 return previous
 `);
 
@@ -84,10 +102,10 @@ export interface KeptTask {
 }
 
 /**
- * What `set` did: counted the new size (`previous`, the size it replaced, '' for none, for `release`), refused
- * it past the share (`full`), or, for a create, found the task not admitted and counted nothing.
+ * What a count did: counted the new size (`previous`, the size it replaced, '' for none, for `release`), or
+ * refused it past the share (`full`).
  */
-export type KeptCount = { previous: string } | 'full' | 'not-admitted';
+export type KeptCount = { previous: string } | 'full';
 
 /**
  * The bytes each owner's live tasks keep on Redis (results and queued calls), counted against the owner's share
@@ -99,24 +117,42 @@ export class RedisKeptBytes {
     private readonly now: () => number,
   ) {}
 
-  /**
-   * Sets the bytes `task` keeps to `size`, within `share` if they grow. With `admittedIn` (the owner's admission
-   * index), counts them only once the task is admitted there.
-   */
-  async set(
-    task: KeptTask,
-    expiresAt: number,
-    size: number,
-    share = Infinity,
-    admittedIn?: string,
-  ): Promise<KeptCount> {
+  /** Sets the bytes `task` keeps to `size`, within `share` if they grow. */
+  async set(task: KeptTask, expiresAt: number, size: number, share = Infinity): Promise<KeptCount> {
     const now = this.now();
-    const keys = this.keys(task);
-    if (admittedIn !== undefined) keys.push(admittedIn);
-    const args = [now, size, Number.isFinite(share) ? share : -1, task.taskId, expiresAt, Math.max(expiresAt - now, 1)];
-    const outcome = await this.redis.run('count the bytes a task keeps', (redis) => SET_BYTES.run(redis, keys, args));
+    const args = [now, size, shareArg(share), task.taskId, expiresAt, Math.max(expiresAt - now, 1)];
+    const outcome = await this.redis.run('count the bytes a task keeps', (redis) =>
+      SET_BYTES.run(redis, this.keys(task), args),
+    );
+    return outcome === -1 ? 'full' : { previous: outcome as string };
+  }
+
+  /**
+   * A new task's admission under `limits` (in `indexes`, as `RedisAdmission.admit`) and the count of the `size`
+   * bytes it keeps, within `limits.bytesPerOwner`, in one step: admitted only if both allow it.
+   */
+  async admit(
+    task: KeptTask,
+    entry: { expiresAt: number; ttlMs: number; now: number },
+    size: number,
+    indexes: AdmissionIndexes,
+    limits: { perOwner: number; total: number; bytesPerOwner?: number },
+  ): Promise<KeptCount | 'owner' | 'total'> {
+    const keys = [...this.keys(task), indexes.owner, indexes.all];
+    const { expiresAt, ttlMs, now } = entry;
+    const args = [
+      now,
+      size,
+      shareArg(limits.bytesPerOwner ?? Infinity),
+      task.taskId,
+      expiresAt,
+      ttlMs,
+      limits.perOwner,
+      limits.total,
+    ];
+    const outcome = await this.redis.run('create a task', (redis) => ADMIT_AND_SET_BYTES.run(redis, keys, args));
     if (outcome === -1) return 'full';
-    if (outcome === -2) return 'not-admitted';
+    if (outcome === 'owner' || outcome === 'total') return outcome;
     return { previous: outcome as string };
   }
 
@@ -132,4 +168,8 @@ export class RedisKeptBytes {
     const owner = this.redis.slot('tasks', task.server) + ':kept:' + task.owner;
     return [owner, owner + ':until'];
   }
+}
+
+function shareArg(share: number): number {
+  return Number.isFinite(share) ? share : -1;
 }

@@ -16,7 +16,7 @@ import { RedisChannel } from '../redis-channel.js';
 import type { McpRedisConnections } from '../redis-connections.js';
 import { RedisScript } from '../lua/redis-script.js';
 import { McpRedisUnavailableError } from '../redis-unavailable-error.js';
-import { RedisKeptBytes, type KeptCount } from './redis-kept-bytes.js';
+import { RedisKeptBytes } from './redis-kept-bytes.js';
 
 // KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
 // nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
@@ -39,8 +39,6 @@ const DEFAULT_MAX_TTL_MS = 24 * 60 * 60_000;
 // without reading it first. A stale one costs a retry from the record the compare answers, never a wrong write.
 const REMEMBERED_RECORDS = 512;
 const REMEMBERED_RECORD_BYTES = 16 * 1024;
-// What a create whose call keeps no bytes counts.
-const NOTHING_KEPT: Promise<KeptCount> = Promise.resolve({ previous: '' });
 
 /**
  * The task store in Redis (SEP-2663 tasks created on one instance, polled, answered and cancelled on any):
@@ -76,47 +74,36 @@ export class RedisTaskStore implements TaskStore {
   async create(task: StoredTask, limits: TaskLimits): Promise<TaskCreateOutcome> {
     const now = this.now();
     const expiresAt = this.expiryOf(task);
-    const ttlMs = Math.max(expiresAt - now, 1);
+    const entry = { id: task.taskId, expiresAt, ttlMs: Math.max(expiresAt - now, 1), now };
     const indexes = this.indexes(task.server, task.owner);
     const key = this.taskKey(task.server, task.taskId);
     const json = JSON.stringify(task);
     const bytes = keptBytes(task);
-    const count = () => this.kept.set(task, expiresAt, bytes, limits.bytesPerOwner, indexes.owner);
-    // One round trip: the admission, the count of the call's bytes and the record. The count goes after the
-    // admission on the same connection to the same hash slot, so Redis runs it once the task is admitted, and it
-    // counts nothing for a task that was not. Nobody knows the task's id before this resolves, so whatever a
-    // refusal or a failure left is taken back before anyone could see it.
-    const [admission, firstCount, write] = await Promise.allSettled([
-      this.admission.admit(
-        'create a task',
-        indexes,
-        { id: task.taskId, expiresAt, ttlMs, now },
-        { perOwner: limits.perOwner, total: limits.total },
-      ),
-      bytes > 0 ? count() : NOTHING_KEPT,
-      this.redis.run('create a task', (redis) => redis.set(key, json, 'PX', ttlMs)),
+    // One round trip: the admission (with the count of the call's bytes against the caller's share, in the same
+    // script, when the task keeps any) and the record. Nobody knows the task's id before this resolves, so a record
+    // whose admission refused it, or an admission whose record failed, is taken back before anyone could see it.
+    const [admission, write] = await Promise.allSettled([
+      bytes > 0
+        ? this.kept.admit(task, entry, bytes, indexes, limits)
+        : this.admission.admit('create a task', indexes, entry, limits),
+      this.redis.run('create a task', (redis) => redis.set(key, json, 'PX', entry.ttlMs)),
     ]);
-    const admitted = admission.status === 'fulfilled' && admission.value === 'admitted';
-    let reserved = firstCount;
-    // A script Redis no longer knows (a restart, a failover: NOSCRIPT) is sent whole after the others, so the
-    // admission can have run after the count that looked for it: the task is in now, and is counted again.
-    if (admitted && reserved.status === 'fulfilled' && reserved.value === 'not-admitted')
-      [reserved] = await Promise.allSettled([count()]);
-    const counted = reserved.status === 'fulfilled' && typeof reserved.value === 'object' ? reserved.value : undefined;
-    if (admitted && counted && write.status === 'fulfilled') {
+    const outcome = admission.status === 'fulfilled' ? admission.value : undefined;
+    const admitted = outcome === 'admitted' || typeof outcome === 'object';
+    if (admitted && write.status === 'fulfilled') {
       this.remember(key, json, task);
       return 'created';
     }
     await Promise.all([
       write.status === 'fulfilled' ? this.discard(key) : undefined,
-      bytes > 0 && counted ? this.kept.release(task, expiresAt, counted).catch(() => undefined) : undefined,
+      typeof outcome === 'object' ? this.kept.release(task, expiresAt, outcome).catch(() => undefined) : undefined,
       admitted ? this.admission.withdraw(indexes, task.taskId) : undefined,
     ]);
     if (admission.status === 'rejected') throw admission.reason;
-    if (admission.value !== 'admitted') return admission.value === 'owner' ? 'owner-limit' : 'total-limit';
-    if (reserved.status === 'rejected') throw reserved.reason;
-    if (write.status === 'rejected') throw write.reason;
-    return 'owner-bytes-limit';
+    if (outcome === 'full') return 'owner-bytes-limit';
+    if (outcome === 'owner') return 'owner-limit';
+    if (outcome === 'total') return 'total-limit';
+    throw (write as PromiseRejectedResult).reason;
   }
 
   async get(server: string, taskId: string, owner: string): Promise<StoredTask | undefined> {
