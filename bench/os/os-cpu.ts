@@ -67,6 +67,11 @@ export interface CpuWindow extends ThreadCpu {
    * for helper threads that had no core, so read it against the other rows of its mode, not against the CPU.
    */
   gcPauseUs: number;
+  /**
+   * Bytes allocated per request: what a request costs the collector whatever the young generation's size, where
+   * scavenges per 1,000 also follow that size, which V8 grows and shrinks as it goes.
+   */
+  allocatedBytes: number;
   scavengesPer1k: number;
   promotedBytes: number;
 }
@@ -241,6 +246,7 @@ async function measureWindow({ child, load }: Window, mode: CpuMode): Promise<Cp
     mainSystem: per('mainSystem'),
     others: per('others'),
     gcPauseUs: gc.pauseUs / answered,
+    allocatedBytes: gc.allocatedBytes / answered,
     scavengesPer1k: (gc.scavenges * 1000) / answered,
     promotedBytes: gc.promotedBytes / answered,
   };
@@ -292,16 +298,16 @@ function printMode(
     `\nCPU per request from the OS (/proc utime + stime), ${modeLabel(mode)}; ${mode.requests.toLocaleString('en')} requests a window, ${rounds} alternating window(s) each:\n`,
   );
   console.log(
-    '| server | case | whole process µs/req (range) | main thread, user | main thread, system | other threads | GC pauses, wall µs/req | scavenges per 1,000 | promoted B/req |',
+    '| server | case | whole process µs/req (range) | main thread, user | main thread, system | other threads | GC pauses, wall µs/req | allocated B/req | scavenges per 1,000 | promoted B/req |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [key, values] of perRound) {
     const [server, id] = key.split('/');
     const label = CASES.find((c) => c.id === id)!.label;
     const totals = values.map(total);
     const median = (part: keyof CpuWindow, digits = 1) => fmt(medianOf(values.map((v) => v[part])), digits);
     console.log(
-      `| ${SERVERS[server as ServerName]} | ${label} | ${fmt(medianOf(totals), 1)} (${fmt(Math.min(...totals), 0)}–${fmt(Math.max(...totals), 0)}) | ${median('mainUser')} | ${median('mainSystem')} | ${median('others')} | ${median('gcPauseUs', 2)} | ${median('scavengesPer1k', 2)} | ${median('promotedBytes', 0)} |`,
+      `| ${SERVERS[server as ServerName]} | ${label} | ${fmt(medianOf(totals), 1)} (${fmt(Math.min(...totals), 0)}–${fmt(Math.max(...totals), 0)}) | ${median('mainUser')} | ${median('mainSystem')} | ${median('others')} | ${median('gcPauseUs', 2)} | ${median('allocatedBytes', 0)} | ${median('scavengesPer1k', 2)} | ${median('promotedBytes', 0)} |`,
     );
   }
   console.log('\n| CPU ratio | whole process: median of rounds (range) | main thread, user: median | goal |');

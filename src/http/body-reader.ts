@@ -4,13 +4,13 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Slotted } from '../server/util/slot-set.js';
 import { SweptSet } from '../server/util/swept-set.js';
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 408 | 400; message: string };
-
-/** A body being read, as its deadline's sweep sees it. */
-interface BodyDeadline extends Slotted {
-  readonly at: number;
-  readonly expire: () => void;
+/** Why a body was refused. */
+export interface BodyRefusal {
+  status: 413 | 415 | 408 | 400;
+  message: string;
 }
+/** The body read, or why it was refused. */
+export type BodyResult = Buffer | BodyRefusal;
 
 /**
  * The deadlines of the bodies being read, one swept set per deadline length (a driver has one), swept every tenth
@@ -18,20 +18,106 @@ interface BodyDeadline extends Slotted {
  * gets its 408 at most a tenth of the deadline (at most a second) late. The sweep never holds the process: the
  * socket does.
  */
-const deadlines = new Map<number, SweptSet<BodyDeadline>>();
+const deadlines = new Map<number, SweptSet<BodyRead>>();
 
-function deadlinesOf(deadlineMs: number): SweptSet<BodyDeadline> {
+function deadlinesOf(deadlineMs: number): SweptSet<BodyRead> {
   let set = deadlines.get(deadlineMs);
   if (!set) {
-    set = new SweptSet<BodyDeadline>(Math.min(Math.max(deadlineMs / 10, 10), 1_000), expireOverdue, false);
+    set = new SweptSet<BodyRead>(Math.min(Math.max(deadlineMs / 10, 10), 1_000), expireOverdue, false);
     deadlines.set(deadlineMs, set);
   }
   return set;
 }
 
-function expireOverdue(pending: readonly BodyDeadline[]): void {
+function expireOverdue(pending: readonly BodyRead[]): void {
   const now = Date.now();
-  for (const deadline of pending) if (deadline.at <= now) deadline.expire();
+  for (const read of pending) if (read.at <= now) read.expire();
+}
+
+/**
+ * The reads under way, by the stream that feeds each (the request, or the decoder it is piped into), rather than
+ * a property on the request: one added to a framework's request (Express's carries dozens) copies its property
+ * store.
+ */
+const reads = new Map<Readable, BodyRead>();
+
+/**
+ * One body being read. Its listeners are this module's functions, which find it by the stream that calls them,
+ * rather than closures made per request: with many requests in flight, each object a read makes is one more for
+ * every scavenge to find alive and copy.
+ */
+class BodyRead implements Slotted {
+  declare slot: number;
+  declare readonly at: number;
+  declare private size: number;
+  declare private settled: boolean;
+  // A small body arrives in one chunk: kept as it is rather than copied into a buffer of its own.
+  declare private first: Buffer | undefined;
+  declare private chunks: Buffer[] | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly source: Readable,
+    private readonly limit: number,
+    private readonly deadlineMs: number,
+    private readonly done: (result: BodyResult) => void,
+  ) {
+    this.slot = -1;
+    this.at = deadlineMs > 0 ? Date.now() + deadlineMs : 0;
+    this.size = 0;
+    this.settled = false;
+    this.first = undefined;
+    this.chunks = undefined;
+  }
+
+  add(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) return this.finish(413, `Request body exceeds the limit of ${this.limit} bytes`);
+    if (this.first === undefined) this.first = chunk;
+    else (this.chunks ??= [this.first]).push(chunk);
+  }
+
+  ended(): void {
+    if (this.settled) return;
+    const body = this.chunks ? Buffer.concat(this.chunks, this.size) : (this.first ?? Buffer.alloc(0));
+    this.finish(200, '', body);
+  }
+
+  expire(): void {
+    this.finish(408, `Request body did not arrive within ${this.deadlineMs} ms`);
+  }
+
+  /** Hands over the body (`status` 200) or the refusal, once. */
+  finish(status: BodyRefusal['status'] | 200, message: string, body?: Buffer): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.first = this.chunks = undefined;
+    if (this.deadlineMs > 0) deadlinesOf(this.deadlineMs).delete(this);
+    reads.delete(this.req);
+    reads.delete(this.source);
+    // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
+    // removing a Readable's listeners schedules work of its own, measurable per request.
+    if (status !== 200) this.source.removeAllListeners('data');
+    if (this.source !== this.req) this.source.destroy();
+    this.done(status === 200 ? body! : { status, message });
+  }
+}
+
+// Called on the stream that feeds the read; once it is settled, on nothing.
+function onData(this: Readable, chunk: Buffer): void {
+  reads.get(this)?.add(chunk);
+}
+function onEnd(this: Readable): void {
+  reads.get(this)?.ended();
+}
+function onSourceError(this: Readable): void {
+  reads.get(this)?.finish(400, 'Request body could not be read or decoded');
+}
+function onRequestError(this: Readable): void {
+  reads.get(this)?.finish(400, 'Request body could not be read');
+}
+function onAborted(this: Readable): void {
+  reads.get(this)?.finish(400, 'Request aborted');
 }
 
 /**
@@ -67,44 +153,47 @@ export function readBody(
       source = req.pipe(createBrotliDecompress());
       break;
     default:
-      return done({ ok: false, status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
+      return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let settled = false;
-  let deadline: BodyDeadline | undefined;
-  const finish = (result: BodyResult) => {
-    if (settled) return;
-    settled = true;
-    if (deadline) deadlinesOf(deadlineMs).delete(deadline);
-    // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
-    // removing a Readable's listeners schedules work of its own, measurable per request.
-    if (!result.ok) source.removeAllListeners('data');
-    if (source !== req) source.destroy();
-    done(result);
-  };
-  source.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limit) {
-      finish({ ok: false, status: 413, message: `Request body exceeds the limit of ${limit} bytes` });
-      return;
-    }
-    chunks.push(chunk);
+  const read = new BodyRead(req, source, limit, deadlineMs, done);
+  reads.set(req, read);
+  if (source !== req) {
+    reads.set(source, read);
+    req.on('error', onRequestError);
+  }
+  source.on('data', onData);
+  source.on('end', onEnd);
+  source.on('error', onSourceError);
+  req.on('aborted', onAborted);
+  if (deadlineMs > 0) deadlinesOf(deadlineMs).add(read);
+}
+
+// How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
+const DISCARD_FACTOR = 8;
+const DISCARD_DEADLINE_MS = 5_000;
+
+/**
+ * After a refusal sent before the body was read: the client may still be writing it, and must get to read the
+ * answer, so the rest is read and dropped (to the same bound and deadline as before a 413; nothing is kept),
+ * and only a body past either has its connection closed. `limit` is the body limit.
+ */
+export function dropUnread(req: IncomingMessage, limit: number): void {
+  void discardBody(req, limit * DISCARD_FACTOR, DISCARD_DEADLINE_MS).then((ended) => {
+    if (!ended) req.socket?.destroy();
   });
-  // A small body arrives in one chunk: kept as it is rather than copied into a buffer of its own.
-  source.on('end', () => finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) }));
-  source.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read or decoded' }));
-  if (source !== req)
-    req.on('error', () => finish({ ok: false, status: 400, message: 'Request body could not be read' }));
-  req.on('aborted', () => finish({ ok: false, status: 400, message: 'Request aborted' }));
-  if (deadlineMs > 0) {
-    deadline = {
-      slot: -1,
-      at: Date.now() + deadlineMs,
-      expire: () => finish({ ok: false, status: 408, message: `Request body did not arrive within ${deadlineMs} ms` }),
-    };
-    deadlinesOf(deadlineMs).add(deadline);
-  }
+}
+
+/**
+ * Before a 413: a client writes its whole body before it reads an answer (Node's http, undici and fetch do), so
+ * closing the connection under it shows the client a reset, not the error. The rest is read and dropped, to a
+ * bound and a deadline (past either, the 413 is sent and the connection closed all the same), unless the
+ * declared length is already past the bound. `limit` is the body limit.
+ */
+export async function discardRest(req: IncomingMessage, limit: number): Promise<void> {
+  const bound = limit * DISCARD_FACTOR;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > bound) return;
+  await discardBody(req, bound, DISCARD_DEADLINE_MS);
 }
 
 /**
@@ -112,7 +201,7 @@ export function readBody(
  * `deadlineMs`, so a client still writing it gets to read the refusal instead of a reset connection. Resolves
  * true when the body ended within both, false (the caller closes the connection) otherwise. Nothing is kept.
  */
-export function discardBody(req: IncomingMessage, bound: number, deadlineMs: number): Promise<boolean> {
+function discardBody(req: IncomingMessage, bound: number, deadlineMs: number): Promise<boolean> {
   if (req.complete || req.destroyed) return Promise.resolve(req.complete);
   return new Promise((resolve) => {
     let seen = 0;

@@ -4,7 +4,13 @@ import { echoableId, errorResponse, isPlainObject, type JsonRpcResponse } from '
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
 import { isThenable } from '../server/util/when-ready.js';
 import type { JsonWriter } from './json-writer.js';
-import type { HttpAuthentication, HttpAuthenticationRefusal, McpHttpAuthenticator } from './mcp-http-options.js';
+import { dropUnread } from './body-reader.js';
+import type {
+  HttpAuthentication,
+  HttpAuthenticationRefusal,
+  McpHttpAuthenticator,
+  PreparedBody,
+} from './mcp-http-options.js';
 
 const AUTHENTICATION_FAILED: HttpAuthentication = Object.freeze({
   ok: false,
@@ -88,6 +94,24 @@ export class CallerAuthentication {
       unread?.headers,
     );
     this.writer.write(res, auth.status, refusal, auth.headers);
+  }
+
+  /**
+   * A caller refused in the route (`McpHttpDriver.handle`): its answer, and its body, when still unread (`read`
+   * undefined), dropped to `bodyLimit` so the client gets to read the answer.
+   */
+  async refuseInRoute(
+    auth: HttpAuthenticationRefusal,
+    read: PreparedBody | undefined,
+    req: IncomingMessage,
+    res: ServerResponse,
+    httpRequest: unknown,
+    bodyLimit: number,
+  ): Promise<void> {
+    if (req.method !== 'POST')
+      return this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
+    await this.refuse(auth, read?.parsed, res, httpRequest, req);
+    if (!read) dropUnread(req, bodyLimit);
   }
 
   /** The step-up challenge of an InsufficientScope error, when an authenticator can make one. */

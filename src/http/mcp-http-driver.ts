@@ -12,7 +12,7 @@ import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
-import { discardBody, readBody } from './body-reader.js';
+import { discardRest, dropUnread, readBody } from './body-reader.js';
 import { CorsPolicy } from './policy/cors-policy.js';
 import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
@@ -22,11 +22,16 @@ import { CallerAuthentication } from './caller-authentication.js';
 import { LegacyHttp } from './legacy-http.js';
 import type { SessionHttp } from './session-http.js';
 import { checkMediaType } from './policy/media-type.js';
-import type { HttpAuthentication, HttpRejection, McpHttpOptions, PreparedBody } from './mcp-http-options.js';
+import type {
+  HttpAuthentication,
+  HttpAuthenticationRefusal,
+  HttpRejection,
+  McpHttpOptions,
+  PreparedBody,
+} from './mcp-http-options.js';
 
-// How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.
-const DISCARD_FACTOR = 8;
-const DISCARD_DEADLINE_MS = 5_000;
+/** What `handle` returns for a request served with nothing left to wait for: shared, since it is settled. */
+const SERVED: Promise<void> = Promise.resolve();
 /** An admission without an authentication of its own: shared, since nothing writes to it. */
 const ADMITTED: PreparedBody = Object.freeze({});
 /** A route tool's in-process request that reached the MCP endpoint: a call must never loop back into MCP. */
@@ -43,9 +48,8 @@ const IN_PROCESS_LOOP: HttpRejection = {
  * then the kernel. Authentication always comes before the body, so an unauthenticated client costs no body read
  * or inflation: an authenticator that needs only the headers (a bearer token) runs in `admit`, before the
  * framework's route; one that reads what the app's guards set runs in `handle`, after them, and the body is then
- * read there too. A POST
- * the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's request and response
- * objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
+ * read there too. A POST the classifier places in the 2025 era goes to `LegacyHttp` instead. It works on Node's
+ * request and response objects, so Express and Fastify share it; one function writes JSON, one writes SSE.
  */
 export class McpHttpDriver {
   private bodyLimit: number;
@@ -202,7 +206,7 @@ export class McpHttpDriver {
     void whenReady(this.auth.run(req, httpRequest), async (authentication) => {
       if (authentication.ok) return this.admitBody(req, res, authentication, then);
       await this.auth.refuse(authentication, undefined, res, httpRequest, req);
-      this.dropUnread(req);
+      dropUnread(req, this.bodyLimit);
       then(null);
     });
   }
@@ -218,20 +222,25 @@ export class McpHttpDriver {
     if (req.method !== 'POST') return then(authentication ? { authentication } : ADMITTED);
     const tooLarge = this.declaredSize(req);
     if (tooLarge) {
-      void this.discardRest(req).then(() => {
+      void discardRest(req, this.bodyLimit).then(() => {
         this.reject(res, tooLarge);
         then(null);
       });
       return;
     }
     if (this.readsBodyInRoute) return then(ADMITTED);
-    this.readAdmitted(req, res, (raw) => then(raw ? (authentication ? { raw, authentication } : { raw }) : null));
+    this.readAdmitted(req, res, authentication, then);
   }
 
   /** Reads the body of an admitted POST under its bound and deadline; answers a refusal itself (null). */
-  private readAdmitted(req: IncomingMessage, res: ServerResponse, then: (raw: Buffer | null) => void): void {
+  private readAdmitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    authentication: HttpAuthentication | undefined,
+    then: (admitted: PreparedBody | null) => void,
+  ): void {
     readBody(req, this.bodyLimit, this.bodyTimeoutMs, (read) => {
-      if (read.ok) return then(read.body);
+      if (Buffer.isBuffer(read)) return then(authentication ? { raw: read, authentication } : { raw: read });
       // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
       const refuse = () => {
         this.reject(res, {
@@ -241,113 +250,112 @@ export class McpHttpDriver {
         });
         then(null);
       };
-      if (read.status === 413) void this.discardRest(req).then(refuse);
+      if (read.status === 413) void discardRest(req, this.bodyLimit).then(refuse);
       else refuse();
     });
   }
 
   /**
-   * After a refusal sent before the body was read: the client may still be writing it, and must get to read the
-   * answer, so the rest is read and dropped (to the same bound and deadline as before a 413; nothing is kept),
-   * and only a body past either has its connection closed.
-   */
-  private dropUnread(req: IncomingMessage): void {
-    void discardBody(req, this.bodyLimit * DISCARD_FACTOR, DISCARD_DEADLINE_MS).then((ended) => {
-      if (!ended) req.socket?.destroy();
-    });
-  }
-
-  /**
-   * Before a 413: a client writes its whole body before it reads an answer (Node's http, undici and fetch do), so
-   * closing the connection under it shows the client a reset, not the error. The rest is read and dropped, to a
-   * bound and a deadline (past either, the 413 is sent and the connection closed all the same), unless the
-   * declared length is already past the bound.
-   */
-  private async discardRest(req: IncomingMessage): Promise<void> {
-    const bound = this.bodyLimit * DISCARD_FACTOR;
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > bound) return;
-    await discardBody(req, bound, DISCARD_DEADLINE_MS);
-  }
-
-  /**
    * Serves one HTTP exchange. `prepared` is what a front layer already did (`admit`, and perhaps the body read);
-   * without it the driver admits the request itself.
+   * without it the driver admits the request itself. Not an async function: most calls wait on nothing (the
+   * front layer read the body, the caller needs no lookup, the tool answers at once), and an async function's
+   * frame and promise would be made for each of them; such a call gets one shared, settled promise.
    */
-  async handle(
+  handle(
     req: IncomingMessage,
     res: ServerResponse,
     prepared?: PreparedBody,
     httpRequest: unknown = req,
   ): Promise<void> {
-    const admitted = prepared ?? (await this.admit(req, res, httpRequest));
-    if (!admitted) return;
-    const unread = admitted.raw === undefined && !('parsed' in admitted);
-    // Before the body and before anything is dispatched, so every message, notifications included, needs a
-    // caller, and one the authenticator refuses costs no body read or inflation.
-    const pending = this.auth.once(admitted.authentication, req, httpRequest);
-    const auth = isThenable(pending) ? await pending : pending;
-    if (auth && !auth.ok) {
-      if (req.method !== 'POST') {
-        this.writer.write(res, auth.status, errorResponse(null, auth.code, auth.message), auth.headers);
-        return;
-      }
-      await this.auth.refuse(auth, unread ? undefined : admitted.parsed, res, httpRequest, req);
-      if (unread) this.dropUnread(req);
-      return;
+    try {
+      if (!prepared)
+        return this.admit(req, res, httpRequest).then(
+          (admitted) => admitted && this.handle(req, res, admitted, httpRequest),
+        ) as Promise<void>;
+      // Before the body and before anything is dispatched, so every message, notifications included, needs a
+      // caller, and one the authenticator refuses costs no body read or inflation.
+      const pending = this.auth.once(prepared.authentication, req, httpRequest);
+      if (isThenable(pending)) return pending.then((auth) => this.authenticated(req, res, prepared, httpRequest, auth));
+      return this.authenticated(req, res, prepared, httpRequest, pending);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (req.method !== 'POST') return this.serveSession(req, res, auth);
+  }
 
-    let message: unknown;
-    const raw = unread ? await new Promise<Buffer | null>((read) => this.readAdmitted(req, res, read)) : admitted.raw;
-    if (unread && !raw) return;
-    if (raw) {
+  private authenticated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    admitted: PreparedBody,
+    httpRequest: unknown,
+    auth: HttpAuthentication | undefined,
+  ): Promise<void> {
+    const unread = admitted.raw === undefined && !('parsed' in admitted);
+    if (auth && !auth.ok)
+      return this.auth.refuseInRoute(auth, unread ? undefined : admitted, req, res, httpRequest, this.bodyLimit);
+    if (req.method !== 'POST') return this.serveSession(req, res, auth);
+    if (!unread) return this.serveBody(req, res, admitted, httpRequest, auth);
+    return new Promise<PreparedBody | null>((read) => this.readAdmitted(req, res, undefined, read)).then(
+      (read) => read && this.serveBody(req, res, read, httpRequest, auth),
+    ) as Promise<void>;
+  }
+
+  /** An admitted POST from its body on: JSON, the era, the message's shape and headers, then the kernel. */
+  private serveBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: PreparedBody,
+    httpRequest: unknown,
+    auth: Exclude<HttpAuthentication, HttpAuthenticationRefusal> | undefined,
+  ): Promise<void> {
+    let message: unknown = body.parsed;
+    if (body.raw) {
       try {
-        message = JSON.parse(raw.toString('utf8'));
+        message = JSON.parse(body.raw.toString('utf8'));
       } catch {
-        this.writer.write(
+        return this.written(
           res,
           400,
           errorResponse(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'),
         );
-        return;
       }
-    } else {
-      message = admitted.parsed;
     }
 
     const era = classifyEra(message, req.headers);
-    if (era.era === 'refused') {
-      this.writer.write(res, era.status, era.response);
-      return;
-    }
+    if (era.era === 'refused') return this.written(res, era.status, era.response);
     if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacyHttp)) {
-      if (!this.legacyHttp) this.writer.write(res, 400, legacyOffError(message, era.version));
-      else if (era.era === 'reply')
-        await this.legacyHttp.acceptReply(message as Record<string, unknown>, req, res, auth?.principal);
-      else await this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth);
-      return;
+      if (!this.legacyHttp) return this.written(res, 400, legacyOffError(message, era.version));
+      if (era.era === 'reply')
+        return this.legacyHttp.acceptReply(message as Record<string, unknown>, req, res, auth?.principal);
+      return this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth);
     }
 
     const verdict = classifyMessage(message);
-    if (verdict.kind === 'invalid') {
-      this.writer.write(res, 400, verdict.response);
-      return;
+    if (verdict.kind === 'invalid') return this.written(res, 400, verdict.response);
+    if (verdict.kind === 'notification') {
+      this.acknowledge(req, res);
+      return SERVED;
     }
-    if (verdict.kind === 'notification') return this.acknowledge(req, res);
     const refused = classifyHttpRequest(verdict.request, req.headers);
-    if (refused) {
-      this.writer.write(res, httpStatusForError(refused.error), refused);
-      return;
-    }
+    if (refused) return this.written(res, httpStatusForError(refused.error), refused);
 
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);
-    if (!exchange) return;
+    if (!exchange) return SERVED;
     // A call answered synchronously is written at once; only one still running is tracked for the drain.
     const answer = this.kernel.dispatchNow(verdict.request, exchange);
-    const response = isThenable(answer)
-      ? await this.inFlight.run(exchange, answer as Promise<JsonRpcResponse>)
-      : this.inFlight.answered(exchange, answer);
+    if (isThenable(answer))
+      return this.inFlight
+        .run(exchange, answer as Promise<JsonRpcResponse>)
+        .then((response) => this.respond(res, response));
+    this.respond(res, this.inFlight.answered(exchange, answer));
+    return SERVED;
+  }
+
+  private written(res: ServerResponse, status: number, body: JsonRpcResponse): Promise<void> {
+    this.writer.write(res, status, body);
+    return SERVED;
+  }
+
+  private respond(res: ServerResponse, response: JsonRpcResponse | undefined): void {
     if (!response) return;
     if (!('error' in response)) return this.writer.write(res, 200, response);
     const headers = this.auth.scopeChallenge(response) ?? httpHeadersForError(response.error);
@@ -383,7 +391,7 @@ export class McpHttpDriver {
   async refuseUnauthenticated(req: IncomingMessage, res: ServerResponse): Promise<void> {
     await this.auth.refuseUnauthenticated(req, res);
     // The guard ran before the body was read (the front layer kept it for the driver).
-    if (!req.readableEnded) this.dropUnread(req);
+    if (!req.readableEnded) dropUnread(req, this.bodyLimit);
   }
 
   reject(res: ServerResponse, rejection: HttpRejection): void {

@@ -47,13 +47,13 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     const app = await NestFactory.create(EmptyModule, { logger: false });
     await app.init();
     const express = app.getHttpAdapter().getInstance() as {
-      use: (path: string, fn: unknown) => void;
+      use: (fn: unknown) => void;
       router: { stack: Array<{ name: string; handle: unknown }> };
     };
     expect(Array.isArray(express.router.stack)).toBe(true);
     expect(express.router.stack.some((layer) => layer.name === 'jsonParser')).toBe(true);
     const handler = () => undefined;
-    express.use('/mcp', handler);
+    express.use(handler);
     expect(express.router.stack.at(-1)?.handle).toBe(handler);
     await app.close();
   });
@@ -71,11 +71,12 @@ describe('Adapter behaviour the MCP body layers depend on', () => {
     const app = await NestFactory.create(ProbeModule, { logger: false });
     await app.init();
     const express = app.getHttpAdapter().getInstance() as {
-      use: (path: string, fn: (req: IncomingMessage, res: unknown, next: () => void) => void) => void;
+      use: (fn: (req: IncomingMessage, res: unknown, next: () => void) => void) => void;
       router: { stack: unknown[] };
     };
     // What express-front-layer.ts does: read the body itself, then move its layer in front of the parser.
-    express.use('/mcp', (req, _res, next) => {
+    express.use((req, _res, next) => {
+      if (req.url !== '/mcp') return next();
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {

@@ -4,7 +4,7 @@ import { hideBody } from './hidden-body.js';
 import { MCP_PREPARED_BODY } from './prepared-body.js';
 
 interface ExpressLikeApp {
-  use(path: string, handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
+  use(handler: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void;
   router?: { stack?: unknown[] };
 }
 
@@ -24,8 +24,10 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   // Compared the way Express routes by default (case-insensitive, trailing slash optional): a path that reaches
   // the MCP controller but not this layer would have its body eaten by Nest's parser and the driver wait forever.
   const endpoint = routeKey(fullPath);
-  express.use(fullPath, (req, res, next) => {
-    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  // Mounted on no path, so it matches its requests itself: a layer mounted on the endpoint's path would have
+  // Express match a pattern for every request, and strip the path from the URL and put it back for the MCP one.
+  express.use((req, res, next) => {
+    const url = req.url ?? '';
     // Every verb, not only POST: Nest's generic parser would otherwise answer a GET carrying a malformed JSON
     // body with its own error page. The preflight refuses non-POSTs (405) without reading the body. A client
     // sends the path as it was configured: that one is recognised without being normalised.
