@@ -326,7 +326,7 @@ export class McpHttpDriver {
       if (!this.legacyHttp) return this.written(res, 400, legacyOffError(message, era.version));
       if (era.era === 'reply')
         return this.legacyHttp.acceptReply(message as Record<string, unknown>, req, res, auth?.principal);
-      return this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth);
+      return this.legacyHttp.serve(era.version, message, req, res, httpRequest, auth) ?? SERVED;
     }
 
     const verdict = classifyMessage(message);
