@@ -129,7 +129,7 @@ export class RedisKeptBytes {
 
   /**
    * A new task's admission under `limits` (in `indexes`, as `RedisAdmission.admit`) and the count of the `size`
-   * bytes it keeps, within `limits.bytesPerOwner`, in one step: admitted only if both allow it.
+   * bytes it keeps, within the owner's share of result bytes, in one step: admitted only if both allow it.
    */
   async admit(
     task: KeptTask,
