@@ -41,9 +41,6 @@ interface QueueOrigin {
   readonly queuedFor: unknown;
 }
 
-// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
-const NEVER_ABORTED = new AbortController().signal;
-
 /**
  * The one place a handler's context is made, so a direct call, an in-process task round and a queued round
  * cannot disagree on what they carry, the transport they name above all.
@@ -58,10 +55,7 @@ function inRequest(round: VerifiedRound, origin: RequestOrigin, schemas: SchemaC
     requestId: round.requestId,
     method: round.method,
     meta: round.meta,
-    signal: () => transport.signal ?? NEVER_ABORTED,
-    notify: transport.notify,
-    closeStream: transport.closeStream,
-    openStream: transport.openStream,
+    stream: transport,
     inputResponses: round.inputResponses,
     asked: round.asked,
     state: round.state,

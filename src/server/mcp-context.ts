@@ -1,4 +1,4 @@
-import type { JsonRpcNotification, RequestId } from '../protocol/jsonrpc.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
 import type {
   ClientCapabilities,
   CreateMessageRequest,
@@ -29,7 +29,7 @@ import {
 } from './input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { SchemaCompiler } from './schema/schema-compiler.js';
-import type { McpTransportKind } from './mcp-request-context.js';
+import type { McpRequestContext, McpTransportKind } from './mcp-request-context.js';
 
 export interface ProgressUpdate {
   progress: number;
@@ -47,11 +47,13 @@ export interface McpContextInit {
   requestId: RequestId;
   method: string;
   meta: MetaObject;
-  /** The signal, or how to get it: transports create theirs on first use, since most handlers never look. */
-  signal: AbortSignal | (() => AbortSignal);
-  notify?: (notification: JsonRpcNotification) => void;
-  closeStream?: () => boolean;
-  openStream?: () => boolean;
+  /** A task's signal; a call in its request has its transport's (`stream`). */
+  signal?: AbortSignal;
+  /**
+   * The request a call runs in: its signal (read on first use: transports create theirs then, and most handlers
+   * never look) and its stream (`notify`, `closeStream`, `openStream`). Kept, not copied: a call reads few of them.
+   */
+  stream?: McpRequestContext;
   inputResponses: InputResponses;
   /**
    * The questions this server asked, by key, as the signed state minted them (`questionDigest`): under a state,
@@ -134,10 +136,8 @@ export class McpContext {
   /** The questions the verified request state says this server asked, by key (their digests); none without a state. */
   declare readonly asked: Readonly<Record<string, string>> | undefined;
 
-  declare private signalSource: AbortSignal | (() => AbortSignal);
-  declare private readonly notifySink?: (notification: JsonRpcNotification) => void;
-  declare private readonly closeSink?: () => boolean;
-  declare private readonly openSink?: () => boolean;
+  declare private signalSource: AbortSignal | undefined;
+  declare private readonly stream: McpRequestContext | undefined;
   declare private readonly schemas: SchemaCompiler;
   declare private lastProgress: number;
   declare private helperCalls: number;
@@ -157,9 +157,7 @@ export class McpContext {
     this.method = init.method;
     this.meta = init.meta;
     this.signalSource = init.signal;
-    this.notifySink = init.notify;
-    this.closeSink = init.closeStream;
-    this.openSink = init.openStream;
+    this.stream = init.stream;
     this.inputResponses = init.inputResponses;
     this.asked = init.asked;
     this.state = init.state;
@@ -199,8 +197,7 @@ export class McpContext {
    * is cancelled, expires or the server closes.
    */
   get signal(): AbortSignal {
-    if (typeof this.signalSource === 'function') this.signalSource = this.signalSource();
-    return this.signalSource;
+    return (this.signalSource ??= this.stream?.signal ?? NEVER_ABORTED);
   }
 
   /**
@@ -209,7 +206,7 @@ export class McpContext {
    * everything sent since, the result included (SSE polling). False, and nothing happens, on any other request.
    */
   closeStream(): boolean {
-    return this.closeSink?.() ?? false;
+    return this.stream?.closeStream?.() ?? false;
   }
 
   /**
@@ -220,7 +217,7 @@ export class McpContext {
    */
   openStream(): boolean {
     if (this.task || this.signal.aborted) return false;
-    return this.openSink?.() ?? false;
+    return this.stream?.openStream?.() ?? false;
   }
 
   /**
@@ -238,13 +235,14 @@ export class McpContext {
       this.task.status(message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
       return;
     }
-    if (this.progressToken === undefined || !this.notifySink || this.signal.aborted) return;
+    const notify = this.stream?.notify;
+    if (this.progressToken === undefined || !notify || this.signal.aborted) return;
     if (!(progress > this.lastProgress)) return;
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.notifySink({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    notify({ jsonrpc: '2.0', method: 'notifications/progress', params });
   }
 
   /**
@@ -253,11 +251,12 @@ export class McpContext {
    * them (the tasks extension forbids log notifications), so inside one nothing is sent.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (this.logLevel === undefined || !this.notifySink || this.signal.aborted) return;
+    const notify = this.stream?.notify;
+    if (this.logLevel === undefined || !notify || this.signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.logLevel)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.notifySink({ jsonrpc: '2.0', method: 'notifications/message', params });
+    notify({ jsonrpc: '2.0', method: 'notifications/message', params });
   }
 
   /**
@@ -384,6 +383,9 @@ export class McpContext {
     return `${kind}_${this.helperCalls++}`;
   }
 }
+
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Marks a helper's promise as handled: a handler that starts two helpers and awaits one has already ended
