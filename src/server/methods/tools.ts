@@ -75,7 +75,9 @@ export class ToolMethods {
     const fault = jsonFault(args);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
-    if (!entry || !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
+    if (!entry) return toolError('Tool not found');
+    // Asked only of a tool that needs scopes: one that needs none is allowed to everyone.
+    if (entry.requiredScopes && !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
     // A tool hidden from this caller is answered as one that does not exist, like one hidden by its scopes.
     if (entry.visible)
@@ -205,6 +207,9 @@ const NON_FINITE = 'Invalid params: "arguments" hold a number that is not finite
  * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
  */
 function toolResult(value: unknown, output: SchemaCheck | undefined): CallToolResult | Promise<CallToolResult> {
+  // A plain value is most tools' answer: its text, without asking what else it might be.
+  if (!output && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+    return { content: [{ type: 'text', text: renderText(value) }] };
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
     if (!output || result.isError) return result;
