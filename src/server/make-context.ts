@@ -1,6 +1,6 @@
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { InputResponses, MetaObject } from '../protocol/mcp-types.js';
-import { callerSourceOf, McpContext, type CallerSource, type McpContextInit } from './mcp-context.js';
+import { callerSourceOf, McpContext, type CallerSource } from './mcp-context.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 import type { SchemaCompiler } from './schema/schema-compiler.js';
 import type { TaskRun } from './task-run.js';
@@ -41,56 +41,24 @@ interface QueueOrigin {
   readonly queuedFor: unknown;
 }
 
-// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
-const NEVER_ABORTED = new AbortController().signal;
-
 /**
  * The one place a handler's context is made, so a direct call, an in-process task round and a queued round
  * cannot disagree on what they carry, the transport they name above all.
  */
 export function makeContext(round: VerifiedRound, origin: RoundOrigin, schemas: SchemaCompiler): McpContext {
-  return new McpContext('request' in origin ? inRequest(round, origin, schemas) : inTask(round, origin, schemas));
-}
-
-function inRequest(round: VerifiedRound, origin: RequestOrigin, schemas: SchemaCompiler): McpContextInit {
-  const transport = origin.request;
-  return {
-    requestId: round.requestId,
-    method: round.method,
-    meta: round.meta,
-    signal: () => transport.signal ?? NEVER_ABORTED,
-    notify: transport.notify,
-    closeStream: transport.closeStream,
-    openStream: transport.openStream,
-    inputResponses: round.inputResponses,
-    asked: round.asked,
-    state: round.state,
-    round: round.round,
-    transport: transport.httpRequest === undefined ? 'stdio' : 'http',
-    httpRequest: transport.httpRequest,
-    principal: transport.principal,
-    schemas,
-    mayStartTask: origin.mayStartTask,
-    caller: origin.caller,
-  };
-}
-
-function inTask(round: VerifiedRound, origin: TaskOrigin | QueueOrigin, schemas: SchemaCompiler): McpContextInit {
+  const request = 'request' in origin ? origin.request : undefined;
   const started = 'startedBy' in origin ? origin.startedBy : undefined;
-  return {
-    requestId: round.requestId,
-    method: round.method,
-    meta: round.meta,
-    signal: () => origin.task.signal,
-    inputResponses: round.inputResponses,
-    asked: round.asked,
-    state: round.state,
-    round: round.round,
-    transport: started ? started.transport : 'queue',
-    httpRequest: started?.httpRequest,
-    principal: 'startedBy' in origin ? origin.startedBy.principal : origin.queuedFor,
+  const task = request ? undefined : (origin as TaskOrigin | QueueOrigin).task;
+  const httpRequest = request ? request.httpRequest : started?.httpRequest;
+  return new McpContext(
+    round,
     schemas,
-    task: origin.task,
-    caller: started && callerSourceOf(started),
-  };
+    request ? (httpRequest === undefined ? 'stdio' : 'http') : started ? started.transport : 'queue',
+    httpRequest,
+    request ? request.principal : started ? started.principal : (origin as QueueOrigin).queuedFor,
+    request,
+    task,
+    (origin as RequestOrigin).mayStartTask === true,
+    request ? (origin as RequestOrigin).caller : started && callerSourceOf(started),
+  );
 }

@@ -60,11 +60,13 @@ export function describeCall(request: JsonRpcRequest, httpRequest: unknown): Mcp
   const params = request.params ?? {};
   const meta = (isPlainObject(params._meta) ? params._meta : {}) as MetaObject;
   const version = meta[META_PROTOCOL_VERSION];
+  const param = primitiveParam(request.method);
+  const named = param && primitiveName(request);
   return {
     method: request.method,
     requestId: request.id,
-    name: primitiveParam(request.method) === 'name' ? primitiveName(request) : undefined,
-    uri: primitiveParam(request.method) === 'uri' ? primitiveName(request) : undefined,
+    name: param === 'name' ? named : undefined,
+    uri: param === 'uri' ? named : undefined,
     protocolVersion: typeof version === 'string' ? version : undefined,
     meta,
     httpRequest,

@@ -1,4 +1,4 @@
-import type { JsonRpcNotification, RequestId } from '../protocol/jsonrpc.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
 import type {
   ClientCapabilities,
   CreateMessageRequest,
@@ -29,7 +29,8 @@ import {
 } from './input-required.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import type { SchemaCompiler } from './schema/schema-compiler.js';
-import type { McpTransportKind } from './mcp-request-context.js';
+import type { McpRequestContext, McpTransportKind } from './mcp-request-context.js';
+import type { VerifiedRound } from './make-context.js';
 
 export interface ProgressUpdate {
   progress: number;
@@ -40,36 +41,6 @@ export interface ProgressUpdate {
 export interface SampleOptions extends Omit<CreateMessageRequest['params'], 'messages' | 'maxTokens'> {
   maxTokens?: number;
   key?: string;
-}
-
-/** What the kernel knows about one request, handed to every handler. Nothing here outlives the request. */
-export interface McpContextInit {
-  requestId: RequestId;
-  method: string;
-  meta: MetaObject;
-  /** The signal, or how to get it: transports create theirs on first use, since most handlers never look. */
-  signal: AbortSignal | (() => AbortSignal);
-  notify?: (notification: JsonRpcNotification) => void;
-  closeStream?: () => boolean;
-  openStream?: () => boolean;
-  inputResponses: InputResponses;
-  /**
-   * The questions this server asked, by key, as the signed state minted them (`questionDigest`): under a state,
-   * the helpers take an answer only for one of these. Absent without a state.
-   */
-  asked?: Readonly<Record<string, string>>;
-  state: unknown;
-  round: number;
-  transport: McpTransportKind;
-  httpRequest?: unknown;
-  principal?: unknown;
-  schemas: SchemaCompiler;
-  /** The task the call runs in: input waits for `tasks/update`, progress becomes the task's status message. */
-  task?: TaskRun;
-  /** The call runs in its request but may become a task: `startTask()` ends the request with one. */
-  mayStartTask?: boolean;
-  /** Who the call speaks for, asked only by what counts per caller (a rate limiter). */
-  caller?: CallerSource;
 }
 
 /**
@@ -100,21 +71,10 @@ export function callerSourceOf(context: McpContext): CallerSource | undefined {
  */
 export class McpContext {
   // Declared, and assigned in the constructor, rather than class fields: a field is defined before the
-  // constructor runs (so one it assigns is written twice), and a definition costs the interpreter more than an
-  // assignment. One context is made per call.
+  // constructor runs (so one it assigns is written twice), and a definition costs more than an assignment.
   declare readonly requestId: RequestId;
   declare readonly method: string;
   declare readonly meta: MetaObject;
-  declare readonly protocolVersion: string | undefined;
-  /**
-   * What the client declared it can do, as its request's envelope says (`{}`: nothing). Undefined when the
-   * request says nothing: a 2025-era client declared them only in `initialize`, which a stateless server does
-   * not keep, so they are unknown rather than none.
-   */
-  declare readonly clientCapabilities: ClientCapabilities | undefined;
-  declare readonly clientInfo: Implementation | undefined;
-  declare readonly progressToken: string | number | undefined;
-  declare readonly logLevel: LoggingLevel | undefined;
   /**
    * The answers available to this round: those the client sent that answer what the last round asked (each
    * shaped like the result asked for), plus the answers settled in earlier rounds, which come from the
@@ -134,47 +94,77 @@ export class McpContext {
   /** The questions the verified request state says this server asked, by key (their digests); none without a state. */
   declare readonly asked: Readonly<Record<string, string>> | undefined;
 
-  declare private signalSource: AbortSignal | (() => AbortSignal);
-  declare private readonly notifySink?: (notification: JsonRpcNotification) => void;
-  declare private readonly closeSink?: () => boolean;
-  declare private readonly openSink?: () => boolean;
+  declare private signalSource: AbortSignal | undefined;
+  /** The request a call runs in: its signal (made on first use) and stream, kept rather than copied. */
+  declare private readonly stream: McpRequestContext | undefined;
   declare private readonly schemas: SchemaCompiler;
-  declare private lastProgress: number;
-  declare private helperCalls: number;
-  declare private readonly pending: InputRequests;
+  // Set by the helpers that use them: most calls use none.
+  declare private lastProgress: number | undefined;
+  declare private helperCalls: number | undefined;
+  /** The inputs this round asks for, shared by the helpers that asked (one `input_required` names them all). */
+  declare private pending: InputRequests | undefined;
+  /** The task the call runs in: input waits for `tasks/update`, progress becomes the task's status message. */
   declare private readonly task: TaskRun | undefined;
+  /** The call runs in its request but may become a task: `startTask()` ends the request with one. */
   declare private readonly mayStartTask: boolean;
+  /** Who the call speaks for, asked only by what counts per caller (a rate limiter). */
   declare private readonly callerSource: CallerSource | undefined;
 
-  constructor(init: McpContextInit) {
-    this.lastProgress = -Infinity;
-    this.helperCalls = 0;
-    this.pending = {};
-    this.task = init.task;
-    this.mayStartTask = init.mayStartTask === true;
-    this.callerSource = init.caller;
-    this.requestId = init.requestId;
-    this.method = init.method;
-    this.meta = init.meta;
-    this.signalSource = init.signal;
-    this.notifySink = init.notify;
-    this.closeSink = init.closeStream;
-    this.openSink = init.openStream;
-    this.inputResponses = init.inputResponses;
-    this.asked = init.asked;
-    this.state = init.state;
-    this.round = init.round;
-    this.transport = init.transport;
-    this.httpRequest = init.httpRequest;
-    this.principal = init.principal;
-    this.schemas = init.schemas;
-    this.protocolVersion = init.meta['io.modelcontextprotocol/protocolVersion'] as string | undefined;
-    const declared = init.meta['io.modelcontextprotocol/clientCapabilities'];
-    this.clientCapabilities = isPlainObject(declared) ? (declared as ClientCapabilities) : undefined;
-    this.clientInfo = init.meta['io.modelcontextprotocol/clientInfo'] as Implementation | undefined;
-    const token = init.meta.progressToken;
-    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    this.logLevel = init.meta['io.modelcontextprotocol/logLevel'] as LoggingLevel | undefined;
+  // Positional, not an options object: each member of an object made only to be copied here costs every call.
+  constructor(
+    round: VerifiedRound,
+    schemas: SchemaCompiler,
+    transport: McpTransportKind,
+    httpRequest: unknown,
+    principal: unknown,
+    stream: McpRequestContext | undefined,
+    task: TaskRun | undefined,
+    mayStartTask: boolean,
+    caller: CallerSource | undefined,
+  ) {
+    this.requestId = round.requestId;
+    this.method = round.method;
+    this.meta = round.meta;
+    this.inputResponses = round.inputResponses;
+    this.asked = round.asked;
+    this.state = round.state;
+    this.round = round.round;
+    this.schemas = schemas;
+    this.transport = transport;
+    this.httpRequest = httpRequest;
+    this.principal = principal;
+    this.stream = stream;
+    this.task = task;
+    this.mayStartTask = mayStartTask;
+    this.callerSource = caller;
+  }
+
+  // What the request's envelope says, read when asked: most handlers never look.
+  get protocolVersion(): string | undefined {
+    return this.meta['io.modelcontextprotocol/protocolVersion'] as string | undefined;
+  }
+
+  /**
+   * What the client declared it can do, as its request's envelope says (`{}`: nothing). Undefined when the
+   * request says nothing: a 2025-era client declared them only in `initialize`, which a stateless server does
+   * not keep, so they are unknown rather than none.
+   */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    const declared = this.meta['io.modelcontextprotocol/clientCapabilities'];
+    return isPlainObject(declared) ? (declared as ClientCapabilities) : undefined;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.meta['io.modelcontextprotocol/clientInfo'] as Implementation | undefined;
+  }
+
+  get progressToken(): string | number | undefined {
+    const token = this.meta.progressToken;
+    return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  get logLevel(): LoggingLevel | undefined {
+    return this.meta['io.modelcontextprotocol/logLevel'] as LoggingLevel | undefined;
   }
 
   /** The id of the task this call runs in (SEP-2663), or undefined for a call answered in its own request. */
@@ -199,8 +189,8 @@ export class McpContext {
    * is cancelled, expires or the server closes.
    */
   get signal(): AbortSignal {
-    if (typeof this.signalSource === 'function') this.signalSource = this.signalSource();
-    return this.signalSource;
+    // A task's signal is read on first use too: a call answered in its window never makes the task's controller.
+    return (this.signalSource ??= this.task ? this.task.signal : (this.stream?.signal ?? NEVER_ABORTED));
   }
 
   /**
@@ -209,7 +199,7 @@ export class McpContext {
    * everything sent since, the result included (SSE polling). False, and nothing happens, on any other request.
    */
   closeStream(): boolean {
-    return this.closeSink?.() ?? false;
+    return this.stream?.closeStream?.() ?? false;
   }
 
   /**
@@ -220,7 +210,7 @@ export class McpContext {
    */
   openStream(): boolean {
     if (this.task || this.signal.aborted) return false;
-    return this.openSink?.() ?? false;
+    return this.stream?.openStream?.() ?? false;
   }
 
   /**
@@ -233,18 +223,20 @@ export class McpContext {
     const { progress, total, message } = typeof update === 'number' ? { progress: update } : update;
     if (total !== undefined && progress > total) return;
     if (this.task) {
-      if (!(progress > this.lastProgress)) return;
+      if (!(progress > (this.lastProgress ?? -Infinity))) return;
       this.lastProgress = progress;
       this.task.status(message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
       return;
     }
-    if (this.progressToken === undefined || !this.notifySink || this.signal.aborted) return;
-    if (!(progress > this.lastProgress)) return;
+    const notify = this.stream?.notify;
+    const progressToken = this.progressToken;
+    if (progressToken === undefined || !notify || this.signal.aborted) return;
+    if (!(progress > (this.lastProgress ?? -Infinity))) return;
     this.lastProgress = progress;
-    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.notifySink({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    notify({ jsonrpc: '2.0', method: 'notifications/progress', params });
   }
 
   /**
@@ -253,11 +245,13 @@ export class McpContext {
    * them (the tasks extension forbids log notifications), so inside one nothing is sent.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (this.logLevel === undefined || !this.notifySink || this.signal.aborted) return;
-    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.logLevel)) return;
+    const notify = this.stream?.notify;
+    const logLevel = this.logLevel;
+    if (logLevel === undefined || !notify || this.signal.aborted) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.notifySink({ jsonrpc: '2.0', method: 'notifications/message', params });
+    notify({ jsonrpc: '2.0', method: 'notifications/message', params });
   }
 
   /**
@@ -334,18 +328,20 @@ export class McpContext {
     for (const [key, request] of Object.entries(requests)) {
       const answer = this.answerFor(key, request);
       if (answers(request, answer, this.schemas)) answered[key] = answer;
-      else this.pending[key] = request;
+      else (this.pending ??= {})[key] = request;
     }
     const task = this.task;
     if (task) {
       // In a task the asks wait for tasks/update, all outstanding at once.
-      const asked = Object.entries(this.pending);
-      for (const [key] of asked) delete this.pending[key];
+      const pending = this.pending ?? {};
+      const asked = Object.entries(pending);
+      for (const [key] of asked) delete pending[key];
       const answers = await Promise.all(asked.map(([key, request]) => this.askInTask(task, key, request)));
       asked.forEach(([key], i) => (answered[key] = answers[i]));
       return answered;
     }
-    if (Object.keys(this.pending).length > 0) throw new InputRequired(this.pending, { state: this.state });
+    if (this.pending && Object.keys(this.pending).length > 0)
+      throw new InputRequired(this.pending, { state: this.state });
     return answered;
   }
 
@@ -358,8 +354,9 @@ export class McpContext {
     const answer = this.answerFor(key, request);
     if (answers(request, answer, this.schemas)) return Promise.resolve(answer);
     if (this.task) return this.askInTask(this.task, key, request);
-    this.pending[key] = request;
-    return handled(Promise.reject(new InputRequired(this.pending, { state: this.state })));
+    const pending = (this.pending ??= {});
+    pending[key] = request;
+    return handled(Promise.reject(new InputRequired(pending, { state: this.state })));
   }
 
   /** A task asks through `tasks/get`, but only for what the creating request declared it can answer. */
@@ -381,9 +378,14 @@ export class McpContext {
   }
 
   private nextKey(kind: string): string {
-    return `${kind}_${this.helperCalls++}`;
+    const index = this.helperCalls ?? 0;
+    this.helperCalls = index + 1;
+    return `${kind}_${index}`;
   }
 }
+
+// The signal of a request whose transport cannot be cancelled: one shared instance, never aborted.
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Marks a helper's promise as handled: a handler that starts two helpers and awaits one has already ended

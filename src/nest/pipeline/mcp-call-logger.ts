@@ -13,12 +13,12 @@ import { logSafe } from '../../server/mcp-logger.js';
 export function callLoggingObserver(logger: Logger): McpCallObserver {
   // An observer rather than an interceptor: it sees every call, most succeed untouched, and reading the answer
   // needs no promise of its own.
-  return (call, response) => logFailed(logger, call, response);
+  // Most calls succeed: they leave at once, without an outcome of their own.
+  return (call, response) =>
+    !('error' in response) && response.result.isError !== true ? response : logFailed(logger, call, response);
 }
 
 function logFailed(logger: Logger, call: McpCall, response: JsonRpcResponse): JsonRpcResponse {
-  // Most calls succeed: they leave at once, without an outcome of their own.
-  if (!('error' in response) && response.result.isError !== true) return response;
   const outcome = outcomeOf(response);
   if (outcome.status !== 'error' && outcome.status !== 'tool_error') return response;
   // The id a redacted message already gave the client, so the client's reference finds this line.

@@ -203,14 +203,19 @@ export class McpHandlerFactory {
   /** The fast path: the parameters are picked from the host by a table built once. */
   private direct(instance: Instance, methodName: string): McpMethodHandler {
     const method = instance[methodName];
-    const params = paramsOf(instance, methodName).map(({ index, type, data }) => ({
-      index,
-      pick: (host: McpArgumentsHost) => this.paramsFactory.exchangeKeyForValue(type, data as ParamData, host),
-    }));
-    const length = params.reduce((max, p) => Math.max(max, p.index + 1), 0);
+    const factory = this.paramsFactory;
+    const params = paramsOf(instance, methodName);
+    const indexes = params.map((p) => p.index);
+    const types = params.map((p) => p.type);
+    const data = params.map((p) => p.data as ParamData);
+    // Most methods take one parameter (`@Args()`): called with it, without an argument array.
+    if (params.length === 1 && indexes[0] === 0)
+      return (host) => method.call(instance, factory.exchangeKeyForValue(types[0], data[0], host));
+    const length = indexes.reduce((max, index) => Math.max(max, index + 1), 0);
     return (host) => {
       const args = new Array<unknown>(length);
-      for (const { index, pick } of params) args[index] = pick(host);
+      // Indexed, not for-of: the iterator protocol costs the interpreter an object per call.
+      for (let i = 0; i < indexes.length; i++) args[indexes[i]] = factory.exchangeKeyForValue(types[i], data[i], host);
       return method.apply(instance, args);
     };
   }

@@ -18,7 +18,8 @@ import {
   isInputResponseFor,
   questionDigest,
 } from '../input-required.js';
-import { whenReady } from '../util/when-ready.js';
+import { isThenable, whenReady } from '../util/when-ready.js';
+import { META_CLIENT_CAPABILITIES } from '../../protocol/versions.js';
 import type { McpContext } from '../mcp-context.js';
 import { makeContext, type VerifiedRound } from '../make-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
@@ -85,7 +86,11 @@ export class InputRound {
     mayStartTask = false,
   ): McpContext | Promise<McpContext> {
     const origin = { request: transport, caller: binding, mayStartTask };
-    return whenReady(this.verify(request, binding, singleUse), (round) => makeContext(round, origin, this.schemas));
+    const round = this.verify(request, binding, singleUse);
+    // Spelled out rather than `whenReady`: most rounds are known at once, and then no closure is made per call.
+    if (isThenable(round))
+      return Promise.resolve(round).then((verified) => makeContext(verified, origin, this.schemas));
+    return makeContext(round, origin, this.schemas);
   }
 
   /**
@@ -103,21 +108,11 @@ export class InputRound {
     const sent = params.inputResponses;
     if (sent !== undefined && !isPlainObject(sent))
       throw McpError.invalidParams('Invalid params: "inputResponses" must be an object');
-    const verified = (state: SealedState): VerifiedRound => ({
-      requestId: request.id,
-      method: request.method,
-      meta: meta as MetaObject,
-      // A first round (no answers, no state) is most calls: no filtering to do.
-      inputResponses: sent === undefined && state.a === undefined ? {} : acceptedAnswers(sent ?? {}, state),
-      asked: state.d,
-      state: state.s,
-      round: state.r,
-    });
     // Most calls carry no state: their round is known at once, without a microtask. A first round seals one
     // only if the client can be asked for input, and only then does the binding need its copy of the arguments.
     if (params.requestState === undefined) {
-      if (mayBeAsked(request)) binding.capture();
-      return verified({ r: 0 });
+      if (mayBeAsked(meta)) binding.capture();
+      return verifiedRound(request, meta, sent, FIRST_ROUND);
     }
     const opened = this.states.open<SealedState>(params.requestState, binding.digest);
     if (!opened.ok)
@@ -125,11 +120,11 @@ export class InputRound {
         reason: 'invalid_request_state',
         detail: opened.reason,
       });
-    if (!singleUse) return verified(opened.payload);
+    if (!singleUse) return verifiedRound(request, meta, sent, opened.payload);
     return whenReady(this.store.consume(opened.id, opened.expiresAt), (fresh) => {
       if (!fresh)
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
-      return verified(opened.payload);
+      return verifiedRound(request, meta, sent, opened.payload);
     });
   }
 
@@ -196,12 +191,39 @@ export class InputRound {
   }
 }
 
+/** The state of a first round: none sealed yet. Shared, since a round only reads it. */
+const FIRST_ROUND: Readonly<SealedState> = Object.freeze({ r: 0 });
+
+/** A round as verified: the request's own fields and what its state (`FIRST_ROUND` when none) says. */
+function verifiedRound(
+  request: JsonRpcRequest,
+  meta: Record<string, unknown>,
+  sent: unknown,
+  state: Readonly<SealedState>,
+): VerifiedRound {
+  return {
+    requestId: request.id,
+    method: request.method,
+    meta: meta as MetaObject,
+    // A first round (no answers, no state) is most calls: no filtering to do.
+    inputResponses:
+      sent === undefined && state.a === undefined
+        ? {}
+        : acceptedAnswers((sent ?? {}) as Record<string, unknown>, state),
+    asked: state.d,
+    state: state.s,
+    round: state.r,
+  };
+}
+
 /**
- * Whether an input request can reach this request's client: it declared a capability one needs, or declared
- * nothing (a 2025-era client without a session), when every request is sent and the client answers for itself.
+ * Whether an input request can reach this request's client (`meta`: the request's `_meta`): it declared a
+ * capability one needs, or declared nothing (a 2025-era client without a session), when every request is sent
+ * and the client answers for itself.
  */
-function mayBeAsked(request: JsonRpcRequest): boolean {
-  const declared = clientCapabilitiesOf(request);
+function mayBeAsked(meta: Record<string, unknown>): boolean {
+  const capabilities = meta[META_CLIENT_CAPABILITIES];
+  const declared = isPlainObject(capabilities) ? capabilities : undefined;
   return (
     declared === undefined ||
     isPlainObject(declared.elicitation) ||
@@ -215,7 +237,7 @@ function mayBeAsked(request: JsonRpcRequest): boolean {
  * to what the last round asked, each of the type asked for. Answers settled in earlier rounds come from the
  * signed state and win, so nothing a later round was built on can be swapped afterwards.
  */
-function acceptedAnswers(sent: Record<string, unknown>, state: SealedState): InputResponses {
+function acceptedAnswers(sent: Record<string, unknown>, state: Readonly<SealedState>): InputResponses {
   const asked = state.q;
   const fresh = Object.entries(sent).filter(([key, value]) =>
     asked ? Object.hasOwn(asked, key) && isInputResponseFor(asked[key], value) : isAnyInputResponse(value),

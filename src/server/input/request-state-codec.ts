@@ -151,7 +151,8 @@ export class StateBinding implements CallerSource {
   declare private readonly method: string;
   declare private readonly name: string;
   declare private args: unknown;
-  declare private captured: boolean;
+  // Set only once a state is sealed or opened (`capture`, `digest`): most calls do neither.
+  declare private captured: boolean | undefined;
   declare private readonly caller: Caller;
   declare private readonly audience: string;
   declare private readonly extra: (() => unknown) | undefined;
@@ -161,11 +162,9 @@ export class StateBinding implements CallerSource {
     this.method = method;
     this.name = name;
     this.args = args;
-    this.captured = false;
     this.caller = caller;
     this.audience = audience;
     this.extra = extra;
-    this.value = undefined;
   }
 
   /** The caller and what the `bind` hook reads, for what counts per caller; a caller that identifies nobody is nobody. */

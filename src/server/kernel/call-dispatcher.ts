@@ -63,7 +63,8 @@ export class CallDispatcher {
     const intercepting = this.interceptor !== undefined && !this.passesThrough();
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
     const call = intercepting || this.observer ? describeCall(request, context.httpRequest) : undefined;
-    const caller = this.callerOf(context);
+    // No principal, nobody to tell apart (a context the kernel made has the same principal as its request).
+    const caller = context.principal === undefined || context.principal === null ? undefined : this.callerOf(context);
     if (!call || !intercepting) return this.run(request, context, era, handler, call, caller);
     let answer: Promise<JsonRpcResponse> | undefined;
     // One promise per call, settled from the handler's own answer: no async wrapper adds microtasks to a sync call.

@@ -31,7 +31,7 @@ interface ToolCall {
   readonly request: JsonRpcRequest;
   readonly transport: McpRequestContext;
   readonly caller: Caller;
-  readonly name: string;
+  /** Its name is `entry.definition.name`: each member here costs every call a store. */
   readonly entry: ToolEntry;
   /** As sent: what the request-state binding holds and a task's record keeps. */
   readonly args: Record<string, unknown>;
@@ -75,7 +75,9 @@ export class ToolMethods {
     const fault = jsonFault(args);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
-    if (!entry || !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
+    if (!entry) return toolError('Tool not found');
+    // Asked only of a tool that needs scopes: one that needs none is allowed to everyone.
+    if (entry.requiredScopes && !this.visibility.gate.allows(entry.requiredScopes, transport.scopes, 'tool', name))
       return toolError('Tool not found');
     // A tool hidden from this caller is answered as one that does not exist, like one hidden by its scopes.
     if (entry.visible)
@@ -104,11 +106,12 @@ export class ToolMethods {
       if (missing) throw McpError.missingCapabilities(missing);
     }
 
-    const mode = this.tasks.mode(entry, request);
+    // Most tools never run as tasks: their mode is known without asking.
+    const mode = entry.taskSupport === undefined ? 'request' : this.tasks.mode(entry, request);
     const binding = this.round.binding(request.method, name, args, transport, caller);
     const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
     // One record carries the call through its steps: a synchronous validator and handler then cost no closure.
-    const call: ToolCall = { request, transport, caller, name, entry, args, binding, mode };
+    const call: ToolCall = { request, transport, caller, entry, args, binding, mode };
     if (isThenable(made)) return Promise.resolve(made).then((context) => this.validate(call, context));
     return this.validate(call, made);
   }
@@ -156,7 +159,7 @@ export class ToolMethods {
     if (error instanceof StartTask && call.mode === 'deferred') return this.startTask(call, context, input);
     if (error instanceof InputRequired) return this.round.interim(error, context, call.binding, call.request);
     if (error instanceof McpError) throw error;
-    return toolError(`Error: ${this.failure.message(error, call.request, call.name, call.transport)}`);
+    return toolError(`Error: ${this.failure.message(error, call.request, call.entry.definition.name, call.transport)}`);
   }
 
   private startTask(
@@ -164,13 +167,13 @@ export class ToolMethods {
     context: McpContext,
     input: Record<string, unknown>,
   ): ToolCallAnswer | Promise<ToolCallAnswer> {
-    const { entry, request, name } = call;
+    const { entry, request } = call;
     return this.tasks.start(
       entry,
       input,
       context,
       call.caller,
-      this.settlement(request, name, entry.output),
+      this.settlement(request, entry.definition.name, entry.output),
       call.args,
     );
   }
@@ -204,6 +207,9 @@ const NON_FINITE = 'Invalid params: "arguments" hold a number that is not finite
  * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
  */
 function toolResult(value: unknown, output: SchemaCheck | undefined): CallToolResult | Promise<CallToolResult> {
+  // A plain value is most tools' answer: its text, without asking what else it might be.
+  if (!output && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+    return { content: [{ type: 'text', text: renderText(value) }] };
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
     if (!output || result.isError) return result;
