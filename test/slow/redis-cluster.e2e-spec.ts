@@ -9,7 +9,7 @@ import { FleetInstance, listenOn, postTo, readUntil, startFleetInstance, until }
 import { testKeyPrefix } from '../support/redis-server.js';
 import { EventStream, LiveResponse } from '../support/sse-client.js';
 import { TaskJobs } from '../support/task-jobs.js';
-import { createTask, getTask, taskRequest, waitForStatus } from '../support/task-requests.js';
+import { createTask, getTask, taskRequest, waitForStatus, WITH_TASKS } from '../support/task-requests.js';
 
 // A Redis Cluster of three processes the test starts, kills and restarts, and six Nest apps in one process.
 jest.setTimeout(60_000);
@@ -78,6 +78,31 @@ describe('nestjs-mcp/redis on a Redis Cluster', () => {
     await until(() => work[0].stoppedBy !== undefined, "A's handler sees its signal fire");
     expect(await waitForStatus(b.app, created.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
     expect(work.map((w) => w.started)).toEqual([1, 0, 0]);
+  });
+
+  it("tells a listen stream on B of a task's result on A, published by the script that stores it", async () => {
+    const [, a, b] = fleet;
+    const created = await createTask(a.app, 'long_job');
+    await until(() => work[1].started === 1, 'the job runs on A');
+    const stream = await LiveResponse.post(
+      b.url,
+      mcpMessage(
+        'subscriptions/listen',
+        { notifications: { taskIds: [created.taskId] } },
+        { id: 'listen-tasks', clientCapabilities: WITH_TASKS },
+      ),
+    );
+    try {
+      expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
+      work[1].done();
+      const message = await stream.next();
+      expect(message).toMatchObject({
+        method: 'notifications/tasks',
+        params: { taskId: created.taskId, status: 'completed' },
+      });
+    } finally {
+      stream.close();
+    }
   });
 
   it('keeps a task in one slot and its limits in another, and spreads many tasks over the nodes', async () => {

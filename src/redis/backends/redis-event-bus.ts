@@ -70,10 +70,33 @@ export class RedisEventBus implements McpEventBus {
    */
   async publish(event: McpBusEvent): Promise<void> {
     this.deliver(event);
-    const envelope: Envelope = { o: this.origin, e: event };
-    const message = JSON.stringify(envelope);
+    const message = this.message(event);
     if (this.held) return this.hold(message);
     await this.send(message);
+  }
+
+  /**
+   * What `publish` sends on the channel for `event`, for a script that publishes it with the write it tells of
+   * (a task's ended record); once that write is done, `announced` hands the event to this instance's streams.
+   */
+  message(event: McpBusEvent): string {
+    const envelope: Envelope = { o: this.origin, e: event };
+    return JSON.stringify(envelope);
+  }
+
+  /** The channel `publish` sends on. */
+  get channelName(): string {
+    return this.channel.name;
+  }
+
+  /** Whether this bus publishes through `redis`: a script run on it may publish for the bus. */
+  publishesThrough(redis: McpRedisConnections): boolean {
+    return this.redis === redis;
+  }
+
+  /** Hands this instance's streams an event a script published on the channel (the bus skips its echo). */
+  announced(event: McpBusEvent): void {
+    this.deliver(event);
   }
 
   subscribe(listener: (event: McpBusEvent) => void): () => void {

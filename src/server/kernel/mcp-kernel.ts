@@ -138,6 +138,7 @@ export class McpKernel extends KernelRegistrations {
       this.logger,
       Date.now,
       this.states,
+      this.eventBus,
     );
     const families = createMethodFamilies(
       { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills, events: this.events },

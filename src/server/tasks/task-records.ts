@@ -2,6 +2,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult } from '../../protocol/mcp-types.js';
 import type { DetailedTask, TaskError } from '../../protocol/extensions/tasks.js';
 import { McpError } from '../../protocol/mcp-error.js';
+import type { McpBusEvent } from '../events/event-bus.js';
 import { DROPPED_CALL, type StoredTask, type TaskCreateOutcome } from './task-store.js';
 
 /** How a task's work ended: the tool's result (a tool error included, with its size once measured), or a JSON-RPC error. */
@@ -42,6 +43,11 @@ export function detailedTask(task: StoredTask): DetailedTask {
   else if (task.status === 'failed')
     wire.error = task.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
   return wire;
+}
+
+/** The event that tells the owner's listen streams (`notifications/tasks`) of the state a task reached. */
+export function statusEvent(task: StoredTask): McpBusEvent {
+  return { type: 'tasks/status', owner: task.owner, task: detailedTask(task) };
 }
 
 /**

@@ -23,9 +23,13 @@ import {
 } from './task-store.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { TASK_QUEUE_NEEDS_SECRET } from '../errors/configuration-messages.js';
+import type { McpEventBus } from '../events/event-bus.js';
 
 /** The work of a task (a round of it, on a queue), run with what the task lets it do. */
 type TaskWork = (run: TaskRun) => Promise<TaskOutcome>;
+
+/** A change to a task's record, as `TaskStore.update` applies it. */
+type Change = (task: StoredTask) => StoredTask | undefined;
 
 /** Whether a value is a valid answer to an input request (the kernel checks it against the requested schema). */
 export type AnswerCheck = (request: InputRequest, value: unknown) => boolean;
@@ -52,6 +56,7 @@ export class TaskRunner {
   private readonly maxResultBytes: number;
   private readonly leaseMs: number;
   private readonly queue: TaskQueue | undefined;
+  private readonly announceOn: McpEventBus | undefined;
   /** `tasks.immediateResultMs`, undefined when calls to optional-task tools are always tasks. */
   readonly immediateResultMs: number | undefined;
   private readonly active = new Map<string, ActiveTask>();
@@ -67,8 +72,11 @@ export class TaskRunner {
     private readonly now: () => number = Date.now,
     /** Signs the calls of queued tasks and checks them on the worker: `requestState.secret`'s codec. */
     private readonly signer: RecordSigner = new RequestStateCodec(),
+    /** The bus `published` reaches: a store that can announces on it in its writes, and `published` is not called. */
+    bus?: McpEventBus,
   ) {
     this.store = options.store ?? new InMemoryTaskStore(now, logger);
+    this.announceOn = bus && this.store.announces?.(bus) ? bus : undefined;
     ({
       ttlMs: this.ttlMs,
       pollIntervalMs: this.pollIntervalMs,
@@ -92,16 +100,15 @@ export class TaskRunner {
    * has the task (so a `tasks/get` on any instance finds it) and this instance listens for its signals.
    */
   start(caller: Caller, answers: InputResponses, work: TaskWork): Promise<CreateTaskResult> {
-    return this.adopt(caller, this.prepare(caller, answers), work);
+    return this.adopt(caller, this.prepare(answers), work);
   }
 
   /**
-   * A task for `caller`, not stored yet: its work may run at once, its writes (status, asks) wait for `adopt`
+   * A task not stored yet: its work may run at once, its writes (status, asks) wait for `adopt`
    * or are dropped (`release(false)`). `asking` hears of each batch of asks it makes.
    */
-  prepare(caller: Caller, answers: InputResponses, asking?: () => void): ActiveTask {
-    const writer = { write: this.writerFor(ownerOf(this.server, caller)), asking };
-    return new ActiveTask(newTaskId(), answers, writer, this.now, false, true);
+  prepare(answers: InputResponses, asking?: () => void): ActiveTask {
+    return new ActiveTask(newTaskId(), answers, { write: this.writer, asking }, this.now, false, true);
   }
 
   /** Stores a prepared task and runs `work` in it (begun already, maybe), as `start` does; refused, it is dropped. */
@@ -156,15 +163,15 @@ export class TaskRunner {
       this.logger.error(
         `MCP tasks: refused to run task ${job.taskId}: its stored call fails its MAC check or names another tool than its job (the web instances and workers do not share requestState.secret, or someone changed the record in the store)`,
       );
-      await this.write(job.owner, job.taskId, (task) => ended(task, failure(CALL_UNVERIFIED), this.now()));
+      await this.write(job.taskId, (task) => ended(task, failure(CALL_UNVERIFIED), this.now()));
       return;
     }
     const { retry, work } = prepare(call);
     if (restarts > retry) {
-      await this.write(job.owner, job.taskId, (task) => ended(task, failure(WORKER_LOST), this.now()));
+      await this.write(job.taskId, (task) => ended(task, failure(WORKER_LOST), this.now()));
       return;
     }
-    const task = new ActiveTask(job.taskId, call.answers, { write: this.writerFor(job.owner) }, this.now, true);
+    const task = new ActiveTask(job.taskId, call.answers, { write: this.writer }, this.now, true);
     const unsubscribe = await this.store.subscribe(this.server, job.taskId, (signal) => task.receive(signal));
     await this.launch(task, stored.createdAt, unsubscribe, false, work);
   }
@@ -207,7 +214,6 @@ export class TaskRunner {
       return withCallChanged(next, { ...task.call, answers: { ...task.call.answers, ...taken } }, this.signer);
     });
     if (!updated) return;
-    this.published(found.owner, detailedTask(updated));
     if (updated.call && this.queue) {
       if (updated.status === 'working') await this.addRound(updated);
       return;
@@ -219,7 +225,7 @@ export class TaskRunner {
   async cancel(taskId: unknown, caller: Caller): Promise<void> {
     const found = await this.find(taskId, caller);
     if (isTerminalStatus(found.status)) return;
-    const updated = await this.store.update(this.server, found.taskId, (task) => ({
+    await this.stored(found.taskId, (task) => ({
       ...task,
       status: 'cancelled',
       statusMessage: 'Cancelled by the client',
@@ -228,7 +234,6 @@ export class TaskRunner {
       lastUpdatedAt: this.now(),
       ...DROPPED_CALL,
     }));
-    if (updated) this.published(found.owner, detailedTask(updated));
     await this.store.signal(this.server, found.taskId, { type: 'cancel' });
   }
 
@@ -302,10 +307,7 @@ export class TaskRunner {
     };
   }
 
-  private writerFor(owner: string) {
-    return (taskId: string, change: (task: StoredTask) => StoredTask | undefined) =>
-      this.write(owner, taskId, change, this.limits.bytesPerOwner);
-  }
+  private readonly writer = (taskId: string, change: Change) => this.write(taskId, change, this.limits.bytesPerOwner);
 
   /**
    * Runs `work` in a task this instance now listens to, until it settles or is stopped (cancelled, expired,
@@ -353,18 +355,25 @@ export class TaskRunner {
       await this.queue!.add({ ...round, round: Object.keys(call.answers).length });
     } catch (error) {
       this.logger.error(`MCP tasks: queueing a round of task ${task.taskId} failed`, error);
-      await this.write(task.owner, task.taskId, (stored) => ended(stored, failure(QUEUE_REFUSED), this.now()));
+      await this.write(task.taskId, (stored) => ended(stored, failure(QUEUE_REFUSED), this.now()));
       throw new McpError(ErrorCode.InternalError, QUEUE_REFUSED);
     }
   }
 
   /** Stores answers, within the caller's byte share (a queued task keeps them in its call): past it, -32603. */
-  private async answered(taskId: string, change: (task: StoredTask) => StoredTask | undefined) {
+  private async answered(taskId: string, change: Change) {
     try {
-      return await this.store.update(this.server, taskId, change, this.limits.bytesPerOwner);
+      return await this.stored(taskId, change, this.limits.bytesPerOwner);
     } catch (error) {
       throw error instanceof TaskResultsFull ? overShare(keepsTooMuch(this.limits.bytesPerOwner)) : error;
     }
+  }
+
+  /** Stores a change and tells `published` of the record stored, unless the store announced it in the write. */
+  private async stored(taskId: string, change: Change, maxOwnerBytes?: number) {
+    const updated = await this.store.update(this.server, taskId, change, maxOwnerBytes, this.announceOn);
+    if (updated && !this.announceOn) this.published(updated.owner, detailedTask(updated));
+    return updated;
   }
 
   private async find(taskId: unknown, caller: Caller): Promise<StoredTask> {
@@ -375,19 +384,13 @@ export class TaskRunner {
     return task;
   }
 
-  private async write(
-    owner: string,
-    taskId: string,
-    change: (task: StoredTask) => StoredTask | undefined,
-    maxOwnerBytes?: number,
-  ): Promise<void> {
+  private async write(taskId: string, change: Change, maxOwnerBytes?: number): Promise<void> {
     try {
-      const updated = await this.store.update(this.server, taskId, change, maxOwnerBytes);
-      if (updated) this.published(owner, detailedTask(updated));
+      await this.stored(taskId, change, maxOwnerBytes);
     } catch (error) {
       if (error instanceof TaskResultsFull) {
         const full = `Task result not kept: this caller's tasks already keep ${this.limits.bytesPerOwner} bytes of results and queued calls (tasks.maxResultBytesPerCaller); retry once some have expired`;
-        return this.write(owner, taskId, (task) => ended(task, failure(full), this.now()));
+        return this.write(taskId, (task) => ended(task, failure(full), this.now()));
       }
       // The store is down: the task keeps its last stored state until it expires, and the log says why.
       this.logger.error(`MCP tasks: a task store write for task ${taskId} failed`, error);

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { CallToolResult, InputRequests, InputResponses } from '../../protocol/mcp-types.js';
 import { isTerminalStatus, type TaskError, type TaskStatus } from '../../protocol/extensions/tasks.js';
 import { consoleLogger, type McpLogger } from '../mcp-logger.js';
+import type { McpEventBus } from '../events/event-bus.js';
 import type { TaskCall } from './task-queue.js';
 
 /**
@@ -140,13 +141,23 @@ export interface TaskStore {
    * terminal status, its lease has lapsed (it is then stored `failed`), or `change` declined. A record whose
    * `keptBytes` grow is stored only while the owner's live tasks' `keptBytes` stay within `maxOwnerBytes`;
    * past it, `update` throws `TaskResultsFull`.
+   * Given `announceOn` (only when `announces` said yes for that bus), the write that stores the record also
+   * publishes its `statusEvent` on the bus, and the store hands it to this instance's listeners once stored.
    */
   update(
     server: string,
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
     maxOwnerBytes?: number,
+    announceOn?: McpEventBus,
   ): Promise<StoredTask | undefined>;
+
+  /**
+   * Optional: whether `update` can publish a record's status event on `bus` in the same atomic write as the
+   * record (the bus and the store on one server): nobody hears of a record the store did not keep, and the event
+   * costs no round trip of its own. Otherwise the kernel publishes each event once its record is stored.
+   */
+  announces?(bus: McpEventBus): boolean;
 
   /** Delivers a signal to the task's subscribers, wherever they run; none listening is not an error. */
   signal(server: string, taskId: string, signal: TaskSignal): Promise<void>;

@@ -118,7 +118,7 @@ export class ToolTasks {
   ): CallToolResult | Promise<CreateTaskResult | CallToolResult> {
     // Set once the handler did not answer synchronously; an ask made by one that did is dropped with its task.
     let promote: (() => void) | undefined;
-    const task = this.runner.prepare(caller, base.inputResponses, () => promote?.());
+    const task = this.runner.prepare(base.inputResponses, () => promote?.());
     const context = this.roundContext(base, task, base.state);
     let value: unknown;
     try {

@@ -11,6 +11,9 @@ import {
   type TaskSignal,
   type TaskStore,
 } from '../../../server/tasks/task-store.js';
+import { statusEvent } from '../../../server/tasks/task-records.js';
+import type { McpEventBus } from '../../../server/events/event-bus.js';
+import { RedisEventBus } from '../redis-event-bus.js';
 import { RedisAdmission, type AdmissionIndexes } from '../redis-admission.js';
 import { RedisChannel } from '../redis-channel.js';
 import type { McpRedisConnections } from '../redis-connections.js';
@@ -18,7 +21,8 @@ import { RedisScript } from '../lua/redis-script.js';
 import { McpRedisUnavailableError } from '../redis-unavailable-error.js';
 import { RedisKeptBytes } from './redis-kept-bytes.js';
 
-// KEYS: the task. ARGV: the record as read, the record to store. Compare-and-set, keeping the TTL: stored only if
+// KEYS: the task. ARGV: the record as read, the record to store, and optionally a channel and the message that
+// announces the record there, published only with the record, so nobody hears of one that was not kept. Compare-and-set, keeping the TTL: stored only if
 // nobody changed the task since it was read, so a terminal status is never overwritten, and a lapse and a late
 // renewal, both written against the record they read, never mix: whichever lands second tries again from the
 // record this answers (nil when the task is gone), with no read of its own. 1 once stored. A script rather than
@@ -27,6 +31,7 @@ const COMPARE_AND_SET = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[1] then return current end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+if ARGV[3] then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 return 1
 `);
 
@@ -132,8 +137,10 @@ export class RedisTaskStore implements TaskStore {
     taskId: string,
     change: (task: StoredTask) => StoredTask | undefined,
     maxOwnerBytes = Infinity,
+    announceOn?: McpEventBus,
   ): Promise<StoredTask | undefined> {
     const key = this.taskKey(server, taskId);
+    const bus = announceOn && this.announces(announceOn) ? announceOn : undefined;
     const known = this.remembered.get(key);
     let unread = known !== undefined;
     let raw = known ?? (await this.read(key));
@@ -161,6 +168,8 @@ export class RedisTaskStore implements TaskStore {
       const size = keptBytes(stored);
       const changed = size !== before;
       const json = JSON.stringify(stored);
+      const event = bus && statusEvent(stored);
+      const announce = event ? [bus!.channelName, bus!.message(event)] : [];
       const expiresAt = this.expiryOf(stored);
       let counted: { previous: string } | undefined;
       let outcome: true | string | null;
@@ -170,7 +179,7 @@ export class RedisTaskStore implements TaskStore {
         // expires; should the write fail, the count goes back: too much held, never too little.
         const [count, write] = await Promise.allSettled([
           this.kept.set(stored, expiresAt, size),
-          this.compareAndSet(key, raw!, json),
+          this.compareAndSet(key, raw!, json, undefined, announce),
         ]);
         counted = count.status === 'fulfilled' && typeof count.value === 'object' ? count.value : undefined;
         if (write.status === 'rejected') {
@@ -187,16 +196,22 @@ export class RedisTaskStore implements TaskStore {
           continue;
         }
         counted = typeof count === 'object' ? count : undefined;
-        outcome = await this.compareAndSet(key, raw!, json);
+        outcome = await this.compareAndSet(key, raw!, json, undefined, announce);
       }
       if (outcome === true) {
         this.remember(key, json, stored);
+        if (event) bus!.announced(event);
         return stored;
       }
       if (counted) await this.kept.release(stored, expiresAt, counted);
       [raw, unread] = [outcome, false];
     }
     throw this.keptChanging('update a task', taskId);
+  }
+
+  /** A Redis event bus on these connections: the channel is not a key, so a Cluster delivers it from any node. */
+  announces(bus: McpEventBus): bus is RedisEventBus {
+    return bus instanceof RedisEventBus && bus.publishesThrough(this.redis);
   }
 
   async signal(server: string, taskId: string, signal: TaskSignal): Promise<void> {
@@ -226,8 +241,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /** True once stored; otherwise the record as it is now (null: gone), to try again from. */
-  private async compareAndSet(key: string, raw: string, next: string, what = 'update a task') {
-    const outcome = await this.redis.run(what, (redis) => COMPARE_AND_SET.run(redis, [key], [raw, next]));
+  private async compareAndSet(key: string, raw: string, next: string, what = 'update a task', announce: string[] = []) {
+    const outcome = await this.redis.run(what, (redis) => COMPARE_AND_SET.run(redis, [key], [raw, next, ...announce]));
     return outcome === 1 ? true : (outcome as string | null);
   }
 
