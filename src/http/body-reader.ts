@@ -134,6 +134,9 @@ export function readBody(
   deadlineMs: number,
   done: (result: BodyResult) => void,
 ): void {
+  // A request whose client left (or whose body something else consumed) before the read began emits nothing
+  // more: listening would hold it, and its entry in `reads`, until the deadline, and with none, for good.
+  if (req.destroyed || req.readableEnded) return done({ status: 400, message: 'Request body could not be read' });
   const encoding = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { createServer, request as httpRequest, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { MCPServer, McpModule, type McpContext } from '../../src/index.js';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -361,6 +363,45 @@ describe('McpModule on express: every path Express routes to the MCP controller'
     );
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
+
+  // What a client sends through a forward proxy, and what some proxies pass on: Express routes it by its path.
+  it("serves a request whose target is an absolute URL, under the driver's body rules", async () => {
+    // A server of its own over the app's Express handler: supertest holds the app's.
+    const server = createServer(app.getHttpAdapter().getInstance() as RequestListener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const body = '{"jsonrpc":"2.0",';
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: `http://localhost:${port}/mcp`,
+            headers: {
+              ...mcpHeaders(mcpMessage('tools/list')),
+              host: `localhost:${port}`,
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      // Not Nest's parser's error page: the MCP route read the body itself.
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

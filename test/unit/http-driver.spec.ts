@@ -138,6 +138,57 @@ describe('McpHttpDriver', () => {
     }
   });
 
+  it('lets go of a request whose client left while it was being authenticated, instead of waiting for a body that cannot come', async () => {
+    const kernel = new McpKernel({ name: 't', version: '1' });
+    let ran = 0;
+    kernel.registerTool('work', 'Counts its calls', { type: 'object' }, () => ++ran);
+    let authenticated!: () => void;
+    const authenticating = new Promise<void>((resolve) => (authenticated = resolve));
+    // Read in the route: the body is read only once the caller is known, and here the caller left by then.
+    const authenticator: McpHttpAuthenticator = {
+      afterGuards: true,
+      authenticate: async () => {
+        await authenticating;
+        return { ok: true, principal: 'someone', scopes: [] };
+      },
+      insufficientScopeHeaders: () => ({}),
+    };
+    // No body deadline: only the request's own state can end the wait.
+    const driver = new McpHttpDriver(kernel, { authenticator, bodyTimeoutMs: 0 });
+    let handled!: Promise<void>;
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let left!: () => void;
+    const gone = new Promise<void>((resolve) => (left = resolve));
+    const server = createServer((req, res) => {
+      req.once('close', left);
+      handled = driver.handle(req, res);
+      arrived();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const body = JSON.stringify(mcpMessage('tools/call', { name: 'work', arguments: {} }, { id: 4 }));
+      const client = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...mcpHeaders(JSON.parse(body)), host: '127.0.0.1', 'content-length': Buffer.byteLength(body) },
+      });
+      client.on('error', () => undefined);
+      client.write(body.slice(0, 10));
+      await arrival;
+      client.destroy();
+      await gone;
+      authenticated();
+      await handled;
+      expect(ran).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('answers 500 -32603 in JSON-RPC form when the authenticator throws, instead of rejecting to the framework', async () => {
     const kernel = new McpKernel({ name: 't', version: '1' });
     kernel.registerTool('echo', 'Echoes', { type: 'object' }, () => 'unreachable');

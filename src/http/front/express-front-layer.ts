@@ -31,7 +31,7 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
     // Every verb, not only POST: Nest's generic parser would otherwise answer a GET carrying a malformed JSON
     // body with its own error page. The preflight refuses non-POSTs (405) without reading the body. A client
     // sends the path as it was configured: that one is recognised without being normalised.
-    if (url !== fullPath && routeKey(url.split('?')[0]) !== endpoint) return next();
+    if (url !== fullPath && routeKey(pathOf(url)) !== endpoint) return next();
     // CORS first: a preflight is answered here, before Nest middleware and guards that a preflight cannot satisfy.
     if (driver.applyCors(req, res)) return;
     // Without the cors option, a preflight goes on to the app's own CORS middleware (`app.enableCors`).
@@ -50,6 +50,17 @@ export function installExpressBodyLayer(app: unknown, fullPath: string, driver: 
   const stack = express.router!.stack!;
   stack.unshift(stack.pop());
   return true;
+}
+
+/**
+ * The path of a request target as Express routes it: a target in absolute form (`http://host/mcp`, what a client
+ * sends through a forward proxy) is routed by its path, so it must reach this layer by its path too.
+ */
+function pathOf(url: string): string {
+  const path = url.split('?')[0];
+  if (path.startsWith('/')) return path;
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/]*/i.exec(path);
+  return authority ? path.slice(authority[0].length) || '/' : path;
 }
 
 function routeKey(path: string): string {
