@@ -165,7 +165,7 @@ describe.each(HTTP_ADAPTERS)('the playground in Chromium (%s)', (adapter) => {
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const policy = response.headers.get('content-security-policy')!;
       expect(policy).toMatch(
-        /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+' 'strict-dynamic'; style-src 'sha256-/,
+        /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+' 'strict-dynamic' 'self'; style-src 'sha256-/,
       );
       expect(policy).toContain("connect-src 'self'");
       expect(policy).not.toContain('unsafe-inline');

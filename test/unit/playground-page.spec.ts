@@ -15,7 +15,7 @@ describe('PlaygroundPage', () => {
     expect(page.page.status).toBe(200);
     const policy = page.page.headers['content-security-policy'].split('; ');
     // The view bridge is a script the page adds itself, when it shows a view.
-    expect(policy).toContain(`script-src ${sha256(script)} 'strict-dynamic'`);
+    expect(policy).toContain(`script-src ${sha256(script)} 'strict-dynamic' 'self'`);
     expect(policy).toContain(`style-src ${sha256(style)}`);
     expect(policy).toContain("default-src 'none'");
     expect(policy).toContain("frame-ancestors 'none'");

@@ -90,7 +90,8 @@ export class PlaygroundPage {
 /**
  * The page's own policy: its inline script and style by hash and nothing else of its own, but for the scripts
  * that script adds itself (`'strict-dynamic'`: the view bridge it loads to show a view; a script in markup,
- * injected or not, still runs only by hash); requests only to its origin (the endpoint); images and audio of
+ * injected or not, still runs only by hash; `'self'` is for browsers older than `'strict-dynamic'`, which load
+ * the bridge from the origin by it, while newer ones ignore it); requests only to its origin (the endpoint); images and audio of
  * results as `data:`; views only in the shell beside it.
  */
 function pagePolicy(html: string): string {
@@ -100,7 +101,7 @@ function pagePolicy(html: string): string {
       .join(' ');
   return [
     "default-src 'none'",
-    `script-src ${hashes('script')} 'strict-dynamic'`,
+    `script-src ${hashes('script')} 'strict-dynamic' 'self'`,
     `style-src ${hashes('style')}`,
     "connect-src 'self'",
     "img-src 'self' data: blob:",
