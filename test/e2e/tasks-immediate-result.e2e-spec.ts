@@ -48,6 +48,17 @@ function tools(): McpToolRegistration[] {
       taskSupport: 'optional',
     },
     {
+      name: 'defer_then_add',
+      description: 'Goes on as a task when it says so, then adds at once',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      taskSupport: 'optional',
+      deferTask: true,
+      handler: async ({ a, b }: { a: number; b: number }, _answers, ctx: McpContext) => {
+        await ctx.startTask();
+        return a + b;
+      },
+    },
+    {
       name: 'lookup',
       description: 'Answers after a short wait on a timer, as a cache miss would',
       inputSchema: { type: 'object' },
@@ -120,6 +131,13 @@ describe.each(HTTP_ADAPTERS)('tasks: the immediate-result shortcut (%s)', (adapt
 
   it('always makes a task of a tool with required task support, however fast', async () => {
     const { result: created } = await call(app, 'add_as_task', { a: 2, b: 3 });
+    expect(created).toMatchObject({ resultType: 'task' });
+    const done = await waitForStatus(app, created!.taskId, 'completed');
+    expect(done.result.content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('makes a task of a deferTask tool that calls ctx.startTask(), however fast it then settles', async () => {
+    const { result: created } = await call(app, 'defer_then_add', { a: 2, b: 3 });
     expect(created).toMatchObject({ resultType: 'task' });
     const done = await waitForStatus(app, created!.taskId, 'completed');
     expect(done.result.content).toEqual([{ type: 'text', text: '5' }]);

@@ -70,7 +70,8 @@ export class ToolTasks {
       return this.runner.enqueue(caller, call);
     }
     const window = this.runner.immediateResultMs;
-    if (entry.taskSupport === 'optional' && window !== undefined)
+    // A deferTask tool gets here from its `ctx.startTask()`: it asked for a task, and gets one.
+    if (entry.taskSupport === 'optional' && !entry.deferTask && window !== undefined)
       return this.answerOrStart(entry, args, base, caller, settle, window);
     return this.runner.start(caller, base.inputResponses, (run) => this.run(entry, args, base, run, settle));
   }
