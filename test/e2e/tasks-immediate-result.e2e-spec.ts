@@ -280,3 +280,38 @@ describe('tasks: the shortcut over stdio', () => {
     }
   });
 });
+
+describe('tasks: the caller giving up during a widened window', () => {
+  it.each([
+    ['the request is aborted', { immediateResultMs: 60_000 }, {}],
+    ['the call deadline passes', { immediateResultMs: 60_000 }, { callTimeoutMs: 50 }],
+  ])('stops the handler when %s, as in a plain call', async (_when, tasks, limits) => {
+    const kernel = new McpKernel({ name: 'shortcut-abort', version: '1.0.0', tasks, limits });
+    let stopped!: (reason: unknown) => void;
+    const stoppedBy = new Promise((resolve) => (stopped = resolve));
+    kernel.addTool({
+      name: 'waits',
+      description: 'Waits until stopped',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: (_args, _answers, ctx: McpContext) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            stopped(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          }),
+        ),
+    });
+    const request = new AbortController();
+    const message = mcpMessage('tools/call', { name: 'waits', arguments: {} }, { clientCapabilities: WITH_TASKS });
+    const answered = kernel.dispatch(message, { signal: request.signal });
+    try {
+      if (Object.keys(limits).length === 0) setImmediate(() => request.abort());
+      const answer = await answered;
+      expect('error' in answer || answer.result.isError === true).toBe(true);
+      expect(String(await stoppedBy)).toMatch(/The call was cancelled/);
+    } finally {
+      kernel.close();
+    }
+  });
+});

@@ -156,6 +156,9 @@ export class ToolTasks {
       };
       const running = this.run(entry, args, base, task, settle, { context, value });
       const timer = window === 0 ? setImmediate(promote) : setTimeout(promote, window);
+      // A widened window keeps the caller's request open a while: the caller giving up in it (cancel, deadline)
+      // stops the handler then, as in a plain call, not at the window's end. An event-loop turn needs no listener.
+      if (window > 0) base.signal.addEventListener('abort', promote, { once: true });
       running.then(
         (outcome) => {
           if (!decide()) return;
