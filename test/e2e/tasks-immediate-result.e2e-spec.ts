@@ -4,13 +4,13 @@ import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { MCPServer, McpModule, type McpContext, type McpToolRegistration } from '../../src/index.js';
+import { InputRequired, MCPServer, McpModule, type McpContext, type McpToolRegistration } from '../../src/index.js';
 import { McpKernel, McpStdioDriver } from '../../src/core/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
+import { CONFIRM, TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 
 /**
@@ -56,6 +56,21 @@ function tools(): McpToolRegistration[] {
       handler: async ({ a, b }: { a: number; b: number }, _answers, ctx: McpContext) => {
         await ctx.startTask();
         return a + b;
+      },
+    },
+    // The multi-round style: it throws for its input, and runs again with the answer.
+    {
+      name: 'throws_for_input',
+      description: 'Throws InputRequired until it has its answer',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: async (_args, answers) => {
+        const answer = answers.go as { content?: { confirm?: boolean } } | undefined;
+        if (!answer)
+          throw new InputRequired({
+            go: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: CONFIRM } },
+          });
+        return `confirmed: ${String(answer.content?.confirm)}`;
       },
     },
     {
@@ -123,6 +138,17 @@ describe.each(HTTP_ADAPTERS)('tasks: the immediate-result shortcut (%s)', (adapt
     const options = { capabilities: WITH_TASKS_AND_FORMS };
     const waiting = await waitForStatus(app, created!.taskId, 'input_required', options);
     expect(waiting.inputRequests.go).toMatchObject({ method: 'elicitation/create' });
+    const inputResponses = { go: { action: 'accept', content: { confirm: true } } };
+    await taskRequest(app, 'tasks/update', { taskId: created!.taskId, inputResponses }, options);
+    const done = await waitForStatus(app, created!.taskId, 'completed', options);
+    expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
+  });
+
+  it('makes a task of a call that throws InputRequired in the window, and runs the method again with its answer', async () => {
+    const { result: created } = await call(app, 'throws_for_input', {}, WITH_TASKS_AND_FORMS);
+    expect(created).toMatchObject({ resultType: 'task' });
+    const options = { capabilities: WITH_TASKS_AND_FORMS };
+    await waitForStatus(app, created!.taskId, 'input_required', options);
     const inputResponses = { go: { action: 'accept', content: { confirm: true } } };
     await taskRequest(app, 'tasks/update', { taskId: created!.taskId, inputResponses }, options);
     const done = await waitForStatus(app, created!.taskId, 'completed', options);

@@ -194,10 +194,12 @@ export class ToolTasks {
     let state = base.state;
     for (;;) {
       const context = started?.context ?? this.roundContext(base, run, state);
+      const first = started;
+      // Only the first round was begun already: a round after an InputRequired, thrown or returned, runs anew.
+      started = undefined;
       let asked: InputRequired;
       try {
-        const value = await (started ? started.value : entry.handler(args, context.inputResponses, context));
-        started = undefined;
+        const value = await (first ? first.value : entry.handler(args, context.inputResponses, context));
         if (!(value instanceof InputRequired)) return completed(await settle.result(value));
         asked = value;
       } catch (error) {
