@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { InputRequired, MCPServer, McpModule, type McpContext, type McpToolRegistration } from '../../src/index.js';
-import { McpKernel, McpStdioDriver } from '../../src/core/index.js';
+import { McpKernel, McpStdioDriver, type McpCall } from '../../src/core/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
@@ -336,6 +336,42 @@ describe('tasks: the caller giving up during a widened window', () => {
       const answer = await answered;
       expect('error' in answer || answer.result.isError === true).toBe(true);
       expect(String(await stoppedBy)).toMatch(/The call was cancelled/);
+    } finally {
+      kernel.close();
+    }
+  });
+});
+
+describe('tasks: a failing method answered by the shortcut', () => {
+  it.each([
+    ['a plain call', {}],
+    ['the shortcut', WITH_TASKS],
+  ])('tells the observers the exception and the id the client was given, in %s', async (_how, capabilities) => {
+    const kernel = new McpKernel({ name: 'shortcut-failure', version: '1.0.0', observability: { redactErrors: true } });
+    const boom = new Error('boom');
+    kernel.addTool({
+      name: 'fails',
+      description: 'Throws',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: async () => {
+        throw boom;
+      },
+    });
+    const seen: McpCall[] = [];
+    kernel.observe((call, response) => {
+      seen.push(call);
+      return response;
+    });
+    try {
+      const answer = await kernel.dispatch(
+        mcpMessage('tools/call', { name: 'fails', arguments: {} }, { clientCapabilities: capabilities }),
+      );
+      expect(answer).toMatchObject({ result: { resultType: 'complete', isError: true } });
+      const text = String((answer as Json).result.content[0].text);
+      expect(seen).toHaveLength(1);
+      expect(seen[0].error).toBe(boom);
+      expect(text).toContain(seen[0].correlationId);
     } finally {
       kernel.close();
     }
