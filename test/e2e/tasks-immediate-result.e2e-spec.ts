@@ -176,15 +176,19 @@ describe.each(HTTP_ADAPTERS)('tasks: the immediate-result shortcut (%s)', (adapt
 });
 
 describe('tasks.immediateResultMs', () => {
-  it('widens the window: a handler that waits on a timer within it is answered with its result', async () => {
-    const app = await appWith('express', { immediateResultMs: 30_000 });
-    try {
-      const { result } = await call(app, 'lookup');
-      expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'found' }] });
-    } finally {
-      await app.close();
-    }
-  });
+  // On each adapter: the handler's signal follows the request's through a widened window, and must not fire early.
+  it.each(HTTP_ADAPTERS)(
+    'widens the window (%s): a handler that waits on a timer within it is answered with its result',
+    async (adapter) => {
+      const app = await appWith(adapter, { immediateResultMs: 30_000 });
+      try {
+        const { result } = await call(app, 'lookup');
+        expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'found' }] });
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it('false makes a task of every call of the extension, the fastest too', async () => {
     const app = await appWith('fastify', { immediateResultMs: false });
