@@ -4,13 +4,13 @@ import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { MCPServer, McpModule, type McpContext, type McpToolRegistration } from '../../src/index.js';
-import { McpKernel, McpStdioDriver } from '../../src/core/index.js';
+import { InputRequired, MCPServer, McpModule, type McpContext, type McpToolRegistration } from '../../src/index.js';
+import { McpKernel, McpStdioDriver, type McpCall } from '../../src/core/index.js';
 import { McpRedisBackends, McpRedisModule } from '../../src/redis/index.js';
 import { mcpMessage } from '../../src/testing/index.js';
 import { createApp, HTTP_ADAPTERS, type HttpAdapterName } from '../support/create-app.js';
 import { MACHINE_REDIS_URL, testKeyPrefix } from '../support/redis-server.js';
-import { TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
+import { CONFIRM, TaskJobs, WITH_TASKS_AND_FORMS } from '../support/task-jobs.js';
 import { getTask, taskRequest, waitForStatus, WITH_TASKS, type Json } from '../support/task-requests.js';
 
 /**
@@ -46,6 +46,32 @@ function tools(): McpToolRegistration[] {
       ...new TaskJobs().tools().find((tool) => tool.name === 'confirm_job')!,
       name: 'asks_first',
       taskSupport: 'optional',
+    },
+    {
+      name: 'defer_then_add',
+      description: 'Goes on as a task when it says so, then adds at once',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      taskSupport: 'optional',
+      deferTask: true,
+      handler: async ({ a, b }: { a: number; b: number }, _answers, ctx: McpContext) => {
+        await ctx.startTask();
+        return a + b;
+      },
+    },
+    // The multi-round style: it throws for its input, and runs again with the answer.
+    {
+      name: 'throws_for_input',
+      description: 'Throws InputRequired until it has its answer',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: async (_args, answers) => {
+        const answer = answers.go as { content?: { confirm?: boolean } } | undefined;
+        if (!answer)
+          throw new InputRequired({
+            go: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: CONFIRM } },
+          });
+        return `confirmed: ${String(answer.content?.confirm)}`;
+      },
     },
     {
       name: 'lookup',
@@ -118,8 +144,26 @@ describe.each(HTTP_ADAPTERS)('tasks: the immediate-result shortcut (%s)', (adapt
     expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
   });
 
+  it('makes a task of a call that throws InputRequired in the window, and runs the method again with its answer', async () => {
+    const { result: created } = await call(app, 'throws_for_input', {}, WITH_TASKS_AND_FORMS);
+    expect(created).toMatchObject({ resultType: 'task' });
+    const options = { capabilities: WITH_TASKS_AND_FORMS };
+    await waitForStatus(app, created!.taskId, 'input_required', options);
+    const inputResponses = { go: { action: 'accept', content: { confirm: true } } };
+    await taskRequest(app, 'tasks/update', { taskId: created!.taskId, inputResponses }, options);
+    const done = await waitForStatus(app, created!.taskId, 'completed', options);
+    expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed: true' }]);
+  });
+
   it('always makes a task of a tool with required task support, however fast', async () => {
     const { result: created } = await call(app, 'add_as_task', { a: 2, b: 3 });
+    expect(created).toMatchObject({ resultType: 'task' });
+    const done = await waitForStatus(app, created!.taskId, 'completed');
+    expect(done.result.content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('makes a task of a deferTask tool that calls ctx.startTask(), however fast it then settles', async () => {
+    const { result: created } = await call(app, 'defer_then_add', { a: 2, b: 3 });
     expect(created).toMatchObject({ resultType: 'task' });
     const done = await waitForStatus(app, created!.taskId, 'completed');
     expect(done.result.content).toEqual([{ type: 'text', text: '5' }]);
@@ -132,15 +176,19 @@ describe.each(HTTP_ADAPTERS)('tasks: the immediate-result shortcut (%s)', (adapt
 });
 
 describe('tasks.immediateResultMs', () => {
-  it('widens the window: a handler that waits on a timer within it is answered with its result', async () => {
-    const app = await appWith('express', { immediateResultMs: 30_000 });
-    try {
-      const { result } = await call(app, 'lookup');
-      expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'found' }] });
-    } finally {
-      await app.close();
-    }
-  });
+  // On each adapter: the handler's signal follows the request's through a widened window, and must not fire early.
+  it.each(HTTP_ADAPTERS)(
+    'widens the window (%s): a handler that waits on a timer within it is answered with its result',
+    async (adapter) => {
+      const app = await appWith(adapter, { immediateResultMs: 30_000 });
+      try {
+        const { result } = await call(app, 'lookup');
+        expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'found' }] });
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it('false makes a task of every call of the extension, the fastest too', async () => {
     const app = await appWith('fastify', { immediateResultMs: false });
@@ -162,6 +210,17 @@ describe('tasks.immediateResultMs', () => {
     await expect(
       createApp([McpModule.forRoot({ name: 'k', version: '1', tasks: { immediateResultMs: value as number } })]),
     ).rejects.toThrow(/tasks\.immediateResultMs/);
+  });
+});
+
+describe('tasks.immediateResultMs and limits.callTimeoutMs', () => {
+  it('stops start-up on a window that reaches the call deadline: a call still running then could never become a task', async () => {
+    const options = { name: 'k', version: '1', tasks: { immediateResultMs: 5_000 }, limits: { callTimeoutMs: 5_000 } };
+    expect(() => new McpKernel(options)).toThrow(
+      /tasks\.immediateResultMs \(5000\) must be under limits\.callTimeoutMs/,
+    );
+    expect(() => new McpKernel({ ...options, limits: { callTimeoutMs: 0 } })).not.toThrow();
+    expect(() => new McpKernel({ ...options, tasks: { immediateResultMs: 4_999 } })).not.toThrow();
   });
 });
 
@@ -258,6 +317,75 @@ describe('tasks: the shortcut over stdio', () => {
     } finally {
       input.end();
       await served;
+      kernel.close();
+    }
+  });
+});
+
+describe('tasks: the caller giving up during a widened window', () => {
+  it('stops the handler when the request is aborted, as in a plain call', async () => {
+    const tasks = { immediateResultMs: 59_000 };
+    const kernel = new McpKernel({ name: 'shortcut-abort', version: '1.0.0', tasks });
+    let stopped!: (reason: unknown) => void;
+    const stoppedBy = new Promise((resolve) => (stopped = resolve));
+    kernel.addTool({
+      name: 'waits',
+      description: 'Waits until stopped',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: (_args, _answers, ctx: McpContext) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            stopped(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          }),
+        ),
+    });
+    const request = new AbortController();
+    const message = mcpMessage('tools/call', { name: 'waits', arguments: {} }, { clientCapabilities: WITH_TASKS });
+    const answered = kernel.dispatch(message, { signal: request.signal });
+    try {
+      setImmediate(() => request.abort());
+      const answer = await answered;
+      expect('error' in answer || answer.result.isError === true).toBe(true);
+      expect(String(await stoppedBy)).toMatch(/The call was cancelled/);
+    } finally {
+      kernel.close();
+    }
+  });
+});
+
+describe('tasks: a failing method answered by the shortcut', () => {
+  it.each([
+    ['a plain call', {}],
+    ['the shortcut', WITH_TASKS],
+  ])('tells the observers the exception and the id the client was given, in %s', async (_how, capabilities) => {
+    const kernel = new McpKernel({ name: 'shortcut-failure', version: '1.0.0', observability: { redactErrors: true } });
+    const boom = new Error('boom');
+    kernel.addTool({
+      name: 'fails',
+      description: 'Throws',
+      inputSchema: { type: 'object' },
+      taskSupport: 'optional',
+      handler: async () => {
+        throw boom;
+      },
+    });
+    const seen: McpCall[] = [];
+    kernel.observe((call, response) => {
+      seen.push(call);
+      return response;
+    });
+    try {
+      const answer = await kernel.dispatch(
+        mcpMessage('tools/call', { name: 'fails', arguments: {} }, { clientCapabilities: capabilities }),
+      );
+      expect(answer).toMatchObject({ result: { resultType: 'complete', isError: true } });
+      const text = String((answer as Json).result.content[0].text);
+      expect(seen).toHaveLength(1);
+      expect(seen[0].error).toBe(boom);
+      expect(text).toContain(seen[0].correlationId);
+    } finally {
       kernel.close();
     }
   });

@@ -18,6 +18,10 @@ export const STATE_SECRET_EMPTY = 'requestState.secret: give at least one secret
 
 export const STATE_SECRET_SHORT = 'requestState.secret: every secret must be a string of at least 32 characters';
 
+export const TASK_IMMEDIATE_RESULT_PAST_DEADLINE = (window: number, deadline: number) =>
+  `tasks.immediateResultMs (${window}) must be under limits.callTimeoutMs (${deadline}): a call still running at ` +
+  `its deadline is stopped, so it could never become a task`;
+
 export const TASK_IMMEDIATE_RESULT_OUT_OF_RANGE = (max: number, value: unknown) =>
   `tasks.immediateResultMs must be false or an integer from 0 to ${max} (milliseconds a call to a tool with ` +
   `optional task support may take to be answered with its result before it becomes a task), got ${String(value)}`;

@@ -13,7 +13,11 @@ import { InProcessEventBus, type McpBusEvent } from '../events/event-bus.js';
 import { HandlerErrorPolicy, type HandlerErrorLogger } from '../failures/handler-error-policy.js';
 import { HandlerFailure } from '../failures/handler-failure.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
-import { INVALID_LEGACY_MODE, MISSING_IDENTITY } from '../errors/configuration-messages.js';
+import {
+  INVALID_LEGACY_MODE,
+  MISSING_IDENTITY,
+  TASK_IMMEDIATE_RESULT_PAST_DEADLINE,
+} from '../errors/configuration-messages.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
 import { InputRound } from '../input/input-round.js';
 import { LegacyLeg } from '../legacy/legacy-leg.js';
@@ -95,8 +99,9 @@ export class McpKernel extends KernelRegistrations {
     this.states = new RequestStateCodec({ secret: requestState.secret, ttlMs: requestState.ttlMs });
     this.identity = new CallerIdentity(options.auth?.identify);
     const maxConcurrentCalls = limits.maxConcurrentCalls ?? 256;
+    const callTimeoutMs = limits.callTimeoutMs ?? 60_000;
     this.calls = new CallGuard(
-      limits.callTimeoutMs ?? 60_000,
+      callTimeoutMs,
       maxConcurrentCalls,
       limits.maxConcurrentCallsPerCaller ?? defaultShare(maxConcurrentCalls),
     );
@@ -140,6 +145,9 @@ export class McpKernel extends KernelRegistrations {
       this.states,
       this.eventBus,
     );
+    const window = this.taskRunner.immediateResultMs;
+    if (window !== undefined && callTimeoutMs > 0 && window >= callTimeoutMs)
+      throw new McpConfigurationError(TASK_IMMEDIATE_RESULT_PAST_DEADLINE(window, callTimeoutMs));
     const families = createMethodFamilies(
       { tools: this.tools, resources: this.resources, prompts: this.prompts, skills: this.skills, events: this.events },
       {

@@ -173,7 +173,8 @@ export class ToolMethods {
       input,
       context,
       call.caller,
-      this.settlement(request, entry.definition.name, entry.output),
+      // The request's transport: a call the shortcut answers in it reports its failure to its interceptors.
+      this.settlement(request, entry.definition.name, entry.output, call.transport),
       call.args,
     );
   }
@@ -189,11 +190,19 @@ export class ToolMethods {
     });
   }
 
-  /** How a task's handler outcome becomes its result; the call that created it was answered long ago. */
-  private settlement(request: JsonRpcRequest, name: string, output: SchemaCheck | undefined): ToolSettlement {
+  /**
+   * How a task's handler outcome becomes its result. `transport` is the request's when the call may yet be
+   * answered in it (the immediate-result shortcut); a queued round has none.
+   */
+  private settlement(
+    request: JsonRpcRequest,
+    name: string,
+    output: SchemaCheck | undefined,
+    transport: McpRequestContext = {},
+  ): ToolSettlement {
     return {
       result: (value) => toolResult(value, output),
-      failure: (error) => toolError(`Error: ${this.failure.message(error, request, name, {})}`),
+      failure: (error) => toolError(`Error: ${this.failure.message(error, request, name, transport)}`),
     };
   }
 }

@@ -52,8 +52,9 @@ export interface TaskOptions {
    * client that declares the extension gets the result itself (nothing is stored) when the handler settles
    * within this window without asking for input; otherwise the call becomes a task the handler goes on in.
    * `0` (the default) answers directly only what is ready by the next turn of the event loop (no timer or I/O
-   * waited on); up to 60 000. `false` makes every such call a task. Tools with required task support are always
-   * tasks, and so is every call with `queue` (its handler runs on a worker, not here).
+   * waited on); up to 60 000, and under `limits.callTimeoutMs`. `false` makes every such call a task. Tools
+   * with required task support are always tasks, and so is every call with `queue` (its handler runs on a
+   * worker, not here).
    */
   immediateResultMs?: number | false;
 }

@@ -70,7 +70,8 @@ export class ToolTasks {
       return this.runner.enqueue(caller, call);
     }
     const window = this.runner.immediateResultMs;
-    if (entry.taskSupport === 'optional' && window !== undefined)
+    // A deferTask tool gets here from its `ctx.startTask()`: it asked for a task, and gets one.
+    if (entry.taskSupport === 'optional' && !entry.deferTask && window !== undefined)
       return this.answerOrStart(entry, args, base, caller, settle, window);
     return this.runner.start(caller, base.inputResponses, (run) => this.run(entry, args, base, run, settle));
   }
@@ -155,6 +156,9 @@ export class ToolTasks {
       };
       const running = this.run(entry, args, base, task, settle, { context, value });
       const timer = window === 0 ? setImmediate(promote) : setTimeout(promote, window);
+      // A widened window keeps the caller's request open a while: the caller giving up in it (cancel, deadline)
+      // stops the handler then, as in a plain call, not at the window's end. An event-loop turn needs no listener.
+      if (window > 0) base.signal.addEventListener('abort', promote, { once: true });
       running.then(
         (outcome) => {
           if (!decide()) return;
@@ -190,10 +194,12 @@ export class ToolTasks {
     let state = base.state;
     for (;;) {
       const context = started?.context ?? this.roundContext(base, run, state);
+      const first = started;
+      // Only the first round was begun already: a round after an InputRequired, thrown or returned, runs anew.
+      started = undefined;
       let asked: InputRequired;
       try {
-        const value = await (started ? started.value : entry.handler(args, context.inputResponses, context));
-        started = undefined;
+        const value = await (first ? first.value : entry.handler(args, context.inputResponses, context));
         if (!(value instanceof InputRequired)) return completed(await settle.result(value));
         asked = value;
       } catch (error) {
