@@ -19,7 +19,7 @@ import {
   INVALID_TASK_SUPPORT,
   REGISTRATION_FAILED,
 } from '../errors/configuration-messages.js';
-import { jsonSchemaCheck, type SchemaCheck } from '../schema/schema-check.js';
+import type { SchemaCheck } from '../schema/schema-check.js';
 
 export type ToolHandler<A = any> = (args: A, inputResponses: InputResponses, context: McpContext) => unknown;
 
@@ -226,8 +226,9 @@ export interface ToolSchemaChecks {
   output?: SchemaCheck;
 }
 
+/** JSON Schema semantics: the value is checked, never changed (ajv runs without defaults or coercion). */
 function checkOf(compiled: CompiledSchema, own: SchemaCheck | undefined): SchemaCheck {
-  return own ?? jsonSchemaCheck(compiled);
+  return own ?? compiled.check;
 }
 
 /** Drops keys whose value is undefined so published definitions carry only what was declared. */

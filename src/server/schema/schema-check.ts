@@ -1,5 +1,3 @@
-import type { CompiledSchema } from './schema-compiler.js';
-
 /** What checking a value against a schema gives: the value the handler sees, or why it was refused. */
 export type SchemaOutcome = { readonly value: unknown; readonly error?: undefined } | { readonly error: string };
 
@@ -36,14 +34,6 @@ export function standardSchemaCheck(schema: StandardSchemaSource): SchemaCheck {
   return (value) => {
     const result = validate(value);
     return result instanceof Promise ? result.then(toOutcome) : toOutcome(result);
-  };
-}
-
-/** JSON Schema semantics: the value is checked, never changed (ajv runs without defaults or coercion). */
-export function jsonSchemaCheck(compiled: CompiledSchema): SchemaCheck {
-  return (value) => {
-    const error = compiled.validate(value);
-    return error === null ? { value } : { error };
   };
 }
 

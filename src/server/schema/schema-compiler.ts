@@ -4,6 +4,7 @@ import { requireFromLibrary } from '../util/library-require.cjs';
 import { safeRegExp } from '../uri/safe-regexp.js';
 import { McpConfigurationError } from '../errors/configuration-error.js';
 import { INVALID_JSON_SCHEMA, INVALID_SCHEMA, UNSUPPORTED_SCHEMA_DIALECT } from '../errors/configuration-messages.js';
+import type { SchemaOutcome } from './schema-check.js';
 
 type AjvClass = new (options: Options) => Ajv;
 
@@ -76,6 +77,13 @@ export interface CompiledSchema {
   readonly schema: JsonSchema;
   /** Returns null when the value conforms, otherwise a message naming the failing argument and rule. */
   validate(value: unknown): string | null;
+  /** The same check as a tool's input or output check: the value as it came, or why it was refused. */
+  readonly check: (value: unknown) => SchemaOutcome;
+}
+
+/** ajv's validator, or until a deferred schema's first use the step that compiles it and takes its place. */
+interface Validator {
+  run: ((value: unknown) => boolean) & { readonly errors?: ErrorObject[] | null };
 }
 
 /**
@@ -101,11 +109,20 @@ export class SchemaCompiler {
   }
 
   private onFirstUse(schema: JsonSchema, subject: string): CompiledSchema {
-    let compiled: CompiledSchema | undefined;
-    return { schema, validate: (value) => (compiled ??= this.now(schema, subject)).validate(value) };
+    const validator: Validator = {
+      run: (value) => {
+        validator.run = this.compiled(schema, subject);
+        return validator.run(value);
+      },
+    };
+    return compiledSchema(schema, validator);
   }
 
   private now(schema: JsonSchema, subject: string): CompiledSchema {
+    return compiledSchema(schema, { run: this.compiled(schema, subject) });
+  }
+
+  private compiled(schema: JsonSchema, subject: string): ValidateFunction {
     const ajv = this.dialectFor(schema, subject);
     let fn: ValidateFunction;
     try {
@@ -114,7 +131,7 @@ export class SchemaCompiler {
     } catch (error) {
       throw new McpConfigurationError(INVALID_JSON_SCHEMA(subject, (error as Error).message), { cause: error });
     }
-    return { schema, validate: (value) => (fn(value) ? null : describeError(fn.errors?.[0])) };
+    return fn;
   }
 
   /**
@@ -186,6 +203,19 @@ function hasKeyIn(value: unknown): boolean {
   return Object.entries(value).some(
     ([key, child]) => (child !== undefined && KEYS_THAT_CAN_FAIL_COMPILE.has(key)) || hasKeyIn(child),
   );
+}
+
+/**
+ * Each check calls ajv's function straight from the closure the caller holds (a call costs about as much as
+ * ajv's own work on a small argument); `validator.run` is read after the call, as a deferred schema's first call
+ * puts the compiled function there.
+ */
+function compiledSchema(schema: JsonSchema, validator: Validator): CompiledSchema {
+  return {
+    schema,
+    validate: (value) => (validator.run(value) ? null : describeError(validator.run.errors?.[0])),
+    check: (value) => (validator.run(value) ? { value } : { error: describeError(validator.run.errors?.[0]) }),
+  };
 }
 
 function describeError(error: ErrorObject | undefined): string {
