@@ -1,6 +1,7 @@
 import type { HeaderBag } from '../protocol/header-codec.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { Caller } from './access/caller-identity.js';
-import type { McpCall } from './mcp-call.js';
+import { describeCall, type McpCall } from './mcp-call.js';
 import type { McpRequestContext } from './mcp-request-context.js';
 
 /**
@@ -24,12 +25,20 @@ export class CallContext implements McpRequestContext {
   declare readonly scopes: readonly string[] | undefined;
   declare readonly credentialExpiresAt: number | undefined;
   declare private readonly signalOf: () => AbortSignal;
-  declare readonly call: McpCall | undefined;
+  declare private described: McpCall | undefined;
+  declare private readonly request: JsonRpcRequest;
   declare readonly caller: Caller;
 
-  constructor(context: McpRequestContext, signalOf: () => AbortSignal, call: McpCall | undefined, caller: Caller) {
+  constructor(
+    context: McpRequestContext,
+    signalOf: () => AbortSignal,
+    call: McpCall | undefined,
+    caller: Caller,
+    request: JsonRpcRequest,
+  ) {
     this.signalOf = signalOf;
-    this.call = call;
+    this.described = call;
+    this.request = request;
     this.caller = caller;
     this.headers = context.headers;
     this.notify = context.notify;
@@ -43,5 +52,13 @@ export class CallContext implements McpRequestContext {
 
   get signal(): AbortSignal {
     return this.signalOf();
+  }
+
+  /**
+   * The interceptors' view of the call, where an unexpected error is reported: described when first asked for
+   * when no interceptor ran (most calls succeed, and nothing then reads it).
+   */
+  get call(): McpCall {
+    return (this.described ??= describeCall(this.request, this.httpRequest));
   }
 }

@@ -47,6 +47,20 @@ export type PassingInterceptor = McpCallInterceptor & { [PASSES_THROUGH]?: () =>
  */
 export type McpCallObserver = (call: McpCall, response: JsonRpcResponse) => JsonRpcResponse;
 
+/**
+ * What one of the library's own observers carries to say it returns a successful response untouched without
+ * reading the call (the failed-call log): while every observer says so, a call that succeeds is never described.
+ */
+export const SEES_FAILURES_ONLY = Symbol('nestjs-mcp.seesFailuresOnly');
+
+/** An observer that may say it sees failed calls only (`SEES_FAILURES_ONLY`). */
+export type FailureObserver = McpCallObserver & { [SEES_FAILURES_ONLY]?: true };
+
+/** Whether a response is a failed call: a JSON-RPC error or a tool's `isError` result. */
+export function isFailedResponse(response: JsonRpcResponse): boolean {
+  return 'error' in response || response.result.isError === true;
+}
+
 /** How a call ended, in the vocabulary of the OpenTelemetry MCP conventions (`error.type`). */
 export interface McpCallOutcome {
   status: 'ok' | 'error' | 'tool_error' | 'input_required';

@@ -2,7 +2,14 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { JsonRpcResponse } from '../../protocol/jsonrpc.js';
-import { outcomeOf, type McpCall, type McpCallObserver } from '../../server/mcp-call.js';
+import {
+  SEES_FAILURES_ONLY,
+  isFailedResponse,
+  outcomeOf,
+  type FailureObserver,
+  type McpCall,
+  type McpCallObserver,
+} from '../../server/mcp-call.js';
 import { logSafe } from '../../server/mcp-logger.js';
 
 /**
@@ -14,8 +21,10 @@ export function callLoggingObserver(logger: Logger): McpCallObserver {
   // An observer rather than an interceptor: it sees every call, most succeed untouched, and reading the answer
   // needs no promise of its own.
   // Most calls succeed: they leave at once, without an outcome of their own.
-  return (call, response) =>
-    !('error' in response) && response.result.isError !== true ? response : logFailed(logger, call, response);
+  const observer: FailureObserver = (call, response) =>
+    isFailedResponse(response) ? logFailed(logger, call, response) : response;
+  observer[SEES_FAILURES_ONLY] = true;
+  return observer;
 }
 
 function logFailed(logger: Logger, call: McpCall, response: JsonRpcResponse): JsonRpcResponse {

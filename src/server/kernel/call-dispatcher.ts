@@ -13,6 +13,9 @@ import {
   chainInterceptors,
   describeByHeaders,
   describeCall,
+  isFailedResponse,
+  SEES_FAILURES_ONLY,
+  type FailureObserver,
   type McpCall,
   type McpCallInterceptor,
   type McpCallObserver,
@@ -34,6 +37,8 @@ export class CallDispatcher {
   /** The pass-through checks of the interceptors added (`PASSES_THROUGH`); undefined once one has none. */
   private passChecks: Array<() => boolean> | undefined = [];
   private observer?: McpCallObserver;
+  /** Whether an observer added may read a successful call (one not marked `SEES_FAILURES_ONLY`). */
+  private observesSuccess = false;
 
   constructor(
     private readonly methods: ReadonlyMap<string, MethodHandler>,
@@ -61,8 +66,9 @@ export class CallDispatcher {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const intercepting = this.interceptor !== undefined && !this.passesThrough();
-    // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost.
-    const call = intercepting || this.observer ? describeCall(request, context.httpRequest) : undefined;
+    // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost. An
+    // observer of failures only gets it described once the call has failed.
+    const call = intercepting || this.observesSuccess ? describeCall(request, context.httpRequest) : undefined;
     // No principal, nobody to tell apart (a context the kernel made has the same principal as its request).
     const caller = context.principal === undefined || context.principal === null ? undefined : this.callerOf(context);
     if (!call || !intercepting) return this.run(request, context, era, handler, call, caller);
@@ -101,36 +107,53 @@ export class CallDispatcher {
     caller: Caller,
   ): JsonRpcResponse | Promise<JsonRpcResponse> {
     let running: MethodResult | Promise<MethodResult>;
+    // The handler's context, which describes the call if the handler fails (its error is reported there).
+    let made: CallContext | undefined;
     try {
       running =
         request.method === 'subscriptions/listen' || request.method === 'events/stream'
           ? handler(request, context, caller)
           : this.calls.run(context, caller, (signal) =>
-              handler(request, new CallContext(context, signal, call, caller), caller),
+              handler(request, (made = new CallContext(context, signal, call, caller, request)), caller),
             );
     } catch (error) {
-      return this.observed(call, this.failure(request, era, call, error));
+      return this.failed(request, context, era, call ?? made?.call, error);
     }
-    if (!isThenable(running)) return this.answered(request, era, call, running);
+    if (!isThenable(running)) return this.answered(request, context, era, call ?? made, running);
     return Promise.resolve(running).then(
-      (result) => this.answered(request, era, call, result),
-      (error: unknown) => this.observed(call, this.failure(request, era, call, error)),
+      (result) => this.answered(request, context, era, call ?? made, result),
+      (error: unknown) => this.failed(request, context, era, call ?? made?.call, error),
     );
   }
 
   private answered(
     request: JsonRpcRequest,
+    context: McpRequestContext,
     era: McpEra,
-    call: McpCall | undefined,
+    call: McpCall | CallContext | undefined,
     result: MethodResult,
   ): JsonRpcResponse {
     let response: JsonRpcResponse;
     try {
       response = successResponse(request.id, era.present(result));
     } catch (error) {
-      response = this.failure(request, era, call, error);
+      return this.failed(request, context, era, call instanceof CallContext ? call.call : call, error);
     }
-    return this.observed(call, response);
+    if (!this.observer || (!this.observesSuccess && !isFailedResponse(response))) return response;
+    const seen = call instanceof CallContext ? call.call : (call ?? describeCall(request, context.httpRequest));
+    return this.observed(seen, response);
+  }
+
+  /** A failed call's answer, shown to the observers (an unexpected error is kept on the call for them). */
+  private failed(
+    request: JsonRpcRequest,
+    context: McpRequestContext,
+    era: McpEra,
+    call: McpCall | undefined,
+    error: unknown,
+  ): JsonRpcResponse {
+    const seen = call ?? (this.observer ? describeCall(request, context.httpRequest) : undefined);
+    return this.observed(seen, this.failure(request, era, seen, error));
   }
 
   /** Whether every interceptor added says it would pass a call straight through now (false when one cannot say). */
@@ -204,6 +227,7 @@ export class CallDispatcher {
    * interceptors; each one added gets what those added before it returned.
    */
   observe(observer: McpCallObserver): void {
+    if (!(observer as FailureObserver)[SEES_FAILURES_ONLY]) this.observesSuccess = true;
     const inner = this.observer;
     this.observer = inner ? (call, response) => observer(call, inner(call, response)) : observer;
   }
