@@ -136,4 +136,24 @@ describe('McpKernel.observe: a synchronous look at every answer', () => {
     await kernel.handleRequest(mcpMessage('tools/call', { name: 'boom', arguments: {} }));
     expect((seen[1].call.error as Error).message).toBe('handler crashed');
   });
+
+  it('has an observer without interceptors see successful calls, and failed ones with their exception', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1', observability: { onHandlerError: () => {} } });
+    kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
+    kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
+      throw new Error('handler crashed');
+    });
+    const seen: McpCall[] = [];
+    kernel.observe((call, response) => {
+      seen.push(call);
+      return response;
+    });
+    await kernel.handleRequest(mcpMessage('tools/call', { name: 'add', arguments: {} }, { id: 4 }));
+    await kernel.handleRequest(mcpMessage('tools/call', { name: 'boom', arguments: {} }, { id: 5 }));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toMatchObject({ method: 'tools/call', name: 'add', requestId: 4 });
+    expect(seen[1]).toMatchObject({ method: 'tools/call', name: 'boom', requestId: 5 });
+    expect((seen[1].error as Error).message).toBe('handler crashed');
+    expect(seen[1].correlationId).toEqual(expect.any(String));
+  });
 });
