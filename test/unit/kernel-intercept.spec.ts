@@ -112,12 +112,18 @@ describe('McpKernel.intercept and observe: a hook that throws', () => {
 });
 
 describe('McpKernel.observe: a synchronous look at every answer', () => {
-  it('sees the response inside every interceptor, with the exception behind an internal error', async () => {
+  /** A kernel with a tool that answers and one that throws. */
+  function addAndBoom(): McpKernel {
     const kernel = new McpKernel({ name: 'k', version: '1', observability: { onHandlerError: () => {} } });
     kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
     kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
       throw new Error('handler crashed');
     });
+    return kernel;
+  }
+
+  it('sees the response inside every interceptor, with the exception behind an internal error', async () => {
+    const kernel = addAndBoom();
     const order: string[] = [];
     const seen: Array<{ call: McpCall; response: unknown }> = [];
     kernel.observe((call, response) => {
@@ -138,11 +144,7 @@ describe('McpKernel.observe: a synchronous look at every answer', () => {
   });
 
   it('has an observer without interceptors see successful calls, and failed ones with their exception', async () => {
-    const kernel = new McpKernel({ name: 'k', version: '1', observability: { onHandlerError: () => {} } });
-    kernel.registerTool('add', 'Adds', { type: 'object' }, () => 1);
-    kernel.registerTool('boom', 'Throws', { type: 'object' }, () => {
-      throw new Error('handler crashed');
-    });
+    const kernel = addAndBoom();
     const seen: McpCall[] = [];
     kernel.observe((call, response) => {
       seen.push(call);
