@@ -42,44 +42,23 @@ interface QueueOrigin {
 }
 
 /**
- * The one module a handler's context is made in, so a direct call, an in-process task round and a queued round
+ * The one place a handler's context is made, so a direct call, an in-process task round and a queued round
  * cannot disagree on what they carry, the transport they name above all.
  */
 export function makeContext(round: VerifiedRound, origin: RoundOrigin, schemas: SchemaCompiler): McpContext {
-  if ('request' in origin)
-    return requestContext(round, origin.request, origin.caller, origin.mayStartTask === true, schemas);
+  const request = 'request' in origin ? origin.request : undefined;
   const started = 'startedBy' in origin ? origin.startedBy : undefined;
+  const task = request ? undefined : (origin as TaskOrigin | QueueOrigin).task;
+  const httpRequest = request ? request.httpRequest : started?.httpRequest;
   return new McpContext(
     round,
     schemas,
-    started ? started.transport : 'queue',
-    started?.httpRequest,
-    started ? started.principal : (origin as QueueOrigin).queuedFor,
-    undefined,
-    origin.task,
-    false,
-    started && callerSourceOf(started),
-  );
-}
-
-/** `makeContext` for a round in its request, called as such where a call is made (no origin record per call). */
-export function requestContext(
-  round: VerifiedRound,
-  request: McpRequestContext,
-  caller: CallerSource | undefined,
-  mayStartTask: boolean,
-  schemas: SchemaCompiler,
-): McpContext {
-  const httpRequest = request.httpRequest;
-  return new McpContext(
-    round,
-    schemas,
-    httpRequest === undefined ? 'stdio' : 'http',
+    request ? (httpRequest === undefined ? 'stdio' : 'http') : started ? started.transport : 'queue',
     httpRequest,
-    request.principal,
+    request ? request.principal : started ? started.principal : (origin as QueueOrigin).queuedFor,
     request,
-    undefined,
-    mayStartTask,
-    caller,
+    task,
+    (origin as RequestOrigin).mayStartTask === true,
+    request ? (origin as RequestOrigin).caller : started && callerSourceOf(started),
   );
 }

@@ -21,7 +21,7 @@ import {
 import { isThenable, whenReady } from '../util/when-ready.js';
 import { META_CLIENT_CAPABILITIES } from '../../protocol/versions.js';
 import type { McpContext } from '../mcp-context.js';
-import { requestContext, type VerifiedRound } from '../make-context.js';
+import { makeContext, type VerifiedRound } from '../make-context.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import { InterimResult } from '../method-result.js';
 import type { Caller } from '../access/caller-identity.js';
@@ -85,13 +85,12 @@ export class InputRound {
     singleUse = false,
     mayStartTask = false,
   ): McpContext | Promise<McpContext> {
+    const origin = { request: transport, caller: binding, mayStartTask };
     const round = this.verify(request, binding, singleUse);
     // Spelled out rather than `whenReady`: most rounds are known at once, and then no closure is made per call.
     if (isThenable(round))
-      return Promise.resolve(round).then((verified) =>
-        requestContext(verified, transport, binding, mayStartTask, this.schemas),
-      );
-    return requestContext(round, transport, binding, mayStartTask, this.schemas);
+      return Promise.resolve(round).then((verified) => makeContext(verified, origin, this.schemas));
+    return makeContext(round, origin, this.schemas);
   }
 
   /**
