@@ -116,14 +116,7 @@ export class McpKernel extends KernelRegistrations {
     const log = options.logger || !observability.onHandlerError ? toLogger : observability.onHandlerError;
     const serverInfo = serverInfoOf(options);
     this.era = new Era2026(serverInfo, options.lists?.cache);
-    if (
-      legacy.mode !== undefined &&
-      legacy.mode !== 'stateless' &&
-      legacy.mode !== 'stateful' &&
-      legacy.mode !== 'off'
-    ) {
-      throw new McpConfigurationError(INVALID_LEGACY_MODE(legacy.mode));
-    }
+    checkLegacyMode(legacy.mode);
     this.maxResourceSubscriptions = listen.maxResourceSubscriptions ?? DEFAULT_LISTEN_LIMITS.maxResourceSubscriptions;
     this.maxUriLength = listen.maxUriLength ?? DEFAULT_LISTEN_LIMITS.maxUriLength;
     this.legacy = legacy.mode === 'off' ? undefined : new LegacyLeg(this, serverInfo, options.instructions, legacy);
@@ -300,4 +293,9 @@ export class McpKernel extends KernelRegistrations {
   observe(observer: McpCallObserver): void {
     this.dispatcher.observe(observer);
   }
+}
+
+function checkLegacyMode(mode: unknown): void {
+  if (mode !== undefined && mode !== 'stateless' && mode !== 'stateful' && mode !== 'off')
+    throw new McpConfigurationError(INVALID_LEGACY_MODE(mode));
 }
