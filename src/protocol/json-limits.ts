@@ -20,7 +20,8 @@ export function jsonFault(value: unknown, max: number = MAX_JSON_DEPTH): JsonFau
   return containerFault(value, 1, max);
 }
 
-function containerFault(node: object, depth: number, max: number): JsonFault | undefined {
+/** `jsonFault` of an object or array at `depth`: what a caller that knows it holds one asks, without a call more. */
+export function containerFault(node: object, depth: number, max: number): JsonFault | undefined {
   if (depth > max) return 'too-deep';
   // Each member judged here rather than in a call per member: for a scalar, what most arguments hold, the call
   // would cost more than the check. `x - x` is 0 for every finite number and NaN for NaN and either infinity.

@@ -18,7 +18,7 @@ import {
   isInputResponseFor,
   questionDigest,
 } from '../input-required.js';
-import { isThenable, whenReady } from '../util/when-ready.js';
+import { whenReady } from '../util/when-ready.js';
 import { META_CLIENT_CAPABILITIES } from '../../protocol/versions.js';
 import type { McpContext } from '../mcp-context.js';
 import { makeContext, type VerifiedRound } from '../make-context.js';
@@ -88,8 +88,9 @@ export class InputRound {
     const origin = { request: transport, caller: binding, mayStartTask };
     const round = this.verify(request, binding, singleUse);
     // Spelled out rather than `whenReady`: most rounds are known at once, and then no closure is made per call.
-    if (isThenable(round))
-      return Promise.resolve(round).then((verified) => makeContext(verified, origin, this.schemas));
+    // `verify` answers a native promise when it cannot answer at once: asked without a call to `isThenable`.
+    if (round instanceof Promise)
+      return round.then((verified) => makeContext(verified, origin, this.schemas));
     return makeContext(round, origin, this.schemas);
   }
 

@@ -12,7 +12,7 @@ import type { InputRound } from '../input/input-round.js';
 import type { StateBinding } from '../input/request-state-codec.js';
 import type { McpContext } from '../mcp-context.js';
 import { InputRequired } from '../input-required.js';
-import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
+import { MAX_JSON_DEPTH, containerFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { Cacheable, InterimResult } from '../method-result.js';
@@ -22,7 +22,7 @@ import type { QueuedTask } from '../tasks/task-queue.js';
 import type { ToolEntry, ToolRegistry } from '../registry/tool-registry.js';
 import type { SchemaCheck, SchemaOutcome } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
-import { isThenable, whenReady } from '../util/when-ready.js';
+import { whenReady } from '../util/when-ready.js';
 
 type ToolCallAnswer = CallToolResult | InterimResult | CreateTaskResult;
 
@@ -82,7 +82,7 @@ export class ToolMethods {
     const name = params.name;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
-    const fault = jsonFault(args);
+    const fault = containerFault(args, 1, MAX_JSON_DEPTH);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
     if (!entry) return toolError('Tool not found');
@@ -120,8 +120,9 @@ export class ToolMethods {
     const mode = entry.taskSupport === undefined ? 'request' : this.tasks.mode(entry, request);
     const binding = this.round.binding(request.method, name, args, transport, caller);
     const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
-    if (isThenable(made))
-      return Promise.resolve(made).then((context) =>
+    // `context` answers a native promise when it cannot answer at once: asked without a call to `isThenable`.
+    if (made instanceof Promise)
+      return made.then((context) =>
         this.invoke(request, transport, caller, entry, args, binding, mode, context, entry.input(args)),
       );
     // The arguments checked against the input schema as they are: the binding holds them as sent, as a client resends them.
@@ -141,12 +142,14 @@ export class ToolMethods {
     binding: StateBinding,
     mode: ToolCallMode,
     context: McpContext,
-    checked: SchemaOutcome | Promise<SchemaOutcome>,
+    checking: SchemaOutcome | Promise<SchemaOutcome>,
   ): ToolCallAnswer | Promise<ToolCallAnswer> {
-    if (isThenable(checked))
-      return Promise.resolve(checked).then((outcome) =>
+    // `isThenable` spelled out, here and for the handler's value: a call less on each step of every call.
+    if (typeof (checking as Partial<PromiseLike<SchemaOutcome>>).then === 'function')
+      return Promise.resolve(checking).then((outcome) =>
         this.invoke(request, transport, caller, entry, args, binding, mode, context, outcome),
       );
+    const checked = checking as SchemaOutcome;
     if (checked.error !== undefined) return toolError(checked.error);
     const input = checked.value as Record<string, unknown>;
     if (mode === 'task') return this.startTask(toolCall(request, transport, caller, entry, args, mode), context, input);
@@ -157,11 +160,11 @@ export class ToolMethods {
       return this.failed(toolCall(request, transport, caller, entry, args, mode), binding, context, input, error);
     }
     // Spelled out rather than `returned`: most handlers answer at once, and a call less is spent on each.
-    if (!isThenable(value))
+    if (typeof (value as Partial<PromiseLike<unknown>> | null | undefined)?.then !== 'function')
       return value instanceof InputRequired
         ? this.round.interim(value, context, binding, request)
         : toolResult(value, entry.output);
-    return Promise.resolve(value).then(
+    return Promise.resolve(value as PromiseLike<unknown>).then(
       (returned) => this.returned(request, entry, binding, context, returned),
       (error: unknown) =>
         this.failed(toolCall(request, transport, caller, entry, args, mode), binding, context, input, error),
@@ -247,9 +250,9 @@ const NON_FINITE = 'Invalid params: "arguments" hold a number that is not finite
  * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
  */
 function toolResult(value: unknown, output: SchemaCheck | undefined): CallToolResult | Promise<CallToolResult> {
-  // A plain value is most tools' answer: its text, without asking what else it might be.
+  // A plain value is most tools' answer: its text (as `renderText` has it), without asking what else it might be.
   if (!output && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
-    return { content: [{ type: 'text', text: renderText(value) }] };
+    return { content: [{ type: 'text', text: typeof value === 'string' ? value : String(value) }] };
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
     if (!output || result.isError) return result;
