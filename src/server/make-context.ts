@@ -47,7 +47,7 @@ interface QueueOrigin {
  */
 export function makeContext(round: VerifiedRound, origin: RoundOrigin, schemas: SchemaCompiler): McpContext {
   const request = 'request' in origin ? origin.request : undefined;
-  const started = 'startedBy' in origin ? origin.startedBy : undefined;
+  const started = request === undefined && 'startedBy' in origin ? origin.startedBy : undefined;
   const task = request ? undefined : (origin as TaskOrigin | QueueOrigin).task;
   const httpRequest = request ? request.httpRequest : started?.httpRequest;
   return new McpContext(

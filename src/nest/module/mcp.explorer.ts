@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpContext } from '../../server/mcp-context.js';
 import type { Visible } from '../../server/registry/visibility.js';
+import type { ToolHandler } from '../../server/registry/tool-registry.js';
 import type { InputRequired } from '../../server/input-required.js';
 import type { PromptValue } from '../../server/registry/prompt-registry.js';
 import type { Completer, ResourceReadValue } from '../../server/registry/resource-registry.js';
@@ -126,15 +127,12 @@ export class McpExplorer implements OnModuleInit, OnModuleDestroy {
     switch (metadata.kind) {
       case 'tool': {
         const { name = methodName, inputSchema, outputSchema, hideWhenDenied, ...rest } = metadata.options;
-        const handler = this.handlers.createTool(wrapper, methodName);
         this.server.addTool({
           name,
           ...rest,
           inputSchema,
           outputSchema,
-          handler: given
-            ? (args, _inputResponses, ctx) => handler(hostOf(ctx, given(args)))
-            : (args, _inputResponses, ctx) => handler(hostOf(ctx, args)),
+          handler: this.toolHandler(wrapper, methodName, given),
           visible: this.visibility(wrapper, methodName, hideWhenDenied, `tool "${name}"`),
           requiredScopes,
         });
@@ -216,6 +214,16 @@ export class McpExplorer implements OnModuleInit, OnModuleDestroy {
     await this.appEvents.listen(place, on ?? options.name, method, (data) =>
       this.server.publishEvent(options.name, data),
     );
+  }
+
+  /** A `@Tool` method as the registry calls it: with the arguments alone when the method takes nothing else. */
+  private toolHandler(wrapper: InstanceWrapper, methodName: string, given: DecoratedMethod['given']): ToolHandler {
+    const onArgs = this.handlers.createToolOnArgs(wrapper, methodName);
+    if (onArgs) return given ? (args) => onArgs(given(args)) : onArgs;
+    const handler = this.handlers.createTool(wrapper, methodName);
+    return given
+      ? (args, _inputResponses, ctx) => handler(hostOf(ctx, given(args)))
+      : (args, _inputResponses, ctx) => handler(hostOf(ctx, args));
   }
 
   /**

@@ -18,7 +18,7 @@ import {
   isInputResponseFor,
   questionDigest,
 } from '../input-required.js';
-import { isThenable, whenReady } from '../util/when-ready.js';
+import { whenReady } from '../util/when-ready.js';
 import { META_CLIENT_CAPABILITIES } from '../../protocol/versions.js';
 import type { McpContext } from '../mcp-context.js';
 import { makeContext, type VerifiedRound } from '../make-context.js';
@@ -77,7 +77,13 @@ export class InputRound {
     return this.context(asked, transport, this.binding(request.method, '', {}, {}, undefined));
   }
 
-  /** Builds the handler's context from a request: its round as `verify` returns it, in that request. */
+  /**
+   * Builds the handler's context from a request, in that request, for its round as far as it can be trusted. A
+   * `requestState` is verified (signature, expiry, binding) before anything else and a failure ends the call with
+   * -32602, so a handler never runs on forged state; with `singleUse`, the state's id is also consumed in the
+   * store, and a replay is rejected the same way. One method from the request to its context: most rounds are
+   * known at once, and a call less is then spent on each.
+   */
   context(
     request: JsonRpcRequest,
     transport: McpRequestContext,
@@ -86,19 +92,6 @@ export class InputRound {
     mayStartTask = false,
   ): McpContext | Promise<McpContext> {
     const origin = { request: transport, caller: binding, mayStartTask };
-    const round = this.verify(request, binding, singleUse);
-    // Spelled out rather than `whenReady`: most rounds are known at once, and then no closure is made per call.
-    if (isThenable(round))
-      return Promise.resolve(round).then((verified) => makeContext(verified, origin, this.schemas));
-    return makeContext(round, origin, this.schemas);
-  }
-
-  /**
-   * What a request's round is, as far as it can be trusted. A `requestState` is verified (signature, expiry,
-   * binding) before anything else and a failure ends the call with -32602, so a handler never runs on forged
-   * state; with `singleUse`, the state's id is also consumed in the store, and a replay is rejected the same way.
-   */
-  verify(request: JsonRpcRequest, binding: StateBinding, singleUse: boolean): VerifiedRound | Promise<VerifiedRound> {
     const params = request.params ?? {};
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const logLevel = meta['io.modelcontextprotocol/logLevel'];
@@ -112,7 +105,17 @@ export class InputRound {
     // only if the client can be asked for input, and only then does the binding need its copy of the arguments.
     if (params.requestState === undefined) {
       if (mayBeAsked(meta)) binding.capture();
-      return verifiedRound(request, meta, sent, FIRST_ROUND);
+      // `verifiedRound` of `FIRST_ROUND` spelled out: a call less on every call that carries no state.
+      const round: VerifiedRound = {
+        requestId: request.id,
+        method: request.method,
+        meta: meta as MetaObject,
+        inputResponses: sent === undefined ? {} : acceptedAnswers(sent, FIRST_ROUND),
+        asked: undefined,
+        state: undefined,
+        round: 0,
+      };
+      return makeContext(round, origin, this.schemas);
     }
     const opened = this.states.open<SealedState>(params.requestState, binding.digest);
     if (!opened.ok)
@@ -120,11 +123,11 @@ export class InputRound {
         reason: 'invalid_request_state',
         detail: opened.reason,
       });
-    if (!singleUse) return verifiedRound(request, meta, sent, opened.payload);
+    if (!singleUse) return makeContext(verifiedRound(request, meta, sent, opened.payload), origin, this.schemas);
     return whenReady(this.store.consume(opened.id, opened.expiresAt), (fresh) => {
       if (!fresh)
         throw McpError.invalidParams('requestState has already been used', { reason: 'request_state_replayed' });
-      return verifiedRound(request, meta, sent, opened.payload);
+      return makeContext(verifiedRound(request, meta, sent, opened.payload), origin, this.schemas);
     });
   }
 
@@ -222,13 +225,14 @@ function verifiedRound(
  * and the client answers for itself.
  */
 function mayBeAsked(meta: Record<string, unknown>): boolean {
-  const capabilities = meta[META_CLIENT_CAPABILITIES];
-  const declared = isPlainObject(capabilities) ? capabilities : undefined;
+  const declared = meta[META_CLIENT_CAPABILITIES];
+  if (!isPlainObject(declared)) return true;
+  // An absent capability, most of them, is told without a call.
+  const { elicitation, sampling, roots } = declared;
   return (
-    declared === undefined ||
-    isPlainObject(declared.elicitation) ||
-    isPlainObject(declared.sampling) ||
-    isPlainObject(declared.roots)
+    (elicitation !== undefined && isPlainObject(elicitation)) ||
+    (sampling !== undefined && isPlainObject(sampling)) ||
+    (roots !== undefined && isPlainObject(roots))
   );
 }
 

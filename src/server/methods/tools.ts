@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { isPlainObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { McpError } from '../../protocol/mcp-error.js';
-import type { CallToolResult, ListToolsResult } from '../../protocol/mcp-types.js';
+import type { CallToolResult, ListToolsResult, TextContent } from '../../protocol/mcp-types.js';
 import type { CreateTaskResult } from '../../protocol/extensions/tasks.js';
 import { StartTask } from '../task-run.js';
 import { checkParamHeaders } from '../../protocol/param-headers.js';
@@ -12,7 +12,7 @@ import type { InputRound } from '../input/input-round.js';
 import type { StateBinding } from '../input/request-state-codec.js';
 import type { McpContext } from '../mcp-context.js';
 import { InputRequired } from '../input-required.js';
-import { MAX_JSON_DEPTH, jsonFault } from '../../protocol/json-limits.js';
+import { MAX_JSON_DEPTH, containerFault } from '../../protocol/json-limits.js';
 import type { Caller } from '../access/caller-identity.js';
 import type { McpRequestContext } from '../mcp-request-context.js';
 import type { Cacheable, InterimResult } from '../method-result.js';
@@ -22,11 +22,11 @@ import type { QueuedTask } from '../tasks/task-queue.js';
 import type { ToolEntry, ToolRegistry } from '../registry/tool-registry.js';
 import type { SchemaCheck, SchemaOutcome } from '../schema/schema-check.js';
 import { listPage } from './list-page.js';
-import { isThenable, whenReady } from '../util/when-ready.js';
+import { whenReady } from '../util/when-ready.js';
 
 type ToolCallAnswer = CallToolResult | InterimResult | CreateTaskResult;
 
-/** One `tools/call` on its way through validation and its handler. */
+/** A `tools/call` whose handler failed or that runs as a task: what those slower paths need of it. */
 interface ToolCall {
   readonly request: JsonRpcRequest;
   readonly transport: McpRequestContext;
@@ -35,8 +35,18 @@ interface ToolCall {
   readonly entry: ToolEntry;
   /** As sent: what the request-state binding holds and a task's record keeps. */
   readonly args: Record<string, unknown>;
-  readonly binding: StateBinding;
   readonly mode: ToolCallMode;
+}
+
+function toolCall(
+  request: JsonRpcRequest,
+  transport: McpRequestContext,
+  caller: Caller,
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  mode: ToolCallMode,
+): ToolCall {
+  return { request, transport, caller, entry, args, mode };
 }
 
 /** A failed call the model can read and react to (a tool error is a result, not a JSON-RPC error). */
@@ -72,7 +82,7 @@ export class ToolMethods {
     const name = params.name;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) throw McpError.invalidParams('Invalid params: "arguments" must be an object');
-    const fault = jsonFault(args);
+    const fault = containerFault(args, 1, MAX_JSON_DEPTH);
     if (fault !== undefined) throw McpError.invalidParams(fault === 'too-deep' ? TOO_DEEP : NON_FINITE);
     const entry = this.tools.get(name);
     if (!entry) return toolError('Tool not found');
@@ -110,54 +120,78 @@ export class ToolMethods {
     const mode = entry.taskSupport === undefined ? 'request' : this.tasks.mode(entry, request);
     const binding = this.round.binding(request.method, name, args, transport, caller);
     const made = this.round.context(request, transport, binding, entry.singleUseState, mode === 'deferred');
-    // One record carries the call through its steps: a synchronous validator and handler then cost no closure.
-    const call: ToolCall = { request, transport, caller, entry, args, binding, mode };
-    if (isThenable(made)) return Promise.resolve(made).then((context) => this.validate(call, context));
-    return this.validate(call, made);
+    // `context` answers a native promise when it cannot answer at once: asked without a call to `isThenable`.
+    if (made instanceof Promise)
+      return made.then((context) =>
+        this.invoke(request, transport, caller, entry, args, binding, mode, context, entry.input(args)),
+      );
+    // The arguments checked against the input schema as they are: the binding holds them as sent, as a client resends them.
+    return this.invoke(request, transport, caller, entry, args, binding, mode, made, entry.input(args));
   }
 
-  /** The arguments checked against the input schema (the binding above holds them as sent: a client resends them so). */
-  private validate(call: ToolCall, context: McpContext): ToolCallAnswer | Promise<ToolCallAnswer> {
-    const checked = call.entry.input(call.args);
-    if (isThenable(checked)) return Promise.resolve(checked).then((outcome) => this.invoke(call, context, outcome));
-    return this.invoke(call, context, checked);
-  }
-
+  /**
+   * The handler run on the checked arguments. Positional rather than one record of the call: a synchronous
+   * validator and handler then cost no object and no closure, and each member of a record costs every call a store.
+   */
   private invoke(
-    call: ToolCall,
+    request: JsonRpcRequest,
+    transport: McpRequestContext,
+    caller: Caller,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    binding: StateBinding,
+    mode: ToolCallMode,
     context: McpContext,
-    checked: SchemaOutcome,
+    checking: SchemaOutcome | Promise<SchemaOutcome>,
   ): ToolCallAnswer | Promise<ToolCallAnswer> {
+    // `isThenable` spelled out, here and for the handler's value: a call less on each step of every call.
+    if (typeof (checking as Partial<PromiseLike<SchemaOutcome>>).then === 'function')
+      return Promise.resolve(checking).then((outcome) =>
+        this.invoke(request, transport, caller, entry, args, binding, mode, context, outcome),
+      );
+    const checked = checking as SchemaOutcome;
     if (checked.error !== undefined) return toolError(checked.error);
     const input = checked.value as Record<string, unknown>;
-    if (call.mode === 'task') return this.startTask(call, context, input);
+    if (mode === 'task') return this.startTask(toolCall(request, transport, caller, entry, args, mode), context, input);
     let value: unknown;
     try {
-      value = call.entry.handler(input, context.inputResponses, context);
+      value = entry.handler(input, context.inputResponses, context);
     } catch (error) {
-      return this.failed(call, context, input, error);
+      return this.failed(toolCall(request, transport, caller, entry, args, mode), binding, context, input, error);
     }
-    if (!isThenable(value)) return this.returned(call, context, value);
-    return Promise.resolve(value).then(
-      (returned) => this.returned(call, context, returned),
-      (error: unknown) => this.failed(call, context, input, error),
+    // Spelled out rather than `returned`: most handlers answer at once, and a call less is spent on each.
+    if (typeof (value as Partial<PromiseLike<unknown>> | null | undefined)?.then !== 'function')
+      return value instanceof InputRequired
+        ? this.round.interim(value, context, binding, request)
+        : toolResult(value, entry.output);
+    return Promise.resolve(value as PromiseLike<unknown>).then(
+      (returned) => this.returned(request, entry, binding, context, returned),
+      (error: unknown) =>
+        this.failed(toolCall(request, transport, caller, entry, args, mode), binding, context, input, error),
     );
   }
 
-  private returned(call: ToolCall, context: McpContext, value: unknown): ToolCallAnswer | Promise<ToolCallAnswer> {
+  private returned(
+    request: JsonRpcRequest,
+    entry: ToolEntry,
+    binding: StateBinding,
+    context: McpContext,
+    value: unknown,
+  ): ToolCallAnswer | Promise<ToolCallAnswer> {
     return value instanceof InputRequired
-      ? this.round.interim(value, context, call.binding, call.request)
-      : toolResult(value, call.entry.output);
+      ? this.round.interim(value, context, binding, request)
+      : toolResult(value, entry.output);
   }
 
   private failed(
     call: ToolCall,
+    binding: StateBinding,
     context: McpContext,
     input: Record<string, unknown>,
     error: unknown,
   ): ToolCallAnswer | Promise<ToolCallAnswer> {
     if (error instanceof StartTask && call.mode === 'deferred') return this.startTask(call, context, input);
-    if (error instanceof InputRequired) return this.round.interim(error, context, call.binding, call.request);
+    if (error instanceof InputRequired) return this.round.interim(error, context, binding, call.request);
     if (error instanceof McpError) throw error;
     return toolError(`Error: ${this.failure.message(error, call.request, call.entry.definition.name, call.transport)}`);
   }
@@ -216,9 +250,14 @@ const NON_FINITE = 'Invalid params: "arguments" hold a number that is not finite
  * checked value (a zod output schema's parse: unknown keys stripped, defaults filled).
  */
 function toolResult(value: unknown, output: SchemaCheck | undefined): CallToolResult | Promise<CallToolResult> {
-  // A plain value is most tools' answer: its text, without asking what else it might be.
-  if (!output && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
-    return { content: [{ type: 'text', text: renderText(value) }] };
+  // A plain value is most tools' answer: its text (as `renderText` has it), without asking what else it might be.
+  if (!output && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+    // Built a level at a time: the interpreter copies a nested literal through its allocation sites, at more
+    // than twice the cost of three flat ones.
+    const block: TextContent = { type: 'text', text: typeof value === 'string' ? value : String(value) };
+    const content = [block];
+    return { content };
+  }
   if (isPlainObject(value) && Array.isArray(value.content)) {
     const result = { ...value } as unknown as CallToolResult;
     if (!output || result.isError) return result;
