@@ -93,8 +93,12 @@ export class CallGuard {
     arg: A,
   ): T | Promise<T> {
     const caller = call.caller;
-    const busy = this.take(caller);
-    if (busy) return Promise.reject(busy);
+    // An anonymous caller within the cap is counted here: most calls are, and `take` would cost each a call.
+    if (caller === undefined && this.active < this.maxConcurrent) this.active++;
+    else {
+      const busy = this.take(caller);
+      if (busy) return Promise.reject(busy);
+    }
     // A source that cannot say it is still there is watched before the work starts: work whose source was
     // already aborted never starts. One that can is watched only once the work turns out to be asynchronous,
     // since a synchronous answer has nothing left to stop.
@@ -113,7 +117,8 @@ export class CallGuard {
     }
     // Spelled out rather than `isThenable`: this is every call's path.
     if (typeof (running as { then?: unknown } | null)?.then !== 'function') {
-      if (alive) this.release(caller);
+      if (alive && caller === undefined) this.active--;
+      else if (alive) this.release(caller);
       // A stop during the work (a synchronous abort) already settled the call with its reason.
       else if (!this.finish(call)) return Promise.reject(call.stopped!.reason);
       return running;
