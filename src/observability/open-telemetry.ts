@@ -34,8 +34,9 @@ export async function loadOpenTelemetryInterceptor(
 // registers its tracer provider, and deleted again by `trace.disable()`.
 const OTEL_API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
-function tracerProviderRegistered(): boolean {
-  return (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_API_GLOBAL]?.trace !== undefined;
+/** Whether no SDK registered a tracer provider: the kernel asks it of every call, so it is one function. */
+function noTracerProvider(): boolean {
+  return (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_API_GLOBAL]?.trace === undefined;
 }
 
 /**
@@ -47,11 +48,11 @@ export function deferredOpenTelemetryInterceptor(options: OpenTelemetryOptions =
   let tracing: Promise<McpCallInterceptor | undefined> | undefined;
   // Not an async function: without an SDK, a call passes straight through, with no promise of this layer's own.
   const interceptor: PassingInterceptor = (call, next) => {
-    if (!tracerProviderRegistered()) return next();
+    if (noTracerProvider()) return next();
     return (tracing ??= loadOpenTelemetryInterceptor(options)).then((loaded) => (loaded ? loaded(call, next) : next()));
   };
   // Until then the kernel need not run it at all.
-  interceptor[PASSES_THROUGH] = () => !tracerProviderRegistered();
+  interceptor[PASSES_THROUGH] = noTracerProvider;
   return interceptor;
 }
 

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { HandlerErrorPolicy, scrubMessage } from '../../src/server/failures/handler-error-policy.js';
-import { CallGuard, DeadlineExceeded } from '../../src/server/access/call-guard.js';
+import { CallGuard, DeadlineExceeded, GuardedCall } from '../../src/server/access/call-guard.js';
+import type { Caller } from '../../src/server/access/caller-identity.js';
 import { McpError, ToolError } from '../../src/index.js';
 
 describe('scrubMessage', () => {
@@ -43,12 +44,17 @@ describe('HandlerErrorPolicy', () => {
   });
 });
 
+/** A call under the guard, as the kernel's handler context is one. */
+class TestCall extends GuardedCall {
+  readonly caller: Caller = undefined;
+}
+
 describe('CallGuard', () => {
   it('never starts work whose signal is already aborted', async () => {
     const outer = new AbortController();
     outer.abort();
     const work = jest.fn(async () => 'ran');
-    await expect(new CallGuard(0, 10).run({ signal: outer.signal }, undefined, work)).rejects.toThrow(
+    await expect(new CallGuard(0, 10).run(new TestCall(), { signal: outer.signal }, work, undefined)).rejects.toThrow(
       'Request cancelled',
     );
     expect(work).not.toHaveBeenCalled();
@@ -56,13 +62,26 @@ describe('CallGuard', () => {
   it('passes an McpError reason through, and frees its slot whatever happens', async () => {
     const guard = new CallGuard(50, 1);
     const outer = new AbortController();
-    const pending = guard.run({ signal: outer.signal }, undefined, () => new Promise(() => undefined));
+    const never = () => new Promise(() => undefined);
+    const pending = guard.run(new TestCall(), { signal: outer.signal }, never, undefined);
     outer.abort(new McpError(-32603, 'Server is shutting down'));
     await expect(pending).rejects.toThrow('Server is shutting down');
-    await expect(guard.run(undefined, undefined, () => new Promise(() => undefined))).rejects.toBeInstanceOf(
-      DeadlineExceeded,
+    await expect(guard.run(new TestCall(), undefined, never, undefined)).rejects.toBeInstanceOf(DeadlineExceeded);
+    await expect(guard.run(new TestCall(), undefined, async () => 'ok', undefined)).resolves.toBe('ok');
+    expect(guard.inFlight).toBe(0);
+  });
+  it('frees the slot of work answered synchronously, and of work that throws', async () => {
+    const guard = new CallGuard(50, 1);
+    expect(guard.run(new TestCall(), undefined, (arg: string) => arg, 'now')).toBe('now');
+    const thrown = guard.run(
+      new TestCall(),
+      { aborted: false, onAbort: () => () => undefined },
+      () => {
+        throw new Error('boom');
+      },
+      undefined,
     );
-    await expect(guard.run(undefined, undefined, async () => 'ok')).resolves.toBe('ok');
+    await expect(thrown).rejects.toThrow('boom');
     expect(guard.inFlight).toBe(0);
   });
   it('aborts the signal a handler read when the source aborts through onAbort, and unsubscribes once settled', async () => {
@@ -72,10 +91,15 @@ describe('CallGuard', () => {
     };
     const guard = new CallGuard(0, 5);
     let seen: AbortSignal | undefined;
-    const pending = guard.run(source, undefined, (signal) => {
-      seen = signal();
-      return new Promise(() => undefined);
-    });
+    const pending = guard.run(
+      new TestCall(),
+      source,
+      (_arg, call) => {
+        seen = call.signal;
+        return new Promise(() => undefined);
+      },
+      undefined,
+    );
     expect(listeners.size).toBe(1);
     for (const listener of [...listeners]) listener(undefined);
     await expect(pending).rejects.toThrow('Request cancelled');
@@ -85,13 +109,10 @@ describe('CallGuard', () => {
   });
   it('hands a handler that reads its signal after the deadline an aborted signal', async () => {
     const guard = new CallGuard(20, 5);
-    let read: () => AbortSignal = () => new AbortController().signal;
-    const pending = guard.run(undefined, undefined, (signal) => {
-      read = signal;
-      return new Promise(() => undefined);
-    });
+    const call = new TestCall();
+    const pending = guard.run(call, undefined, () => new Promise(() => undefined), undefined);
     await expect(pending).rejects.toBeInstanceOf(DeadlineExceeded);
-    expect(read().aborted).toBe(true);
-    expect(read().reason).toBeInstanceOf(DeadlineExceeded);
+    expect(call.signal.aborted).toBe(true);
+    expect(call.signal.reason).toBeInstanceOf(DeadlineExceeded);
   });
 });

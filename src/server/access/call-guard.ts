@@ -3,7 +3,6 @@ import { McpError } from '../../protocol/mcp-error.js';
 import type { Caller } from './caller-identity.js';
 import type { Slotted } from '../util/slot-set.js';
 import { SweptSet } from '../util/swept-set.js';
-import { isThenable } from '../util/when-ready.js';
 
 const BUSY_RETRY = { retryAfterMs: 1_000 };
 
@@ -26,10 +25,31 @@ export interface AbortSource {
   readonly aborted?: boolean;
 }
 
-/** A running call's deadline, as the sweep sees it. */
-interface Deadline extends Slotted {
-  readonly at: number;
-  readonly stop: (reason: unknown) => void;
+/**
+ * A call under the guard: its record while it runs (its deadline, as the sweep sees it, and what it watches) and
+ * where its handler's signal is made, on first read. The handler's context is one (`CallContext`), so a call
+ * makes one object rather than a record, a closure per step and a context for their variables. Its members are
+ * the guard's, set only when needed: a call answered synchronously whose handler never reads its signal sets none.
+ */
+export abstract class GuardedCall implements Slotted {
+  declare slot: number;
+  /** The deadline, in `Date.now()` time. */
+  declare at: number;
+  /** Why the call was stopped, once it was: its settlement and its signal's reason. */
+  declare stopped: { reason: unknown } | undefined;
+  declare controller: AbortController | undefined;
+  declare settled: boolean | undefined;
+  declare unsubscribe: (() => void) | undefined;
+  declare rejectCall: ((reason: unknown) => void) | undefined;
+  abstract readonly caller: Caller;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.stopped) this.controller.abort(this.stopped.reason);
+    }
+    return this.controller.signal;
+  }
 }
 
 /**
@@ -46,7 +66,7 @@ interface Deadline extends Slotted {
 export class CallGuard {
   private active = 0;
   private readonly perCaller = new Map<string, number>();
-  private readonly deadlines: SweptSet<Deadline>;
+  private readonly deadlines: SweptSet<GuardedCall>;
 
   constructor(
     private readonly timeoutMs: number,
@@ -62,114 +82,134 @@ export class CallGuard {
     return this.active;
   }
 
-  /** The work's answer: itself when the work answered synchronously, else a promise of it (or of its refusal). */
-  run<T>(
+  /**
+   * `work(arg, call, call.caller)` under the guard: its answer itself when it answered synchronously, else a
+   * promise of it (or of its refusal). The work and its argument are passed apart so that a call makes no closure.
+   */
+  run<A, C extends GuardedCall, T>(
+    call: C,
     source: AbortSource | undefined,
-    caller: Caller,
-    work: (signal: () => AbortSignal) => T | Promise<T>,
+    work: (arg: A, call: C, caller: Caller) => T | Promise<T>,
+    arg: A,
   ): T | Promise<T> {
-    // Callers whose principal identifies nobody cannot be told apart: they share one share.
-    const bucket = caller === undefined ? undefined : (caller ?? '');
-    const busy = this.take(bucket);
-    if (busy) return Promise.reject(busy);
-    let settled = false;
-    let controller: AbortController | undefined;
-    let stopReason: { reason: unknown } | undefined;
-    let deadline: Deadline | undefined;
-    let unsubscribe: (() => void) | undefined;
-    let rejectCall: ((reason: unknown) => void) | undefined;
-    const finish = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      this.release(bucket);
-      if (deadline) this.deadlines.delete(deadline);
-      unsubscribe?.();
-      return true;
-    };
-    const stop = (reason: unknown) => {
-      stopReason ??= { reason };
-      controller?.abort(reason);
-      if (finish()) rejectCall?.(reason);
-    };
-    const signal = () => {
-      if (!controller) {
-        controller = new AbortController();
-        if (stopReason) controller.abort(stopReason.reason);
-      }
-      return controller.signal;
-    };
-    const cancelled = (reason: unknown) =>
-      stop(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled'));
-    const watch = () => (unsubscribe = watchSource(source, cancelled));
-
+    const caller = call.caller;
+    // An anonymous caller within the cap is counted here: most calls are, and `take` would cost each a call.
+    if (caller === undefined && this.active < this.maxConcurrent) this.active++;
+    else {
+      const busy = this.take(caller);
+      if (busy) return Promise.reject(busy);
+    }
     // A source that cannot say it is still there is watched before the work starts: work whose source was
     // already aborted never starts. One that can is watched only once the work turns out to be asynchronous,
     // since a synchronous answer has nothing left to stop.
     const alive = source?.onAbort ? source.aborted === false : !source?.signal?.aborted;
     if (!alive) {
-      let refusal: unknown;
-      rejectCall = (reason) => (refusal = reason);
-      watch();
-      if (settled) return Promise.reject(refusal);
-      rejectCall = undefined;
+      call.settled = false;
+      this.watch(call, source);
+      if (call.settled) return Promise.reject(call.stopped!.reason);
     }
     let running: T | Promise<T>;
     try {
-      running = work(signal);
+      running = work(arg, call, caller);
     } catch (error) {
-      return Promise.reject(finish() ? error : stopReason!.reason);
+      if (alive) this.release(caller);
+      return Promise.reject(alive || this.finish(call) ? error : call.stopped!.reason);
     }
-    if (!isThenable(running)) {
+    // Spelled out rather than `isThenable`: this is every call's path.
+    if (typeof (running as { then?: unknown } | null)?.then !== 'function') {
+      if (alive && caller === undefined) this.active--;
+      else if (alive) this.release(caller);
       // A stop during the work (a synchronous abort) already settled the call with its reason.
-      if (settled) return Promise.reject(stopReason!.reason);
-      finish();
+      else if (!this.finish(call)) return Promise.reject(call.stopped!.reason);
       return running;
     }
-    const pending = running;
+    if (alive) call.settled = false;
+    return this.pending(call, source, alive, running as Promise<T>);
+  }
+
+  /** An asynchronous call's settlement: its work's, or a stop's (source aborted, deadline) if that comes first. */
+  private pending<T>(
+    call: GuardedCall,
+    source: AbortSource | undefined,
+    alive: boolean,
+    running: Promise<T>,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      rejectCall = reject;
-      if (settled) return reject(stopReason!.reason);
-      if (alive) watch();
-      if (settled) return;
-      if (this.timeoutMs > 0) this.deadlines.add((deadline = { slot: -1, at: Date.now() + this.timeoutMs, stop }));
+      if (call.settled) return reject(call.stopped!.reason);
+      call.rejectCall = reject;
+      if (alive) this.watch(call, source);
+      if (call.settled) return;
+      if (this.timeoutMs > 0) {
+        call.at = Date.now() + this.timeoutMs;
+        this.deadlines.add(call);
+      }
       // Whichever loses (the work or a stop) settles later with nobody listening: both paths are handled here.
-      Promise.resolve(pending).then(
-        (value) => finish() && resolve(value),
-        (error) => finish() && reject(error),
+      Promise.resolve(running).then(
+        (value) => this.finish(call) && resolve(value),
+        (error) => this.finish(call) && reject(error),
       );
     });
   }
 
+  /** Ends a watched call once: its slot freed, its deadline and subscription dropped. False if it had ended. */
+  private finish(call: GuardedCall): boolean {
+    if (call.settled) return false;
+    call.settled = true;
+    this.release(call.caller);
+    if (call.at !== undefined) this.deadlines.delete(call);
+    call.unsubscribe?.();
+    return true;
+  }
+
+  private stop(call: GuardedCall, reason: unknown): void {
+    call.stopped ??= { reason };
+    call.controller?.abort(reason);
+    if (this.finish(call)) call.rejectCall?.(reason);
+  }
+
+  private watch(call: GuardedCall, source: AbortSource | undefined): void {
+    call.unsubscribe = watchSource(source, (reason) =>
+      this.stop(call, reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled')),
+    );
+  }
+
   /**
    * Counts a call in, or says why it is refused: the server's cap, then the caller's share. Either is a "come back
-   * later" (-32023, HTTP 429): the slots free as running calls end, so the hint is a short wait.
+   * later" (-32023, HTTP 429): the slots free as running calls end, so the hint is a short wait. Callers whose
+   * principal identifies nobody cannot be told apart: they share one share.
    */
-  private take(bucket: string | undefined): McpError | undefined {
+  private take(caller: Caller): McpError | undefined {
     if (this.active >= this.maxConcurrent)
       return McpError.rateLimited('Server busy: too many concurrent requests, retry later', BUSY_RETRY);
-    const mine = bucket === undefined ? 0 : (this.perCaller.get(bucket) ?? 0);
-    if (bucket !== undefined && mine >= this.maxPerCaller)
+    if (caller === undefined) {
+      this.active++;
+      return undefined;
+    }
+    const bucket = caller ?? '';
+    const mine = this.perCaller.get(bucket) ?? 0;
+    if (mine >= this.maxPerCaller)
       return McpError.rateLimited(
         `Server busy: this caller already has ${this.maxPerCaller} requests running, retry later`,
         BUSY_RETRY,
       );
     this.active++;
-    if (bucket !== undefined) this.perCaller.set(bucket, mine + 1);
+    this.perCaller.set(bucket, mine + 1);
     return undefined;
   }
 
-  private release(bucket: string | undefined): void {
+  private release(caller: Caller): void {
     this.active--;
-    if (bucket === undefined) return;
+    if (caller === undefined) return;
+    const bucket = caller ?? '';
     const left = this.perCaller.get(bucket)! - 1;
     if (left === 0) this.perCaller.delete(bucket);
     else this.perCaller.set(bucket, left);
   }
 
-  private stopOverdue(deadlines: readonly Deadline[]): void {
+  private stopOverdue(deadlines: readonly GuardedCall[]): void {
     const now = Date.now();
-    for (const deadline of deadlines) {
-      if (deadline.at <= now) deadline.stop(new DeadlineExceeded(this.timeoutMs));
+    for (const call of deadlines) {
+      if (call.at <= now) this.stop(call, new DeadlineExceeded(this.timeoutMs));
     }
   }
 }

@@ -13,7 +13,6 @@ import {
   chainInterceptors,
   describeByHeaders,
   describeCall,
-  isFailedResponse,
   SEES_FAILURES_ONLY,
   type FailureObserver,
   type McpCall,
@@ -34,8 +33,11 @@ import { isThenable } from '../util/when-ready.js';
  */
 export class CallDispatcher {
   private interceptor?: McpCallInterceptor;
-  /** The pass-through checks of the interceptors added (`PASSES_THROUGH`); undefined once one has none. */
-  private passChecks: Array<() => boolean> | undefined = [];
+  /**
+   * Whether every interceptor added would pass a call straight through now: their `PASSES_THROUGH` checks, as
+   * one function (a call then asks one function, not a list); undefined once one has none.
+   */
+  private passes: (() => boolean) | undefined;
   private observer?: McpCallObserver;
   /** Whether an observer added may read a successful call (one not marked `SEES_FAILURES_ONLY`). */
   private observesSuccess = false;
@@ -65,7 +67,7 @@ export class CallDispatcher {
   ): JsonRpcResponse | Promise<JsonRpcResponse> {
     const handler = era.removed(request.method) ? undefined : this.methods.get(request.method);
     if (!handler) return errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const intercepting = this.interceptor !== undefined && !this.passesThrough();
+    const intercepting = this.interceptor !== undefined && (this.passes === undefined || !this.passes());
     // The one place a dispatched call is wrapped (logging, tracing, metrics); without interceptors, no cost. An
     // observer of failures only gets it described once the call has failed.
     const call = intercepting || this.observesSuccess ? describeCall(request, context.httpRequest) : undefined;
@@ -113,13 +115,13 @@ export class CallDispatcher {
       running =
         request.method === 'subscriptions/listen' || request.method === 'events/stream'
           ? handler(request, context, caller)
-          : this.calls.run(context, caller, (signal) =>
-              handler(request, (made = new CallContext(context, signal, call, caller, request)), caller),
-            );
+          : this.calls.run((made = new CallContext(context, call, caller, request)), context, handler, request);
     } catch (error) {
       return this.failed(request, context, era, call ?? made?.call, error);
     }
-    if (!isThenable(running)) return this.answered(request, context, era, call ?? made, running);
+    // Spelled out rather than `isThenable`: this is every call's path.
+    if (typeof (running as { then?: unknown } | null)?.then !== 'function')
+      return this.answered(request, context, era, call ?? made, running as MethodResult);
     return Promise.resolve(running).then(
       (result) => this.answered(request, context, era, call ?? made, result),
       (error: unknown) => this.failed(request, context, era, call ?? made?.call, error),
@@ -139,7 +141,9 @@ export class CallDispatcher {
     } catch (error) {
       return this.failed(request, context, era, call instanceof CallContext ? call.call : call, error);
     }
-    if (!this.observer || (!this.observesSuccess && !isFailedResponse(response))) return response;
+    // `isFailedResponse`, spelled out: this is every call's path.
+    if (!this.observer || (!this.observesSuccess && !('error' in response) && response.result.isError !== true))
+      return response;
     const seen = call instanceof CallContext ? call.call : (call ?? describeCall(request, context.httpRequest));
     return this.observed(seen, response);
   }
@@ -154,14 +158,6 @@ export class CallDispatcher {
   ): JsonRpcResponse {
     const seen = call ?? (this.observer ? describeCall(request, context.httpRequest) : undefined);
     return this.observed(seen, this.failure(request, era, seen, error));
-  }
-
-  /** Whether every interceptor added says it would pass a call straight through now (false when one cannot say). */
-  private passesThrough(): boolean {
-    const checks = this.passChecks;
-    if (!checks) return false;
-    for (const check of checks) if (!check()) return false;
-    return true;
   }
 
   /** A failure of a dispatched call as its JSON-RPC answer; an unexpected one is kept on the call for the log. */
@@ -217,9 +213,10 @@ export class CallDispatcher {
 
   /** Adds an interceptor around every dispatched call; each one added wraps those added before it. */
   intercept(interceptor: McpCallInterceptor): void {
-    this.interceptor = chainInterceptors(this.interceptor, interceptor);
     const check = (interceptor as PassingInterceptor)[PASSES_THROUGH];
-    this.passChecks = check && this.passChecks ? [...this.passChecks, check] : undefined;
+    const before = this.passes;
+    this.passes = !check || !this.interceptor ? check : before && (() => before() && check());
+    this.interceptor = chainInterceptors(this.interceptor, interceptor);
   }
 
   /**
