@@ -20,12 +20,19 @@ export type BodyResult = Buffer | BodyRefusal;
  */
 const deadlines = new Map<number, SweptSet<BodyRead>>();
 
+// The set last asked for: a driver reads every body under the same deadline.
+let lastDeadlineMs = 0;
+let lastDeadlineSet: SweptSet<BodyRead> | undefined;
+
 function deadlinesOf(deadlineMs: number): SweptSet<BodyRead> {
+  if (deadlineMs === lastDeadlineMs) return lastDeadlineSet!;
   let set = deadlines.get(deadlineMs);
   if (!set) {
     set = new SweptSet<BodyRead>(Math.min(Math.max(deadlineMs / 10, 10), 1_000), expireOverdue, false);
     deadlines.set(deadlineMs, set);
   }
+  lastDeadlineMs = deadlineMs;
+  lastDeadlineSet = set;
   return set;
 }
 
@@ -60,10 +67,12 @@ class BodyRead implements Slotted {
     private readonly source: Readable,
     private readonly limit: number,
     private readonly deadlineMs: number,
+    // Kept rather than looked up again when the read settles.
+    private readonly deadlineSet: SweptSet<BodyRead> | undefined,
     private readonly done: (result: BodyResult) => void,
   ) {
     this.slot = -1;
-    this.at = deadlineMs > 0 ? Date.now() + deadlineMs : 0;
+    this.at = deadlineSet ? Date.now() + deadlineMs : 0;
     this.size = 0;
     this.settled = false;
     this.first = undefined;
@@ -92,9 +101,9 @@ class BodyRead implements Slotted {
     if (this.settled) return;
     this.settled = true;
     this.first = this.chunks = undefined;
-    if (this.deadlineMs > 0) deadlinesOf(this.deadlineMs).delete(this);
+    this.deadlineSet?.delete(this);
     reads.delete(this.req);
-    reads.delete(this.source);
+    if (this.source !== this.req) reads.delete(this.source);
     // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
     // removing a Readable's listeners schedules work of its own, measurable per request.
     if (status !== 200) this.source.removeAllListeners('data');
@@ -137,28 +146,15 @@ export function readBody(
   // A request whose client left (or whose body something else consumed) before the read began emits nothing
   // more: listening would hold it, and its entry in `reads`, until the deadline, and with none, for good.
   if (req.destroyed || req.readableEnded) return done({ status: 400, message: 'Request body could not be read' });
-  const encoding = String(req.headers['content-encoding'] ?? 'identity')
-    .trim()
-    .toLowerCase();
-  let source: Readable = req;
-  switch (encoding) {
-    case 'identity':
-    case '':
-      break;
-    case 'gzip':
-    case 'x-gzip':
-      source = req.pipe(createGunzip());
-      break;
-    case 'deflate':
-      source = req.pipe(createInflate());
-      break;
-    case 'br':
-      source = req.pipe(createBrotliDecompress());
-      break;
-    default:
-      return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
+  const declared = req.headers['content-encoding'];
+  // Most bodies declare no encoding: they are read as they are, without the header's normalisation.
+  const source = declared === undefined ? req : decoded(req, declared);
+  if (source === undefined) {
+    const encoding = String(declared).trim().toLowerCase();
+    return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
   }
-  const read = new BodyRead(req, source, limit, deadlineMs, done);
+  const deadlineSet = deadlineMs > 0 ? deadlinesOf(deadlineMs) : undefined;
+  const read = new BodyRead(req, source, limit, deadlineMs, deadlineSet, done);
   reads.set(req, read);
   if (source !== req) {
     reads.set(source, read);
@@ -168,7 +164,25 @@ export function readBody(
   source.on('end', onEnd);
   source.on('error', onSourceError);
   req.on('aborted', onAborted);
-  if (deadlineMs > 0) deadlinesOf(deadlineMs).add(read);
+  deadlineSet?.add(read);
+}
+
+/** The stream a body with this Content-Encoding is read from; undefined for an encoding not supported. */
+function decoded(req: IncomingMessage, declared: string | string[]): Readable | undefined {
+  switch (String(declared).trim().toLowerCase()) {
+    case 'identity':
+    case '':
+      return req;
+    case 'gzip':
+    case 'x-gzip':
+      return req.pipe(createGunzip());
+    case 'deflate':
+      return req.pipe(createInflate());
+    case 'br':
+      return req.pipe(createBrotliDecompress());
+    default:
+      return undefined;
+  }
 }
 
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.

@@ -140,8 +140,10 @@ export class McpHttpDriver {
   private headerRungs(req: IncomingMessage): HttpRejection | null {
     if (this.inFlight.isClosing) return SHUTTING_DOWN;
     if (isInProcessRequest(req)) return IN_PROCESS_LOOP;
-    const origin = req.headers.origin;
-    const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    // Read once: Node's `headers` is a getter.
+    const headers = req.headers;
+    const origin = headers.origin;
+    const refused = this.hostOrigin.check(headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
     if (req.method !== 'POST') {
       // A 2025-era session's stream and its end; neither has a body to check.
@@ -152,7 +154,7 @@ export class McpHttpDriver {
         'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
       return { status: 405, message, headers: { allow: 'POST' }, code: ErrorCode.ServerError };
     }
-    const mediaError = checkMediaType(req.headers['content-type']);
+    const mediaError = checkMediaType(headers['content-type']);
     if (mediaError) return { status: 415, message: mediaError };
     return null;
   }
@@ -228,7 +230,7 @@ export class McpHttpDriver {
       });
       return;
     }
-    if (this.readsBodyInRoute) return then(ADMITTED);
+    if (this.auth.afterGuards) return then(ADMITTED);
     this.readAdmitted(req, res, authentication, then);
   }
 
@@ -275,7 +277,8 @@ export class McpHttpDriver {
       // Before the body and before anything is dispatched, so every message, notifications included, needs a
       // caller, and one the authenticator refuses costs no body read or inflation.
       const pending = this.auth.once(prepared.authentication, req, httpRequest);
-      if (isThenable(pending)) return pending.then((auth) => this.authenticated(req, res, prepared, httpRequest, auth));
+      if (pending !== undefined && isThenable(pending))
+        return pending.then((auth) => this.authenticated(req, res, prepared, httpRequest, auth));
       return this.authenticated(req, res, prepared, httpRequest, pending);
     } catch (error) {
       return Promise.reject(error);
@@ -289,11 +292,11 @@ export class McpHttpDriver {
     httpRequest: unknown,
     auth: HttpAuthentication | undefined,
   ): Promise<void> {
-    const unread = admitted.raw === undefined && !('parsed' in admitted);
+    const read = admitted.raw !== undefined || 'parsed' in admitted;
     if (auth && !auth.ok)
-      return this.auth.refuseInRoute(auth, unread ? undefined : admitted, req, res, httpRequest, this.bodyLimit);
+      return this.auth.refuseInRoute(auth, read ? admitted : undefined, req, res, httpRequest, this.bodyLimit);
     if (req.method !== 'POST') return this.serveSession(req, res, auth);
-    if (!unread) return this.serveBody(req, res, admitted, httpRequest, auth);
+    if (read) return this.serveBody(req, res, admitted, httpRequest, auth);
     return new Promise<PreparedBody | null>((read) => this.readAdmitted(req, res, undefined, read)).then(
       (read) => read && this.serveBody(req, res, read, httpRequest, auth),
     ) as Promise<void>;
@@ -310,7 +313,8 @@ export class McpHttpDriver {
     let message: unknown = body.parsed;
     if (body.raw) {
       try {
-        message = JSON.parse(body.raw.toString('utf8'));
+        // UTF-8, as `toString` without arguments reads it, skipping the lookup of a named encoding.
+        message = JSON.parse(body.raw.toString());
       } catch {
         return this.written(
           res,
@@ -320,7 +324,8 @@ export class McpHttpDriver {
       }
     }
 
-    const era = classifyEra(message, req.headers);
+    const headers = req.headers;
+    const era = classifyEra(message, headers);
     if (era.era === 'refused') return this.written(res, era.status, era.response);
     if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacyHttp)) {
       if (!this.legacyHttp) return this.written(res, 400, legacyOffError(message, era.version));
@@ -335,7 +340,7 @@ export class McpHttpDriver {
       this.acknowledge(req, res);
       return SERVED;
     }
-    const refused = classifyHttpRequest(verdict.request, req.headers);
+    const refused = classifyHttpRequest(verdict.request, headers);
     if (refused) return this.written(res, httpStatusForError(refused.error), refused);
 
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);

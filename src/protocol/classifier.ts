@@ -77,7 +77,10 @@ function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
  * A bare `_meta.protocolVersion` is a malformed self-description; the spec's key names a version we may not serve.
  */
 export function checkProtocolVersion(request: JsonRpcRequest): JsonRpcErrorResponse | null {
-  const meta = metaOf(request);
+  return versionError(request, metaOf(request));
+}
+
+function versionError(request: JsonRpcRequest, meta: Record<string, unknown> | undefined): JsonRpcErrorResponse | null {
   if (!meta) return null;
   if ('protocolVersion' in meta && meta.protocolVersion !== SUPPORTED_PROTOCOL_VERSIONS[0]) {
     return errorResponse(
@@ -105,7 +108,10 @@ export function unsupportedVersionError(id: RequestId | null, requested: string)
 
 /** Rung: the per-request envelope the 2026-07-28 transport requires in `params._meta`. */
 export function checkRequestMeta(request: JsonRpcRequest): JsonRpcErrorResponse | null {
-  const meta = metaOf(request);
+  return metaError(request, metaOf(request));
+}
+
+function metaError(request: JsonRpcRequest, meta: Record<string, unknown> | undefined): JsonRpcErrorResponse | null {
   if (!meta) {
     return errorResponse(
       request.id,
@@ -135,7 +141,15 @@ const headerMismatch = (request: JsonRpcRequest, text: string): JsonRpcErrorResp
 
 /** Rung: the standard routing headers mirror the body (values are case-sensitive; Node already trims OWS). */
 export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
-  const bodyVersion = metaOf(request)?.[META_PROTOCOL_VERSION] as string;
+  return routingHeadersError(request, metaOf(request), headers);
+}
+
+function routingHeadersError(
+  request: JsonRpcRequest,
+  meta: Record<string, unknown> | undefined,
+  headers: HeaderBag,
+): JsonRpcErrorResponse | null {
+  const bodyVersion = meta?.[META_PROTOCOL_VERSION] as string;
   const version = singleHeader(headers, 'mcp-protocol-version');
   if (version !== bodyVersion) {
     return headerMismatch(
@@ -165,7 +179,9 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
  */
 export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
-  return checkRequestMeta(request) ?? checkRoutingHeaders(request, headers) ?? checkProtocolVersion(request);
+  // `_meta` is found once for the three rungs that read it.
+  const meta = metaOf(request);
+  return metaError(request, meta) ?? routingHeadersError(request, meta, headers) ?? versionError(request, meta);
 }
 
 /**
@@ -174,7 +190,8 @@ export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag)
  */
 export function classifyStdioRequest(request: JsonRpcRequest): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
-  return checkRequestMeta(request) ?? checkProtocolVersion(request);
+  const meta = metaOf(request);
+  return metaError(request, meta) ?? versionError(request, meta);
 }
 
 /**
