@@ -12,7 +12,7 @@ import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
-import { discardRest, dropUnread, readBody } from './body-reader.js';
+import { discardRest, dropUnread, readBody, type BodyRefusal } from './body-reader.js';
 import { CorsPolicy } from './policy/cors-policy.js';
 import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
@@ -161,10 +161,10 @@ export class McpHttpDriver {
 
   private declaredSize(req: IncomingMessage): HttpRejection | null {
     const length = Number(req.headers['content-length']);
-    if (Number.isFinite(length) && length > this.maxBodyBytes) {
+    if (Number.isFinite(length) && length > this.bodyLimit) {
       return {
         status: 413,
-        message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`,
+        message: `Request body exceeds the limit of ${this.bodyLimit} bytes`,
         headers: { connection: 'close' },
       };
     }
@@ -241,8 +241,9 @@ export class McpHttpDriver {
     authentication: HttpAuthentication | undefined,
     then: (admitted: PreparedBody | null) => void,
   ): void {
-    readBody(req, this.bodyLimit, this.bodyTimeoutMs, (read) => {
-      if (Buffer.isBuffer(read)) return then(authentication ? { raw: read, authentication } : { raw: read });
+    readBody(req, this.bodyLimit, this.bodyTimeoutMs, (result) => {
+      if (result instanceof Buffer) return then(authentication ? { raw: result, authentication } : { raw: result });
+      const read = result as BodyRefusal;
       // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
       const refuse = () => {
         this.reject(res, {

@@ -58,13 +58,14 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
   const appLimit = fastify.initialConfig?.bodyLimit;
   if (typeof appLimit === 'number' && appLimit !== FASTIFY_DEFAULT_BODY_LIMIT) driver.capBodyBytes(appLimit);
   const admit: PreParsingHook = (request, reply, payload, done) => {
-    driver.admitThen(request.raw, reply.raw, request, (admitted) => {
+    const req = request.raw;
+    driver.admitThen(req, reply.raw, request, (admitted) => {
       if (!admitted) {
         reply.hijack();
         return done(null, payload);
       }
-      request.raw[MCP_PREPARED_BODY] = admitted;
-      if (request.raw.method === 'POST') hideBody(request.raw);
+      req[MCP_PREPARED_BODY] = admitted;
+      if (req.method === 'POST') hideBody(req);
       done(null, payload);
     });
   };
