@@ -228,12 +228,15 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
   if (!isPlainObject(message)) return MODERN;
   const params = message.params;
   if (params !== undefined && !isPlainObject(params)) return MODERN;
-  const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
-  const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
   // The id is read only where a refusal echoes it: a modern request is placed without it.
   const meta = params !== undefined && isPlainObject(params._meta) ? params._meta : undefined;
   const claimed = meta !== undefined && META_PROTOCOL_VERSION in meta;
-  if (!('method' in message)) {
+  const method = 'method' in message;
+  // The common case, placed before the header is read: a claim on anything but `initialize` (see below).
+  if (claimed && method && message.method !== 'initialize') return MODERN;
+  const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
+  const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
+  if (!method) {
     // 2026-07-28 clients are never asked anything, so a response from one is refused by the modern shape rung.
     if (modernHeader || !('result' in message || 'error' in message)) return MODERN;
     return headerRefusal(null, header) ?? { era: 'reply', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
@@ -249,8 +252,6 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
       );
       return { era: 'refused', status: 400, response };
     }
-  } else if (claimed) {
-    return MODERN;
   } else if (modernHeader) {
     if (!('id' in message)) return MODERN;
     const response = errorResponse(
