@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Slotted } from '../server/util/slot-set.js';
-import { SweptSet } from '../server/util/swept-set.js';
 
 /** Why a body was refused. */
 export interface BodyRefusal {
@@ -13,35 +11,6 @@ export interface BodyRefusal {
 export type BodyResult = Buffer | BodyRefusal;
 
 /**
- * The deadlines of the bodies being read, one swept set per deadline length (a driver has one), swept every tenth
- * of it (10 ms to 1 s): a timer per body cost a timer's creation and removal on every request. A stalled body
- * gets its 408 at most a tenth of the deadline (at most a second) late. The sweep never holds the process: the
- * socket does.
- */
-const deadlines = new Map<number, SweptSet<BodyRead>>();
-
-// The set last asked for: a driver reads every body under the same deadline.
-let lastDeadlineMs = 0;
-let lastDeadlineSet: SweptSet<BodyRead> | undefined;
-
-function deadlinesOf(deadlineMs: number): SweptSet<BodyRead> {
-  if (deadlineMs === lastDeadlineMs) return lastDeadlineSet!;
-  let set = deadlines.get(deadlineMs);
-  if (!set) {
-    set = new SweptSet<BodyRead>(Math.min(Math.max(deadlineMs / 10, 10), 1_000), expireOverdue, false);
-    deadlines.set(deadlineMs, set);
-  }
-  lastDeadlineMs = deadlineMs;
-  lastDeadlineSet = set;
-  return set;
-}
-
-function expireOverdue(pending: readonly BodyRead[]): void {
-  const now = Date.now();
-  for (const read of pending) if (read.at <= now) read.expire();
-}
-
-/**
  * The reads under way, by the stream that feeds each (the request, or the decoder it is piped into), rather than
  * a property on the request: one added to a framework's request (Express's carries dozens) copies its property
  * store.
@@ -49,12 +18,41 @@ function expireOverdue(pending: readonly BodyRead[]): void {
 const reads = new Map<Readable, BodyRead>();
 
 /**
+ * The deadlines of the bodies being read are kept by one interval timer that visits `reads` every tenth of the
+ * shortest deadline it serves (10 ms to 1 s): a timer per body cost a timer's creation and removal on every
+ * request, and a set of its own, an entry's addition and removal. A stalled body gets its 408 at most a tenth of
+ * its deadline (at most a second) late. The timer starts with a read and stops itself on a sweep that finds none;
+ * it never holds the process: the socket does.
+ */
+let sweeper: NodeJS.Timeout | undefined;
+/** The shortest deadline the running sweeper serves. */
+let sweptDeadlineMs = 0;
+
+function armSweeper(deadlineMs: number): void {
+  clearInterval(sweeper);
+  sweptDeadlineMs = deadlineMs;
+  sweeper = setInterval(sweep, Math.min(Math.max(deadlineMs / 10, 10), 1_000));
+  sweeper.unref();
+}
+
+function sweep(): void {
+  if (reads.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+    return;
+  }
+  const now = Date.now();
+  // A decoded body's read is listed twice (the request and its decoder): it settles once.
+  for (const read of reads.values()) if (read.at !== 0 && read.at <= now) read.expire();
+}
+
+/**
  * One body being read. Its listeners are this module's functions, which find it by the stream that calls them,
  * rather than closures made per request: with many requests in flight, each object a read makes is one more for
  * every scavenge to find alive and copy.
  */
-class BodyRead implements Slotted {
-  declare slot: number;
+class BodyRead {
+  /** When the deadline passes (epoch ms); 0 for none. */
   declare readonly at: number;
   declare private size: number;
   declare private settled: boolean;
@@ -67,12 +65,9 @@ class BodyRead implements Slotted {
     private readonly source: Readable,
     private readonly limit: number,
     private readonly deadlineMs: number,
-    // Kept rather than looked up again when the read settles.
-    private readonly deadlineSet: SweptSet<BodyRead> | undefined,
     private readonly done: (result: BodyResult) => void,
   ) {
-    this.slot = -1;
-    this.at = deadlineSet ? Date.now() + deadlineMs : 0;
+    this.at = deadlineMs > 0 ? Date.now() + deadlineMs : 0;
     this.size = 0;
     this.settled = false;
     this.first = undefined;
@@ -101,7 +96,6 @@ class BodyRead implements Slotted {
     if (this.settled) return;
     this.settled = true;
     this.first = this.chunks = undefined;
-    this.deadlineSet?.delete(this);
     reads.delete(this.req);
     if (this.source !== this.req) reads.delete(this.source);
     // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
@@ -131,7 +125,7 @@ function onAborted(this: Readable): void {
 
 /**
  * Reads a request body into memory, never past `limit` bytes and never for much longer than `deadlineMs` (0: no
- * deadline; see `deadlines` for how late it may be), and hands the outcome to `done`, once, from the stream's own
+ * deadline; see `sweeper` for how late it may be), and hands the outcome to `done`, once, from the stream's own
  * event: no promise stands between a body's end and the request it completes. A compressed body is counted after
  * inflation, so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses
  * it. The deadline is what keeps a stalled upload from holding its socket until Node's own server-wide timeouts
@@ -153,8 +147,7 @@ export function readBody(
     const encoding = String(declared).trim().toLowerCase();
     return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
   }
-  const deadlineSet = deadlineMs > 0 ? deadlinesOf(deadlineMs) : undefined;
-  const read = new BodyRead(req, source, limit, deadlineMs, deadlineSet, done);
+  const read = new BodyRead(req, source, limit, deadlineMs, done);
   reads.set(req, read);
   if (source !== req) {
     reads.set(source, read);
@@ -164,7 +157,7 @@ export function readBody(
   source.on('end', onEnd);
   source.on('error', onSourceError);
   req.on('aborted', onAborted);
-  deadlineSet?.add(read);
+  if (deadlineMs > 0 && (sweeper === undefined || deadlineMs < sweptDeadlineMs)) armSweeper(deadlineMs);
 }
 
 /** The stream a body with this Content-Encoding is read from; undefined for an encoding not supported. */
