@@ -156,8 +156,13 @@ export function readBody(
   source.on('data', onData);
   source.on('end', onEnd);
   source.on('error', onSourceError);
-  req.on('aborted', onAborted);
-  if (deadlineMs > 0 && (sweeper === undefined || deadlineMs < sweptDeadlineMs)) armSweeper(deadlineMs);
+  if (deadlineMs > 0) {
+    if (sweeper === undefined || deadlineMs < sweptDeadlineMs) armSweeper(deadlineMs);
+  } else {
+    // A client that leaves mid-body makes Node emit 'error' after 'aborted', which ends the read; only a request
+    // destroyed without an error emits no more than 'aborted', and a read without a deadline would then wait for good.
+    req.on('aborted', onAborted);
+  }
 }
 
 /** The stream a body with this Content-Encoding is read from; undefined for an encoding not supported. */
