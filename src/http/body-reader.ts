@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { HttpRejection } from './mcp-http-options.js';
 
 /** Why a body was refused. */
 export interface BodyRefusal {
@@ -9,6 +10,13 @@ export interface BodyRefusal {
 }
 /** The body read, or why it was refused. */
 export type BodyResult = Buffer | BodyRefusal;
+
+/** The answer to a refused body. */
+export function rejectionOf(refusal: BodyRefusal): HttpRejection {
+  // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+  const close = refusal.status === 413 || refusal.status === 408;
+  return { status: refusal.status, message: refusal.message, headers: close ? { connection: 'close' } : undefined };
+}
 
 /**
  * The reads under way, by the stream that feeds each (the request, or the decoder it is piped into), rather than

@@ -12,7 +12,7 @@ import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
-import { discardRest, dropUnread, readBody, type BodyRefusal } from './body-reader.js';
+import { discardRest, dropUnread, readBody, rejectionOf, type BodyRefusal } from './body-reader.js';
 import { CorsPolicy } from './policy/cors-policy.js';
 import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
@@ -140,7 +140,6 @@ export class McpHttpDriver {
   private headerRungs(req: IncomingMessage): HttpRejection | null {
     if (this.inFlight.isClosing) return SHUTTING_DOWN;
     if (isInProcessRequest(req)) return IN_PROCESS_LOOP;
-    // Read once: Node's `headers` is a getter.
     const headers = req.headers;
     const origin = headers.origin;
     const refused = this.hostOrigin.check(headers.host, Array.isArray(origin) ? origin[0] : origin);
@@ -243,17 +242,12 @@ export class McpHttpDriver {
   ): void {
     readBody(req, this.bodyLimit, this.bodyTimeoutMs, (result) => {
       if (result instanceof Buffer) return then(authentication ? { raw: result, authentication } : { raw: result });
-      const read = result as BodyRefusal;
-      // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+      const refusal = result as BodyRefusal;
       const refuse = () => {
-        this.reject(res, {
-          status: read.status,
-          message: read.message,
-          headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
-        });
+        this.reject(res, rejectionOf(refusal));
         then(null);
       };
-      if (read.status === 413) void discardRest(req, this.bodyLimit).then(refuse);
+      if (refusal.status === 413) void discardRest(req, this.bodyLimit).then(refuse);
       else refuse();
     });
   }
@@ -278,8 +272,7 @@ export class McpHttpDriver {
       // Before the body and before anything is dispatched, so every message, notifications included, needs a
       // caller, and one the authenticator refuses costs no body read or inflation.
       const pending = this.auth.once(prepared.authentication, req, httpRequest);
-      if (pending !== undefined && isThenable(pending))
-        return pending.then((auth) => this.authenticated(req, res, prepared, httpRequest, auth));
+      if (isThenable(pending)) return pending.then((auth) => this.authenticated(req, res, prepared, httpRequest, auth));
       return this.authenticated(req, res, prepared, httpRequest, pending);
     } catch (error) {
       return Promise.reject(error);
