@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Slotted } from '../server/util/slot-set.js';
-import { SweptSet } from '../server/util/swept-set.js';
+import type { HttpRejection } from './mcp-http-options.js';
 
 /** Why a body was refused. */
 export interface BodyRefusal {
@@ -12,26 +11,11 @@ export interface BodyRefusal {
 /** The body read, or why it was refused. */
 export type BodyResult = Buffer | BodyRefusal;
 
-/**
- * The deadlines of the bodies being read, one swept set per deadline length (a driver has one), swept every tenth
- * of it (10 ms to 1 s): a timer per body cost a timer's creation and removal on every request. A stalled body
- * gets its 408 at most a tenth of the deadline (at most a second) late. The sweep never holds the process: the
- * socket does.
- */
-const deadlines = new Map<number, SweptSet<BodyRead>>();
-
-function deadlinesOf(deadlineMs: number): SweptSet<BodyRead> {
-  let set = deadlines.get(deadlineMs);
-  if (!set) {
-    set = new SweptSet<BodyRead>(Math.min(Math.max(deadlineMs / 10, 10), 1_000), expireOverdue, false);
-    deadlines.set(deadlineMs, set);
-  }
-  return set;
-}
-
-function expireOverdue(pending: readonly BodyRead[]): void {
-  const now = Date.now();
-  for (const read of pending) if (read.at <= now) read.expire();
+/** The answer to a refused body. */
+export function rejectionOf(refusal: BodyRefusal): HttpRejection {
+  // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+  const close = refusal.status === 413 || refusal.status === 408;
+  return { status: refusal.status, message: refusal.message, headers: close ? { connection: 'close' } : undefined };
 }
 
 /**
@@ -42,12 +26,41 @@ function expireOverdue(pending: readonly BodyRead[]): void {
 const reads = new Map<Readable, BodyRead>();
 
 /**
+ * The deadlines of the bodies being read are kept by one interval timer that visits `reads` every tenth of the
+ * shortest deadline it serves (10 ms to 1 s): a timer per body cost a timer's creation and removal on every
+ * request, and a set of its own, an entry's addition and removal. A stalled body gets its 408 at most a tenth of
+ * its deadline (at most a second) late. The timer starts with a read and stops itself on a sweep that finds none;
+ * it never holds the process: the socket does.
+ */
+let sweeper: NodeJS.Timeout | undefined;
+/** The shortest deadline the running sweeper serves. */
+let sweptDeadlineMs = 0;
+
+function armSweeper(deadlineMs: number): void {
+  clearInterval(sweeper);
+  sweptDeadlineMs = deadlineMs;
+  sweeper = setInterval(sweep, Math.min(Math.max(deadlineMs / 10, 10), 1_000));
+  sweeper.unref();
+}
+
+function sweep(): void {
+  if (reads.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+    return;
+  }
+  const now = Date.now();
+  // A decoded body's read is listed twice (the request and its decoder): it settles once.
+  for (const read of reads.values()) if (read.at !== 0 && read.at <= now) read.expire();
+}
+
+/**
  * One body being read. Its listeners are this module's functions, which find it by the stream that calls them,
  * rather than closures made per request: with many requests in flight, each object a read makes is one more for
  * every scavenge to find alive and copy.
  */
-class BodyRead implements Slotted {
-  declare slot: number;
+class BodyRead {
+  /** When the deadline passes (epoch ms); 0 for none. */
   declare readonly at: number;
   declare private size: number;
   declare private settled: boolean;
@@ -62,7 +75,6 @@ class BodyRead implements Slotted {
     private readonly deadlineMs: number,
     private readonly done: (result: BodyResult) => void,
   ) {
-    this.slot = -1;
     this.at = deadlineMs > 0 ? Date.now() + deadlineMs : 0;
     this.size = 0;
     this.settled = false;
@@ -92,9 +104,8 @@ class BodyRead implements Slotted {
     if (this.settled) return;
     this.settled = true;
     this.first = this.chunks = undefined;
-    if (this.deadlineMs > 0) deadlinesOf(this.deadlineMs).delete(this);
     reads.delete(this.req);
-    reads.delete(this.source);
+    if (this.source !== this.req) reads.delete(this.source);
     // Once the body ended no data follows; a refused one stops being collected. Not removed on success:
     // removing a Readable's listeners schedules work of its own, measurable per request.
     if (status !== 200) this.source.removeAllListeners('data');
@@ -122,7 +133,7 @@ function onAborted(this: Readable): void {
 
 /**
  * Reads a request body into memory, never past `limit` bytes and never for much longer than `deadlineMs` (0: no
- * deadline; see `deadlines` for how late it may be), and hands the outcome to `done`, once, from the stream's own
+ * deadline; see `sweeper` for how late it may be), and hands the outcome to `done`, once, from the stream's own
  * event: no promise stands between a body's end and the request it completes. A compressed body is counted after
  * inflation, so a small gzip bomb cannot expand past the limit, and a chunked body is cut as soon as it crosses
  * it. The deadline is what keeps a stalled upload from holding its socket until Node's own server-wide timeouts
@@ -137,26 +148,12 @@ export function readBody(
   // A request whose client left (or whose body something else consumed) before the read began emits nothing
   // more: listening would hold it, and its entry in `reads`, until the deadline, and with none, for good.
   if (req.destroyed || req.readableEnded) return done({ status: 400, message: 'Request body could not be read' });
-  const encoding = String(req.headers['content-encoding'] ?? 'identity')
-    .trim()
-    .toLowerCase();
-  let source: Readable = req;
-  switch (encoding) {
-    case 'identity':
-    case '':
-      break;
-    case 'gzip':
-    case 'x-gzip':
-      source = req.pipe(createGunzip());
-      break;
-    case 'deflate':
-      source = req.pipe(createInflate());
-      break;
-    case 'br':
-      source = req.pipe(createBrotliDecompress());
-      break;
-    default:
-      return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
+  const declared = req.headers['content-encoding'];
+  // Most bodies declare no encoding: they are read as they are, without the header's normalisation.
+  const source = declared === undefined ? req : decoded(req, declared);
+  if (source === undefined) {
+    const encoding = String(declared).trim().toLowerCase();
+    return done({ status: 415, message: `Unsupported Content-Encoding "${encoding}"` });
   }
   const read = new BodyRead(req, source, limit, deadlineMs, done);
   reads.set(req, read);
@@ -167,8 +164,31 @@ export function readBody(
   source.on('data', onData);
   source.on('end', onEnd);
   source.on('error', onSourceError);
-  req.on('aborted', onAborted);
-  if (deadlineMs > 0) deadlinesOf(deadlineMs).add(read);
+  if (deadlineMs > 0) {
+    if (sweeper === undefined || deadlineMs < sweptDeadlineMs) armSweeper(deadlineMs);
+  } else {
+    // A client that leaves mid-body makes Node emit 'error' after 'aborted', which ends the read; only a request
+    // destroyed without an error emits no more than 'aborted', and a read without a deadline would then wait for good.
+    req.on('aborted', onAborted);
+  }
+}
+
+/** The stream a body with this Content-Encoding is read from; undefined for an encoding not supported. */
+function decoded(req: IncomingMessage, declared: string | string[]): Readable | undefined {
+  switch (String(declared).trim().toLowerCase()) {
+    case 'identity':
+    case '':
+      return req;
+    case 'gzip':
+    case 'x-gzip':
+      return req.pipe(createGunzip());
+    case 'deflate':
+      return req.pipe(createInflate());
+    case 'br':
+      return req.pipe(createBrotliDecompress());
+    default:
+      return undefined;
+  }
 }
 
 // How much of a refused body is read and dropped before its 413 (a multiple of the limit), and for how long.

@@ -24,20 +24,19 @@ const AUTHENTICATION_FAILED: HttpAuthentication = Object.freeze({
  * is the server's fault), the refusals as the client and the interceptors see them, and the step-up challenge.
  */
 export class CallerAuthentication {
+  /** Whether the headers suffice (a bearer token), so authentication runs before the body is read. */
+  readonly fromHeaders: boolean;
+  /** Whether authentication reads what the app's guards set, so it (and the body read) runs in the route. */
+  readonly afterGuards: boolean;
+
   constructor(
     private readonly kernel: Pick<McpKernel, 'observeRefusal'>,
     private readonly writer: JsonWriter,
     private readonly authenticator: McpHttpAuthenticator | undefined,
-  ) {}
-
-  /** Whether the headers suffice (a bearer token), so authentication runs before the body is read. */
-  get fromHeaders(): boolean {
-    return this.authenticator?.fromHeaders === true;
-  }
-
-  /** Whether authentication reads what the app's guards set, so it (and the body read) runs in the route. */
-  get afterGuards(): boolean {
-    return this.authenticator?.afterGuards === true;
+  ) {
+    // Read once: every request asks, and an authenticator's answer is fixed when it is built.
+    this.fromHeaders = authenticator?.fromHeaders === true;
+    this.afterGuards = authenticator?.afterGuards === true;
   }
 
   /**

@@ -12,7 +12,7 @@ import { singleHeader } from '../protocol/header-codec.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { isThenable, whenReady } from '../server/util/when-ready.js';
 import type { McpKernel } from '../server/kernel/mcp-kernel.js';
-import { discardRest, dropUnread, readBody } from './body-reader.js';
+import { discardRest, dropUnread, readBody, rejectionOf, type BodyRefusal } from './body-reader.js';
 import { CorsPolicy } from './policy/cors-policy.js';
 import { HostOriginPolicy } from './policy/host-origin-policy.js';
 import { InFlightExchanges, SHUTTING_DOWN } from './in-flight-exchanges.js';
@@ -140,8 +140,9 @@ export class McpHttpDriver {
   private headerRungs(req: IncomingMessage): HttpRejection | null {
     if (this.inFlight.isClosing) return SHUTTING_DOWN;
     if (isInProcessRequest(req)) return IN_PROCESS_LOOP;
-    const origin = req.headers.origin;
-    const refused = this.hostOrigin.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+    const headers = req.headers;
+    const origin = headers.origin;
+    const refused = this.hostOrigin.check(headers.host, Array.isArray(origin) ? origin[0] : origin);
     if (refused) return { status: 403, message: refused };
     if (req.method !== 'POST') {
       // A 2025-era session's stream and its end; neither has a body to check.
@@ -152,17 +153,17 @@ export class McpHttpDriver {
         'Method Not Allowed: this MCP endpoint accepts POST only (no standalone stream, no session to delete)';
       return { status: 405, message, headers: { allow: 'POST' }, code: ErrorCode.ServerError };
     }
-    const mediaError = checkMediaType(req.headers['content-type']);
+    const mediaError = checkMediaType(headers['content-type']);
     if (mediaError) return { status: 415, message: mediaError };
     return null;
   }
 
   private declaredSize(req: IncomingMessage): HttpRejection | null {
     const length = Number(req.headers['content-length']);
-    if (Number.isFinite(length) && length > this.maxBodyBytes) {
+    if (Number.isFinite(length) && length > this.bodyLimit) {
       return {
         status: 413,
-        message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`,
+        message: `Request body exceeds the limit of ${this.bodyLimit} bytes`,
         headers: { connection: 'close' },
       };
     }
@@ -228,7 +229,7 @@ export class McpHttpDriver {
       });
       return;
     }
-    if (this.readsBodyInRoute) return then(ADMITTED);
+    if (this.auth.afterGuards) return then(ADMITTED);
     this.readAdmitted(req, res, authentication, then);
   }
 
@@ -239,18 +240,14 @@ export class McpHttpDriver {
     authentication: HttpAuthentication | undefined,
     then: (admitted: PreparedBody | null) => void,
   ): void {
-    readBody(req, this.bodyLimit, this.bodyTimeoutMs, (read) => {
-      if (Buffer.isBuffer(read)) return then(authentication ? { raw: read, authentication } : { raw: read });
-      // A timed-out body may never end: with `Connection: close`, Node destroys the socket once the 408 is out.
+    readBody(req, this.bodyLimit, this.bodyTimeoutMs, (result) => {
+      if (result instanceof Buffer) return then(authentication ? { raw: result, authentication } : { raw: result });
+      const refusal = result as BodyRefusal;
       const refuse = () => {
-        this.reject(res, {
-          status: read.status,
-          message: read.message,
-          headers: read.status === 413 || read.status === 408 ? { connection: 'close' } : undefined,
-        });
+        this.reject(res, rejectionOf(refusal));
         then(null);
       };
-      if (read.status === 413) void discardRest(req, this.bodyLimit).then(refuse);
+      if (refusal.status === 413) void discardRest(req, this.bodyLimit).then(refuse);
       else refuse();
     });
   }
@@ -289,11 +286,11 @@ export class McpHttpDriver {
     httpRequest: unknown,
     auth: HttpAuthentication | undefined,
   ): Promise<void> {
-    const unread = admitted.raw === undefined && !('parsed' in admitted);
+    const read = admitted.raw !== undefined || 'parsed' in admitted;
     if (auth && !auth.ok)
-      return this.auth.refuseInRoute(auth, unread ? undefined : admitted, req, res, httpRequest, this.bodyLimit);
+      return this.auth.refuseInRoute(auth, read ? admitted : undefined, req, res, httpRequest, this.bodyLimit);
     if (req.method !== 'POST') return this.serveSession(req, res, auth);
-    if (!unread) return this.serveBody(req, res, admitted, httpRequest, auth);
+    if (read) return this.serveBody(req, res, admitted, httpRequest, auth);
     return new Promise<PreparedBody | null>((read) => this.readAdmitted(req, res, undefined, read)).then(
       (read) => read && this.serveBody(req, res, read, httpRequest, auth),
     ) as Promise<void>;
@@ -310,7 +307,8 @@ export class McpHttpDriver {
     let message: unknown = body.parsed;
     if (body.raw) {
       try {
-        message = JSON.parse(body.raw.toString('utf8'));
+        // UTF-8, as `toString` without arguments reads it, skipping the lookup of a named encoding.
+        message = JSON.parse(body.raw.toString());
       } catch {
         return this.written(
           res,
@@ -320,7 +318,8 @@ export class McpHttpDriver {
       }
     }
 
-    const era = classifyEra(message, req.headers);
+    const headers = req.headers;
+    const era = classifyEra(message, headers);
     if (era.era === 'refused') return this.written(res, era.status, era.response);
     if (era.era !== 'modern' && !(era.era === 'reply' && !this.legacyHttp)) {
       if (!this.legacyHttp) return this.written(res, 400, legacyOffError(message, era.version));
@@ -335,7 +334,7 @@ export class McpHttpDriver {
       this.acknowledge(req, res);
       return SERVED;
     }
-    const refused = classifyHttpRequest(verdict.request, req.headers);
+    const refused = classifyHttpRequest(verdict.request, headers);
     if (refused) return this.written(res, httpStatusForError(refused.error), refused);
 
     const exchange = this.inFlight.admit(req, res, httpRequest, auth);

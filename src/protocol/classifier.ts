@@ -77,7 +77,10 @@ function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
  * A bare `_meta.protocolVersion` is a malformed self-description; the spec's key names a version we may not serve.
  */
 export function checkProtocolVersion(request: JsonRpcRequest): JsonRpcErrorResponse | null {
-  const meta = metaOf(request);
+  return versionError(request, metaOf(request));
+}
+
+function versionError(request: JsonRpcRequest, meta: Record<string, unknown> | undefined): JsonRpcErrorResponse | null {
   if (!meta) return null;
   if ('protocolVersion' in meta && meta.protocolVersion !== SUPPORTED_PROTOCOL_VERSIONS[0]) {
     return errorResponse(
@@ -105,7 +108,10 @@ export function unsupportedVersionError(id: RequestId | null, requested: string)
 
 /** Rung: the per-request envelope the 2026-07-28 transport requires in `params._meta`. */
 export function checkRequestMeta(request: JsonRpcRequest): JsonRpcErrorResponse | null {
-  const meta = metaOf(request);
+  return metaError(request, metaOf(request));
+}
+
+function metaError(request: JsonRpcRequest, meta: Record<string, unknown> | undefined): JsonRpcErrorResponse | null {
   if (!meta) {
     return errorResponse(
       request.id,
@@ -135,7 +141,15 @@ const headerMismatch = (request: JsonRpcRequest, text: string): JsonRpcErrorResp
 
 /** Rung: the standard routing headers mirror the body (values are case-sensitive; Node already trims OWS). */
 export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
-  const bodyVersion = metaOf(request)?.[META_PROTOCOL_VERSION] as string;
+  return routingHeadersError(request, metaOf(request), headers);
+}
+
+function routingHeadersError(
+  request: JsonRpcRequest,
+  meta: Record<string, unknown> | undefined,
+  headers: HeaderBag,
+): JsonRpcErrorResponse | null {
+  const bodyVersion = meta?.[META_PROTOCOL_VERSION] as string;
   const version = singleHeader(headers, 'mcp-protocol-version');
   if (version !== bodyVersion) {
     return headerMismatch(
@@ -165,7 +179,9 @@ export function checkRoutingHeaders(request: JsonRpcRequest, headers: HeaderBag)
  */
 export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
-  return checkRequestMeta(request) ?? checkRoutingHeaders(request, headers) ?? checkProtocolVersion(request);
+  // `_meta` is found once for the three rungs that read it.
+  const meta = metaOf(request);
+  return metaError(request, meta) ?? routingHeadersError(request, meta, headers) ?? versionError(request, meta);
 }
 
 /**
@@ -174,7 +190,8 @@ export function classifyHttpRequest(request: JsonRpcRequest, headers: HeaderBag)
  */
 export function classifyStdioRequest(request: JsonRpcRequest): JsonRpcErrorResponse | null {
   if (request.method === 'initialize') return initializeRemovedError(request);
-  return checkRequestMeta(request) ?? checkProtocolVersion(request);
+  const meta = metaOf(request);
+  return metaError(request, meta) ?? versionError(request, meta);
 }
 
 /**
@@ -211,12 +228,15 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
   if (!isPlainObject(message)) return MODERN;
   const params = message.params;
   if (params !== undefined && !isPlainObject(params)) return MODERN;
-  const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
-  const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
   // The id is read only where a refusal echoes it: a modern request is placed without it.
   const meta = params !== undefined && isPlainObject(params._meta) ? params._meta : undefined;
   const claimed = meta !== undefined && META_PROTOCOL_VERSION in meta;
-  if (!('method' in message)) {
+  const method = 'method' in message;
+  // The common case, placed before the header is read: a claim on anything but `initialize` (see below).
+  if (claimed && method && message.method !== 'initialize') return MODERN;
+  const header = singleHeader(headers, 'mcp-protocol-version') ?? undefined;
+  const modernHeader = header !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(header);
+  if (!method) {
     // 2026-07-28 clients are never asked anything, so a response from one is refused by the modern shape rung.
     if (modernHeader || !('result' in message || 'error' in message)) return MODERN;
     return headerRefusal(null, header) ?? { era: 'reply', version: header ?? LEGACY_DEFAULT_TRANSPORT_VERSION };
@@ -232,8 +252,6 @@ export function classifyEra(message: unknown, headers: HeaderBag): EraVerdict {
       );
       return { era: 'refused', status: 400, response };
     }
-  } else if (claimed) {
-    return MODERN;
   } else if (modernHeader) {
     if (!('id' in message)) return MODERN;
     const response = errorResponse(

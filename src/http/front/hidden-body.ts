@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
 /** The body-describing headers as they arrived, while the framework is shown a request without a body. */
-type HiddenHeaders = Pick<IncomingMessage['headers'], 'content-type' | 'content-length' | 'transfer-encoding'>;
+interface HiddenHeaders {
+  type: string | undefined;
+  length: string | undefined;
+  encoding: string | undefined;
+}
 const HIDDEN_BODY_HEADERS = Symbol('MCP_HIDDEN_BODY_HEADERS');
 type HidingRequest = IncomingMessage & { [HIDDEN_BODY_HEADERS]?: HiddenHeaders };
 
@@ -13,21 +17,23 @@ type HidingRequest = IncomingMessage & { [HIDDEN_BODY_HEADERS]?: HiddenHeaders }
  */
 export function hideBody(req: IncomingMessage): void {
   const headers = req.headers;
-  const hidden: HiddenHeaders = { 'content-type': headers['content-type'] };
+  const hidden: HiddenHeaders = {
+    type: headers['content-type'],
+    length: headers['content-length'],
+    encoding: headers['transfer-encoding'],
+  };
   headers['content-type'] = undefined;
-  if (headers['content-length'] !== undefined) {
-    hidden['content-length'] = headers['content-length'];
-    headers['content-length'] = '0';
-  }
-  if (headers['transfer-encoding'] !== undefined) {
-    hidden['transfer-encoding'] = headers['transfer-encoding'];
-    headers['transfer-encoding'] = undefined;
-  }
+  if (hidden.length !== undefined) headers['content-length'] = '0';
+  if (hidden.encoding !== undefined) headers['transfer-encoding'] = undefined;
   (req as HidingRequest)[HIDDEN_BODY_HEADERS] = hidden;
 }
 
 /** Puts back what `hideBody` hid, before the app's guards and the route see the request. */
 export function restoreBody(req: IncomingMessage): void {
   const hidden = (req as HidingRequest)[HIDDEN_BODY_HEADERS];
-  if (hidden) Object.assign(req.headers, hidden);
+  if (hidden === undefined) return;
+  const headers = req.headers;
+  headers['content-type'] = hidden.type;
+  if (hidden.length !== undefined) headers['content-length'] = hidden.length;
+  if (hidden.encoding !== undefined) headers['transfer-encoding'] = hidden.encoding;
 }
