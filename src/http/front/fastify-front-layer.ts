@@ -18,12 +18,11 @@ type PreParsingHook = (
   done: (error: Error | null, payload: Readable) => void,
 ) => void;
 type RequestHook = (request: FastifyLikeRequest, reply: FastifyLikeReply, done: () => void) => void;
-type RouteHandler = (this: unknown, request: FastifyLikeRequest, reply: FastifyLikeReply) => unknown;
 interface FastifyLikeRoute {
   url: string;
-  handler: RouteHandler;
   onRequest?: RequestHook | RequestHook[];
   preParsing?: PreParsingHook | PreParsingHook[];
+  preValidation?: RequestHook | RequestHook[];
 }
 interface FastifyLikeInstance {
   addHook(name: 'onRoute', hook: (route: FastifyLikeRoute) => void): void;
@@ -43,12 +42,9 @@ const FASTIFY_DEFAULT_BODY_LIMIT = 1024 * 1024;
  *
  * Fastify has no per-route way to skip parsing, but it parses nothing for a request that declares no body (no
  * Content-Type, no Transfer-Encoding, Content-Length absent or 0). The hook makes the request declare that
- * (`hidden-body.ts`), and the route's handler, wrapped, puts the headers back as they arrived before Nest (its
- * middleware ran before the hook; its guards, interceptors and the controller run in the handler) sees the
- * request. A hook of its own for that cost Fastify's hook runner on every call; in exchange, Fastify-level
- * `preValidation` and `preHandler` hooks and a route schema's header rules see the request without those
- * headers. For a body already read, that keeps Fastify from handing a parser a substitute body, which cost a
- * stream, a parse and several ticks per request.
+ * (`hidden-body.ts`), and a `preValidation` hook, the next step, which runs before any route-level hook and
+ * before Nest sees the request, puts the headers back as they arrived. For a body already read, that keeps
+ * Fastify from handing a parser a substitute body, which cost a stream, a parse and several ticks per request.
  *
  * The app's own `bodyLimit` (other than Fastify's default) caps the driver's limit when it is smaller: the app
  * meant it for every route. With the `cors` option, the route also gets an `onRequest` hook that applies the policy (and answers
@@ -73,6 +69,10 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
       done(null, payload);
     });
   };
+  const restoreHeaders: RequestHook = (request, _reply, done) => {
+    restoreBody(request.raw);
+    done();
+  };
   // CORS first, as on Express: a preflight carries no credentials, so it is answered before Nest's guards (which
   // run in the route handler), and every other request is marked before a refusal of its body can be written.
   const cors: RequestHook = (request, reply, done) => {
@@ -83,11 +83,7 @@ export function installFastifyBodyHook(instance: unknown, fullPath: string, driv
     if (route.url !== fullPath) return;
     if (driver.corsEnabled) route.onRequest = [...[route.onRequest ?? []].flat(), cors];
     route.preParsing = [...[route.preParsing ?? []].flat(), admit];
-    const handler = route.handler;
-    route.handler = function restoringHeaders(request, reply) {
-      restoreBody(request.raw);
-      return handler.call(this, request, reply);
-    };
+    route.preValidation = [restoreHeaders, ...[route.preValidation ?? []].flat()];
   });
   return true;
 }
