@@ -345,6 +345,39 @@ describe.each(HTTP_ADAPTERS)('McpModule behind a global prefix on %s', (adapter)
   });
 });
 
+describe("McpModule on fastify: the app's own hooks on the MCP route", () => {
+  let app: INestApplication;
+  const seen: Array<{ hook: string; type?: string; length?: string }> = [];
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'hooked', version: '1.0.0' })],
+    }).compile();
+    const adapter = new FastifyAdapter();
+    // App-wide hooks, as a plugin adds them: each runs on the MCP route too, after the body was read.
+    for (const hook of ['preHandler', 'onResponse'] as const)
+      adapter.getInstance().addHook(hook, async (req: { url: string; headers: Record<string, string | undefined> }) => {
+        if (req.url === '/mcp')
+          seen.push({ hook, type: req.headers['content-type'], length: req.headers['content-length'] });
+      });
+    app = moduleRef.createNestApplication(adapter, { logger: false });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(() => app.close());
+
+  it('see the body headers as they arrived', async () => {
+    const body = mcpMessage('server/discover');
+    const res = await createMcpTestClient(app).post(body);
+    expect(res.status).toBe(200);
+    const arrived = { type: 'application/json', length: String(Buffer.byteLength(JSON.stringify(body))) };
+    expect(seen).toEqual([
+      { hook: 'preHandler', ...arrived },
+      { hook: 'onResponse', ...arrived },
+    ]);
+  });
+});
+
 describe('McpModule on express: every path Express routes to the MCP controller', () => {
   let app: INestApplication;
   beforeAll(async () => {
