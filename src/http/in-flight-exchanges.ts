@@ -95,7 +95,7 @@ export class InFlightExchanges {
   }
 
   private toWrite(exchange: HttpExchange, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
-    if (!response) return undefined;
+    if (!response || exchange.awaitsJson) return response;
     if (exchange.closed) {
       if (exchange.detached) exchange.keep(this.writer.text(response));
       return undefined;
