@@ -1,5 +1,5 @@
 import { ErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcResponse, type JsonRpcSuccessResponse } from '../protocol/jsonrpc.js';
 
 // The UTF-8 JSON of values that never change once published (list pages), keyed by the value itself.
 const preserialized = new WeakMap<object, Buffer>();
@@ -31,8 +31,12 @@ export function mayCarryPage<T extends object>(result: T): T {
  * `JSON.stringify(response)`.
  */
 export function serializeResponse(response: JsonRpcResponse): string | Buffer[] {
-  const result = 'result' in response ? response.result : undefined;
-  if (result === undefined || !pageCarriers.has(result)) return JSON.stringify(response);
+  return 'result' in response && pageCarriers.has(response.result) ? spliced(response) : JSON.stringify(response);
+}
+
+/** A marked result's response, as chunks around its pre-serialized member when it holds one. */
+function spliced(response: JsonRpcSuccessResponse): string | Buffer[] {
+  const result = response.result;
   for (const key in result) {
     const value = result[key];
     const bytes = typeof value === 'object' && value !== null ? preserialized.get(value) : undefined;
@@ -61,13 +65,17 @@ export function byteLength(chunks: readonly Buffer[]): number {
 export function serializeWithinLimit(body: JsonRpcResponse, maxBytes: number): string | Buffer[] {
   let text: string | Buffer[];
   try {
-    text = serializeResponse(body);
+    // `serializeResponse` spelled out: one call fewer for every answer.
+    text = 'result' in body && pageCarriers.has(body.result) ? spliced(body) : JSON.stringify(body);
   } catch {
     return JSON.stringify(
       errorResponse(idOf(body), ErrorCode.InternalError, 'Internal error: the result could not be serialized'),
     );
   }
-  if (typeof text === 'string' ? exceedsBytes(text, maxBytes) : byteLength(text) > maxBytes) {
+  // The length checked here as well: most answers are too short to exceed the limit, and skip the call.
+  if (
+    typeof text === 'string' ? text.length > maxBytes / 3 && exceedsBytes(text, maxBytes) : byteLength(text) > maxBytes
+  ) {
     const message = `Internal error: the result is larger than the response limit of ${maxBytes} bytes`;
     return JSON.stringify(errorResponse(idOf(body), ErrorCode.InternalError, message));
   }
