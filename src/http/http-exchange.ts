@@ -180,6 +180,11 @@ export class HttpExchange extends AbortableExchange implements McpRequestContext
     if (this.sse) clearInterval(this.sse.keepAlive);
   }
 
+  /** `aborted` with `gone` spelled out: the call guard asks it of every call, and a getter's call costs more than its body. */
+  override get aborted(): boolean {
+    return this.abortedWith !== undefined || (this.res.destroyed && !this.res.writableFinished);
+  }
+
   protected get gone(): boolean {
     return this.res.destroyed && !this.res.writableFinished;
   }
