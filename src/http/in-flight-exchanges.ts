@@ -91,11 +91,11 @@ export class InFlightExchanges {
   /** `run` for a call the kernel answered synchronously: nothing to wait for, so nothing to track. */
   answered(exchange: HttpExchange, response: JsonRpcResponse): JsonRpcResponse | undefined {
     exchange.finish();
-    return this.toWrite(exchange, response);
+    return exchange.awaitsJson ? response : this.toWrite(exchange, response);
   }
 
   private toWrite(exchange: HttpExchange, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
-    if (!response) return undefined;
+    if (!response || exchange.awaitsJson) return response;
     if (exchange.closed) {
       if (exchange.detached) exchange.keep(this.writer.text(response));
       return undefined;

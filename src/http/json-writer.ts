@@ -14,12 +14,17 @@ export class JsonWriter {
   write(res: ServerResponse, status: number, body: JsonRpcResponse, headers?: Record<string, string>): void {
     if (res.headersSent || res.writableEnded) return;
     const text = serializeWithinLimit(body, this.maxResponseBytes);
-    if (typeof text === 'string') {
-      res.writeHead(status, jsonHeaders(Buffer.byteLength(text), headers));
+    const chunked = typeof text !== 'string';
+    // A literal per response rather than spreads or a helper's call: this runs for every answer.
+    const head: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': chunked ? byteLength(text) : Buffer.byteLength(text),
+    };
+    res.writeHead(status, headers ? Object.assign(head, headers) : head);
+    if (!chunked) {
       res.end(text);
       return;
     }
-    res.writeHead(status, jsonHeaders(byteLength(text), headers));
     // Corked, the chunks leave in one write and the pre-serialized page is never copied.
     res.cork();
     for (const chunk of text) res.write(chunk);
@@ -38,13 +43,4 @@ export class JsonWriter {
     const code = rejection.code ?? (rejection.status === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest);
     this.write(res, rejection.status, errorResponse(null, code, rejection.message), rejection.headers);
   }
-}
-
-// A literal per response rather than spreads: this runs for every answer.
-function jsonHeaders(
-  contentLength: number,
-  extra: Record<string, string> | undefined,
-): Record<string, string | number> {
-  const headers = { 'content-type': 'application/json', 'content-length': contentLength };
-  return extra ? Object.assign(headers, extra) : headers;
 }

@@ -114,3 +114,24 @@ describe('every list answered from its pre-serialized page', () => {
     expect(parsed).toEqual(JSON.parse(JSON.stringify(response)));
   });
 });
+
+describe('which results are searched for a pre-serialized page', () => {
+  it('a list of the 2025 era too', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1', legacy: { mode: 'stateless' } });
+    kernel.registerTool('a', 'tool a', { type: 'object' }, () => 'a');
+    const response = await kernel.legacy!.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, '2025-11-25');
+    const body = serializeResponse(response!);
+    expect(Array.isArray(body)).toBe(true);
+    expect(JSON.parse(Buffer.concat(body as Buffer[]).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(response)));
+  });
+
+  it('neither a call result nor a result no list made, even one holding a page', async () => {
+    const kernel = new McpKernel({ name: 'k', version: '1' });
+    kernel.registerTool('a', 'tool a', { type: 'object' }, () => 'a');
+    const params = { name: 'a', arguments: {}, _meta: META };
+    const call = await kernel.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+    expect(serializeResponse(call!)).toBe(JSON.stringify(call));
+    const unmarked: JsonRpcResponse = { jsonrpc: '2.0', id: 2, result: { items: preserialize([1]) } };
+    expect(serializeResponse(unmarked)).toBe('{"jsonrpc":"2.0","id":2,"result":{"items":[1]}}');
+  });
+});

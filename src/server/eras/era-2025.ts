@@ -1,6 +1,7 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import type { McpEra, PresentedResult } from './era.js';
 import { Cacheable, type MethodResult } from '../method-result.js';
+import { mayCarryPage } from '../response-serializer.js';
 
 // Methods that exist only with the 2026-07-28 claim: a 2025 server never had them. The tasks extension's methods
 // are 2026-07-28 ones (SEP-2663); 2025-11-25's experimental tasks had another wire, which this server does not serve.
@@ -33,6 +34,6 @@ export class Era2025 implements McpEra {
   }
 
   present(answer: MethodResult): PresentedResult {
-    return answer instanceof Cacheable ? answer.result : answer;
+    return answer instanceof Cacheable ? mayCarryPage(answer.result) : answer;
   }
 }

@@ -4,6 +4,7 @@ import { isPlainObject } from '../../protocol/jsonrpc.js';
 import type { CacheHints, Implementation, InputRequiredResult, MetaObject } from '../../protocol/mcp-types.js';
 import { META_SERVER_INFO, REMOVED_METHODS, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { cacheHints, definedHints } from '../registry/cache-hints.js';
+import { mayCarryPage } from '../response-serializer.js';
 import type { EraFields, McpEra, PresentedResult } from './era.js';
 import { Cacheable, InterimResult, type CacheHint, type MethodResult } from '../method-result.js';
 
@@ -57,17 +58,26 @@ export class Era2026 implements McpEra {
   present(answer: MethodResult): PresentedResult {
     const result =
       answer instanceof Cacheable
-        ? Object.assign(answer.result, this.hints(answer.hint))
+        ? Object.assign(mayCarryPage(answer.result), this.hints(answer.hint))
         : answer instanceof InterimResult
           ? inputRequired(answer)
           : answer;
     // The fields every 2026-07-28 result carries, whatever the family's type says of them.
     const fields: EraFields = result;
     if (fields.resultType === undefined) fields.resultType = 'complete';
-    // Assigned, not a computed key in the literal: V8 defines those through a runtime call, on every response.
-    const meta: MetaObject = isPlainObject(fields._meta) ? { ...fields._meta } : {};
-    meta[META_SERVER_INFO] = this.serverInfo;
-    fields._meta = meta;
+    const own = fields._meta;
+    if (own === undefined) {
+      // A literal with its key written out: V8 builds it from one boilerplate, where a computed key or an
+      // assignment to an empty object each define the property through a runtime call, on every response.
+      fields._meta = { 'io.modelcontextprotocol/serverInfo': this.serverInfo } satisfies Record<
+        typeof META_SERVER_INFO,
+        Implementation
+      >;
+    } else {
+      const meta: MetaObject = isPlainObject(own) ? { ...own } : {};
+      meta[META_SERVER_INFO] = this.serverInfo;
+      fields._meta = meta;
+    }
     return result;
   }
 

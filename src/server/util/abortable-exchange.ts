@@ -12,7 +12,7 @@ export abstract class AbortableExchange {
   // interpreter skips this class when a transport's exchange is made (`--omit-default-ctors`).
   declare private controller: AbortController | undefined;
   declare private abortListeners: Array<(reason: unknown) => void> | undefined;
-  declare private abortedWith: { reason: unknown } | undefined;
+  declare protected abortedWith: { reason: unknown } | undefined;
 
   get signal(): AbortSignal {
     if (!this.controller) {
