@@ -356,9 +356,9 @@ describe("McpModule on fastify: the app's own hooks on the MCP route", () => {
     const adapter = new FastifyAdapter();
     // App-wide hooks, as a plugin adds them: each runs on the MCP route too, after the body was read.
     for (const hook of ['preHandler', 'onResponse'] as const)
-      adapter.getInstance().addHook(hook, async (req: { url: string; headers: Record<string, string | undefined> }) => {
-        if (req.url === '/mcp')
-          seen.push({ hook, type: req.headers['content-type'], length: req.headers['content-length'] });
+      adapter.getInstance().addHook(hook, async (req) => {
+        const { 'content-type': type, 'content-length': length } = req.headers;
+        if (req.url === '/mcp') seen.push({ hook, type, length });
       });
     app = moduleRef.createNestApplication(adapter, { logger: false });
     await app.init();
